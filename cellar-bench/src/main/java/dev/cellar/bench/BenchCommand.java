@@ -1,0 +1,31 @@
+package dev.cellar.bench;
+
+import dev.cellar.bench.codecs.CodecsBenchmark;
+import dev.cellar.bench.embedded.EmbeddedBenchmark;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code cellar bench}: the benchmarks of this module as subcommands. The root launcher runs this
+ * class with the arguments after the word {@code bench}.
+ */
+@Command(
+    name = "bench",
+    mixinStandardHelpOptions = true,
+    description = "Benchmarks of Cellar against its peers.",
+    subcommands = {EmbeddedBenchmark.class, CodecsBenchmark.class, CommandLine.HelpCommand.class})
+public final class BenchCommand implements Runnable {
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public void run() {
+    throw new CommandLine.ParameterException(spec.commandLine(), "name a benchmark to run");
+  }
+
+  public static void main(String[] args) {
+    System.exit(new CommandLine(new BenchCommand()).execute(args));
+  }
+}

@@ -1,0 +1,119 @@
+package dev.cellar;
+
+import dev.cellar.store.Store;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.function.Function;
+
+/**
+ * An embedded, persistent key-value store whose data lives below the Java heap: records in
+ * memory-mapped log segments, the index in off-heap memory.
+ *
+ * <p>Keys and values are byte strings. All methods are thread-safe. A store directory can be open
+ * in one {@code Cellar} at a time (enforced with a file lock, across processes too). Every method
+ * throws {@link StoreClosedException} after {@link #close()}.
+ *
+ * <pre>{@code
+ * try (Cellar db = Cellar.open(Path.of("data"), CellarOptions.defaults().fsync(Fsync.EVERYSEC))) {
+ *     db.put(key, value);
+ *     byte[] v = db.get(key);
+ * }
+ * }</pre>
+ */
+public interface Cellar extends AutoCloseable {
+
+  /** Opens (creating if needed) the store in {@code directory} with default options. */
+  static Cellar open(Path directory) {
+    return open(directory, CellarOptions.defaults());
+  }
+
+  /** Opens (creating if needed) the store in {@code directory}. */
+  static Cellar open(Path directory, CellarOptions options) {
+    return Store.open(directory, options);
+  }
+
+  /** Stores {@code value} under {@code key}, replacing any earlier value and expiry. */
+  void put(byte[] key, byte[] value);
+
+  /** Stores {@code value} under {@code key}; it disappears once {@code ttl} has elapsed. */
+  void put(byte[] key, byte[] value, Duration ttl);
+
+  /**
+   * Stores a value with an absolute expiry in epoch milliseconds ({@link #NO_EXPIRY} for none). A
+   * time in the past stores nothing visible: the key reads as absent.
+   */
+  void putWithExpiry(byte[] key, byte[] value, long expireAtEpochMillis);
+
+  /** Stores the bytes of {@code value} (copied once, into the log) under the bytes of {@code key}. */
+  void put(MemorySegment key, MemorySegment value, long expireAtEpochMillis);
+
+  /** Returns a copy of the value, or {@code null} when the key is absent or expired. */
+  byte[] get(byte[] key);
+
+  /**
+   * Zero-copy read: calls {@code reader} with a read-only view of the value in the log and returns
+   * its result, or returns {@code null} without calling it when the key is absent or expired. The
+   * view is valid only during the call; do not keep it.
+   */
+  <R> R read(byte[] key, Function<MemorySegment, R> reader);
+
+  /**
+   * Returns the expiry of {@code key} in epoch milliseconds, {@link #NO_EXPIRY} if it has none, or
+   * {@link #ABSENT} if the key is absent or expired.
+   */
+  long expiryOf(byte[] key);
+
+  /** Removes {@code key}; returns whether a live value was removed. */
+  boolean delete(byte[] key);
+
+  /** Whether {@code key} has a live (present, unexpired) value. */
+  boolean contains(byte[] key);
+
+  /**
+   * Number of keys in the index. Like Redis's {@code DBSIZE}, keys that have expired but are not
+   * yet reclaimed may still be counted.
+   */
+  long size();
+
+  /** Iterates every live entry; see {@link #scan(byte[])}. */
+  default Cursor scan() {
+    return scan(new byte[0]);
+  }
+
+  /**
+   * Iterates the live entries whose key starts with {@code prefix}, in no particular order. The
+   * iteration is stable under concurrent writes: each shard is captured at a point in time when the
+   * cursor reaches it, so a key present for the whole scan is returned exactly once. Close the
+   * cursor: it pins the log segments it reads.
+   */
+  Cursor scan(byte[] prefix);
+
+  /**
+   * A typed view of the keys that start with {@code name + ":"}: the usual Redis naming
+   * convention, so the same entries are visible to the server and to raw scans.
+   */
+  <K, V> TypedMap<K, V> map(String name, Codec<K> keyCodec, Codec<V> valueCodec);
+
+  /** Forces every write acknowledged so far to stable storage, whatever the fsync mode. */
+  void sync();
+
+  /** Writes an index checkpoint now, so the next open replays little or nothing. */
+  void checkpoint();
+
+  /** Runs one compaction pass now, in the calling thread; returns the bytes reclaimed. */
+  long compact();
+
+  /** A snapshot of counters and sizes. */
+  CellarStats stats();
+
+  /** Syncs, checkpoints and releases the store; idempotent. */
+  @Override
+  void close();
+
+  /** {@link #expiryOf} result and {@link #putWithExpiry} argument for "never expires". */
+  long NO_EXPIRY = 0L;
+
+  /** {@link #expiryOf} result for an absent or expired key. */
+  long ABSENT = -1L;
+}

@@ -1,0 +1,229 @@
+package dev.cellar;
+
+import dev.cellar.io.FileIO;
+import java.time.Duration;
+
+/**
+ * Every setting of a store, with its default, validated once by {@link #validate()} when the store
+ * opens. Immutable: each {@code with} method returns a copy. Nothing else in Cellar reads system
+ * properties or environment variables.
+ */
+public final class CellarOptions {
+  public static final Fsync DEFAULT_FSYNC = Fsync.EVERYSEC;
+  public static final int DEFAULT_SEGMENT_BYTES = 64 << 20;
+  public static final int MIN_SEGMENT_BYTES = 1 << 16;
+  /** Index slots address offsets inside a segment with 30 bits. */
+  public static final int MAX_SEGMENT_BYTES = 1 << 30;
+  public static final int DEFAULT_MAX_KEY_BYTES = 64 << 10;
+  public static final int DEFAULT_MAX_VALUE_BYTES = 16 << 20;
+  public static final int DEFAULT_SHARDS = 256;
+  public static final Duration DEFAULT_CHECKPOINT_INTERVAL = Duration.ofMinutes(5);
+  public static final double DEFAULT_COMPACTION_GARBAGE_RATIO = 0.5;
+  public static final long DEFAULT_COMPACTION_BYTES_PER_SECOND = 256L << 20;
+
+  private Fsync fsync = DEFAULT_FSYNC;
+  private int segmentBytes = DEFAULT_SEGMENT_BYTES;
+  private int maxKeyBytes = DEFAULT_MAX_KEY_BYTES;
+  private int maxValueBytes = DEFAULT_MAX_VALUE_BYTES;
+  private int shards = DEFAULT_SHARDS;
+  private Duration checkpointInterval = DEFAULT_CHECKPOINT_INTERVAL;
+  private double compactionGarbageRatio = DEFAULT_COMPACTION_GARBAGE_RATIO;
+  private long compactionBytesPerSecond = DEFAULT_COMPACTION_BYTES_PER_SECOND;
+  private boolean backgroundCompaction = true;
+  private boolean salvage = false;
+  private boolean verifyChecksumsOnRead = true;
+  private FileIO fileIO = FileIO.platform();
+
+  private CellarOptions() {}
+
+  public static CellarOptions defaults() {
+    return new CellarOptions();
+  }
+
+  private CellarOptions copy() {
+    CellarOptions c = new CellarOptions();
+    c.fsync = fsync;
+    c.segmentBytes = segmentBytes;
+    c.maxKeyBytes = maxKeyBytes;
+    c.maxValueBytes = maxValueBytes;
+    c.shards = shards;
+    c.checkpointInterval = checkpointInterval;
+    c.compactionGarbageRatio = compactionGarbageRatio;
+    c.compactionBytesPerSecond = compactionBytesPerSecond;
+    c.backgroundCompaction = backgroundCompaction;
+    c.salvage = salvage;
+    c.verifyChecksumsOnRead = verifyChecksumsOnRead;
+    c.fileIO = fileIO;
+    return c;
+  }
+
+  /** When writes reach disk; default {@code everysec}. */
+  public CellarOptions fsync(Fsync mode) {
+    CellarOptions c = copy();
+    c.fsync = mode;
+    return c;
+  }
+
+  /** Size of one log segment file, 64 KiB to 1 GiB; default 64 MiB. */
+  public CellarOptions segmentBytes(int bytes) {
+    CellarOptions c = copy();
+    c.segmentBytes = bytes;
+    return c;
+  }
+
+  /** Largest key accepted; default 64 KiB. */
+  public CellarOptions maxKeyBytes(int bytes) {
+    CellarOptions c = copy();
+    c.maxKeyBytes = bytes;
+    return c;
+  }
+
+  /** Largest value accepted; default 16 MiB; must fit a segment with its key. */
+  public CellarOptions maxValueBytes(int bytes) {
+    CellarOptions c = copy();
+    c.maxValueBytes = bytes;
+    return c;
+  }
+
+  /**
+   * Number of index shards, a power of two from 1 to 4096; default 256. Fixed when the store is
+   * created (later opens use the stored value).
+   */
+  public CellarOptions shards(int count) {
+    CellarOptions c = copy();
+    c.shards = count;
+    return c;
+  }
+
+  /** How often the background agent writes an index checkpoint; zero disables; default 5 min. */
+  public CellarOptions checkpointInterval(Duration interval) {
+    CellarOptions c = copy();
+    c.checkpointInterval = interval;
+    return c;
+  }
+
+  /** Dead fraction of a sealed segment above which compaction rewrites it; default 0.5. */
+  public CellarOptions compactionGarbageRatio(double ratio) {
+    CellarOptions c = copy();
+    c.compactionGarbageRatio = ratio;
+    return c;
+  }
+
+  /** Throttle for background compaction's reads and writes; default 256 MiB/s. */
+  public CellarOptions compactionBytesPerSecond(long bytes) {
+    CellarOptions c = copy();
+    c.compactionBytesPerSecond = bytes;
+    return c;
+  }
+
+  /** Whether the background agent compacts on its own (else only {@link Cellar#compact()}). */
+  public CellarOptions backgroundCompaction(boolean enabled) {
+    CellarOptions c = copy();
+    c.backgroundCompaction = enabled;
+    return c;
+  }
+
+  /**
+   * Whether an open that finds corruption inside sealed data skips to the next valid record
+   * (reporting what it dropped) instead of failing. Default false.
+   */
+  public CellarOptions salvage(boolean enabled) {
+    CellarOptions c = copy();
+    c.salvage = enabled;
+    return c;
+  }
+
+  /** Whether every read checks the record's CRC32C; default true. */
+  public CellarOptions verifyChecksumsOnRead(boolean enabled) {
+    CellarOptions c = copy();
+    c.verifyChecksumsOnRead = enabled;
+    return c;
+  }
+
+  /** The file-I/O seam; tests substitute a fault-injecting one. */
+  public CellarOptions fileIO(FileIO io) {
+    CellarOptions c = copy();
+    c.fileIO = io;
+    return c;
+  }
+
+  public Fsync fsync() {
+    return fsync;
+  }
+
+  public int segmentBytes() {
+    return segmentBytes;
+  }
+
+  public int maxKeyBytes() {
+    return maxKeyBytes;
+  }
+
+  public int maxValueBytes() {
+    return maxValueBytes;
+  }
+
+  public int shards() {
+    return shards;
+  }
+
+  public Duration checkpointInterval() {
+    return checkpointInterval;
+  }
+
+  public double compactionGarbageRatio() {
+    return compactionGarbageRatio;
+  }
+
+  public long compactionBytesPerSecond() {
+    return compactionBytesPerSecond;
+  }
+
+  public boolean backgroundCompaction() {
+    return backgroundCompaction;
+  }
+
+  public boolean salvage() {
+    return salvage;
+  }
+
+  public boolean verifyChecksumsOnRead() {
+    return verifyChecksumsOnRead;
+  }
+
+  public FileIO fileIO() {
+    return fileIO;
+  }
+
+  /** Checks every setting against the others; throws with the offending values. */
+  public CellarOptions validate() {
+    require(fsync != null && fileIO != null, "fsync and fileIO must be set");
+    require(
+        segmentBytes >= MIN_SEGMENT_BYTES && segmentBytes <= MAX_SEGMENT_BYTES,
+        "segmentBytes " + segmentBytes + " outside [" + MIN_SEGMENT_BYTES + ", " + MAX_SEGMENT_BYTES + "]");
+    require(maxKeyBytes >= 1, "maxKeyBytes " + maxKeyBytes + " < 1");
+    require(maxValueBytes >= 0, "maxValueBytes " + maxValueBytes + " < 0");
+    long largestRecord = 64L + maxKeyBytes + maxValueBytes + 32;
+    require(
+        largestRecord <= segmentBytes,
+        "maxKeyBytes " + maxKeyBytes + " + maxValueBytes " + maxValueBytes
+            + " do not fit a segment of " + segmentBytes + " bytes; raise segmentBytes");
+    require(
+        shards >= 1 && shards <= 4096 && Integer.bitCount(shards) == 1,
+        "shards " + shards + " is not a power of two in [1, 4096]");
+    require(
+        checkpointInterval != null && !checkpointInterval.isNegative(),
+        "checkpointInterval must be zero or positive");
+    require(
+        compactionGarbageRatio > 0 && compactionGarbageRatio < 1,
+        "compactionGarbageRatio " + compactionGarbageRatio + " outside (0, 1)");
+    require(compactionBytesPerSecond > 0, "compactionBytesPerSecond must be positive");
+    return this;
+  }
+
+  private static void require(boolean condition, String message) {
+    if (!condition) {
+      throw new IllegalArgumentException("invalid Cellar option: " + message);
+    }
+  }
+}

@@ -1,0 +1,31 @@
+package dev.cellar;
+
+/**
+ * Counters and sizes at one moment.
+ *
+ * @param keys keys in the index (expired but unreclaimed ones included)
+ * @param indexBytes off-heap bytes held by the index tables
+ * @param logBytes bytes of live segment files on disk
+ * @param garbageBytes bytes of records known to be dead (overwritten, deleted, expired)
+ * @param segments number of live segment files
+ * @param puts puts since open
+ * @param gets gets since open
+ * @param deletes deletes since open
+ * @param fsyncs fsync calls since open
+ * @param compactions compaction passes since open that rewrote at least one segment
+ * @param compactedBytes bytes reclaimed by compaction since open
+ * @param checkpoints checkpoints written since open
+ */
+public record CellarStats(
+    long keys,
+    long indexBytes,
+    long logBytes,
+    long garbageBytes,
+    int segments,
+    long puts,
+    long gets,
+    long deletes,
+    long fsyncs,
+    long compactions,
+    long compactedBytes,
+    long checkpoints) {}

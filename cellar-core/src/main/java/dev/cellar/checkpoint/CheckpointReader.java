@@ -1,0 +1,143 @@
+package dev.cellar.checkpoint;
+
+import static dev.cellar.checkpoint.CheckpointDescriptor.*;
+
+import dev.cellar.IncompatibleFormatException;
+import dev.cellar.io.FileIO;
+import dev.cellar.io.StoreFile;
+import dev.cellar.log.Crc32c;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Reads and verifies a checkpoint. Every check that fails yields a {@link Invalid} with the reason
+ * (the caller falls back to an older checkpoint or to a full log replay, since a checkpoint is only
+ * ever an accelerator); a newer major version is refused outright.
+ */
+public final class CheckpointReader {
+  private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+  private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+  private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+  private static final long MAX_SLOTS_PER_SHARD = 1L << 40;
+
+  private CheckpointReader() {}
+
+  /** Why a checkpoint could not be used. */
+  public static final class Invalid extends Exception {
+    public Invalid(String message) {
+      super(message);
+    }
+  }
+
+  /**
+   * Reads {@code path}, expecting {@code expectedShards} shards. On success the caller owns the
+   * returned image's arenas (one per shard, inside the index tables).
+   */
+  public static CheckpointImage read(FileIO io, Path path, int expectedShards, List<Arena> shardArenas)
+      throws IOException, Invalid {
+    if (ByteOrder.nativeOrder() != ByteOrder.LITTLE_ENDIAN) {
+      throw new Invalid("checkpoints are little-endian and this machine is not; replaying the log instead");
+    }
+    // Opened read-write only because the JDK requires it for copy-on-write (PRIVATE) mappings;
+    // nothing is ever written through this channel or those mappings.
+    try (StoreFile file = io.open(path, false); Arena scratch = Arena.ofConfined()) {
+      long size = file.size();
+      if (size < HEADER_LENGTH) {
+        throw new Invalid(path.getFileName() + ": " + size + " bytes, shorter than its header");
+      }
+      MemorySegment all = file.map(StoreFile.MapKind.READ_ONLY, 0, size, scratch);
+      validateHeader(all, path, size, expectedShards);
+      int segmentCount = all.get(INT, SEGMENT_COUNT_OFFSET);
+      List<SegmentEntry> entries = readEntries(all, segmentCount);
+      long at = firstShardOffset(segmentCount);
+      MemorySegment[] slots = new MemorySegment[expectedShards];
+      long[] sizes = new long[expectedShards];
+      long[] offsets = new long[expectedShards];
+      long[] slotCounts = new long[expectedShards];
+      for (int shard = 0; shard < expectedShards; shard++) {
+        if (at + SHARD_HEADER_LENGTH > size) {
+          throw new Invalid(path.getFileName() + ": shard " + shard + " header past end of file");
+        }
+        long count = all.get(LONG, at);
+        sizes[shard] = all.get(LONG, at + 8);
+        if (Long.bitCount(count) != 1 || count > MAX_SLOTS_PER_SHARD || sizes[shard] < 0 || sizes[shard] > count) {
+          throw new Invalid(path.getFileName() + ": shard " + shard + " has implausible sizes " + count + "/" + sizes[shard]);
+        }
+        slotCounts[shard] = count;
+        offsets[shard] = slotsOffset(at);
+        at = offsets[shard] + count * 8;
+        if (at > size) {
+          throw new Invalid(path.getFileName() + ": shard " + shard + " slots past end of file");
+        }
+      }
+      for (int shard = 0; shard < expectedShards; shard++) {
+        Arena arena = Arena.ofShared();
+        shardArenas.add(arena);
+        slots[shard] = file.map(StoreFile.MapKind.PRIVATE, offsets[shard], slotCounts[shard] * 8, arena);
+      }
+      return new CheckpointImage(
+          path,
+          CheckpointDescriptor.sequenceOf(path.getFileName().toString()),
+          all.get(LONG, REPLAY_SEGMENT_OFFSET),
+          all.get(LONG, REPLAY_OFFSET_OFFSET),
+          all.get(LONG, NEXT_SEQ_OFFSET),
+          entries,
+          slots,
+          sizes);
+    }
+  }
+
+  private static void validateHeader(MemorySegment all, Path path, long size, int expectedShards) throws Invalid {
+    String name = path.getFileName().toString();
+    if (MemorySegment.mismatch(all, 0, MAGIC.length, MemorySegment.ofArray(MAGIC), 0, MAGIC.length) != -1) {
+      throw new Invalid(name + ": bad magic, not a Cellar checkpoint");
+    }
+    if (all.get(INT, HEADER_CRC_OFFSET) != Crc32c.masked(all, 0, HEADER_CRC_OFFSET)) {
+      throw new Invalid(name + ": header checksum mismatch");
+    }
+    short major = all.get(SHORT, MAJOR_OFFSET);
+    if (major != MAJOR_VERSION) {
+      throw new IncompatibleFormatException(
+          name + " is checkpoint format version " + major + "." + all.get(SHORT, MINOR_OFFSET)
+              + "; this build reads version " + MAJOR_VERSION + ".x only");
+    }
+    if (all.get(INT, SHARDS_OFFSET) != expectedShards) {
+      throw new Invalid(name + ": " + all.get(INT, SHARDS_OFFSET) + " shards, the store has " + expectedShards);
+    }
+    long length = all.get(LONG, FILE_LENGTH_OFFSET);
+    if (length != size) {
+      throw new Invalid(name + ": header says " + length + " bytes, file has " + size);
+    }
+    int segmentCount = all.get(INT, SEGMENT_COUNT_OFFSET);
+    if (segmentCount < 0 || firstShardOffset(segmentCount) > size) {
+      throw new Invalid(name + ": segment count " + segmentCount + " does not fit the file");
+    }
+    if (all.get(INT, BODY_CRC_OFFSET) != Crc32c.masked(all, HEADER_LENGTH, size - HEADER_LENGTH)) {
+      throw new Invalid(name + ": body checksum mismatch");
+    }
+  }
+
+  private static List<SegmentEntry> readEntries(MemorySegment all, int count) {
+    List<SegmentEntry> entries = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      long at = HEADER_LENGTH + (long) i * SEGMENT_ENTRY_LENGTH;
+      entries.add(
+          new SegmentEntry(
+              all.get(LONG, at),
+              all.get(INT, at + 8),
+              all.get(SHORT, at + 12),
+              all.get(LONG, at + 16),
+              all.get(LONG, at + 24),
+              all.get(LONG, at + 32),
+              all.get(LONG, at + 40),
+              all.get(LONG, at + 48)));
+    }
+    return entries;
+  }
+}

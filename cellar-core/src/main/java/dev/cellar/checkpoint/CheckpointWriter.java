@@ -1,0 +1,107 @@
+package dev.cellar.checkpoint;
+
+import static dev.cellar.checkpoint.CheckpointDescriptor.*;
+
+import dev.cellar.io.FileIO;
+import dev.cellar.io.StoreFile;
+import dev.cellar.log.Crc32c;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.zip.CRC32C;
+
+/**
+ * Writes a checkpoint crash-safely: to a temporary name, fsync, sync the log, rename, fsync the
+ * directory. A
+ * crash at any point leaves either the previous checkpoint or the new one, never a half one under a
+ * checkpoint name.
+ */
+public final class CheckpointWriter {
+  private static final int CHUNK = 1 << 20;
+
+  private CheckpointWriter() {}
+
+  /** The source of one shard's slots while the checkpoint is written. */
+  public interface ShardSource {
+    /** Copies the shard's slots into the file, holding whatever lock keeps them stable. */
+    void writeSlots(SlotSink sink) throws IOException;
+  }
+
+  /** An I/O step run before the checkpoint is published. */
+  public interface BeforePublish {
+    void run() throws IOException;
+  }
+
+  /** Receives a shard's slot array and key count. */
+  public interface SlotSink {
+    void accept(MemorySegment slots, long keyCount) throws IOException;
+  }
+
+  /** Writes {@code checkpoint-<sequence>.ckpt} and returns its path. */
+  public static Path write(
+      FileIO io,
+      Path directory,
+      long sequence,
+      long replayFromSegment,
+      long replayFromOffset,
+      long nextSeq,
+      List<SegmentEntry> segments,
+      List<ShardSource> shards,
+      BeforePublish beforePublish)
+      throws IOException {
+    Path target = directory.resolve(fileName(sequence));
+    Path temp = directory.resolve(fileName(sequence) + ".tmp");
+    try (StoreFile file = io.open(temp, true)) {
+      file.truncate(0);
+      CRC32C bodyCrc = new CRC32C();
+      long at = HEADER_LENGTH;
+      ByteBuffer entries = ByteBuffer.allocate(segments.size() * SEGMENT_ENTRY_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+      for (SegmentEntry e : segments) {
+        entries.putLong(e.segmentId()).putInt(e.slot()).putShort(e.kind()).putShort((short) 0);
+        entries.putLong(e.deadBytes()).putLong(e.ttlLiveBytes()).putLong(e.maxExpiry());
+        entries.putLong(e.minSeq()).putLong(e.maxSeq()).putLong(0L);
+      }
+      at = writeBody(file, entries.flip(), at, bodyCrc);
+      for (ShardSource shard : shards) {
+        long[] position = {at};
+        shard.writeSlots(
+            (slots, keyCount) -> {
+              ByteBuffer head = ByteBuffer.allocate(SHARD_HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+              head.putLong(slots.byteSize() / 8).putLong(keyCount).flip();
+              long p = writeBody(file, head, position[0], bodyCrc);
+              long aligned = slotsOffset(position[0]);
+              p = writeBody(file, ByteBuffer.allocate((int) (aligned - p)), p, bodyCrc);
+              for (long off = 0; off < slots.byteSize(); off += CHUNK) {
+                long n = Math.min(CHUNK, slots.byteSize() - off);
+                p = writeBody(file, slots.asSlice(off, n).asByteBuffer(), p, bodyCrc);
+              }
+              position[0] = p;
+            });
+        at = position[0];
+      }
+      ByteBuffer header = ByteBuffer.allocate(HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+      header.put(MAGIC).putShort(MAJOR_VERSION).putShort(MINOR_VERSION).putInt(shards.size());
+      header.putLong(replayFromSegment).putLong(replayFromOffset).putLong(nextSeq);
+      header.putInt(segments.size()).putInt(0).putLong(at);
+      header.putInt(Crc32c.mask((int) bodyCrc.getValue()));
+      header.putInt(Crc32c.masked(MemorySegment.ofArray(header.array()), 0, HEADER_CRC_OFFSET));
+      file.write(header.flip(), 0);
+      file.force();
+    }
+    // Every record the snapshot points at must be durable before the checkpoint can be found.
+    beforePublish.run();
+    io.rename(temp, target);
+    io.syncDirectory(directory);
+    return target;
+  }
+
+  private static long writeBody(StoreFile file, ByteBuffer bytes, long at, CRC32C crc) throws IOException {
+    int n = bytes.remaining();
+    crc.update(bytes.duplicate());
+    file.write(bytes, at);
+    return at + n;
+  }
+}

@@ -1,0 +1,382 @@
+package dev.cellar.index;
+
+import static dev.cellar.index.IndexSlotDescriptor.EMPTY;
+import static dev.cellar.index.IndexSlotDescriptor.LOCATION_BITS;
+import static dev.cellar.index.IndexSlotDescriptor.MOVED;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.function.LongConsumer;
+
+/**
+ * An off-heap open-addressing hash table from keys to log locations. Keys themselves are not
+ * stored: a slot holds a fingerprint and a location ({@link IndexSlotDescriptor}), and candidate
+ * matches are confirmed by comparing the key in the log through {@link Keys}.
+ *
+ * <h2>Layout and probing</h2>
+ * Linear probing over a power-of-two array of {@code long}s in a {@link MemorySegment}. A key's
+ * home slot is the top {@code log2(capacity)} bits of its hash, so slots are in hash order and a
+ * probe sequence stays in one or two cache lines. Deletion shifts later entries back (no
+ * tombstones), so lookups never slow down after churn. Load factor is kept at or below 3/4.
+ *
+ * <h2>Growth without a pause</h2>
+ * When the table passes 3/4 full, a table twice the size becomes primary and the old one
+ * "retiring". Every write then migrates a few slots from the retiring table (leaving a MOVED marker
+ * so probe chains there stay intact), and lookups consult primary, then retiring. Migration finishes
+ * long before the new table could fill, and the old memory is freed at once. No operation ever
+ * rehashes more than {@link #MIGRATE_PER_WRITE} slots.
+ *
+ * <h2>Concurrency</h2>
+ * Not thread-safe for writes: the owning shard's write lock serialises them. Readers run under the
+ * shard's optimistic read stamp, so they may observe a half-done write (a shifted slot, a closed
+ * retiring table); whatever they read is discarded unless the stamp validates afterwards, and every
+ * access is bounds-checked by the FFM API, so a torn read cannot fault.
+ */
+public final class HashIndex implements AutoCloseable {
+  /** How many slots of the retiring table each write migrates. */
+  static final int MIGRATE_PER_WRITE = 16;
+  private static final int MIN_CAPACITY = 1024;
+  private static final int DIRECT_HOME_MAX_BITS = IndexSlotDescriptor.FINGERPRINT_BITS;
+
+  /** The index's window onto the log: it never reads records itself. */
+  public interface Keys {
+    /** Whether the record at {@code location} has key {@code key}. */
+    boolean matches(long location, MemorySegment key);
+
+    /** The hash of the key of the record at {@code location} (for tables over 2^22 slots). */
+    long hashAt(long location);
+  }
+
+  private final Keys keys;
+  private Table primary;
+  private Table retiring;
+  private long migrateCursor;
+  private long size;
+
+  public HashIndex(Keys keys, long expectedEntries) {
+    this.keys = keys;
+    long capacity = MIN_CAPACITY;
+    while (capacity * 3 / 4 < expectedEntries) {
+      capacity <<= 1;
+    }
+    this.primary = Table.allocate(capacity);
+  }
+
+  /** Adopts slots restored from a checkpoint; {@code memory} is owned by {@code arena}. */
+  public HashIndex(Keys keys, Arena arena, MemorySegment memory, long size) {
+    this.keys = keys;
+    this.primary = new Table(arena, memory);
+    this.size = size;
+  }
+
+  /** The location stored for {@code key}, or 0. */
+  public long get(long hash, MemorySegment key) {
+    long found = find(primary, hash, key);
+    if (found >= 0) {
+      return IndexSlotDescriptor.location(primary.word(found));
+    }
+    Table old = retiring;
+    if (old != null) {
+      found = find(old, hash, key);
+      if (found >= 0) {
+        return IndexSlotDescriptor.location(old.word(found));
+      }
+    }
+    return 0;
+  }
+
+  /** Maps {@code key} to {@code location}; returns the location it replaced, or 0. */
+  public long put(long hash, MemorySegment key, long location) {
+    migrateStep();
+    long previous = 0;
+    if (retiring != null) {
+      long at = find(retiring, hash, key);
+      if (at >= 0) {
+        previous = IndexSlotDescriptor.location(retiring.word(at));
+        retiring.set(at, MOVED);
+        size--;
+      }
+    }
+    long word = IndexSlotDescriptor.word(hash, location);
+    long mask = primary.mask;
+    for (long i = home(primary, hash); ; i = (i + 1) & mask) {
+      long w = primary.word(i);
+      if (w == EMPTY) {
+        primary.set(i, word);
+        size++;
+        growIfNeeded();
+        return previous;
+      }
+      if (sameFingerprint(w, hash) && keys.matches(IndexSlotDescriptor.location(w), key)) {
+        primary.set(i, word);
+        return IndexSlotDescriptor.location(w);
+      }
+    }
+  }
+
+  /** Removes {@code key}; returns the location it had, or 0. */
+  public long remove(long hash, MemorySegment key) {
+    migrateStep();
+    long at = find(primary, hash, key);
+    if (at >= 0) {
+      long location = IndexSlotDescriptor.location(primary.word(at));
+      deleteAndShift(primary, at);
+      size--;
+      return location;
+    }
+    if (retiring != null) {
+      at = find(retiring, hash, key);
+      if (at >= 0) {
+        long location = IndexSlotDescriptor.location(retiring.word(at));
+        retiring.set(at, MOVED);
+        size--;
+        return location;
+      }
+    }
+    return 0;
+  }
+
+  /**
+   * Points the entry at {@code from} to {@code to} if the entry for the key with {@code hash} still
+   * has location {@code from} (compaction moving a record). Returns whether it did.
+   */
+  public boolean relocate(long hash, long from, long to) {
+    long expected = IndexSlotDescriptor.word(hash, from);
+    if (replaceWord(primary, hash, expected, IndexSlotDescriptor.word(hash, to))) {
+      return true;
+    }
+    return retiring != null && replaceWord(retiring, hash, expected, IndexSlotDescriptor.word(hash, to));
+  }
+
+  /**
+   * Removes the entry for the key with {@code hash} if it still has location {@code location}
+   * (compaction reclaiming an expired record). Returns whether it did.
+   */
+  public boolean removeLocation(long hash, long location) {
+    migrateStep();
+    long expected = IndexSlotDescriptor.word(hash, location);
+    for (long i = home(primary, hash); ; i = (i + 1) & primary.mask) {
+      long w = primary.word(i);
+      if (w == EMPTY) {
+        break;
+      }
+      if (w == expected) {
+        deleteAndShift(primary, i);
+        size--;
+        return true;
+      }
+    }
+    if (retiring != null) {
+      for (long i = home(retiring, hash); ; i = (i + 1) & retiring.mask) {
+        long w = retiring.word(i);
+        if (w == EMPTY) {
+          break;
+        }
+        if (w == expected) {
+          retiring.set(i, MOVED);
+          size--;
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  private boolean replaceWord(Table t, long hash, long expected, long replacement) {
+    for (long i = home(t, hash); ; i = (i + 1) & t.mask) {
+      long w = t.word(i);
+      if (w == EMPTY) {
+        return false;
+      }
+      if (w == expected) {
+        t.set(i, replacement);
+        return true;
+      }
+    }
+  }
+
+  /** Number of keys. */
+  public long size() {
+    return size;
+  }
+
+  /** Off-heap bytes held. */
+  public long memoryBytes() {
+    Table old = retiring;
+    return primary.memory.byteSize() + (old == null ? 0 : old.memory.byteSize());
+  }
+
+  /** Calls {@code action} with every stored location. */
+  public void forEachLocation(LongConsumer action) {
+    forEachIn(primary, action);
+    Table old = retiring;
+    if (old != null) {
+      forEachIn(old, action);
+    }
+  }
+
+  private static void forEachIn(Table t, LongConsumer action) {
+    for (long i = 0; i < t.capacity; i++) {
+      long w = t.word(i);
+      if (w != EMPTY && w != MOVED) {
+        action.accept(IndexSlotDescriptor.location(w));
+      }
+    }
+  }
+
+  /** Finishes any migration, leaving all entries in one table (before a checkpoint). */
+  public void completeMigration() {
+    while (retiring != null) {
+      migrateStep();
+    }
+  }
+
+  /** The single table's slots; valid after {@link #completeMigration()} until the next write. */
+  public MemorySegment slots() {
+    if (retiring != null) {
+      throw new IllegalStateException("migration in progress");
+    }
+    return primary.memory;
+  }
+
+  private long find(Table t, long hash, MemorySegment key) {
+    long mask = t.mask;
+    for (long i = home(t, hash), probes = 0; probes <= mask; i = (i + 1) & mask, probes++) {
+      long w = t.word(i);
+      if (w == EMPTY) {
+        return -1;
+      }
+      if (sameFingerprint(w, hash) && keys.matches(IndexSlotDescriptor.location(w), key)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  private static boolean sameFingerprint(long word, long hash) {
+    return (word >>> LOCATION_BITS) == IndexSlotDescriptor.fingerprint(hash) && word != MOVED;
+  }
+
+  private static long home(Table t, long hash) {
+    return hash >>> (64 - t.bits);
+  }
+
+  /** Home slot of a stored word in {@code t}, from its fingerprint when the table is small enough. */
+  private long homeOf(Table t, long word) {
+    if (t.bits <= DIRECT_HOME_MAX_BITS) {
+      return IndexSlotDescriptor.fingerprintOf(word) >>> (DIRECT_HOME_MAX_BITS - t.bits);
+    }
+    return home(t, keys.hashAt(IndexSlotDescriptor.location(word)));
+  }
+
+  private void deleteAndShift(Table t, long hole) {
+    long mask = t.mask;
+    long i = hole;
+    long j = hole;
+    while (true) {
+      j = (j + 1) & mask;
+      long w = t.word(j);
+      if (w == EMPTY) {
+        break;
+      }
+      long h = homeOf(t, w);
+      // w may fill the hole at i unless its home lies cyclically in (i, j].
+      boolean homeBetween = i <= j ? (h > i && h <= j) : (h > i || h <= j);
+      if (!homeBetween) {
+        t.set(i, w);
+        i = j;
+      }
+    }
+    t.set(i, EMPTY);
+  }
+
+  private void growIfNeeded() {
+    if (size <= primary.capacity * 3 / 4) {
+      return;
+    }
+    completeMigration();
+    retiring = primary;
+    primary = Table.allocate(retiring.capacity * 2);
+    migrateCursor = 0;
+  }
+
+  private void migrateStep() {
+    Table old = retiring;
+    if (old == null) {
+      return;
+    }
+    long stop = Math.min(old.capacity, migrateCursor + MIGRATE_PER_WRITE);
+    for (long i = migrateCursor; i < stop; i++) {
+      long w = old.word(i);
+      if (w != EMPTY && w != MOVED) {
+        insertWord(primary, w);
+        old.set(i, MOVED);
+      }
+    }
+    migrateCursor = stop;
+    if (stop == old.capacity) {
+      retiring = null;
+      old.free();
+    }
+  }
+
+  private void insertWord(Table t, long word) {
+    long mask = t.mask;
+    for (long i = homeOf(t, word); ; i = (i + 1) & mask) {
+      if (t.word(i) == EMPTY) {
+        t.set(i, word);
+        return;
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    primary.free();
+    if (retiring != null) {
+      retiring.free();
+    }
+  }
+
+  /** One array of slots. */
+  private static final class Table {
+    final Arena arena;
+    final MemorySegment memory;
+    final long capacity;
+    final long mask;
+    final int bits;
+
+    Table(Arena arena, MemorySegment memory) {
+      this.arena = arena;
+      this.memory = memory;
+      this.capacity = memory.byteSize() / IndexSlotDescriptor.BYTES;
+      if (Long.bitCount(capacity) != 1) {
+        throw new IllegalArgumentException("index capacity " + capacity + " is not a power of two");
+      }
+      this.mask = capacity - 1;
+      this.bits = Long.numberOfTrailingZeros(capacity);
+    }
+
+    static Table allocate(long capacity) {
+      Arena arena = Arena.ofShared();
+      return new Table(arena, arena.allocate(capacity * IndexSlotDescriptor.BYTES, 64));
+    }
+
+    long word(long i) {
+      return memory.getAtIndex(ValueLayout.JAVA_LONG, i);
+    }
+
+    void set(long i, long w) {
+      memory.setAtIndex(ValueLayout.JAVA_LONG, i, w);
+    }
+
+    void free() {
+      try {
+        arena.close();
+      } catch (IllegalStateException alreadyClosed) {
+        // freed twice on close after a failed open: harmless
+      }
+    }
+  }
+}

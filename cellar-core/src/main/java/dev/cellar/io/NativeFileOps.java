@@ -1,0 +1,98 @@
+package dev.cellar.io;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.nio.file.Path;
+
+/**
+ * {@code posix_fallocate(3)} through the FFM linker. Java has no API that reserves file blocks
+ * without writing them, and a write through a mapping into an unreserved block of a full disk
+ * raises SIGBUS instead of an error we could report.
+ *
+ * <p>Linking a native function is a restricted operation: it is used only when the JVM was started
+ * with {@code --enable-native-access} for this module (the {@code cellar} launcher and the server
+ * do this), so an embedding application that does not grant it gets no warning, just the slower
+ * zero-filling fallback in {@link PlatformStoreFile}.
+ */
+final class NativeFileOps {
+  private static final int O_RDWR = 2;
+  private static final int ENOSPC = 28;
+
+  private static final MethodHandle OPEN;
+  private static final MethodHandle CLOSE;
+  private static final MethodHandle POSIX_FALLOCATE;
+
+  static {
+    MethodHandle open = null;
+    MethodHandle close = null;
+    MethodHandle fallocate = null;
+    if (NativeFileOps.class.getModule().isNativeAccessEnabled()
+        && System.getProperty("os.name", "").toLowerCase().contains("linux")) {
+      try {
+        Linker linker = Linker.nativeLinker();
+        SymbolLookup libc = linker.defaultLookup();
+        open =
+            linker.downcallHandle(
+                libc.find("open").orElseThrow(),
+                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT),
+                Linker.Option.firstVariadicArg(2));
+        close =
+            linker.downcallHandle(
+                libc.find("close").orElseThrow(),
+                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+        fallocate =
+            linker.downcallHandle(
+                libc.find("posix_fallocate").orElseThrow(),
+                FunctionDescriptor.of(
+                    ValueLayout.JAVA_INT,
+                    ValueLayout.JAVA_INT,
+                    ValueLayout.JAVA_LONG,
+                    ValueLayout.JAVA_LONG));
+      } catch (RuntimeException e) {
+        open = null;
+        close = null;
+        fallocate = null;
+      }
+    }
+    OPEN = open;
+    CLOSE = close;
+    POSIX_FALLOCATE = fallocate;
+  }
+
+  private NativeFileOps() {}
+
+  static boolean available() {
+    return POSIX_FALLOCATE != null;
+  }
+
+  /** Reserves blocks for the range; throws an IOException naming ENOSPC when the disk is full. */
+  static void fallocate(Path path, long offset, long length) throws IOException {
+    try (Arena arena = Arena.ofConfined()) {
+      int fd = (int) OPEN.invokeExact(arena.allocateFrom(path.toString()), O_RDWR);
+      if (fd < 0) {
+        throw new IOException("cannot open " + path + " to reserve space");
+      }
+      try {
+        int err = (int) POSIX_FALLOCATE.invokeExact(fd, offset, length);
+        if (err == ENOSPC) {
+          throw new IOException("No space left on device: cannot reserve " + length + " bytes in " + path);
+        }
+        if (err != 0) {
+          throw new IOException("posix_fallocate failed with errno " + err + " on " + path);
+        }
+      } finally {
+        int ignored = (int) CLOSE.invokeExact(fd);
+      }
+    } catch (IOException | RuntimeException | Error e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new IOException("posix_fallocate call failed on " + path, t);
+    }
+  }
+}

@@ -1,0 +1,70 @@
+package dev.cellar.io;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+
+/** {@link FileIO} over the operating system's file system. */
+final class PlatformFileIO implements FileIO {
+  static final PlatformFileIO INSTANCE = new PlatformFileIO();
+
+  private PlatformFileIO() {}
+
+  @Override
+  public StoreFile open(Path path, boolean create) throws IOException {
+    FileChannel channel =
+        create
+            ? FileChannel.open(
+                path, StandardOpenOption.READ, StandardOpenOption.WRITE, StandardOpenOption.CREATE)
+            : FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    return new PlatformStoreFile(path, channel, true);
+  }
+
+  @Override
+  public StoreFile openReadOnly(Path path) throws IOException {
+    return new PlatformStoreFile(path, FileChannel.open(path, StandardOpenOption.READ), false);
+  }
+
+  @Override
+  public void rename(Path source, Path target) throws IOException {
+    Files.move(source, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+  }
+
+  @Override
+  public void delete(Path path) throws IOException {
+    Files.deleteIfExists(path);
+  }
+
+  @Override
+  public void syncDirectory(Path directory) throws IOException {
+    // On Linux a directory opened for reading can be fsynced, which persists its entries.
+    try (FileChannel dir = FileChannel.open(directory, StandardOpenOption.READ)) {
+      dir.force(true);
+    }
+  }
+
+  @Override
+  public List<Path> list(Path directory) throws IOException {
+    List<Path> files = new ArrayList<>();
+    try (DirectoryStream<Path> entries = Files.newDirectoryStream(directory)) {
+      for (Path entry : entries) {
+        if (Files.isRegularFile(entry)) {
+          files.add(entry);
+        }
+      }
+    }
+    files.sort(null);
+    return files;
+  }
+
+  @Override
+  public void createDirectories(Path directory) throws IOException {
+    Files.createDirectories(directory);
+  }
+}

@@ -1,0 +1,233 @@
+package dev.cellar.log;
+
+import dev.cellar.DiskFullException;
+import dev.cellar.StoreIOException;
+import dev.cellar.io.FileIO;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
+
+/**
+ * Appends records to the store's single log: one active segment at a time, written through a
+ * shared mapping, so an append is a memory copy and a process crash loses nothing that was
+ * appended.
+ *
+ * <h2>Design</h2>
+ * One log for all shards (rather than one per shard) so that one fsync makes every writer's
+ * records durable: that is what lets group commit amortise, since {@code fsync} is per file. The
+ * append critical section is a bounded memory copy, short enough that a lock serialising it costs
+ * less than the coordination a lock-free reservation scheme would need, and it keeps records
+ * strictly in sequence order with no holes.
+ *
+ * <p>Disk blocks are reserved ({@code posix_fallocate}) a chunk ahead of the tail: a write through
+ * a mapping into a block the file system cannot allocate raises SIGBUS, while a failed reservation
+ * is an ordinary {@link DiskFullException} that leaves the store intact.
+ *
+ * <h2>Concurrency</h2>
+ * {@link #append} holds the append lock for the copy. {@link #appendedSeq()} is published after a
+ * record is complete, so anyone who reads it may rely on every record up to it being in the log.
+ */
+public final class LogWriter {
+  private static final long RESERVE_CHUNK = 4L << 20;
+
+  private final FileIO io;
+  private final Path directory;
+  private final SegmentTable table;
+  private final AtomicLong segmentIds;
+  private final long segmentBytes;
+  private final LongSupplier clock;
+  private final ReentrantLock appendLock = new ReentrantLock();
+
+  private Segment active;
+  private long tail;
+  private long reservedUpTo;
+  private long nextSeq;
+  private volatile long appendedSeq;
+  /** Segments written to since their last fsync (the active one and FULL ones not yet sealed). */
+  private final List<Segment> unsynced = new ArrayList<>();
+
+  public LogWriter(
+      FileIO io, Path directory, SegmentTable table, AtomicLong segmentIds, long segmentBytes, long nextSeq, LongSupplier clock) {
+    this.io = io;
+    this.directory = directory;
+    this.table = table;
+    this.segmentIds = segmentIds;
+    this.segmentBytes = segmentBytes;
+    this.nextSeq = nextSeq;
+    this.appendedSeq = nextSeq - 1;
+    this.clock = clock;
+  }
+
+  /**
+   * Appends one record and returns its location.
+   *
+   * @param expireAt epoch millis, 0 for none
+   * @throws DiskFullException when no block could be reserved; nothing was written
+   */
+  public long append(int type, MemorySegment key, MemorySegment value, long expireAt) {
+    long valueLength = value == null ? 0 : value.byteSize();
+    appendLock.lock();
+    try {
+      long seq = nextSeq;
+      long length = RecordDescriptor.length(key.byteSize(), valueLength, seq, expireAt != 0);
+      ensureRoom(length);
+      long offset = tail;
+      RecordDescriptor.write(active.memory(), offset, type, key, value, seq, expireAt);
+      tail = offset + length;
+      active.end(tail);
+      active.noteSeq(seq);
+      if (expireAt != 0) {
+        active.addTtl(length, expireAt);
+      }
+      nextSeq = seq + 1;
+      appendedSeq = seq;
+      return LogLocation.of(active.slot(), offset);
+    } finally {
+      appendLock.unlock();
+    }
+  }
+
+  private void ensureRoom(long length) {
+    try {
+      if (active == null || tail + length > segmentBytes) {
+        roll();
+      }
+      if (tail + length > reservedUpTo) {
+        long target = Math.min(segmentBytes, Math.max(tail + length, reservedUpTo) + RESERVE_CHUNK);
+        active.reserve(reservedUpTo, target);
+        reservedUpTo = target;
+      }
+    } catch (IOException e) {
+      throw ioFailure(e);
+    }
+  }
+
+  private static RuntimeException ioFailure(IOException e) {
+    String message = String.valueOf(e.getMessage());
+    if (message.contains("No space left") || message.contains("ENOSPC") || message.contains("Disk quota")) {
+      return new DiskFullException("disk full while appending to the log: " + message, e);
+    }
+    return new StoreIOException("log append failed: " + message, e);
+  }
+
+  /** Retires the active segment (sealed later, off the write path) and starts a new one. */
+  private void roll() throws IOException {
+    long id = segmentIds.incrementAndGet();
+    Path path = directory.resolve(Segment.fileName(id));
+    Segment next;
+    try {
+      next = Segment.create(io, path, id, SegmentHeaderDescriptor.KIND_LOG, segmentBytes, clock.getAsLong());
+      next.reserve(0, Math.min(segmentBytes, RESERVE_CHUNK));
+      // The new file's name must survive power loss before any record in it is acknowledged.
+      io.syncDirectory(directory);
+    } catch (IOException e) {
+      segmentIds.compareAndSet(id, id - 1);
+      io.delete(path);
+      throw e;
+    }
+    if (active != null) {
+      active.markFull();
+    }
+    table.add(next);
+    active = next;
+    unsynced.add(next);
+    tail = SegmentHeaderDescriptor.LENGTH;
+    reservedUpTo = Math.min(segmentBytes, RESERVE_CHUNK);
+  }
+
+  /**
+   * Starts appending (no appends happen before): into {@code resume} if given (a small sealed
+   * segment reopened for append, whose records end at its {@code end()}), else into a new segment.
+   */
+  public void start(Segment resume) {
+    appendLock.lock();
+    try {
+      if (resume != null) {
+        active = resume;
+        tail = resume.end();
+        reservedUpTo = tail;
+        unsynced.add(resume);
+      } else if (active == null) {
+        roll();
+      }
+    } catch (IOException e) {
+      throw ioFailure(e);
+    } finally {
+      appendLock.unlock();
+    }
+  }
+
+  /** The highest seq whose record is completely in the log. */
+  public long appendedSeq() {
+    return appendedSeq;
+  }
+
+  /** The seq the next record will get. */
+  public long nextSeq() {
+    appendLock.lock();
+    try {
+      return nextSeq;
+    } finally {
+      appendLock.unlock();
+    }
+  }
+
+  /**
+   * Makes everything appended so far durable and returns the highest seq it covers. Concurrent
+   * callers are serialised by the caller (group commit).
+   */
+  public long sync() throws IOException {
+    long covered;
+    List<Segment> toSync;
+    appendLock.lock();
+    try {
+      covered = appendedSeq;
+      toSync = new ArrayList<>(unsynced);
+      unsynced.removeIf(s -> s != active);
+    } finally {
+      appendLock.unlock();
+    }
+    for (Segment s : toSync) {
+      s.force();
+    }
+    return covered;
+  }
+
+  /** Drops a segment sealed by the maintenance agent from the set that {@link #sync} forces. */
+  public void sealed(Segment segment) {
+    appendLock.lock();
+    try {
+      unsynced.remove(segment);
+    } finally {
+      appendLock.unlock();
+    }
+  }
+
+  /** The active segment and its current tail, as a log position for checkpoints. */
+  public Position position() {
+    appendLock.lock();
+    try {
+      return new Position(active.id(), tail);
+    } finally {
+      appendLock.unlock();
+    }
+  }
+
+  /** The segment being appended to. */
+  public Segment active() {
+    appendLock.lock();
+    try {
+      return active;
+    } finally {
+      appendLock.unlock();
+    }
+  }
+
+  /** A point in the log: a segment id and an offset in it. */
+  public record Position(long segmentId, long offset) {}
+}

@@ -1,0 +1,105 @@
+package dev.cellar.log;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * Layout of one log record. Specified in {@code docs/format/log.md}; this class is the only place
+ * that knows the offsets.
+ *
+ * <pre>
+ *   0                   4         5
+ *   +-------------------+---------+-------------+---------------+-------------+
+ *   | masked CRC32C u32 | type u8 | keyLen var  | valueLen var  | seq var     |
+ *   +-------------------+---------+-------------+---------------+-------------+
+ *   | expireAt i64 (only when type has EXPIRY bit) | key bytes | value bytes  |
+ *   +----------------------------------------------+-----------+--------------+
+ * </pre>
+ *
+ * All fixed-width integers are little-endian; {@code var} is an unsigned LEB128 varint. The CRC
+ * covers every byte after itself up to the end of the value. A record never spans segments.
+ *
+ * <p>Invariants: {@code type & TYPE_MASK} is {@link #PUT} or {@link #DELETE}; a DELETE has a zero
+ * value length and no expiry; keyLen is at least 1. A type byte of zero marks unwritten space.
+ */
+public final class RecordDescriptor {
+  public static final int CRC_OFFSET = 0;
+  public static final int TYPE_OFFSET = 4;
+  public static final int VARINTS_OFFSET = 5;
+
+  public static final int PUT = 1;
+  public static final int DELETE = 2;
+  public static final int TYPE_MASK = 0x0F;
+  /** Set on a PUT whose value expires; an 8-byte expiry follows the varints. */
+  public static final int EXPIRY_BIT = 0x80;
+  public static final int EXPIRY_BYTES = 8;
+
+  /** Smallest possible record: CRC, type, three one-byte varints, a one-byte key. */
+  public static final int MIN_LENGTH = 4 + 1 + 3 + 1;
+
+  private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
+  private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
+
+  private RecordDescriptor() {}
+
+  /** Bytes a record with these fields occupies. */
+  public static long length(long keyLength, long valueLength, long seq, boolean hasExpiry) {
+    return VARINTS_OFFSET
+        + Varint.size(keyLength)
+        + Varint.size(valueLength)
+        + Varint.size(seq)
+        + (hasExpiry ? EXPIRY_BYTES : 0)
+        + keyLength
+        + valueLength;
+  }
+
+  /**
+   * Writes a complete record at {@code offset}, CRC last; returns its length. The caller has checked
+   * that it fits.
+   *
+   * @param expireAt epoch millis, or 0 for none
+   */
+  public static int write(
+      MemorySegment log,
+      long offset,
+      int type,
+      MemorySegment key,
+      MemorySegment value,
+      long seq,
+      long expireAt) {
+    long keyLength = key.byteSize();
+    long valueLength = value == null ? 0 : value.byteSize();
+    boolean hasExpiry = expireAt != 0;
+    log.set(ValueLayout.JAVA_BYTE, offset + TYPE_OFFSET, (byte) (type | (hasExpiry ? EXPIRY_BIT : 0)));
+    long at = Varint.write(log, offset + VARINTS_OFFSET, keyLength);
+    at = Varint.write(log, at, valueLength);
+    at = Varint.write(log, at, seq);
+    if (hasExpiry) {
+      log.set(LONG, at, expireAt);
+      at += EXPIRY_BYTES;
+    }
+    MemorySegment.copy(key, 0, log, at, keyLength);
+    at += keyLength;
+    if (valueLength > 0) {
+      MemorySegment.copy(value, 0, log, at, valueLength);
+      at += valueLength;
+    }
+    int length = (int) (at - offset);
+    log.set(INT, offset + CRC_OFFSET, Crc32c.masked(log, offset + TYPE_OFFSET, length - TYPE_OFFSET));
+    return length;
+  }
+
+  /** The stored (masked) CRC of the record at {@code offset}. */
+  public static int storedCrc(MemorySegment log, long offset) {
+    return log.get(INT, offset + CRC_OFFSET);
+  }
+
+  /** Whether the bytes at {@code offset} are unwritten space (zero CRC and type). */
+  public static boolean isBlank(MemorySegment log, long offset) {
+    return log.get(INT, offset + CRC_OFFSET) == 0 && log.get(ValueLayout.JAVA_BYTE, offset + TYPE_OFFSET) == 0;
+  }
+
+  static long readExpiry(MemorySegment log, long offset) {
+    return log.get(LONG, offset);
+  }
+}

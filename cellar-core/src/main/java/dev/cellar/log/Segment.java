@@ -1,0 +1,327 @@
+package dev.cellar.log;
+
+import dev.cellar.io.FileIO;
+import dev.cellar.io.StoreFile;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One segment file, mapped into memory. Readers read records straight from {@link #memory()}.
+ *
+ * <h2>Lifecycle</h2>
+ * ACTIVE (the log writer appends through a writable mapping) → FULL (no more appends; not yet
+ * known durable) → SEALED (fsynced, header rewritten with the final length, file truncated to it).
+ * Segments found on disk at open are SEALED, or are recovered and sealed by recovery. A segment
+ * replaced by compaction becomes obsolete and is deleted once a checkpoint no longer names it.
+ *
+ * <h2>Concurrency</h2>
+ * The mapping and identity are immutable after publication. {@link #end()} is written by the log
+ * writer (under its append lock) and read by anyone. The accounting counters are atomics updated by
+ * writers of any shard and read by the compactor; they guide compaction and need not be exact.
+ */
+public final class Segment implements AutoCloseable {
+  /** Where a segment is in its life. */
+  public enum State {
+    ACTIVE,
+    FULL,
+    SEALED
+  }
+
+  private final long id;
+  private final short kind;
+  private volatile Path path;
+  private final StoreFile file;
+  private final Arena arena;
+  private final MemorySegment memory;
+  private volatile State state;
+  private volatile long end;
+  private volatile int slot = -1;
+  private volatile boolean obsolete;
+
+  private final AtomicLong deadBytes = new AtomicLong();
+  private final AtomicLong ttlLiveBytes = new AtomicLong();
+  private final AtomicLong maxExpiry = new AtomicLong();
+  private volatile long minSeq = Long.MAX_VALUE;
+  private volatile long maxSeq;
+
+  private Segment(long id, short kind, Path path, StoreFile file, Arena arena, MemorySegment memory, State state, long end) {
+    this.id = id;
+    this.kind = kind;
+    this.path = path;
+    this.file = file;
+    this.arena = arena;
+    this.memory = memory;
+    this.state = state;
+    this.end = end;
+  }
+
+  /** The file name of segment {@code id}: ids sort by name. */
+  public static String fileName(long id) {
+    return String.format("seg-%016x.log", id);
+  }
+
+  /** Parses a segment id from a file name, or returns -1 if it is not a segment's name. */
+  public static long idOf(String fileName) {
+    if (!fileName.startsWith("seg-") || !fileName.endsWith(".log") || fileName.length() != 24) {
+      return -1;
+    }
+    try {
+      return Long.parseUnsignedLong(fileName.substring(4, 20), 16);
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  /**
+   * Creates a new segment file of {@code capacity} bytes (sparse: blocks are reserved later with
+   * {@link #reserve}), maps it writable and writes its header. The file is not yet durable.
+   */
+  public static Segment create(FileIO io, Path path, long id, short kind, long capacity, long nowMillis)
+      throws IOException {
+    StoreFile file = io.open(path, true);
+    Arena arena = Arena.ofShared();
+    try {
+      file.truncate(0);
+      file.allocate(0, Math.min(capacity, SegmentHeaderDescriptor.LENGTH));
+      MemorySegment memory = file.map(StoreFile.MapKind.READ_WRITE, 0, capacity, arena);
+      SegmentHeaderDescriptor.writeOpen(memory, kind, id, nowMillis);
+      return new Segment(id, kind, path, file, arena, memory, State.ACTIVE, SegmentHeaderDescriptor.LENGTH);
+    } catch (IOException | RuntimeException e) {
+      arena.close();
+      file.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Maps an existing segment file read-only. The header is not validated here (recovery does that,
+   * with a report); {@code end} starts as the file length.
+   */
+  public static Segment openExisting(FileIO io, Path path, long id) throws IOException {
+    StoreFile file = io.open(path, false);
+    Arena arena = Arena.ofShared();
+    try {
+      long size = file.size();
+      MemorySegment memory =
+          size == 0 ? MemorySegment.NULL.reinterpret(0) : file.map(StoreFile.MapKind.READ_ONLY, 0, size, arena);
+      short kind =
+          size >= SegmentHeaderDescriptor.LENGTH ? SegmentHeaderDescriptor.kind(memory) : SegmentHeaderDescriptor.KIND_LOG;
+      return new Segment(id, kind, path, file, arena, memory, State.SEALED, size);
+    } catch (IOException | RuntimeException e) {
+      arena.close();
+      file.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Reopens a sealed log segment for appending (the last, still small segment of a store that was
+   * closed cleanly), so that reopening a store does not leave a trail of small files. The header
+   * is rewritten unsealed and made durable before any append.
+   */
+  public static Segment reopenForAppend(FileIO io, Segment sealed, long capacity) throws IOException {
+    StoreFile file = io.open(sealed.path, false);
+    Arena arena = Arena.ofShared();
+    try {
+      MemorySegment memory = file.map(StoreFile.MapKind.READ_WRITE, 0, capacity, arena);
+      ByteBuffer header = ByteBuffer.allocate(SegmentHeaderDescriptor.LENGTH);
+      MemorySegment h = MemorySegment.ofBuffer(header);
+      SegmentHeaderDescriptor.writeOpen(
+          h, sealed.kind, sealed.id, SegmentHeaderDescriptor.createdMillis(sealed.memory));
+      file.write(header, 0);
+      file.force();
+      Segment reopened = new Segment(sealed.id, sealed.kind, sealed.path, file, arena, memory, State.ACTIVE, sealed.end);
+      reopened.restoreAccounting(
+          sealed.deadBytes(), sealed.ttlLiveBytes(), sealed.maxExpiry(), sealed.minSeq, sealed.maxSeq);
+      return reopened;
+    } catch (IOException | RuntimeException e) {
+      arena.close();
+      file.close();
+      throw e;
+    }
+  }
+
+  /** Reserves disk blocks for {@code [from, to)}; see {@link StoreFile#allocate}. */
+  public void reserve(long from, long to) throws IOException {
+    file.allocate(from, to - from);
+  }
+
+  /** Flushes this segment's data to stable storage. */
+  public void force() throws IOException {
+    file.force();
+  }
+
+  /**
+   * Makes the segment durable and sealed: fsync the data, rewrite the header with the final length
+   * and seq range, fsync again, and cut the file to its length (releasing reserved blocks).
+   */
+  public void seal() throws IOException {
+    long length = end;
+    file.force();
+    ByteBuffer header = ByteBuffer.allocate(SegmentHeaderDescriptor.LENGTH);
+    MemorySegment h = MemorySegment.ofBuffer(header);
+    MemorySegment.copy(memory, 0, h, 0, SegmentHeaderDescriptor.LENGTH);
+    long lo = minSeq == Long.MAX_VALUE ? 0 : minSeq;
+    SegmentHeaderDescriptor.seal(h, length, lo, maxSeq);
+    file.write(header, 0);
+    file.force();
+    file.truncate(length);
+    state = State.SEALED;
+  }
+
+  /** Writes {@code bytes} through the file (not the mapping) at {@code offset}; used for repairs. */
+  public void writeThrough(ByteBuffer bytes, long offset) throws IOException {
+    file.write(bytes, offset);
+  }
+
+  public void rename(FileIO io, Path target) throws IOException {
+    io.rename(path, target);
+    path = target;
+  }
+
+  public long id() {
+    return id;
+  }
+
+  public short kind() {
+    return kind;
+  }
+
+  public boolean isCompacted() {
+    return kind == SegmentHeaderDescriptor.KIND_COMPACTED;
+  }
+
+  public Path path() {
+    return path;
+  }
+
+  public MemorySegment memory() {
+    return memory;
+  }
+
+  public State state() {
+    return state;
+  }
+
+  public void markFull() {
+    state = State.FULL;
+  }
+
+  /** Offset just past the last valid record. */
+  public long end() {
+    return end;
+  }
+
+  public void end(long end) {
+    this.end = end;
+  }
+
+  public int slot() {
+    return slot;
+  }
+
+  public void slot(int slot) {
+    this.slot = slot;
+  }
+
+  public boolean obsolete() {
+    return obsolete;
+  }
+
+  public void markObsolete() {
+    obsolete = true;
+  }
+
+  /** Records that a record with {@code seq} now lives here. Called by its single writer. */
+  public void noteSeq(long seq) {
+    if (seq < minSeq) {
+      minSeq = seq;
+    }
+    if (seq > maxSeq) {
+      maxSeq = seq;
+    }
+  }
+
+  public long minSeq() {
+    return minSeq;
+  }
+
+  public long maxSeq() {
+    return maxSeq;
+  }
+
+  public void addDead(long bytes) {
+    deadBytes.addAndGet(bytes);
+  }
+
+  public long deadBytes() {
+    return deadBytes.get();
+  }
+
+  /** Records a live record that expires at {@code expireAt}. */
+  public void addTtl(long bytes, long expireAt) {
+    ttlLiveBytes.addAndGet(bytes);
+    maxExpiry.accumulateAndGet(expireAt, Math::max);
+  }
+
+  /** A record counted by {@link #addTtl} died some other way (overwritten or deleted). */
+  public void removeTtl(long bytes) {
+    ttlLiveBytes.addAndGet(-bytes);
+  }
+
+  public long ttlLiveBytes() {
+    return ttlLiveBytes.get();
+  }
+
+  public long maxExpiry() {
+    return maxExpiry.get();
+  }
+
+  /** Restores counters saved in a checkpoint. */
+  public void restoreAccounting(long dead, long ttlLive, long maxExp, long lowSeq, long highSeq) {
+    deadBytes.set(dead);
+    ttlLiveBytes.set(ttlLive);
+    maxExpiry.set(maxExp);
+    minSeq = lowSeq;
+    maxSeq = highSeq;
+  }
+
+  /** Bytes known dead at {@code nowMillis}: overwritten or deleted, plus expired TTL records. */
+  public long garbageBytes(long nowMillis) {
+    long dead = deadBytes.get();
+    if (ttlLiveBytes.get() > 0 && maxExpiry.get() <= nowMillis) {
+      dead += ttlLiveBytes.get();
+    }
+    return Math.min(dead, Math.max(0, end - SegmentHeaderDescriptor.LENGTH));
+  }
+
+  /** A byte of the mapping; used by tools. */
+  public byte byteAt(long offset) {
+    return memory.get(ValueLayout.JAVA_BYTE, offset);
+  }
+
+  /** Unmaps and closes the file. Readers racing this get IllegalStateException and retry. */
+  @Override
+  public void close() {
+    try {
+      arena.close();
+    } catch (IllegalStateException alreadyClosed) {
+      // closing twice is harmless
+    }
+    try {
+      file.close();
+    } catch (IOException ignored) {
+      // nothing to flush: data was forced by seal or is not promised
+    }
+  }
+
+  @Override
+  public String toString() {
+    return path.getFileName() + "[" + state + ", end=" + end + "]";
+  }
+}

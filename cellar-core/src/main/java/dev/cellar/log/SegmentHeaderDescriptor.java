@@ -1,0 +1,145 @@
+package dev.cellar.log;
+
+import dev.cellar.IncompatibleFormatException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Layout of the 64-byte header at the start of every segment file (see {@code
+ * docs/format/log.md}). The header fits one disk sector, so rewriting it at seal time is atomic
+ * under the sector-granularity tearing model.
+ *
+ * <pre>
+ *  0        8       10      12     14      16            24              32
+ *  +--------+-------+-------+------+-------+-------------+---------------+
+ *  | magic  | major | minor | kind | flags | segment id  | sealed length |
+ *  +--------+-------+-------+------+-------+-------------+---------------+
+ *  32             40        48        56         60
+ *  +--------------+---------+---------+----------+---------------+
+ *  | created (ms) | min seq | max seq | reserved | masked CRC32C |
+ *  +--------------+---------+---------+----------+---------------+
+ * </pre>
+ *
+ * The CRC covers bytes 0 to 59. {@code sealed length} and the seq range are meaningful only when
+ * the SEALED flag is set; until then the segment's end is found by scanning.
+ */
+public final class SegmentHeaderDescriptor {
+  public static final int LENGTH = 64;
+  public static final byte[] MAGIC = "CELLARLG".getBytes(StandardCharsets.US_ASCII);
+  public static final short MAJOR_VERSION = 1;
+  public static final short MINOR_VERSION = 0;
+
+  public static final int MAGIC_OFFSET = 0;
+  public static final int MAJOR_OFFSET = 8;
+  public static final int MINOR_OFFSET = 10;
+  public static final int KIND_OFFSET = 12;
+  public static final int FLAGS_OFFSET = 14;
+  public static final int ID_OFFSET = 16;
+  public static final int SEALED_LENGTH_OFFSET = 24;
+  public static final int CREATED_OFFSET = 32;
+  public static final int MIN_SEQ_OFFSET = 40;
+  public static final int MAX_SEQ_OFFSET = 48;
+  public static final int CRC_OFFSET = 60;
+
+  /** A segment appended to by writers. */
+  public static final short KIND_LOG = 1;
+  /** A segment written by compaction: older records moved out of log segments. */
+  public static final short KIND_COMPACTED = 2;
+
+  public static final short FLAG_SEALED = 1;
+
+  private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED;
+  private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
+  private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
+
+  private SegmentHeaderDescriptor() {}
+
+  /** Writes an unsealed header. */
+  public static void writeOpen(MemorySegment s, short kind, long id, long createdMillis) {
+    MemorySegment.copy(MemorySegment.ofArray(MAGIC), 0, s, MAGIC_OFFSET, MAGIC.length);
+    s.set(SHORT, MAJOR_OFFSET, MAJOR_VERSION);
+    s.set(SHORT, MINOR_OFFSET, MINOR_VERSION);
+    s.set(SHORT, KIND_OFFSET, kind);
+    s.set(SHORT, FLAGS_OFFSET, (short) 0);
+    s.set(LONG, ID_OFFSET, id);
+    s.set(LONG, SEALED_LENGTH_OFFSET, 0L);
+    s.set(LONG, CREATED_OFFSET, createdMillis);
+    s.set(LONG, MIN_SEQ_OFFSET, 0L);
+    s.set(LONG, MAX_SEQ_OFFSET, 0L);
+    s.set(INT, 56, 0);
+    stampCrc(s);
+  }
+
+  /** Marks the header sealed with the segment's final length and seq range. */
+  public static void seal(MemorySegment s, long sealedLength, long minSeq, long maxSeq) {
+    s.set(SHORT, FLAGS_OFFSET, (short) (s.get(SHORT, FLAGS_OFFSET) | FLAG_SEALED));
+    s.set(LONG, SEALED_LENGTH_OFFSET, sealedLength);
+    s.set(LONG, MIN_SEQ_OFFSET, minSeq);
+    s.set(LONG, MAX_SEQ_OFFSET, maxSeq);
+    stampCrc(s);
+  }
+
+  private static void stampCrc(MemorySegment s) {
+    s.set(INT, CRC_OFFSET, Crc32c.masked(s, 0, CRC_OFFSET));
+  }
+
+  /**
+   * Validates a header; returns null if it is sound, or what is wrong with it.
+   *
+   * @throws IncompatibleFormatException when the header is sound but of a newer major version
+   */
+  public static String validate(MemorySegment s, String fileName) {
+    if (s.byteSize() < LENGTH) {
+      return "file is " + s.byteSize() + " bytes, shorter than the " + LENGTH + "-byte header";
+    }
+    if (MemorySegment.mismatch(s, 0, MAGIC.length, MemorySegment.ofArray(MAGIC), 0, MAGIC.length) != -1) {
+      return "bad magic: not a Cellar segment";
+    }
+    if (s.get(INT, CRC_OFFSET) != Crc32c.masked(s, 0, CRC_OFFSET)) {
+      return "header checksum mismatch";
+    }
+    short major = s.get(SHORT, MAJOR_OFFSET);
+    if (major != MAJOR_VERSION) {
+      throw new IncompatibleFormatException(
+          fileName + " is segment format version " + major + "." + s.get(SHORT, MINOR_OFFSET)
+              + "; this build reads version " + MAJOR_VERSION + ".x only");
+    }
+    short kind = kind(s);
+    if (kind != KIND_LOG && kind != KIND_COMPACTED) {
+      return "unknown segment kind " + kind;
+    }
+    if (isSealed(s) && (sealedLength(s) < LENGTH)) {
+      return "sealed length " + sealedLength(s) + " is shorter than the header";
+    }
+    return null;
+  }
+
+  public static short kind(MemorySegment s) {
+    return s.get(SHORT, KIND_OFFSET);
+  }
+
+  public static long id(MemorySegment s) {
+    return s.get(LONG, ID_OFFSET);
+  }
+
+  public static boolean isSealed(MemorySegment s) {
+    return (s.get(SHORT, FLAGS_OFFSET) & FLAG_SEALED) != 0;
+  }
+
+  public static long sealedLength(MemorySegment s) {
+    return s.get(LONG, SEALED_LENGTH_OFFSET);
+  }
+
+  public static long createdMillis(MemorySegment s) {
+    return s.get(LONG, CREATED_OFFSET);
+  }
+
+  public static long minSeq(MemorySegment s) {
+    return s.get(LONG, MIN_SEQ_OFFSET);
+  }
+
+  public static long maxSeq(MemorySegment s) {
+    return s.get(LONG, MAX_SEQ_OFFSET);
+  }
+}

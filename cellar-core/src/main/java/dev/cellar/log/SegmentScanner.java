@@ -1,0 +1,120 @@
+package dev.cellar.log;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Walks the records of one segment, verifying each CRC, and describes whatever is not a valid
+ * record: torn tails, holes, corruption. It never throws on bad bytes and never reads past its
+ * limit, so it is safe on arbitrary files.
+ *
+ * <h2>Rules (also in docs/format/log.md)</h2>
+ * <ul>
+ *   <li>A record that parses and whose CRC matches is valid and is visited.
+ *   <li>At an invalid position the scanner resynchronises: it looks for the next offset at which a
+ *       valid record starts and reports the bytes in between as one damaged region.
+ *   <li>Unwritten space is zeros. In an unsealed segment, zeros from some offset to the limit are
+ *       the clean end of the log, not damage.
+ *   <li>Damage after the last valid record of an unsealed segment is a torn tail.
+ * </ul>
+ */
+public final class SegmentScanner {
+  private static final MemorySegment ZEROS = MemorySegment.ofArray(new byte[1 << 16]);
+
+  private SegmentScanner() {}
+
+  /** Called for each valid record; the view is reused between calls. */
+  public interface Visitor {
+    void record(RecordView record);
+  }
+
+  /** A region that held no valid record. */
+  public record Damage(long offset, long length, String reason) {}
+
+  /**
+   * The outcome of a scan.
+   *
+   * @param validEnd offset just past the last valid record (or the start, if none)
+   * @param records number of valid records
+   * @param damage regions skipped, in order; those at or past validEnd form the torn tail
+   */
+  public record Result(long validEnd, long records, List<Damage> damage) {
+    /** Damaged regions before the last valid record. */
+    public List<Damage> holes() {
+      return damage.stream().filter(d -> d.offset() < validEnd).toList();
+    }
+
+    /** Bytes between the last valid record and the limit that are not clean zeros. */
+    public long tornTailBytes() {
+      return damage.stream().filter(d -> d.offset() >= validEnd).mapToLong(Damage::length).sum();
+    }
+  }
+
+  /**
+   * Scans {@code [start, limit)} of {@code memory}.
+   *
+   * @param sealed whether the range is a sealed segment's data, where zeros are damage too
+   */
+  public static Result scan(MemorySegment memory, long start, long limit, boolean sealed, Visitor visitor) {
+    RecordView view = new RecordView();
+    List<Damage> damage = new ArrayList<>();
+    long position = start;
+    long validEnd = start;
+    long records = 0;
+    while (position < limit) {
+      if (view.parse(memory, position, limit) && view.checksumValid()) {
+        visitor.record(view);
+        records++;
+        position += view.length();
+        validEnd = position;
+        continue;
+      }
+      if (!sealed && allZero(memory, position, limit)) {
+        break;
+      }
+      long next = resync(memory, position + 1, limit, view);
+      damage.add(new Damage(position, next - position, describe(memory, position, limit)));
+      position = next;
+    }
+    return new Result(validEnd, records, damage);
+  }
+
+  private static String describe(MemorySegment memory, long position, long limit) {
+    if (limit - position < RecordDescriptor.MIN_LENGTH) {
+      return "truncated record";
+    }
+    if (RecordDescriptor.isBlank(memory, position)) {
+      return "zeroed bytes";
+    }
+    RecordView view = new RecordView();
+    return view.parse(memory, position, limit) ? "checksum mismatch" : "malformed record header";
+  }
+
+  /** The next offset from {@code from} where a valid record starts, or {@code limit}. */
+  private static long resync(MemorySegment memory, long from, long limit, RecordView view) {
+    for (long p = from; p + RecordDescriptor.MIN_LENGTH <= limit; p++) {
+      int type = memory.get(java.lang.foreign.ValueLayout.JAVA_BYTE, p + RecordDescriptor.TYPE_OFFSET) & 0xFF;
+      if (type != RecordDescriptor.PUT
+          && type != RecordDescriptor.DELETE
+          && type != (RecordDescriptor.PUT | RecordDescriptor.EXPIRY_BIT)) {
+        continue;
+      }
+      if (view.parse(memory, p, limit) && view.checksumValid()) {
+        return p;
+      }
+    }
+    return limit;
+  }
+
+  /** Whether every byte of {@code [from, limit)} is zero. */
+  public static boolean allZero(MemorySegment memory, long from, long limit) {
+    for (long p = from; p < limit; p += ZEROS.byteSize()) {
+      long n = Math.min(ZEROS.byteSize(), limit - p);
+      if (MemorySegment.mismatch(memory, p, p + n, ZEROS, 0, n) != -1) {
+        return false;
+      }
+    }
+    return true;
+  }
+}

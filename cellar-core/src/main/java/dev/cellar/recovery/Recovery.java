@@ -1,0 +1,274 @@
+package dev.cellar.recovery;
+
+import dev.cellar.CorruptStoreException;
+import dev.cellar.checkpoint.CheckpointDescriptor;
+import dev.cellar.checkpoint.CheckpointImage;
+import dev.cellar.checkpoint.CheckpointReader;
+import dev.cellar.checkpoint.SegmentEntry;
+import dev.cellar.io.FileIO;
+import dev.cellar.log.SegmentHeaderDescriptor;
+import dev.cellar.log.RecordView;
+import dev.cellar.log.Segment;
+import dev.cellar.log.SegmentScanner;
+import dev.cellar.log.SegmentTable;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Brings a store directory back to a consistent state on open, from the directory listing alone.
+ *
+ * <h2>Steps</h2>
+ * <ol>
+ *   <li>{@link #scanDirectory}: delete leftover temporary files, map every segment, check headers.
+ *   <li>{@link #loadCheckpoint}: the newest checkpoint that verifies and whose segments all exist;
+ *       a bad one is reported and the next older one tried; with none, everything is replayed.
+ *   <li>{@link #placeSegments}: segments the checkpoint names keep their slots; log segments from
+ *       its replay position on are added; anything else is an uncommitted compaction output or an
+ *       obsolete segment whose deletion a crash interrupted, and is deleted.
+ *   <li>{@link #replay}: every record after the replay position is CRC-checked and handed to the
+ *       target in log order. Unsealed segments (the ones being written at a crash) may end in a
+ *       torn tail, which is cut off; they are then sealed. Damage inside sealed data is fatal unless
+ *       the caller asked for salvage.
+ * </ol>
+ *
+ * <p>Why damage in an unsealed segment is tolerated but not in a sealed one: a segment is sealed
+ * only after an fsync, so power loss cannot damage it; an unsealed segment's unsynced tail can be
+ * lost or reordered by power loss, and nothing acknowledged under {@code always} lies past a hole
+ * (its fsync covered everything before it).
+ */
+public final class Recovery {
+  private final FileIO io;
+  private final Path directory;
+  private final boolean salvage;
+  private final int shards;
+  private final RecoveryReport report = new RecoveryReport();
+  private final long started = System.nanoTime();
+  private final Map<Long, Segment> segments = new HashMap<>();
+  private final List<Path> checkpoints = new ArrayList<>();
+  private final List<Segment> toReplay = new ArrayList<>();
+  private CheckpointImage checkpoint;
+  private long maxSegmentId;
+  private long maxSeq;
+
+  public Recovery(FileIO io, Path directory, boolean salvage, int shards) {
+    this.io = io;
+    this.directory = directory;
+    this.salvage = salvage;
+    this.shards = shards;
+  }
+
+  /** Receives replayed records. */
+  public interface Target {
+    void apply(Segment segment, RecordView record);
+  }
+
+  public void scanDirectory() throws IOException {
+    for (Path file : io.list(directory)) {
+      String name = file.getFileName().toString();
+      if (name.endsWith(".tmp")) {
+        io.delete(file);
+        report.note("deleted unfinished temporary file " + name);
+        continue;
+      }
+      if (CheckpointDescriptor.sequenceOf(name) >= 0) {
+        checkpoints.add(file);
+        continue;
+      }
+      long id = Segment.idOf(name);
+      if (id < 0) {
+        continue;
+      }
+      maxSegmentId = Math.max(maxSegmentId, id);
+      Segment segment = Segment.openExisting(io, file, id);
+      String problem = SegmentHeaderDescriptor.validate(segment.memory(), name);
+      if (problem != null) {
+        if (SegmentScanner.allZero(segment.memory(), 0, segment.memory().byteSize())) {
+          // A crash between creating the file and its header reaching disk: it never held a record.
+          segment.close();
+          io.delete(file);
+          report.note("deleted empty segment " + name + " left by a crash during its creation");
+          continue;
+        }
+        segment.close();
+        damage(name + " offset 0: " + segment.memory().byteSize() + " bytes unusable: " + problem);
+        continue;
+      }
+      if (SegmentHeaderDescriptor.id(segment.memory()) != id) {
+        segment.close();
+        damage(name + " offset 16: header names segment " + SegmentHeaderDescriptor.id(segment.memory()));
+        continue;
+      }
+      segments.put(id, segment);
+    }
+    checkpoints.sort(null);
+  }
+
+  /** Loads the newest usable checkpoint, or returns null; index arenas go to {@code arenas}. */
+  public CheckpointImage loadCheckpoint(List<Arena> arenas) throws IOException {
+    for (int i = checkpoints.size() - 1; i >= 0; i--) {
+      Path path = checkpoints.get(i);
+      List<Arena> attempt = new ArrayList<>();
+      try {
+        CheckpointImage image = CheckpointReader.read(io, path, shards, attempt);
+        for (SegmentEntry entry : image.segments()) {
+          if (!segments.containsKey(entry.segmentId())) {
+            throw new CheckpointReader.Invalid(
+                path.getFileName() + " names " + Segment.fileName(entry.segmentId()) + ", which is missing or unreadable");
+          }
+        }
+        checkpoint = image;
+        arenas.addAll(attempt);
+        report.checkpoint(path.getFileName().toString());
+        for (int j = 0; j < i; j++) {
+          io.delete(checkpoints.get(j));
+        }
+        return image;
+      } catch (CheckpointReader.Invalid e) {
+        attempt.forEach(Arena::close);
+        report.note("checkpoint not used: " + e.getMessage());
+      }
+    }
+    return null;
+  }
+
+  /** Fills {@code table} and decides what to replay; deletes obsolete files. */
+  public void placeSegments(SegmentTable table) throws IOException {
+    Map<Long, SegmentEntry> named = new HashMap<>();
+    if (checkpoint != null) {
+      for (SegmentEntry e : checkpoint.segments()) {
+        named.put(e.segmentId(), e);
+      }
+    }
+    List<Segment> ordered = new ArrayList<>(segments.values());
+    ordered.sort((a, b) -> Long.compare(a.id(), b.id()));
+    for (Segment s : ordered) {
+      SegmentEntry entry = named.get(s.id());
+      boolean sealed = SegmentHeaderDescriptor.isSealed(s.memory());
+      if (entry != null) {
+        table.place(s, entry.slot());
+        s.restoreAccounting(entry.deadBytes(), entry.ttlLiveBytes(), entry.maxExpiry(), entry.minSeq(), entry.maxSeq());
+        maxSeq = Math.max(maxSeq, entry.maxSeq());
+        if (s.id() >= checkpoint.replayFromSegment() || !sealed) {
+          toReplay.add(s);
+        } else {
+          checkSealedLength(s);
+        }
+      } else if (checkpoint == null
+          || (s.kind() == SegmentHeaderDescriptor.KIND_LOG && s.id() >= checkpoint.replayFromSegment())) {
+        toReplay.add(s);
+      } else {
+        s.close();
+        io.delete(s.path());
+        report.note("deleted " + s.path().getFileName() + ": superseded by compaction or never committed");
+      }
+    }
+    for (Segment s : toReplay) {
+      if (s.slot() < 0) {
+        table.add(s);
+      }
+    }
+  }
+
+  private void checkSealedLength(Segment s) {
+    long sealedLength = SegmentHeaderDescriptor.sealedLength(s.memory());
+    long size = s.memory().byteSize();
+    if (size < sealedLength) {
+      damage(s.path().getFileName() + " offset " + size + ": " + (sealedLength - size)
+          + " bytes missing: file is shorter than its sealed length " + sealedLength);
+      s.end(size);
+    } else {
+      s.end(sealedLength);
+    }
+  }
+
+  /** Replays every record after the checkpoint; throws if damage is fatal and salvage is off. */
+  public void replay(Target target) throws IOException {
+    for (Segment s : toReplay) {
+      replaySegment(s, target);
+    }
+    report.elapsed(System.nanoTime() - started);
+    if (!report.fatal().isEmpty() && !salvage) {
+      throw new CorruptStoreException(
+          "store " + directory + " has damaged data; reopen with salvage to skip it (the listed bytes are lost)",
+          report.fatal());
+    }
+  }
+
+  private void replaySegment(Segment s, Target target) throws IOException {
+    String name = s.path().getFileName().toString();
+    boolean sealed = SegmentHeaderDescriptor.isSealed(s.memory());
+    long start = SegmentHeaderDescriptor.LENGTH;
+    if (checkpoint != null && s.id() == checkpoint.replayFromSegment()) {
+      start = Math.max(start, checkpoint.replayFromOffset());
+    }
+    long limit;
+    if (sealed) {
+      checkSealedLength(s);
+      limit = s.end();
+    } else {
+      limit = s.memory().byteSize();
+    }
+    SegmentScanner.Result result =
+        SegmentScanner.scan(
+            s.memory(),
+            start,
+            limit,
+            sealed,
+            record -> {
+              maxSeq = Math.max(maxSeq, record.seq());
+              s.noteSeq(record.seq());
+              target.apply(s, record);
+            });
+    report.replayed(result.records(), result.validEnd() - start);
+    for (SegmentScanner.Damage d : result.damage()) {
+      String line = name + " offset " + d.offset() + ": " + d.length() + " bytes skipped (" + d.reason() + ")";
+      report.dropped(d.length());
+      if (sealed) {
+        damage(line);
+      } else if (d.offset() >= result.validEnd()) {
+        report.note(line + ": torn tail of an unsealed segment, truncated");
+      } else {
+        report.note(line + ": hole in an unsealed segment, skipped");
+        s.addDead(d.length());
+      }
+    }
+    if (!sealed) {
+      s.end(result.validEnd());
+      if (result.holes().isEmpty()) {
+        s.seal();
+        report.note("sealed " + name + " at " + result.validEnd() + " bytes after an unclean shutdown");
+      }
+    }
+  }
+
+  private void damage(String line) {
+    if (salvage) {
+      report.note("salvaged past: " + line);
+    } else {
+      report.fatal(line);
+    }
+  }
+
+  public RecoveryReport report() {
+    return report;
+  }
+
+  public long maxSegmentId() {
+    return maxSegmentId;
+  }
+
+  /** Highest seq seen in the checkpoint or the replayed log. */
+  public long maxSeq() {
+    return Math.max(maxSeq, checkpoint == null ? 0 : checkpoint.nextSeq() - 1);
+  }
+
+  /** Every segment opened, for cleanup when the open fails. */
+  public List<Segment> openedSegments() {
+    return List.copyOf(segments.values());
+  }
+}

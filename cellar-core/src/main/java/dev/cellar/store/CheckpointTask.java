@@ -1,0 +1,80 @@
+package dev.cellar.store;
+
+import dev.cellar.checkpoint.CheckpointDescriptor;
+import dev.cellar.checkpoint.CheckpointWriter;
+import dev.cellar.checkpoint.SegmentEntry;
+import dev.cellar.io.FileIO;
+import dev.cellar.log.LogWriter;
+import dev.cellar.log.Segment;
+import dev.cellar.log.SegmentTable;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Takes one checkpoint of a running store.
+ *
+ * <p>Consistency without stopping the world: the replay position is read <em>before</em> any
+ * shard is copied, and each shard is copied under its own write lock. A record appended after the
+ * position may or may not be in a shard's copy; replay from the position applies records by
+ * sequence number, so both cases converge. Every record any copy points at is made durable before
+ * the checkpoint is published.
+ */
+final class CheckpointTask {
+  private final Store store;
+  private final FileIO io;
+  private final Path directory;
+  private final Shard[] shards;
+  private final SegmentTable segments;
+  private final LogWriter log;
+  private final boolean locksHeld;
+
+  CheckpointTask(Store store, FileIO io, Path directory, Shard[] shards, SegmentTable segments, LogWriter log, boolean locksHeld) {
+    this.store = store;
+    this.io = io;
+    this.directory = directory;
+    this.shards = shards;
+    this.segments = segments;
+    this.log = log;
+    this.locksHeld = locksHeld;
+  }
+
+  void write(long sequence) throws IOException {
+    LogWriter.Position from = log.position();
+    long nextSeq = log.nextSeq();
+    List<SegmentEntry> entries = new ArrayList<>();
+    for (Segment s : segments.all()) {
+      if (!s.obsolete()) {
+        entries.add(
+            new SegmentEntry(
+                s.id(), s.slot(), s.kind(), s.deadBytes(), s.ttlLiveBytes(), s.maxExpiry(),
+                s.minSeq() == Long.MAX_VALUE ? 0 : s.minSeq(), s.maxSeq()));
+      }
+    }
+    List<CheckpointWriter.ShardSource> sources = new ArrayList<>(shards.length);
+    for (Shard shard : shards) {
+      sources.add(sink -> copyShard(shard, sink));
+    }
+    CheckpointWriter.write(
+        io, directory, sequence, from.segmentId(), from.offset(), nextSeq, entries, sources, store::syncAll);
+    for (Path file : io.list(directory)) {
+      long other = CheckpointDescriptor.sequenceOf(file.getFileName().toString());
+      if (other >= 0 && other != sequence) {
+        io.delete(file);
+      }
+    }
+  }
+
+  private void copyShard(Shard shard, CheckpointWriter.SlotSink sink) throws IOException {
+    long stamp = locksHeld ? 0 : shard.lock.writeLock();
+    try {
+      shard.index.completeMigration();
+      sink.accept(shard.index.slots(), shard.index.size());
+    } finally {
+      if (!locksHeld) {
+        shard.lock.unlockWrite(stamp);
+      }
+    }
+  }
+}

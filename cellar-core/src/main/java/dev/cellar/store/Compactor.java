@@ -1,0 +1,301 @@
+package dev.cellar.store;
+
+import dev.cellar.CellarOptions;
+import dev.cellar.index.KeyHasher;
+import dev.cellar.io.FileIO;
+import dev.cellar.log.LogLocation;
+import dev.cellar.log.RecordDescriptor;
+import dev.cellar.log.RecordView;
+import dev.cellar.log.Segment;
+import dev.cellar.log.SegmentHeaderDescriptor;
+import dev.cellar.log.SegmentScanner;
+import dev.cellar.log.SegmentTable;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One compaction pass: copies the live records of sealed segments that are mostly garbage (or
+ * small) into new segments, points the index at the copies, and retires the old segments.
+ *
+ * <h2>Crash safety</h2>
+ * Outputs are written under a temporary name, sealed (fsync), renamed and the directory fsynced
+ * before the index points at them; the victims stay on disk, merely obsolete, until a later
+ * checkpoint that no longer names them is durable. Recovery deletes an output that no checkpoint
+ * names, and full replay without a checkpoint orders records by sequence number, so duplicates are
+ * harmless. A kill at any step therefore leaves every acknowledged write readable.
+ *
+ * <h2>Readers</h2>
+ * Readers are never blocked: each relocation takes the key's shard write lock for one index update,
+ * which invalidates optimistic readers of that shard only for that instant.
+ *
+ * <h2>What is dropped</h2>
+ * Overwritten and deleted values. A tombstone, or an expired value (rewritten as a tombstone), is
+ * dropped only when no other segment could still hold an older record of its key (every other
+ * segment's lowest sequence number is above it); otherwise it is carried forward.
+ */
+final class Compactor {
+  private static final long THROTTLE_CHUNK = 1 << 20;
+
+  private final Store store;
+  private final FileIO io;
+  private final Path directory;
+  private final Shard[] shards;
+  private final KeyHasher hasher;
+  private final SegmentTable segments;
+  private final AtomicLong segmentIds;
+  private final CellarOptions options;
+  private final boolean throttled;
+  private final List<Relocation> relocations = new ArrayList<>();
+  private final List<Segment> outputs = new ArrayList<>();
+  private Segment output;
+  private long outputTail;
+  private long processedSinceSleep;
+  private long throttleStart = System.nanoTime();
+
+  /** A record copied to an output, to be pointed at once the output is durable. */
+  private record Relocation(long hash, long from, Segment output, long offset, long length, boolean expire, boolean hasTtl) {}
+
+  Compactor(
+      Store store, FileIO io, Path directory, Shard[] shards, KeyHasher hasher, SegmentTable segments,
+      AtomicLong segmentIds, CellarOptions options, boolean throttled) {
+    this.store = store;
+    this.io = io;
+    this.directory = directory;
+    this.shards = shards;
+    this.hasher = hasher;
+    this.segments = segments;
+    this.segmentIds = segmentIds;
+    this.options = options;
+    this.throttled = throttled;
+  }
+
+  /** Runs one pass; returns bytes reclaimed (victims' size minus outputs' size). */
+  long runOnce() throws IOException {
+    synchronized (store.maintenanceLock) {
+      long now = System.currentTimeMillis();
+      List<Segment> victims = chooseVictims(now);
+      if (victims.isEmpty()) {
+        return 0;
+      }
+      long olderThan = lowestSeqOutside(victims);
+      for (Segment victim : victims) {
+        copyLive(victim, olderThan, now);
+      }
+      publishOutputs();
+      applyRelocations();
+      long before = 0;
+      for (Segment victim : victims) {
+        before += victim.end();
+        store.addObsolete(victim);
+      }
+      long after = outputs.stream().mapToLong(Segment::end).sum();
+      store.compactions.increment();
+      store.compactedBytes.add(Math.max(0, before - after));
+      return Math.max(0, before - after);
+    }
+  }
+
+  private List<Segment> chooseVictims(long now) {
+    List<Segment> garbage = new ArrayList<>();
+    List<Segment> small = new ArrayList<>();
+    for (Segment s : segments.all()) {
+      if (s.state() != Segment.State.SEALED || s.obsolete()) {
+        continue;
+      }
+      long data = s.end() - SegmentHeaderDescriptor.LENGTH;
+      if (data <= 0) {
+        continue;
+      }
+      if ((double) s.garbageBytes(now) / data >= options.compactionGarbageRatio()) {
+        garbage.add(s);
+      } else if (s.end() < options.segmentBytes() / 4) {
+        small.add(s);
+      }
+    }
+    if (small.size() >= 2) {
+      garbage.addAll(small);
+    }
+    List<Segment> chosen = new ArrayList<>();
+    long live = 0;
+    for (Segment s : garbage) {
+      long estimate = s.end() - s.garbageBytes(now);
+      if (!chosen.isEmpty() && live + estimate > options.segmentBytes() * 0.9) {
+        break;
+      }
+      chosen.add(s);
+      live += estimate;
+    }
+    return chosen.size() == 1 && small.contains(chosen.getFirst()) ? List.of() : chosen;
+  }
+
+  /** Lowest seq in any segment other than the victims: tombstones at or above it may still matter. */
+  private long lowestSeqOutside(List<Segment> victims) {
+    long lowest = Long.MAX_VALUE;
+    for (Segment s : segments.all()) {
+      if (!victims.contains(s)) {
+        lowest = Math.min(lowest, s.minSeq());
+      }
+    }
+    return lowest;
+  }
+
+  private void copyLive(Segment victim, long lowestOtherSeq, long now) throws IOException {
+    MemorySegment memory = victim.memory();
+    IOException[] failure = {null};
+    SegmentScanner.scan(
+        memory,
+        SegmentHeaderDescriptor.LENGTH,
+        victim.end(),
+        true,
+        record -> {
+          if (failure[0] != null) {
+            return;
+          }
+          try {
+            consider(victim, record, lowestOtherSeq, now);
+            throttle(record.length());
+          } catch (IOException e) {
+            failure[0] = e;
+          }
+        });
+    if (failure[0] != null) {
+      throw failure[0];
+    }
+  }
+
+  private void consider(Segment victim, RecordView record, long lowestOtherSeq, long now) throws IOException {
+    long hash = hasher.hash(victim.memory(), record.keyOffset(), record.keyLength());
+    long location = LogLocation.of(victim.slot(), record.offset());
+    long current = currentLocation(hash, record.key());
+    boolean olderMayExist = lowestOtherSeq < record.seq();
+    if (record.isDelete()) {
+      if (current == 0 && olderMayExist) {
+        copy(victim.memory(), record);
+      }
+      return;
+    }
+    if (current != location) {
+      return;
+    }
+    if (record.expiredAt(now)) {
+      long offset = olderMayExist ? writeTombstone(record) : -1;
+      relocations.add(new Relocation(hash, location, output, offset, 0, true, false));
+      return;
+    }
+    long offset = copy(victim.memory(), record);
+    relocations.add(new Relocation(hash, location, output, offset, record.length(), false, record.expireAt() != 0));
+  }
+
+  private long currentLocation(long hash, MemorySegment key) {
+    Shard shard = shards[(int) hash & (shards.length - 1)];
+    long stamp = shard.lock.readLock();
+    try {
+      return shard.index.get(hash, key);
+    } finally {
+      shard.lock.unlockRead(stamp);
+    }
+  }
+
+  /** Copies a record's bytes verbatim (its CRC stays valid); returns its offset in the output. */
+  private long copy(MemorySegment from, RecordView record) throws IOException {
+    ensureOutput(record.length());
+    long offset = outputTail;
+    MemorySegment.copy(from, record.offset(), output.memory(), offset, record.length());
+    advance(record.length(), record.seq());
+    if (record.expireAt() != 0) {
+      output.addTtl(record.length(), record.expireAt());
+    }
+    return offset;
+  }
+
+  private long writeTombstone(RecordView record) throws IOException {
+    long length = RecordDescriptor.length(record.keyLength(), 0, record.seq(), false);
+    ensureOutput(length);
+    long offset = outputTail;
+    RecordDescriptor.write(output.memory(), offset, RecordDescriptor.DELETE, record.key(), null, record.seq(), 0);
+    advance(length, record.seq());
+    return offset;
+  }
+
+  private void advance(long length, long seq) {
+    outputTail += length;
+    output.end(outputTail);
+    output.noteSeq(seq);
+  }
+
+  private void ensureOutput(long length) throws IOException {
+    if (output != null && outputTail + length <= options.segmentBytes()) {
+      output.reserve(outputTail, outputTail + length);
+      return;
+    }
+    long id = segmentIds.incrementAndGet();
+    Path temp = directory.resolve(Segment.fileName(id) + ".tmp");
+    output =
+        Segment.create(io, temp, id, SegmentHeaderDescriptor.KIND_COMPACTED, options.segmentBytes(), System.currentTimeMillis());
+    outputs.add(output);
+    outputTail = SegmentHeaderDescriptor.LENGTH;
+    output.reserve(outputTail, outputTail + length);
+  }
+
+  private void publishOutputs() throws IOException {
+    for (Segment s : outputs) {
+      s.seal();
+      s.rename(io, directory.resolve(Segment.fileName(s.id())));
+    }
+    if (!outputs.isEmpty()) {
+      io.syncDirectory(directory);
+      for (Segment s : outputs) {
+        segments.add(s);
+      }
+    }
+  }
+
+  private void applyRelocations() {
+    for (Relocation r : relocations) {
+      Shard shard = shards[(int) r.hash() & (shards.length - 1)];
+      long stamp = shard.lock.writeLock();
+      boolean moved;
+      try {
+        if (r.expire()) {
+          moved = shard.index.removeLocation(r.hash(), r.from());
+        } else {
+          moved = shard.index.relocate(r.hash(), r.from(), LogLocation.of(r.output().slot(), r.offset()));
+        }
+      } finally {
+        shard.lock.unlockWrite(stamp);
+      }
+      if (!moved && !r.expire()) {
+        // Overwritten or deleted while we copied: the copy is garbage from birth.
+        r.output().addDead(r.length());
+        if (r.hasTtl()) {
+          r.output().removeTtl(r.length());
+        }
+      }
+    }
+  }
+
+  private void throttle(long bytes) {
+    if (!throttled) {
+      return;
+    }
+    processedSinceSleep += bytes;
+    if (processedSinceSleep < THROTTLE_CHUNK) {
+      return;
+    }
+    long allowedNanos = processedSinceSleep * 1_000_000_000L / options.compactionBytesPerSecond();
+    long elapsed = System.nanoTime() - throttleStart;
+    if (allowedNanos > elapsed) {
+      try {
+        Thread.sleep((allowedNanos - elapsed) / 1_000_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    processedSinceSleep = 0;
+    throttleStart = System.nanoTime();
+  }
+}

@@ -1,0 +1,54 @@
+package dev.cellar.store;
+
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The {@code everysec} duty: fsync the log once a second when anything was appended since the last
+ * fsync. Its own thread, so that a long compaction or checkpoint never delays it.
+ */
+final class FlushAgent implements Runnable {
+  static final long INTERVAL_MILLIS = 1000;
+
+  private final Store store;
+  private final Thread thread;
+  private volatile boolean running = true;
+
+  FlushAgent(Store store, String name) {
+    this.store = store;
+    this.thread = Thread.ofPlatform().daemon().name("cellar-flusher-" + name).unstarted(this);
+  }
+
+  void start() {
+    thread.start();
+  }
+
+  @Override
+  public void run() {
+    while (running) {
+      long started = System.nanoTime();
+      if (store.appendedSeq() > store.durableSeq()) {
+        try {
+          store.syncAll();
+        } catch (RuntimeException e) {
+          // The store has recorded the failure and refuses writes; nothing more to flush.
+          return;
+        }
+      }
+      long sleep = INTERVAL_MILLIS - (System.nanoTime() - started) / 1_000_000;
+      if (sleep > 0) {
+        LockSupport.parkNanos(sleep * 1_000_000);
+      }
+    }
+  }
+
+  void stop() {
+    running = false;
+    // Never interrupt: an interrupt during FileChannel I/O closes the channel under the store.
+    LockSupport.unpark(thread);
+    try {
+      thread.join();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

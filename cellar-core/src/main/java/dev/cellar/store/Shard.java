@@ -1,0 +1,55 @@
+package dev.cellar.store;
+
+import dev.cellar.index.HashIndex;
+import dev.cellar.index.KeyHasher;
+import dev.cellar.log.LogLocation;
+import dev.cellar.log.RecordView;
+import dev.cellar.log.Segment;
+import dev.cellar.log.SegmentTable;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.locks.StampedLock;
+
+/**
+ * One partition of the keyspace: a lock and an index. A key belongs to the shard given by the low
+ * bits of its hash (the index uses the top bits, so the two are independent).
+ *
+ * <h2>Concurrency</h2>
+ * Writers hold {@link #lock}'s write lock for the append and the index update. Readers take an
+ * optimistic stamp, read, and validate: a read touches no shared cache line for writing, which is
+ * what lets reads scale across cores. The records that locations point to are immutable, so once a
+ * stamp validates the location it read, the record behind it may be read without the lock.
+ */
+final class Shard implements HashIndex.Keys {
+  final StampedLock lock = new StampedLock();
+  private final SegmentTable segments;
+  private final KeyHasher hasher;
+  HashIndex index;
+
+  Shard(SegmentTable segments, KeyHasher hasher) {
+    this.segments = segments;
+    this.hasher = hasher;
+  }
+
+  @Override
+  public boolean matches(long location, MemorySegment key) {
+    Segment segment = segments.get(LogLocation.slot(location));
+    if (segment == null) {
+      return false;
+    }
+    MemorySegment log = segment.memory();
+    long offset = LogLocation.offset(location);
+    RecordView view = new RecordView();
+    return view.parse(log, offset, log.byteSize()) && view.keyEquals(key);
+  }
+
+  @Override
+  public long hashAt(long location) {
+    Segment segment = segments.get(LogLocation.slot(location));
+    RecordView view = new RecordView();
+    MemorySegment log = segment.memory();
+    if (!view.parse(log, LogLocation.offset(location), log.byteSize())) {
+      throw new IllegalStateException("index points at no record: location " + Long.toHexString(location));
+    }
+    return hasher.hash(log, view.keyOffset(), view.keyLength());
+  }
+}

@@ -1,0 +1,869 @@
+package dev.cellar.store;
+
+import dev.cellar.Cellar;
+import dev.cellar.CellarException;
+import dev.cellar.CellarOptions;
+import dev.cellar.CellarStats;
+import dev.cellar.Codec;
+import dev.cellar.CorruptStoreException;
+import dev.cellar.Cursor;
+import dev.cellar.Fsync;
+import dev.cellar.LimitExceededException;
+import dev.cellar.StoreClosedException;
+import dev.cellar.StoreIOException;
+import dev.cellar.TypedMap;
+import dev.cellar.checkpoint.CheckpointImage;
+import dev.cellar.index.HashIndex;
+import dev.cellar.index.KeyHasher;
+import dev.cellar.io.FileIO;
+import dev.cellar.log.LogLocation;
+import dev.cellar.log.LogWriter;
+import dev.cellar.log.RecordDescriptor;
+import dev.cellar.log.RecordView;
+import dev.cellar.log.Segment;
+import dev.cellar.log.SegmentHeaderDescriptor;
+import dev.cellar.log.SegmentTable;
+import dev.cellar.recovery.Recovery;
+import dev.cellar.recovery.RecoveryReport;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
+
+/**
+ * The engine behind {@link Cellar}: sharded off-heap indexes over one append-only log.
+ *
+ * <h2>Write path</h2>
+ * Hash the key (SipHash, seeded per store), take the shard's write lock, append the record to the
+ * log (a memory copy into the mapped active segment), point the index at it, account the replaced
+ * record as garbage in its segment, unlock; under {@code always}, wait for group commit.
+ *
+ * <h2>Read path</h2>
+ * Hash, find the location in the shard's index under an optimistic stamp, read the record header,
+ * validate the stamp; then copy the value out (records are immutable) and check its CRC. No lock
+ * word is written on a read, so reads scale with cores.
+ *
+ * <h2>Background work</h2>
+ * A flusher agent fsyncs once a second under {@code everysec}; a maintenance agent seals full
+ * segments, writes checkpoints and compacts. Checkpoints and compaction exclude each other through
+ * {@link #maintenanceLock}; segments compaction replaced are deleted only after a later checkpoint
+ * (which no longer names them) is durable and no cursor is open.
+ */
+public final class Store implements Cellar, GroupCommit.FailureSink {
+  private static final System.Logger LOG = System.getLogger("dev.cellar");
+  private static final int OPTIMISTIC_ATTEMPTS = 8;
+
+  private final Path directory;
+  private final CellarOptions options;
+  private final FileIO io;
+  private final DirectoryLock lock;
+  private final KeyHasher hasher;
+  private final Shard[] shards;
+  private final int shardMask;
+  private final SegmentTable segments = new SegmentTable();
+  private final AtomicLong segmentIds = new AtomicLong();
+  private final AtomicLong checkpointSequence = new AtomicLong();
+  private final AtomicInteger openCursors = new AtomicInteger();
+  final Object maintenanceLock = new Object();
+  private final List<Segment> obsolete = new ArrayList<>();
+  private LogWriter log;
+  private GroupCommit commit;
+  private RecoveryReport recoveryReport;
+  private FlushAgent flusher;
+  private MaintenanceAgent maintenance;
+
+  private volatile boolean closed;
+  private volatile IOException writeFailure;
+  private volatile long checkpointedSeq = -1;
+
+  private final LongAdder puts = new LongAdder();
+  private final LongAdder gets = new LongAdder();
+  private final LongAdder deletes = new LongAdder();
+  final LongAdder compactions = new LongAdder();
+  final LongAdder compactedBytes = new LongAdder();
+  private final LongAdder checkpoints = new LongAdder();
+
+  private Store(Path directory, CellarOptions options, DirectoryLock lock, StoreMetaDescriptor meta) {
+    this.directory = directory;
+    this.options = options;
+    this.io = options.fileIO();
+    this.lock = lock;
+    this.hasher = new KeyHasher(meta.seed0(), meta.seed1());
+    this.shards = new Shard[meta.shards()];
+    this.shardMask = meta.shards() - 1;
+    for (int i = 0; i < shards.length; i++) {
+      shards[i] = new Shard(segments, hasher);
+    }
+  }
+
+  /** Opens or creates the store in {@code directory}; see {@link Cellar#open(Path, CellarOptions)}. */
+  public static Store open(Path directory, CellarOptions options) {
+    Objects.requireNonNull(directory, "directory");
+    options.validate();
+    FileIO io = options.fileIO();
+    DirectoryLock lock;
+    StoreMetaDescriptor meta;
+    try {
+      io.createDirectories(directory);
+      lock = DirectoryLock.acquire(io, directory);
+    } catch (IOException e) {
+      throw new StoreIOException("cannot open store directory " + directory + ": " + e.getMessage(), e);
+    }
+    Store store = null;
+    try {
+      meta = readOrCreateMeta(io, directory, options);
+      store = new Store(directory, options, lock, meta);
+      store.recover();
+      store.startAgents();
+      return store;
+    } catch (IOException | RuntimeException e) {
+      if (store != null) {
+        store.abandon();
+      } else {
+        closeQuietly(lock);
+      }
+      if (e instanceof IOException io1) {
+        throw new StoreIOException("cannot open store " + directory + ": " + io1.getMessage(), io1);
+      }
+      throw (RuntimeException) e;
+    }
+  }
+
+  private static StoreMetaDescriptor readOrCreateMeta(FileIO io, Path directory, CellarOptions options)
+      throws IOException {
+    if (Files.exists(directory.resolve(StoreMetaDescriptor.FILE_NAME))) {
+      return StoreMetaDescriptor.read(io, directory);
+    }
+    for (Path file : io.list(directory)) {
+      if (Segment.idOf(file.getFileName().toString()) >= 0) {
+        throw new CorruptStoreException(
+            "store " + directory + " has log segments but no " + StoreMetaDescriptor.FILE_NAME
+                + " (it holds the hash seed); restore that file from a backup",
+            List.of(directory.resolve(StoreMetaDescriptor.FILE_NAME) + ": missing"));
+      }
+    }
+    StoreMetaDescriptor meta = StoreMetaDescriptor.createNew(options.shards(), System.currentTimeMillis());
+    meta.write(io, directory);
+    return meta;
+  }
+
+  // ---------------------------------------------------------------- recovery
+
+  private void recover() throws IOException {
+    Recovery recovery = new Recovery(io, directory, options.salvage(), shards.length);
+    recovery.scanDirectory();
+    List<Arena> arenas = new ArrayList<>();
+    CheckpointImage image = recovery.loadCheckpoint(arenas);
+    try {
+      recovery.placeSegments(segments);
+    } catch (IOException | RuntimeException e) {
+      arenas.forEach(Arena::close);
+      throw e;
+    }
+    for (int i = 0; i < shards.length; i++) {
+      shards[i].index =
+          image == null
+              ? new HashIndex(shards[i], 0)
+              : new HashIndex(shards[i], arenas.get(i), image.shardSlots()[i], image.shardSizes()[i]);
+    }
+    if (image != null) {
+      checkpointSequence.set(image.sequence());
+    }
+    ReplayApplier applier = new ReplayApplier();
+    try {
+      recovery.replay(applier);
+    } finally {
+      applier.close();
+    }
+    recoveryReport = recovery.report();
+    segmentIds.set(recovery.maxSegmentId());
+    long maxSeq = recovery.maxSeq();
+    log = new LogWriter(io, directory, segments, segmentIds, options.segmentBytes(), maxSeq + 1, System::currentTimeMillis);
+    commit = new GroupCommit(log, this, maxSeq);
+    log.start(resumableTail());
+    if (recoveryReport.replayedRecords() > 0 || !recoveryReport.notes().isEmpty()) {
+      LOG.log(System.Logger.Level.INFO, "{0}: {1}", directory, recoveryReport);
+    }
+  }
+
+  /** The last log segment, reopened for appends, if the store was closed cleanly while it was small. */
+  private Segment resumableTail() throws IOException {
+    List<Segment> all = segments.all();
+    if (all.isEmpty()) {
+      return null;
+    }
+    Segment last = all.getLast();
+    if (last.kind() != SegmentHeaderDescriptor.KIND_LOG
+        || last.state() != Segment.State.SEALED
+        || last.end() > options.segmentBytes() / 2
+        || last.memory().byteSize() < last.end()) {
+      return null;
+    }
+    Segment reopened = Segment.reopenForAppend(io, last, options.segmentBytes());
+    segments.replace(last, reopened);
+    last.close();
+    return reopened;
+  }
+
+  /**
+   * Applies replayed records by sequence number, so that segment order does not matter (compaction
+   * outputs hold old records under new ids). Tombstones whose key is absent are remembered in a
+   * side index for the duration of the replay, so an older put replayed later stays deleted.
+   */
+  private final class ReplayApplier implements Recovery.Target, AutoCloseable {
+    private final HashIndex[] tombstones = new HashIndex[shards.length];
+    private final RecordView scratch = new RecordView();
+
+    @Override
+    public void apply(Segment segment, RecordView record) {
+      long hash = hasher.hash(segment.memory(), record.keyOffset(), record.keyLength());
+      int shardId = (int) hash & shardMask;
+      Shard shard = shards[shardId];
+      MemorySegment key = record.key();
+      long location = LogLocation.of(segment.slot(), record.offset());
+      long existing = shard.index.get(hash, key);
+      if (existing == location) {
+        return;
+      }
+      long newestSeq = existing != 0 ? seqAt(existing) : tombstoneSeq(shardId, hash, key);
+      if (newestSeq >= record.seq()) {
+        segment.addDead(record.length());
+        return;
+      }
+      if (record.isDelete()) {
+        if (existing != 0) {
+          shard.index.remove(hash, key);
+          retire(existing);
+        }
+        tombstonesOf(shardId).put(hash, key, location);
+        segment.addDead(record.length());
+      } else {
+        shard.index.put(hash, key, location);
+        if (existing != 0) {
+          retire(existing);
+        }
+        if (record.expireAt() != 0) {
+          segment.addTtl(record.length(), record.expireAt());
+        }
+      }
+    }
+
+    private long seqAt(long location) {
+      Segment s = segments.get(LogLocation.slot(location));
+      if (s == null || !scratch.parse(s.memory(), LogLocation.offset(location), s.memory().byteSize())) {
+        return -1;
+      }
+      return scratch.seq();
+    }
+
+    private long tombstoneSeq(int shardId, long hash, MemorySegment key) {
+      HashIndex t = tombstones[shardId];
+      long location = t == null ? 0 : t.get(hash, key);
+      return location == 0 ? -1 : seqAt(location);
+    }
+
+    private HashIndex tombstonesOf(int shardId) {
+      if (tombstones[shardId] == null) {
+        tombstones[shardId] = new HashIndex(shards[shardId], 0);
+      }
+      return tombstones[shardId];
+    }
+
+    @Override
+    public void close() {
+      for (HashIndex t : tombstones) {
+        if (t != null) {
+          t.close();
+        }
+      }
+    }
+  }
+
+  private void startAgents() {
+    if (options.fsync() == Fsync.EVERYSEC) {
+      flusher = new FlushAgent(this, directory.getFileName() + "");
+      flusher.start();
+    }
+    maintenance = new MaintenanceAgent(this, directory.getFileName() + "");
+    maintenance.start();
+  }
+
+  /** Releases everything after a failed open, writing nothing. */
+  private void abandon() {
+    closed = true;
+    for (Shard s : shards) {
+      if (s.index != null) {
+        s.index.close();
+      }
+    }
+    for (Segment s : segments.all()) {
+      s.close();
+    }
+    closeQuietly(lock);
+  }
+
+  private static void closeQuietly(AutoCloseable c) {
+    try {
+      c.close();
+    } catch (Exception ignored) {
+      // already failing; the original error is what the caller needs
+    }
+  }
+
+  /** What the last open found and did. */
+  public RecoveryReport recoveryReport() {
+    return recoveryReport;
+  }
+
+  // ---------------------------------------------------------------- writes
+
+  @Override
+  public void put(byte[] key, byte[] value) {
+    Objects.requireNonNull(value, "value");
+    write(RecordDescriptor.PUT, segmentOf(key), MemorySegment.ofArray(value), 0);
+  }
+
+  @Override
+  public void put(byte[] key, byte[] value, Duration ttl) {
+    Objects.requireNonNull(ttl, "ttl");
+    if (ttl.isNegative() || ttl.isZero()) {
+      throw new LimitExceededException("ttl " + ttl + " must be positive");
+    }
+    putWithExpiry(key, value, System.currentTimeMillis() + ttl.toMillis());
+  }
+
+  @Override
+  public void putWithExpiry(byte[] key, byte[] value, long expireAtEpochMillis) {
+    Objects.requireNonNull(value, "value");
+    put(segmentOf(key), MemorySegment.ofArray(value), expireAtEpochMillis);
+  }
+
+  @Override
+  public void put(MemorySegment key, MemorySegment value, long expireAtEpochMillis) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(value, "value");
+    if (expireAtEpochMillis < 0) {
+      throw new LimitExceededException("expiry " + expireAtEpochMillis + " is negative");
+    }
+    if (expireAtEpochMillis != NO_EXPIRY && expireAtEpochMillis <= System.currentTimeMillis()) {
+      // Redis semantics: setting an expiry in the past deletes the key.
+      delete(key);
+      return;
+    }
+    write(RecordDescriptor.PUT, key, value, expireAtEpochMillis);
+  }
+
+  @Override
+  public boolean delete(byte[] key) {
+    return delete(segmentOf(key));
+  }
+
+  private boolean delete(MemorySegment key) {
+    return write(RecordDescriptor.DELETE, key, null, 0);
+  }
+
+  /** Appends a put or delete; returns whether a live value existed before. */
+  private boolean write(int type, MemorySegment key, MemorySegment value, long expireAt) {
+    checkKey(key);
+    if (value != null && value.byteSize() > options.maxValueBytes()) {
+      throw new LimitExceededException(
+          "value length " + value.byteSize() + " > max " + options.maxValueBytes() + " bytes (maxValueBytes)");
+    }
+    checkWritable();
+    long hash = hasher.hash(key);
+    Shard shard = shards[(int) hash & shardMask];
+    boolean existed;
+    long stamp = shard.lock.writeLock();
+    try {
+      checkOpen();
+      if (type == RecordDescriptor.PUT) {
+        long location = log.append(type, key, value, expireAt);
+        long previous = shard.index.put(hash, key, location);
+        existed = previous != 0 && retire(previous);
+        puts.increment();
+      } else {
+        long previous = shard.index.get(hash, key);
+        if (previous == 0) {
+          return false;
+        }
+        long location = log.append(type, key, null, 0);
+        shard.index.remove(hash, key);
+        existed = retire(previous);
+        deadAt(location);
+        deletes.increment();
+      }
+    } finally {
+      shard.lock.unlockWrite(stamp);
+    }
+    if (options.fsync() == Fsync.ALWAYS) {
+      awaitDurable(log.appendedSeq());
+    }
+    return existed;
+  }
+
+  private void awaitDurable(long seq) {
+    try {
+      commit.awaitDurable(seq);
+    } catch (IOException e) {
+      throw new StoreIOException(
+          "fsync failed; this write is not acknowledged and writes are disabled until the store is reopened: "
+              + e.getMessage(),
+          e);
+    }
+  }
+
+  /**
+   * Accounts the record at {@code location} as garbage now that nothing points at it; returns
+   * whether it was a live (unexpired) value.
+   */
+  private boolean retire(long location) {
+    Segment segment = segments.get(LogLocation.slot(location));
+    RecordView view = new RecordView();
+    if (segment == null || !view.parse(segment.memory(), LogLocation.offset(location), segment.end())) {
+      return false;
+    }
+    segment.addDead(view.length());
+    if (view.expireAt() != 0) {
+      segment.removeTtl(view.length());
+    }
+    return !view.isDelete() && !view.expiredAt(System.currentTimeMillis());
+  }
+
+  private void deadAt(long location) {
+    Segment segment = segments.get(LogLocation.slot(location));
+    RecordView view = new RecordView();
+    if (view.parse(segment.memory(), LogLocation.offset(location), segment.end())) {
+      segment.addDead(view.length());
+    }
+  }
+
+  private MemorySegment segmentOf(byte[] key) {
+    Objects.requireNonNull(key, "key");
+    return MemorySegment.ofArray(key);
+  }
+
+  private void checkKey(MemorySegment key) {
+    long length = key.byteSize();
+    if (length == 0) {
+      throw new LimitExceededException("key is empty; keys must be 1 to " + options.maxKeyBytes() + " bytes");
+    }
+    if (length > options.maxKeyBytes()) {
+      throw new LimitExceededException(
+          "key length " + length + " > max " + options.maxKeyBytes() + " bytes (maxKeyBytes)");
+    }
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw new StoreClosedException("store " + directory + " is closed");
+    }
+  }
+
+  private void checkWritable() {
+    checkOpen();
+    IOException failure = writeFailure;
+    if (failure != null) {
+      throw new StoreIOException(
+          "writes are disabled since an fsync failed (" + failure.getMessage()
+              + "); reads go on; reopen the store to recover from what is on disk",
+          failure);
+    }
+  }
+
+  @Override
+  public void writeFailed(IOException cause) {
+    if (writeFailure == null) {
+      writeFailure = cause;
+      LOG.log(System.Logger.Level.ERROR, "fsync failed in " + directory + "; writes disabled", cause);
+    }
+  }
+
+  /** The fsync failure that disabled writes, or null. */
+  public IOException writeFailure() {
+    return writeFailure;
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  @Override
+  public byte[] get(byte[] key) {
+    gets.increment();
+    return read(key, value -> value.toArray(ValueLayout.JAVA_BYTE));
+  }
+
+  @Override
+  public <R> R read(byte[] key, Function<MemorySegment, R> reader) {
+    MemorySegment k = segmentOf(key);
+    checkOpen();
+    long hash = hasher.hash(k);
+    Shard shard = shards[(int) hash & shardMask];
+    RecordView view = new RecordView();
+    for (int attempt = 0; ; attempt++) {
+      Segment segment = locate(shard, hash, k, view, attempt);
+      if (segment == null) {
+        return null;
+      }
+      if (view.expireAt() != 0 && view.expiredAt(System.currentTimeMillis())) {
+        return null;
+      }
+      try {
+        if (options.verifyChecksumsOnRead() && !view.checksumValid()) {
+          throw corruptRecord(segment, view);
+        }
+        return reader.apply(view.value().asReadOnly());
+      } catch (IllegalStateException segmentClosed) {
+        // Compaction moved the record and unmapped its old segment after we found it: look again.
+        checkOpen();
+      }
+    }
+  }
+
+  /**
+   * Finds the live record for {@code key} and parses its header into {@code view}; returns its
+   * segment, or null if the key is absent (tombstones read as absent). The result was current at
+   * some instant during the call.
+   */
+  private Segment locate(Shard shard, long hash, MemorySegment key, RecordView view, int retries) {
+    for (int attempt = 0; ; attempt++) {
+      boolean locked = attempt + retries >= OPTIMISTIC_ATTEMPTS;
+      long stamp = locked ? shard.lock.readLock() : shard.lock.tryOptimisticRead();
+      try {
+        if (stamp == 0) {
+          Thread.onSpinWait();
+          continue;
+        }
+        long location = shard.index.get(hash, key);
+        Segment segment = location == 0 ? null : segments.get(LogLocation.slot(location));
+        boolean parsed =
+            segment != null && view.parse(segment.memory(), LogLocation.offset(location), segment.memory().byteSize());
+        if (locked || shard.lock.validate(stamp)) {
+          if (location == 0) {
+            return null;
+          }
+          if (!parsed) {
+            throw new CorruptStoreException(
+                "the index points at an unreadable record",
+                List.of(segment == null ? "location " + Long.toHexString(location) + " has no segment"
+                    : segment.path() + " offset " + LogLocation.offset(location) + ": malformed record header"));
+          }
+          return view.isDelete() ? null : segment;
+        }
+      } catch (IllegalStateException | IndexOutOfBoundsException raced) {
+        // A writer changed what we were reading (resized the index, unmapped a segment): retry.
+        if (locked) {
+          throw raced;
+        }
+      } finally {
+        if (locked) {
+          shard.lock.unlockRead(stamp);
+        }
+      }
+    }
+  }
+
+  private static CorruptStoreException corruptRecord(Segment segment, RecordView view) {
+    return new CorruptStoreException(
+        "a record failed its checksum; the value is not returned",
+        List.of(segment.path() + " offset " + view.offset() + ": " + view.length() + " bytes, CRC32C mismatch"));
+  }
+
+  @Override
+  public long expiryOf(byte[] key) {
+    Long expiry = readMeta(key);
+    return expiry == null ? ABSENT : expiry;
+  }
+
+  private Long readMeta(byte[] key) {
+    MemorySegment k = segmentOf(key);
+    checkOpen();
+    long hash = hasher.hash(k);
+    RecordView view = new RecordView();
+    Segment segment = locate(shards[(int) hash & shardMask], hash, k, view, 0);
+    if (segment == null || view.expiredAt(System.currentTimeMillis())) {
+      return null;
+    }
+    return view.expireAt();
+  }
+
+  @Override
+  public boolean contains(byte[] key) {
+    return readMeta(key) != null;
+  }
+
+  @Override
+  public long size() {
+    checkOpen();
+    long total = 0;
+    for (Shard s : shards) {
+      long stamp = s.lock.readLock();
+      try {
+        total += s.index.size();
+      } finally {
+        s.lock.unlockRead(stamp);
+      }
+    }
+    return total;
+  }
+
+  @Override
+  public Cursor scan(byte[] prefix) {
+    Objects.requireNonNull(prefix, "prefix");
+    checkOpen();
+    openCursors.incrementAndGet();
+    return new StoreCursor(this, prefix.clone());
+  }
+
+  /** Copies the locations in shard {@code i} at one instant. */
+  long[] snapshotLocations(int i) {
+    Shard shard = shards[i];
+    long stamp = shard.lock.readLock();
+    try {
+      long[] out = new long[(int) shard.index.size()];
+      int[] n = {0};
+      shard.index.forEachLocation(
+          location -> {
+            if (n[0] < out.length) {
+              out[n[0]++] = location;
+            }
+          });
+      return n[0] == out.length ? out : java.util.Arrays.copyOf(out, n[0]);
+    } finally {
+      shard.lock.unlockRead(stamp);
+    }
+  }
+
+  int shardCount() {
+    return shards.length;
+  }
+
+  Segment segmentAt(long location) {
+    return segments.get(LogLocation.slot(location));
+  }
+
+  void cursorClosed() {
+    openCursors.decrementAndGet();
+  }
+
+  @Override
+  public <K, V> TypedMap<K, V> map(String name, Codec<K> keyCodec, Codec<V> valueCodec) {
+    return TypedMap.of(this, name, keyCodec, valueCodec);
+  }
+
+  // ---------------------------------------------------------------- durability and maintenance
+
+  @Override
+  public void sync() {
+    checkOpen();
+    syncAll();
+  }
+
+  void syncAll() {
+    try {
+      commit.syncAll();
+    } catch (IOException e) {
+      throw new StoreIOException("fsync failed; writes are disabled until the store is reopened: " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public void checkpoint() {
+    checkOpen();
+    try {
+      writeCheckpoint(true, false);
+    } catch (IOException e) {
+      throw new UncheckedIOException("checkpoint of " + directory + " failed", e);
+    }
+  }
+
+  /**
+   * Writes a checkpoint if anything changed since the last one (or if {@code force}); {@code
+   * locksHeld} when the caller holds every shard's write lock (close).
+   */
+  void writeCheckpoint(boolean force, boolean locksHeld) throws IOException {
+    synchronized (maintenanceLock) {
+      long seq = log.appendedSeq();
+      if (!force && seq == checkpointedSeq && obsoleteCount() == 0) {
+        return;
+      }
+      List<Segment> deletable = obsoleteSnapshot();
+      new CheckpointTask(this, io, directory, shards, segments, log, locksHeld)
+          .write(checkpointSequence.incrementAndGet());
+      checkpointedSeq = seq;
+      checkpoints.increment();
+      deleteSegments(deletable);
+    }
+  }
+
+  @Override
+  public long compact() {
+    checkOpen();
+    try {
+      return new Compactor(this, io, directory, shards, hasher, segments, segmentIds, options, false).runOnce();
+    } catch (IOException e) {
+      throw new UncheckedIOException("compaction of " + directory + " failed", e);
+    }
+  }
+
+  /** One throttled background compaction pass. */
+  long compactInBackground() throws IOException {
+    return new Compactor(this, io, directory, shards, hasher, segments, segmentIds, options, true).runOnce();
+  }
+
+  void addObsolete(Segment segment) {
+    synchronized (obsolete) {
+      segment.markObsolete();
+      obsolete.add(segment);
+    }
+  }
+
+  private int obsoleteCount() {
+    synchronized (obsolete) {
+      return obsolete.size();
+    }
+  }
+
+  private List<Segment> obsoleteSnapshot() {
+    synchronized (obsolete) {
+      return new ArrayList<>(obsolete);
+    }
+  }
+
+  /** Deletes segments replaced by compaction, once no cursor can still be reading them. */
+  private void deleteSegments(List<Segment> deletable) throws IOException {
+    if (deletable.isEmpty() || openCursors.get() > 0) {
+      return;
+    }
+    for (Segment s : deletable) {
+      segments.remove(s);
+      s.close();
+      io.delete(s.path());
+      synchronized (obsolete) {
+        obsolete.remove(s);
+      }
+    }
+    io.syncDirectory(directory);
+  }
+
+  /** Seals segments the log writer has moved past (fsync, final header, truncate). */
+  void sealFullSegments() throws IOException {
+    for (Segment s : segments.all()) {
+      if (s.state() == Segment.State.FULL) {
+        s.seal();
+        log.sealed(s);
+      }
+    }
+  }
+
+  boolean isClosed() {
+    return closed;
+  }
+
+  CellarOptions options() {
+    return options;
+  }
+
+  Path directory() {
+    return directory;
+  }
+
+  long appendedSeq() {
+    return log.appendedSeq();
+  }
+
+  long durableSeq() {
+    return commit.durableSeq();
+  }
+
+  @Override
+  public CellarStats stats() {
+    long indexBytes = 0;
+    for (Shard s : shards) {
+      long stamp = s.lock.readLock();
+      try {
+        indexBytes += s.index.memoryBytes();
+      } finally {
+        s.lock.unlockRead(stamp);
+      }
+    }
+    long logBytes = 0;
+    long garbage = 0;
+    long now = System.currentTimeMillis();
+    List<Segment> all = segments.all();
+    for (Segment s : all) {
+      logBytes += s.end();
+      garbage += s.garbageBytes(now);
+    }
+    return new CellarStats(
+        closed ? 0 : size(),
+        indexBytes,
+        logBytes,
+        garbage,
+        all.size(),
+        puts.sum(),
+        gets.sum(),
+        deletes.sum(),
+        commit.fsyncs(),
+        compactions.sum(),
+        compactedBytes.sum(),
+        checkpoints.sum());
+  }
+
+  // ---------------------------------------------------------------- close
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    if (flusher != null) {
+      flusher.stop();
+    }
+    if (maintenance != null) {
+      maintenance.stop();
+    }
+    // Wait for writes already past their open check.
+    long[] stamps = new long[shards.length];
+    for (int i = 0; i < shards.length; i++) {
+      stamps[i] = shards[i].lock.writeLock();
+    }
+    CellarException failure = null;
+    try {
+      if (writeFailure == null) {
+        commit.syncAll();
+        log.active().seal();
+        writeCheckpoint(true, true);
+      }
+    } catch (IOException | RuntimeException e) {
+      failure = new StoreIOException("close of " + directory + " could not sync or checkpoint: " + e.getMessage(), e);
+    } finally {
+      for (int i = 0; i < shards.length; i++) {
+        shards[i].index.close();
+        shards[i].lock.unlockWrite(stamps[i]);
+      }
+      for (Segment s : segments.all()) {
+        s.close();
+      }
+      closeQuietly(lock);
+    }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+}

@@ -1,0 +1,259 @@
+package dev.cellar.store;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.junit.jupiter.api.Assertions.*;
+
+import dev.cellar.Cellar;
+import dev.cellar.CellarOptions;
+import dev.cellar.Codecs;
+import dev.cellar.Cursor;
+import dev.cellar.Entry;
+import dev.cellar.Fsync;
+import dev.cellar.LimitExceededException;
+import dev.cellar.StoreClosedException;
+import dev.cellar.StoreLockedException;
+import dev.cellar.TypedMap;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class StoreTest {
+  @TempDir Path dir;
+
+  static byte[] b(String s) {
+    return s.getBytes(UTF_8);
+  }
+
+  static CellarOptions small() {
+    return CellarOptions.defaults().fsync(Fsync.NO).segmentBytes(1 << 20).maxValueBytes(64 << 10).shards(8);
+  }
+
+  @Test
+  void putGetDeleteAndReopen() {
+    try (Cellar db = Cellar.open(dir, small())) {
+      db.put(b("a"), b("1"));
+      db.put(b("b"), b("2"));
+      db.put(b("a"), b("3"));
+      assertArrayEquals(b("3"), db.get(b("a")));
+      assertArrayEquals(b("2"), db.get(b("b")));
+      assertNull(db.get(b("c")));
+      assertTrue(db.delete(b("b")));
+      assertFalse(db.delete(b("b")));
+      assertNull(db.get(b("b")));
+      assertEquals(1, db.size());
+    }
+    try (Cellar db = Cellar.open(dir, small())) {
+      assertArrayEquals(b("3"), db.get(b("a")));
+      assertNull(db.get(b("b")));
+      assertEquals(1, db.size());
+      db.put(b("c"), b("4"));
+    }
+    try (Cellar db = Cellar.open(dir, small())) {
+      assertArrayEquals(b("4"), db.get(b("c")));
+      assertArrayEquals(b("3"), db.get(b("a")));
+    }
+  }
+
+  @Test
+  void manyKeysAcrossSegmentsAndIndexGrowth() {
+    Map<String, String> model = new HashMap<>();
+    try (Cellar db = Cellar.open(dir, small())) {
+      for (int i = 0; i < 50_000; i++) {
+        String k = "user:" + i;
+        String v = "value-" + i + "-" + "x".repeat(i % 50);
+        db.put(b(k), b(v));
+        model.put(k, v);
+        if (i % 7 == 0) {
+          db.delete(b("user:" + (i / 2)));
+          model.remove("user:" + (i / 2));
+        }
+      }
+      assertModel(db, model);
+    }
+    try (Cellar db = Cellar.open(dir, small())) {
+      assertModel(db, model);
+    }
+  }
+
+  static void assertModel(Cellar db, Map<String, String> model) {
+    assertEquals(model.size(), db.size());
+    for (var e : model.entrySet()) {
+      assertArrayEquals(b(e.getValue()), db.get(b(e.getKey())), e.getKey());
+    }
+  }
+
+  @Test
+  void replayWithoutCheckpointRestoresEverything() throws Exception {
+    Map<String, String> model = new HashMap<>();
+    try (Cellar db = Cellar.open(dir, small())) {
+      for (int i = 0; i < 20_000; i++) {
+        db.put(b("k" + i), b("v" + i));
+        model.put("k" + i, "v" + i);
+      }
+      for (int i = 0; i < 20_000; i += 3) {
+        db.delete(b("k" + i));
+        model.remove("k" + i);
+      }
+    }
+    try (var files = java.nio.file.Files.list(dir)) {
+      for (Path p : files.toList()) {
+        if (p.getFileName().toString().startsWith("checkpoint-")) {
+          java.nio.file.Files.delete(p);
+        }
+      }
+    }
+    try (Store db = Store.open(dir, small())) {
+      assertTrue(db.recoveryReport().replayedRecords() > 0);
+      assertModel(db, model);
+    }
+  }
+
+  @Test
+  void expiryHidesAtOnceAndSurvivesReopen() throws Exception {
+    try (Cellar db = Cellar.open(dir, small())) {
+      db.put(b("short"), b("x"), Duration.ofMillis(50));
+      db.put(b("long"), b("y"), Duration.ofHours(1));
+      assertArrayEquals(b("x"), db.get(b("short")));
+      assertTrue(db.expiryOf(b("long")) > System.currentTimeMillis());
+      assertEquals(Cellar.NO_EXPIRY, db.expiryOf(b("short")) == Cellar.ABSENT ? Cellar.NO_EXPIRY : Cellar.NO_EXPIRY);
+      Thread.sleep(80);
+      assertNull(db.get(b("short")));
+      assertFalse(db.contains(b("short")));
+      assertEquals(Cellar.ABSENT, db.expiryOf(b("short")));
+      db.putWithExpiry(b("long"), b("z"), System.currentTimeMillis() - 1);
+      assertNull(db.get(b("long")));
+    }
+    try (Cellar db = Cellar.open(dir, small())) {
+      assertNull(db.get(b("short")));
+      assertNull(db.get(b("long")));
+    }
+  }
+
+  @Test
+  void scanReturnsEachLiveKeyOnceWithPrefix() {
+    try (Cellar db = Cellar.open(dir, small())) {
+      for (int i = 0; i < 1000; i++) {
+        db.put(b("p:" + i), b("v" + i));
+        db.put(b("q:" + i), b("w" + i));
+      }
+      db.delete(b("p:5"));
+      Set<String> seen = new HashSet<>();
+      try (Cursor c = db.scan(b("p:"))) {
+        while (c.hasNext()) {
+          Entry e = c.next();
+          assertTrue(seen.add(new String(e.key(), UTF_8)));
+        }
+      }
+      assertEquals(999, seen.size());
+      assertFalse(seen.contains("p:5"));
+    }
+  }
+
+  @Test
+  void compactionReclaimsGarbageAndKeepsData() {
+    Map<String, String> model = new HashMap<>();
+    CellarOptions opts = small().backgroundCompaction(false);
+    try (Cellar db = Cellar.open(dir, opts)) {
+      for (int round = 0; round < 5; round++) {
+        for (int i = 0; i < 5000; i++) {
+          String v = "r" + round + "-" + "y".repeat(100);
+          db.put(b("k" + i), b(v));
+          model.put("k" + i, v);
+        }
+      }
+      for (int i = 0; i < 5000; i += 2) {
+        db.delete(b("k" + i));
+        model.remove("k" + i);
+      }
+      long before = db.stats().logBytes();
+      long reclaimed = 0;
+      for (int i = 0; i < 10; i++) {
+        reclaimed += db.compact();
+      }
+      assertTrue(reclaimed > 0, "reclaimed " + reclaimed);
+      assertModel(db, model);
+      db.checkpoint();
+      assertTrue(db.stats().logBytes() < before, db.stats() + " before " + before);
+    }
+    try (Cellar db = Cellar.open(dir, opts)) {
+      assertModel(db, model);
+    }
+  }
+
+  @Test
+  void typedMapRoundTrips() {
+    try (Cellar db = Cellar.open(dir, small())) {
+      TypedMap<String, Long> counts = db.map("counts", Codecs.utf8(), Codecs.longs());
+      counts.put("x", 42L);
+      assertEquals(42L, counts.get("x"));
+      assertArrayEquals(Codecs.longs().encode(42L), db.get(b("counts:x")));
+      try (var c = counts.scan()) {
+        var e = c.next();
+        assertEquals("x", e.getKey());
+        assertFalse(c.hasNext());
+      }
+    }
+  }
+
+  @Test
+  void badInputGetsClearErrors() {
+    try (Cellar db = Cellar.open(dir, small().maxKeyBytes(16).maxValueBytes(100))) {
+      var empty = assertThrows(LimitExceededException.class, () -> db.put(new byte[0], b("v")));
+      assertTrue(empty.getMessage().contains("key is empty"), empty.getMessage());
+      var longKey = assertThrows(LimitExceededException.class, () -> db.put(new byte[17], b("v")));
+      assertTrue(longKey.getMessage().contains("key length 17 > max 16"), longKey.getMessage());
+      var longValue = assertThrows(LimitExceededException.class, () -> db.put(b("k"), new byte[101]));
+      assertTrue(longValue.getMessage().contains("value length 101 > max 100"), longValue.getMessage());
+      assertThrows(NullPointerException.class, () -> db.put(null, b("v")));
+      assertThrows(NullPointerException.class, () -> db.get(null));
+      db.put(b("k"), b("v"));
+      assertArrayEquals(b("v"), db.get(b("k")));
+    }
+  }
+
+  @Test
+  void useAfterCloseFails() {
+    Cellar db = Cellar.open(dir, small());
+    db.close();
+    db.close();
+    assertThrows(StoreClosedException.class, () -> db.get(b("k")));
+    assertThrows(StoreClosedException.class, () -> db.put(b("k"), b("v")));
+    assertThrows(StoreClosedException.class, () -> db.scan());
+  }
+
+  @Test
+  void secondOpenOfSameDirectoryIsRefused() {
+    try (Cellar db = Cellar.open(dir, small())) {
+      var e = assertThrows(StoreLockedException.class, () -> Cellar.open(dir, small()));
+      assertTrue(e.getMessage().contains("already open"), e.getMessage());
+      assertTrue(e.getMessage().contains("pid " + ProcessHandle.current().pid()), e.getMessage());
+    }
+    Cellar.open(dir, small()).close();
+  }
+
+  @Test
+  void alwaysModeWithConcurrentWriters() throws Exception {
+    try (Cellar db = Cellar.open(dir, small().fsync(Fsync.ALWAYS))) {
+      Thread[] threads = new Thread[8];
+      for (int t = 0; t < threads.length; t++) {
+        int id = t;
+        threads[t] = new Thread(() -> {
+          for (int i = 0; i < 200; i++) {
+            db.put(b("t" + id + ":" + i), b("v" + i));
+          }
+        });
+        threads[t].start();
+      }
+      for (Thread t : threads) {
+        t.join();
+      }
+      assertEquals(1600, db.size());
+      assertTrue(db.stats().fsyncs() < 1600, "group commit shares fsyncs: " + db.stats().fsyncs());
+    }
+  }
+}
