@@ -29,6 +29,7 @@ public final class CellarOptions {
   private Duration checkpointInterval = DEFAULT_CHECKPOINT_INTERVAL;
   private double compactionGarbageRatio = DEFAULT_COMPACTION_GARBAGE_RATIO;
   private long compactionBytesPerSecond = DEFAULT_COMPACTION_BYTES_PER_SECOND;
+  private long expectedKeys = 0;
   private boolean backgroundCompaction = true;
   private boolean salvage = false;
   private boolean verifyChecksumsOnRead = true;
@@ -50,6 +51,7 @@ public final class CellarOptions {
     c.checkpointInterval = checkpointInterval;
     c.compactionGarbageRatio = compactionGarbageRatio;
     c.compactionBytesPerSecond = compactionBytesPerSecond;
+    c.expectedKeys = expectedKeys;
     c.backgroundCompaction = backgroundCompaction;
     c.salvage = salvage;
     c.verifyChecksumsOnRead = verifyChecksumsOnRead;
@@ -114,6 +116,20 @@ public final class CellarOptions {
     CellarOptions c = copy();
     c.compactionBytesPerSecond = bytes;
     return c;
+  }
+
+  /**
+   * A sizing hint, not a limit: index tables start large enough for this many keys, so a load of a
+   * known size does no growth work. The store grows past it as needed. Default 0 (start small).
+   */
+  public CellarOptions expectedKeys(long keys) {
+    CellarOptions c = copy();
+    c.expectedKeys = keys;
+    return c;
+  }
+
+  public long expectedKeys() {
+    return expectedKeys;
   }
 
   /** Whether the background agent compacts on its own (else only {@link Cellar#compact()}). */
@@ -217,6 +233,7 @@ public final class CellarOptions {
     require(
         compactionGarbageRatio > 0 && compactionGarbageRatio < 1,
         "compactionGarbageRatio " + compactionGarbageRatio + " outside (0, 1)");
+    require(expectedKeys >= 0, "expectedKeys " + expectedKeys + " < 0");
     require(compactionBytesPerSecond > 0, "compactionBytesPerSecond must be positive");
     return this;
   }

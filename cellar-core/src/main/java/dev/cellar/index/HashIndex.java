@@ -360,7 +360,13 @@ public final class HashIndex implements AutoCloseable {
 
     static Table allocate(long capacity) {
       Arena arena = Arena.ofShared();
-      return new Table(arena, arena.allocate(capacity * IndexSlotDescriptor.BYTES, 64));
+      long bytes = capacity * IndexSlotDescriptor.BYTES;
+      boolean huge = bytes >= HugePages.HUGE_PAGE;
+      MemorySegment memory = arena.allocate(bytes, huge ? HugePages.HUGE_PAGE : 64);
+      if (huge) {
+        HugePages.advise(memory);
+      }
+      return new Table(arena, memory);
     }
 
     long word(long i) {

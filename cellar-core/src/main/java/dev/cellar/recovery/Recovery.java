@@ -28,7 +28,8 @@ import java.util.Map;
  *   <li>{@link #loadCheckpoint}: the newest checkpoint that verifies and whose segments all exist;
  *       a bad one is reported and the next older one tried; with none, everything is replayed.
  *   <li>{@link #placeSegments}: segments the checkpoint names keep their slots; log segments from
- *       its replay position on are added; anything else is an uncommitted compaction output or an
+ *       its replay position on are added and replayed (compaction outputs never are: their ids
+ *       come from the same counter, but their records are old and already in the checkpoint); anything else is an uncommitted compaction output or an
  *       obsolete segment whose deletion a crash interrupted, and is deleted.
  *   <li>{@link #replay}: every record after the replay position is CRC-checked and handed to the
  *       target in log order. Unsealed segments (the ones being written at a crash) may end in a
@@ -51,6 +52,8 @@ public final class Recovery {
   private final Map<Long, Segment> segments = new HashMap<>();
   private final List<Path> checkpoints = new ArrayList<>();
   private final List<Segment> toReplay = new ArrayList<>();
+  /** Unsealed segments the checkpoint covers: scanned for their end and sealed, never re-applied. */
+  private final List<Segment> toSealOnly = new ArrayList<>();
   private CheckpointImage checkpoint;
   private long maxSegmentId;
   private long maxSeq;
@@ -153,8 +156,13 @@ public final class Recovery {
         table.place(s, entry.slot());
         s.restoreAccounting(entry.deadBytes(), entry.ttlLiveBytes(), entry.maxExpiry(), entry.minSeq(), entry.maxSeq());
         maxSeq = Math.max(maxSeq, entry.maxSeq());
-        if (s.id() >= checkpoint.replayFromSegment() || !sealed) {
+        if (s.kind() == SegmentHeaderDescriptor.KIND_LOG && s.id() >= checkpoint.replayFromSegment()) {
           toReplay.add(s);
+        } else if (!sealed) {
+          // Rolled before the checkpoint but not sealed before the crash. The checkpoint covers
+          // (and synced) all of it; re-applying its records would resurrect keys whose later
+          // deletes only the checkpoint remembers.
+          toSealOnly.add(s);
         } else {
           checkSealedLength(s);
         }
@@ -188,6 +196,9 @@ public final class Recovery {
 
   /** Replays every record after the checkpoint; throws if damage is fatal and salvage is off. */
   public void replay(Target target) throws IOException {
+    for (Segment s : toSealOnly) {
+      replaySegment(s, (segment, record) -> {});
+    }
     for (Segment s : toReplay) {
       replaySegment(s, target);
     }
@@ -224,7 +235,9 @@ public final class Recovery {
               s.noteSeq(record.seq());
               target.apply(s, record);
             });
-    report.replayed(result.records(), result.validEnd() - start);
+    if (toReplay.contains(s)) {
+      report.replayed(result.records(), result.validEnd() - start);
+    }
     for (SegmentScanner.Damage d : result.damage()) {
       String line = name + " offset " + d.offset() + ": " + d.length() + " bytes skipped (" + d.reason() + ")";
       report.dropped(d.length());

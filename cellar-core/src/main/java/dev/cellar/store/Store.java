@@ -174,7 +174,7 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
     for (int i = 0; i < shards.length; i++) {
       shards[i].index =
           image == null
-              ? new HashIndex(shards[i], 0)
+              ? new HashIndex(shards[i], options.expectedKeys() / shards.length)
               : new HashIndex(shards[i], arenas.get(i), image.shardSlots()[i], image.shardSizes()[i]);
     }
     if (image != null) {
