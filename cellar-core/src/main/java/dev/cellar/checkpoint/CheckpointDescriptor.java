@@ -12,17 +12,19 @@ import java.nio.charset.StandardCharsets;
  *  16  replay-from segment id u64 24  replay-from offset u64
  *  32  next seq u64               40  segment entry count u32   44 reserved u32
  *  48  file length u64            56  body CRC32C (masked) u32  60 header CRC32C (masked) u32
- * segment entries, 64 bytes each:
+ * per shard, in shard order, from offset 64:
+ *   0 slot count u64 (a power of two)   8 key count u64
+ *  16 slot count × 8-byte index slots (see IndexSlotDescriptor), starting at a 4096-aligned offset
+ * segment entries, 64 bytes each, ending at the file's end:
  *   0 segment id u64   8 slot u32   12 kind u16   14 reserved u16
  *  16 dead bytes u64  24 live TTL bytes u64  32 max expiry u64  40 min seq u64  48 max seq u64
  *  56 reserved u64
- * per shard, in shard order:
- *   0 slot count u64 (a power of two)   8 key count u64
- *  16 slot count × 8-byte index slots (see IndexSlotDescriptor), starting at a 4096-aligned offset
  * </pre>
  *
  * The body CRC covers every byte after the header. Shard slot arrays start page-aligned so that a
- * reader can map them copy-on-write and use them as the live index without copying.
+ * reader can map them copy-on-write and use them as the live index without copying. The segment
+ * table comes last because it is read after the shards are copied (a segment created meanwhile
+ * may be referenced by the copies).
  */
 public final class CheckpointDescriptor {
   public static final byte[] MAGIC = "CELLARCK".getBytes(StandardCharsets.US_ASCII);
@@ -62,9 +64,12 @@ public final class CheckpointDescriptor {
     }
   }
 
-  /** Offset of the first shard block, given the number of segment entries. */
-  public static long firstShardOffset(int segmentCount) {
-    return HEADER_LENGTH + (long) segmentCount * SEGMENT_ENTRY_LENGTH;
+  /** Offset of the first shard block. */
+  public static final long FIRST_SHARD_OFFSET = HEADER_LENGTH;
+
+  /** Offset of the segment entries in a file of {@code fileLength} bytes. */
+  public static long entriesOffset(long fileLength, int segmentCount) {
+    return fileLength - (long) segmentCount * SEGMENT_ENTRY_LENGTH;
   }
 
   /** Offset of a shard's slot array, given the offset of its shard header. */

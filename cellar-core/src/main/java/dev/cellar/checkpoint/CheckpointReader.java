@@ -54,8 +54,9 @@ public final class CheckpointReader {
       MemorySegment all = file.map(StoreFile.MapKind.READ_ONLY, 0, size, scratch);
       validateHeader(all, path, size, expectedShards);
       int segmentCount = all.get(INT, SEGMENT_COUNT_OFFSET);
-      List<SegmentEntry> entries = readEntries(all, segmentCount);
-      long at = firstShardOffset(segmentCount);
+      long entriesAt = entriesOffset(size, segmentCount);
+      List<SegmentEntry> entries = readEntries(all, entriesAt, segmentCount, path);
+      long at = FIRST_SHARD_OFFSET;
       MemorySegment[] slots = new MemorySegment[expectedShards];
       long[] sizes = new long[expectedShards];
       long[] offsets = new long[expectedShards];
@@ -72,8 +73,8 @@ public final class CheckpointReader {
         slotCounts[shard] = count;
         offsets[shard] = slotsOffset(at);
         at = offsets[shard] + count * 8;
-        if (at > size) {
-          throw new Invalid(path.getFileName() + ": shard " + shard + " slots past end of file");
+        if (at > entriesAt) {
+          throw new Invalid(path.getFileName() + ": shard " + shard + " slots overlap the segment table");
         }
       }
       for (int shard = 0; shard < expectedShards; shard++) {
@@ -115,7 +116,8 @@ public final class CheckpointReader {
       throw new Invalid(name + ": header says " + length + " bytes, file has " + size);
     }
     int segmentCount = all.get(INT, SEGMENT_COUNT_OFFSET);
-    if (segmentCount < 0 || firstShardOffset(segmentCount) > size) {
+    if (segmentCount < 0 || segmentCount > dev.cellar.log.LogLocation.MAX_SLOTS
+        || entriesOffset(size, segmentCount) < HEADER_LENGTH) {
       throw new Invalid(name + ": segment count " + segmentCount + " does not fit the file");
     }
     if (all.get(INT, BODY_CRC_OFFSET) != Crc32c.masked(all, HEADER_LENGTH, size - HEADER_LENGTH)) {
@@ -123,10 +125,16 @@ public final class CheckpointReader {
     }
   }
 
-  private static List<SegmentEntry> readEntries(MemorySegment all, int count) {
+  private static List<SegmentEntry> readEntries(MemorySegment all, long start, int count, Path path) throws Invalid {
     List<SegmentEntry> entries = new ArrayList<>(count);
+    java.util.BitSet slots = new java.util.BitSet();
     for (int i = 0; i < count; i++) {
-      long at = HEADER_LENGTH + (long) i * SEGMENT_ENTRY_LENGTH;
+      long at = start + (long) i * SEGMENT_ENTRY_LENGTH;
+      int slot = all.get(INT, at + 8);
+      if (slot < 0 || slot >= dev.cellar.log.LogLocation.MAX_SLOTS || slots.get(slot)) {
+        throw new Invalid(path.getFileName() + ": segment entry " + i + " has a bad or repeated slot " + slot);
+      }
+      slots.set(slot);
       entries.add(
           new SegmentEntry(
               all.get(LONG, at),

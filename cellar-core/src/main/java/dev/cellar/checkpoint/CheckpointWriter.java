@@ -48,7 +48,7 @@ public final class CheckpointWriter {
       long replayFromSegment,
       long replayFromOffset,
       long nextSeq,
-      List<SegmentEntry> segments,
+      java.util.function.Supplier<List<SegmentEntry>> segmentsAfterShards,
       List<ShardSource> shards,
       BeforePublish beforePublish)
       throws IOException {
@@ -58,13 +58,6 @@ public final class CheckpointWriter {
       file.truncate(0);
       CRC32C bodyCrc = new CRC32C();
       long at = HEADER_LENGTH;
-      ByteBuffer entries = ByteBuffer.allocate(segments.size() * SEGMENT_ENTRY_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
-      for (SegmentEntry e : segments) {
-        entries.putLong(e.segmentId()).putInt(e.slot()).putShort(e.kind()).putShort((short) 0);
-        entries.putLong(e.deadBytes()).putLong(e.ttlLiveBytes()).putLong(e.maxExpiry());
-        entries.putLong(e.minSeq()).putLong(e.maxSeq()).putLong(0L);
-      }
-      at = writeBody(file, entries.flip(), at, bodyCrc);
       for (ShardSource shard : shards) {
         long[] position = {at};
         shard.writeSlots(
@@ -82,6 +75,15 @@ public final class CheckpointWriter {
             });
         at = position[0];
       }
+      // Read only now: a segment created while shards were copied may be referenced by them.
+      List<SegmentEntry> segments = segmentsAfterShards.get();
+      ByteBuffer entries = ByteBuffer.allocate(segments.size() * SEGMENT_ENTRY_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+      for (SegmentEntry e : segments) {
+        entries.putLong(e.segmentId()).putInt(e.slot()).putShort(e.kind()).putShort((short) 0);
+        entries.putLong(e.deadBytes()).putLong(e.ttlLiveBytes()).putLong(e.maxExpiry());
+        entries.putLong(e.minSeq()).putLong(e.maxSeq()).putLong(0L);
+      }
+      at = writeBody(file, entries.flip(), at, bodyCrc);
       ByteBuffer header = ByteBuffer.allocate(HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
       header.put(MAGIC).putShort(MAJOR_VERSION).putShort(MINOR_VERSION).putInt(shards.size());
       header.putLong(replayFromSegment).putLong(replayFromOffset).putLong(nextSeq);

@@ -122,8 +122,11 @@ public final class LogWriter {
     Segment next;
     try {
       next = Segment.create(io, path, id, SegmentHeaderDescriptor.KIND_LOG, segmentBytes, clock.getAsLong());
-      next.reserve(0, Math.min(segmentBytes, RESERVE_CHUNK));
-      // The new file's name must survive power loss before any record in it is acknowledged.
+      // From the header on: the zero-filling fallback of reserve() would erase it otherwise.
+      next.reserve(SegmentHeaderDescriptor.LENGTH, Math.min(segmentBytes, RESERVE_CHUNK));
+      // The header and the file's name must survive power loss before any record in the segment
+      // does: recovery cannot tell a segment whose header was lost from a damaged one.
+      next.force();
       io.syncDirectory(directory);
     } catch (IOException e) {
       segmentIds.compareAndSet(id, id - 1);

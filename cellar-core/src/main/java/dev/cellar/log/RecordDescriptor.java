@@ -2,6 +2,7 @@ package dev.cellar.log;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 
 /**
  * Layout of one log record. Specified in {@code docs/format/log.md}; this class is the only place
@@ -37,8 +38,8 @@ public final class RecordDescriptor {
   /** Smallest possible record: CRC, type, three one-byte varints, a one-byte key. */
   public static final int MIN_LENGTH = 4 + 1 + 3 + 1;
 
-  private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
-  private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
+  private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+  private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
   private RecordDescriptor() {}
 

@@ -287,7 +287,8 @@ public final class Segment implements AutoCloseable {
     deadBytes.set(dead);
     ttlLiveBytes.set(ttlLive);
     maxExpiry.set(maxExp);
-    minSeq = lowSeq;
+    // Seqs start at 1; a checkpoint writes 0 for a segment that held no record yet.
+    minSeq = lowSeq == 0 ? Long.MAX_VALUE : lowSeq;
     maxSeq = highSeq;
   }
 

@@ -57,15 +57,29 @@ public final class SegmentScanner {
    * @param sealed whether the range is a sealed segment's data, where zeros are damage too
    */
   public static Result scan(MemorySegment memory, long start, long limit, boolean sealed, Visitor visitor) {
+    return scan(memory, start, limit, sealed, false, visitor);
+  }
+
+  /**
+   * As {@link #scan(MemorySegment, long, long, boolean, Visitor)}; with {@code increasingSeqs} (log
+   * segments, written in seq order) a record whose seq does not exceed the previous one is damage,
+   * and a record found by resynchronising must have a seq that fits the gap: no more records can
+   * have been lost than fit in the skipped bytes. That keeps a record-shaped byte string inside a
+   * value from being taken for a record after a hole.
+   */
+  public static Result scan(
+      MemorySegment memory, long start, long limit, boolean sealed, boolean increasingSeqs, Visitor visitor) {
     RecordView view = new RecordView();
     List<Damage> damage = new ArrayList<>();
     long position = start;
     long validEnd = start;
     long records = 0;
+    long lastSeq = -1;
     while (position < limit) {
-      if (view.parse(memory, position, limit) && view.checksumValid()) {
+      if (view.parse(memory, position, limit) && view.checksumValid() && (!increasingSeqs || view.seq() > lastSeq)) {
         visitor.record(view);
         records++;
+        lastSeq = view.seq();
         position += view.length();
         validEnd = position;
         continue;
@@ -73,11 +87,33 @@ public final class SegmentScanner {
       if (!sealed && allZero(memory, position, limit)) {
         break;
       }
-      long next = resync(memory, position + 1, limit, view);
-      damage.add(new Damage(position, next - position, describe(memory, position, limit)));
+      long next = resync(memory, position + 1, limit, view, increasingSeqs ? lastSeq : -1);
+      long length = next - position;
+      if (next == limit && !sealed) {
+        // A torn tail: count the bytes up to the last written one, not the unwritten zeros after.
+        length = lastNonZero(memory, position, limit) + 1 - position;
+      }
+      damage.add(new Damage(position, length, describe(memory, position, limit)));
       position = next;
     }
     return new Result(validEnd, records, damage);
+  }
+
+  private static long lastNonZero(MemorySegment memory, long from, long limit) {
+    long end = limit;
+    while (end > from) {
+      long n = Math.min(ZEROS.byteSize(), end - from);
+      if (MemorySegment.mismatch(memory, end - n, end, ZEROS, 0, n) == -1) {
+        end -= n;
+        continue;
+      }
+      for (long p = end - 1; p >= end - n; p--) {
+        if (memory.get(java.lang.foreign.ValueLayout.JAVA_BYTE, p) != 0) {
+          return p;
+        }
+      }
+    }
+    return from;
   }
 
   private static String describe(MemorySegment memory, long position, long limit) {
@@ -92,7 +128,7 @@ public final class SegmentScanner {
   }
 
   /** The next offset from {@code from} where a valid record starts, or {@code limit}. */
-  private static long resync(MemorySegment memory, long from, long limit, RecordView view) {
+  private static long resync(MemorySegment memory, long from, long limit, RecordView view, long lastSeq) {
     for (long p = from; p + RecordDescriptor.MIN_LENGTH <= limit; p++) {
       int type = memory.get(java.lang.foreign.ValueLayout.JAVA_BYTE, p + RecordDescriptor.TYPE_OFFSET) & 0xFF;
       if (type != RecordDescriptor.PUT
@@ -101,7 +137,13 @@ public final class SegmentScanner {
         continue;
       }
       if (view.parse(memory, p, limit) && view.checksumValid()) {
-        return p;
+        if (lastSeq < 0) {
+          return p;
+        }
+        long maxLost = (p - from + 1) / RecordDescriptor.MIN_LENGTH + 1;
+        if (view.seq() > lastSeq && view.seq() <= lastSeq + maxLost) {
+          return p;
+        }
       }
     }
     return limit;

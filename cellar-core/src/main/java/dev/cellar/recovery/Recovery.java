@@ -230,6 +230,7 @@ public final class Recovery {
             start,
             limit,
             sealed,
+            s.kind() == SegmentHeaderDescriptor.KIND_LOG,
             record -> {
               maxSeq = Math.max(maxSeq, record.seq());
               s.noteSeq(record.seq());

@@ -43,6 +43,25 @@ final class CheckpointTask {
   void write(long sequence) throws IOException {
     LogWriter.Position from = log.position();
     long nextSeq = log.nextSeq();
+    List<CheckpointWriter.ShardSource> sources = new ArrayList<>(shards.length);
+    for (Shard shard : shards) {
+      sources.add(sink -> copyShard(shard, sink));
+    }
+    CheckpointWriter.write(
+        io, directory, sequence, from.segmentId(), from.offset(), nextSeq, this::segmentEntries, sources, store::syncAll);
+    for (Path file : io.list(directory)) {
+      long other = CheckpointDescriptor.sequenceOf(file.getFileName().toString());
+      if (other >= 0 && other != sequence) {
+        io.delete(file);
+      }
+    }
+  }
+
+  /**
+   * The segment table, read after every shard is copied: a segment created while the copies were
+   * made may be referenced by them and must be named with its slot.
+   */
+  private List<SegmentEntry> segmentEntries() {
     List<SegmentEntry> entries = new ArrayList<>();
     for (Segment s : segments.all()) {
       if (!s.obsolete()) {
@@ -52,18 +71,7 @@ final class CheckpointTask {
                 s.minSeq() == Long.MAX_VALUE ? 0 : s.minSeq(), s.maxSeq()));
       }
     }
-    List<CheckpointWriter.ShardSource> sources = new ArrayList<>(shards.length);
-    for (Shard shard : shards) {
-      sources.add(sink -> copyShard(shard, sink));
-    }
-    CheckpointWriter.write(
-        io, directory, sequence, from.segmentId(), from.offset(), nextSeq, entries, sources, store::syncAll);
-    for (Path file : io.list(directory)) {
-      long other = CheckpointDescriptor.sequenceOf(file.getFileName().toString());
-      if (other >= 0 && other != sequence) {
-        io.delete(file);
-      }
-    }
+    return entries;
   }
 
   private void copyShard(Shard shard, CheckpointWriter.SlotSink sink) throws IOException {

@@ -39,7 +39,9 @@ final class Shard implements HashIndex.Keys {
     MemorySegment log = segment.memory();
     long offset = LogLocation.offset(location);
     RecordView view = new RecordView();
-    return view.parse(log, offset, log.byteSize()) && view.keyEquals(key);
+    // Bounded by the segment's end, not its mapping: past a sealed segment's end the file may be
+    // truncated, and touching a mapped page beyond the file's end is SIGBUS.
+    return view.parse(log, offset, segment.end()) && view.keyEquals(key);
   }
 
   @Override
@@ -47,7 +49,7 @@ final class Shard implements HashIndex.Keys {
     Segment segment = segments.get(LogLocation.slot(location));
     RecordView view = new RecordView();
     MemorySegment log = segment.memory();
-    if (!view.parse(log, LogLocation.offset(location), log.byteSize())) {
+    if (!view.parse(log, LogLocation.offset(location), segment.end())) {
       throw new IllegalStateException("index points at no record: location " + Long.toHexString(location));
     }
     return hasher.hash(log, view.keyOffset(), view.keyLength());

@@ -206,6 +206,8 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
     Segment last = all.getLast();
     if (last.kind() != SegmentHeaderDescriptor.KIND_LOG
         || last.state() != Segment.State.SEALED
+        // Recovery leaves a segment with holes unsealed on disk; appending would seal the holes in.
+        || !SegmentHeaderDescriptor.isSealed(last.memory())
         || last.end() > options.segmentBytes() / 2
         || last.memory().byteSize() < last.end()) {
       return null;
@@ -261,7 +263,7 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
 
     private long seqAt(long location) {
       Segment s = segments.get(LogLocation.slot(location));
-      if (s == null || !scratch.parse(s.memory(), LogLocation.offset(location), s.memory().byteSize())) {
+      if (s == null || !scratch.parse(s.memory(), LogLocation.offset(location), s.end())) {
         return -1;
       }
       return scratch.seq();
@@ -546,7 +548,7 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
         long location = shard.index.get(hash, key);
         Segment segment = location == 0 ? null : segments.get(LogLocation.slot(location));
         boolean parsed =
-            segment != null && view.parse(segment.memory(), LogLocation.offset(location), segment.memory().byteSize());
+            segment != null && view.parse(segment.memory(), LogLocation.offset(location), segment.end());
         if (locked || shard.lock.validate(stamp)) {
           if (location == 0) {
             return null;

@@ -51,7 +51,7 @@ final class StoreCursor implements Cursor {
   private Entry entryAt(long location) {
     Segment segment = store.segmentAt(location);
     if (segment == null
-        || !view.parse(segment.memory(), LogLocation.offset(location), segment.memory().byteSize())
+        || !view.parse(segment.memory(), LogLocation.offset(location), segment.end())
         || view.isDelete()
         || view.expiredAt(System.currentTimeMillis())) {
       return null;

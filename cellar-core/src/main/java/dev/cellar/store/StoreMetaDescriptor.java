@@ -83,6 +83,12 @@ record StoreMetaDescriptor(int shards, long seed0, long seed1, long createdMilli
           path + " was written by store format version " + major + "." + s.get(SHORT, 10)
               + "; this build reads version " + MAJOR_VERSION + ".x only. Use a newer Cellar.");
     }
-    return new StoreMetaDescriptor(s.get(INT, 12), s.get(LONG, 16), s.get(LONG, 24), s.get(LONG, 32));
+    int shards = s.get(INT, 12);
+    if (shards < 1 || shards > 4096 || Integer.bitCount(shards) != 1) {
+      throw new CorruptStoreException(
+          "the store's identity file names an impossible shard count",
+          List.of(path + " offset 12: shard count " + shards + " is not a power of two in [1, 4096]"));
+    }
+    return new StoreMetaDescriptor(shards, s.get(LONG, 16), s.get(LONG, 24), s.get(LONG, 32));
   }
 }

@@ -1,0 +1,119 @@
+package dev.cellar.io;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileLock;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * A {@link FileIO} over the real file system that can pretend the disk is full (block
+ * reservations and writes fail with ENOSPC) or that fsync fails. Toggle the switches from a test.
+ */
+public final class FaultInjectingFileIO implements FileIO {
+  private final FileIO real = FileIO.platform();
+  public volatile boolean diskFull;
+  public volatile boolean fsyncFails;
+
+  @Override
+  public StoreFile open(Path path, boolean create) throws IOException {
+    if (create && diskFull && !java.nio.file.Files.exists(path)) {
+      throw new IOException("No space left on device: " + path);
+    }
+    return new Faulty(real.open(path, create));
+  }
+
+  @Override
+  public StoreFile openReadOnly(Path path) throws IOException {
+    return real.openReadOnly(path);
+  }
+
+  @Override
+  public void rename(Path source, Path target) throws IOException {
+    real.rename(source, target);
+  }
+
+  @Override
+  public void delete(Path path) throws IOException {
+    real.delete(path);
+  }
+
+  @Override
+  public void syncDirectory(Path directory) throws IOException {
+    real.syncDirectory(directory);
+  }
+
+  @Override
+  public List<Path> list(Path directory) throws IOException {
+    return real.list(directory);
+  }
+
+  @Override
+  public void createDirectories(Path directory) throws IOException {
+    real.createDirectories(directory);
+  }
+
+  private final class Faulty implements StoreFile {
+    private final StoreFile file;
+
+    Faulty(StoreFile file) {
+      this.file = file;
+    }
+
+    @Override
+    public long size() throws IOException {
+      return file.size();
+    }
+
+    @Override
+    public int read(ByteBuffer dst, long position) throws IOException {
+      return file.read(dst, position);
+    }
+
+    @Override
+    public void write(ByteBuffer src, long position) throws IOException {
+      if (diskFull && position + src.remaining() > file.size()) {
+        throw new IOException("No space left on device");
+      }
+      file.write(src, position);
+    }
+
+    @Override
+    public MemorySegment map(MapKind kind, long offset, long length, Arena arena) throws IOException {
+      return file.map(kind, offset, length, arena);
+    }
+
+    @Override
+    public void allocate(long offset, long length) throws IOException {
+      if (diskFull) {
+        throw new IOException("No space left on device: cannot reserve " + length + " bytes");
+      }
+      file.allocate(offset, length);
+    }
+
+    @Override
+    public void truncate(long length) throws IOException {
+      file.truncate(length);
+    }
+
+    @Override
+    public void force() throws IOException {
+      if (fsyncFails) {
+        throw new IOException("Input/output error (injected fsync failure)");
+      }
+      file.force();
+    }
+
+    @Override
+    public FileLock tryLock() throws IOException {
+      return file.tryLock();
+    }
+
+    @Override
+    public void close() throws IOException {
+      file.close();
+    }
+  }
+}
