@@ -107,6 +107,9 @@ public interface Cellar extends AutoCloseable {
   /** A snapshot of counters and sizes. */
   CellarStats stats();
 
+  /** What this open found on disk and did about it: checkpoint used, records replayed, damage. */
+  dev.cellar.recovery.RecoveryReport recoveryReport();
+
   /** Syncs, checkpoints and releases the store; idempotent. */
   @Override
   void close();

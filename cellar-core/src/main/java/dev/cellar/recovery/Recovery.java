@@ -216,6 +216,13 @@ public final class Recovery {
     long start = SegmentHeaderDescriptor.LENGTH;
     if (checkpoint != null && s.id() == checkpoint.replayFromSegment()) {
       start = Math.max(start, checkpoint.replayFromOffset());
+      if (s.memory().byteSize() < start) {
+        // The checkpoint's index points into bytes that are gone.
+        damage(name + " offset " + s.memory().byteSize() + ": " + (start - s.memory().byteSize())
+            + " bytes missing before the checkpoint's replay position " + start);
+        s.end(s.memory().byteSize());
+        return;
+      }
     }
     long limit;
     if (sealed) {

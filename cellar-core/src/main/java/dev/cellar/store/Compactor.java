@@ -76,6 +76,9 @@ final class Compactor {
   /** Runs one pass; returns bytes reclaimed (victims' size minus outputs' size). */
   long runOnce() throws IOException {
     synchronized (store.maintenanceLock) {
+      // Segments the writer has left are candidates as soon as they are sealed; do it now rather
+      // than leave a caller's compact() to the agent's timing.
+      store.sealFullSegments();
       long now = System.currentTimeMillis();
       List<Segment> victims = chooseVictims(now);
       if (victims.isEmpty()) {

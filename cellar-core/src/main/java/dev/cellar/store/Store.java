@@ -323,7 +323,7 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
     }
   }
 
-  /** What the last open found and did. */
+  @Override
   public RecoveryReport recoveryReport() {
     return recoveryReport;
   }
@@ -500,7 +500,6 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
 
   @Override
   public byte[] get(byte[] key) {
-    gets.increment();
     return read(key, value -> value.toArray(ValueLayout.JAVA_BYTE));
   }
 
@@ -508,6 +507,7 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
   public <R> R read(byte[] key, Function<MemorySegment, R> reader) {
     MemorySegment k = segmentOf(key);
     checkOpen();
+    gets.increment();
     long hash = hasher.hash(k);
     Shard shard = shards[(int) hash & shardMask];
     RecordView view = new RecordView();
@@ -759,10 +759,12 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
 
   /** Seals segments the log writer has moved past (fsync, final header, truncate). */
   void sealFullSegments() throws IOException {
-    for (Segment s : segments.all()) {
-      if (s.state() == Segment.State.FULL) {
-        s.seal();
-        log.sealed(s);
+    synchronized (maintenanceLock) {
+      for (Segment s : segments.all()) {
+        if (s.state() == Segment.State.FULL) {
+          s.seal();
+          log.sealed(s);
+        }
       }
     }
   }
@@ -849,6 +851,7 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
     try {
       if (writeFailure == null) {
         commit.syncAll();
+        sealFullSegments();
         log.active().seal();
         writeCheckpoint(true, true);
       }

@@ -1,0 +1,148 @@
+package dev.cellar.cli.tool;
+
+import dev.cellar.IncompatibleFormatException;
+import dev.cellar.log.Segment;
+import dev.cellar.log.SegmentHeaderDescriptor;
+import dev.cellar.log.SegmentScanner;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * One segment file mapped read-only for an offline tool, with its header interpreted: is it sound,
+ * is it sealed, and which byte range holds records.
+ *
+ * <h2>Why not {@link Segment#openExisting}</h2>
+ * That opens the file read-write through the store's I/O seam, which a checking tool must not do:
+ * it would fail on a read-only copy or a file owned by another user, and a stray write through it
+ * could change the evidence. Here the file is opened {@code READ} and mapped {@code READ_ONLY}; the
+ * channel is closed at once (the mapping outlives it) and the mapping lives until {@link #close()}.
+ *
+ * <h2>The range a reader scans</h2>
+ * Records start after the 64-byte header. A sealed segment ends at the sealed length its header
+ * records; if the file is shorter, the missing bytes are damage ({@link #missingBytes()}) and only
+ * what exists is scanned. An unsealed segment (the one being written, or one a crash left behind)
+ * is scanned to the end of the file, where zeros are the clean end of the log. These are the rules
+ * recovery applies, so a tool reports what an open would find.
+ */
+public final class SegmentFile implements AutoCloseable {
+  private final Path path;
+  private final long id;
+  private final Arena arena;
+  private final MemorySegment memory;
+  private final String headerProblem;
+
+  private SegmentFile(Path path, long id, Arena arena, MemorySegment memory) {
+    this.path = path;
+    this.id = id;
+    this.arena = arena;
+    this.memory = memory;
+    this.headerProblem = checkHeader();
+  }
+
+  /** Maps {@code path}, whose name must be a segment's name. */
+  public static SegmentFile open(Path path) throws IOException {
+    long id = Segment.idOf(path.getFileName().toString());
+    if (id < 0) {
+      throw new IllegalArgumentException(path + " is not named like a segment (seg-<16 hex digits>.log)");
+    }
+    Arena arena = Arena.ofConfined();
+    try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+      MemorySegment memory = channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size(), arena);
+      return new SegmentFile(path, id, arena, memory);
+    } catch (IOException | RuntimeException e) {
+      arena.close();
+      throw e;
+    }
+  }
+
+  private String checkHeader() {
+    String problem;
+    try {
+      problem = SegmentHeaderDescriptor.validate(memory, name());
+    } catch (IncompatibleFormatException e) {
+      return e.getMessage();
+    }
+    if (problem == null && SegmentHeaderDescriptor.id(memory) != id) {
+      problem = "header names segment " + SegmentHeaderDescriptor.id(memory) + ", the file name says " + id;
+    }
+    return problem;
+  }
+
+  public Path path() {
+    return path;
+  }
+
+  public String name() {
+    return path.getFileName().toString();
+  }
+
+  public long id() {
+    return id;
+  }
+
+  public long size() {
+    return memory.byteSize();
+  }
+
+  public MemorySegment memory() {
+    return memory;
+  }
+
+  /** What is wrong with the header, or null when it is sound; the other accessors need a sound one. */
+  public String headerProblem() {
+    return headerProblem;
+  }
+
+  /** Whether the whole file is zeros: a segment whose creation a crash interrupted. */
+  public boolean blank() {
+    return SegmentScanner.allZero(memory, 0, memory.byteSize());
+  }
+
+  public boolean sealed() {
+    return SegmentHeaderDescriptor.isSealed(memory);
+  }
+
+  public boolean compacted() {
+    return SegmentHeaderDescriptor.kind(memory) == SegmentHeaderDescriptor.KIND_COMPACTED;
+  }
+
+  /** Where the records end according to the header (sealed) or the file (unsealed). */
+  public long declaredEnd() {
+    return sealed() ? SegmentHeaderDescriptor.sealedLength(memory) : size();
+  }
+
+  /** Where scanning stops: the declared end, or the end of the file if that comes first. */
+  public long scanLimit() {
+    return Math.min(declaredEnd(), size());
+  }
+
+  /** Bytes of a sealed segment that its file lacks. */
+  public long missingBytes() {
+    return Math.max(0, declaredEnd() - size());
+  }
+
+  /** Bytes past a sealed length: left by a crash between sealing the header and cutting the file. */
+  public long bytesPastEnd() {
+    return sealed() ? Math.max(0, size() - declaredEnd()) : 0;
+  }
+
+  /**
+   * Scans every record between the header and {@link #scanLimit()}, as recovery does: a log
+   * segment's seqs must increase (compaction output keeps the seqs of the records it moved, so
+   * theirs need not).
+   */
+  public SegmentScanner.Result scan(SegmentScanner.Visitor visitor) {
+    boolean increasingSeqs = SegmentHeaderDescriptor.kind(memory) == SegmentHeaderDescriptor.KIND_LOG;
+    return SegmentScanner.scan(memory, SegmentHeaderDescriptor.LENGTH, scanLimit(), sealed(), increasingSeqs, visitor);
+  }
+
+  /** Unmaps the file. */
+  @Override
+  public void close() {
+    arena.close();
+  }
+}
