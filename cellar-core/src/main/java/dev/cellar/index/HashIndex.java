@@ -4,6 +4,7 @@ import static dev.cellar.index.IndexSlotDescriptor.EMPTY;
 import static dev.cellar.index.IndexSlotDescriptor.LOCATION_BITS;
 import static dev.cellar.index.IndexSlotDescriptor.MOVED;
 
+import dev.cellar.io.MemoryAdvice;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -361,10 +362,10 @@ public final class HashIndex implements AutoCloseable {
     static Table allocate(long capacity) {
       Arena arena = Arena.ofShared();
       long bytes = capacity * IndexSlotDescriptor.BYTES;
-      boolean huge = bytes >= HugePages.HUGE_PAGE;
-      MemorySegment memory = arena.allocate(bytes, huge ? HugePages.HUGE_PAGE : 64);
+      boolean huge = bytes >= MemoryAdvice.HUGE_PAGE;
+      MemorySegment memory = arena.allocate(bytes, huge ? MemoryAdvice.HUGE_PAGE : 64);
       if (huge) {
-        HugePages.advise(memory);
+        MemoryAdvice.hugePages(memory);
       }
       return new Table(arena, memory);
     }

@@ -42,6 +42,7 @@ public final class LogWriter {
   private final long segmentBytes;
   private final LongSupplier clock;
   private final ReentrantLock appendLock = new ReentrantLock();
+  private final Prefaulter prefaulter;
 
   private Segment active;
   private long tail;
@@ -61,6 +62,7 @@ public final class LogWriter {
     this.nextSeq = nextSeq;
     this.appendedSeq = nextSeq - 1;
     this.clock = clock;
+    this.prefaulter = new Prefaulter(String.valueOf(directory.getFileName()));
   }
 
   /**
@@ -97,9 +99,11 @@ public final class LogWriter {
       if (active == null || tail + length > segmentBytes) {
         roll();
       }
-      if (tail + length > reservedUpTo) {
+      // Keep one chunk reserved (and being faulted in) ahead of the tail.
+      if (tail + length + RESERVE_CHUNK > reservedUpTo && reservedUpTo < segmentBytes) {
         long target = Math.min(segmentBytes, Math.max(tail + length, reservedUpTo) + RESERVE_CHUNK);
         active.reserve(reservedUpTo, target);
+        prefaulter.request(active.memory(), reservedUpTo, target);
         reservedUpTo = target;
       }
     } catch (IOException e) {
@@ -141,6 +145,7 @@ public final class LogWriter {
     unsynced.add(next);
     tail = SegmentHeaderDescriptor.LENGTH;
     reservedUpTo = Math.min(segmentBytes, RESERVE_CHUNK);
+    prefaulter.request(next.memory(), 0, reservedUpTo);
   }
 
   /**
@@ -163,6 +168,11 @@ public final class LogWriter {
     } finally {
       appendLock.unlock();
     }
+  }
+
+  /** Stops the background prefaulting; appends still work, only slower. */
+  public void stopPrefaulting() {
+    prefaulter.stop();
   }
 
   /** The highest seq whose record is completely in the log. */

@@ -842,6 +842,9 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
     if (maintenance != null) {
       maintenance.stop();
     }
+    if (log != null) {
+      log.stopPrefaulting();
+    }
     // Wait for writes already past their open check.
     long[] stamps = new long[shards.length];
     for (int i = 0; i < shards.length; i++) {
