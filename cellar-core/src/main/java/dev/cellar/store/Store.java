@@ -439,7 +439,7 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
     if (view.expireAt() != 0) {
       segment.removeTtl(view.length());
     }
-    return !view.isDelete() && !view.expiredAt(System.currentTimeMillis());
+    return !view.isDelete() && (view.expireAt() == 0 || !view.expiredAt(System.currentTimeMillis()));
   }
 
   private void deadAt(long location) {
