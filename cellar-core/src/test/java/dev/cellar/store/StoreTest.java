@@ -155,6 +155,45 @@ class StoreTest {
   }
 
   @Test
+  void scanIsStableUnderConcurrentWritesAndCompaction() throws Exception {
+    try (Cellar db = Cellar.open(dir, small().backgroundCompaction(false))) {
+      for (int i = 0; i < 5000; i++) {
+        db.put(b("stable:" + i), b("s" + i));
+      }
+      java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+      Thread churn = new Thread(() -> {
+        for (int n = 0; !stop.get(); n++) {
+          db.put(b("churn:" + (n % 3000)), b("x".repeat(200)));
+          if (n % 7 == 0) {
+            db.delete(b("churn:" + ((n / 7) % 3000)));
+          }
+          if (n % 5000 == 0) {
+            db.compact();
+          }
+        }
+      });
+      churn.start();
+      try {
+        for (int round = 0; round < 5; round++) {
+          Set<String> seen = new HashSet<>();
+          try (Cursor c = db.scan()) {
+            while (c.hasNext()) {
+              String k = new String(c.next().key(), UTF_8);
+              if (k.startsWith("stable:")) {
+                assertTrue(seen.add(k), "returned twice: " + k);
+              }
+            }
+          }
+          assertEquals(5000, seen.size());
+        }
+      } finally {
+        stop.set(true);
+        churn.join();
+      }
+    }
+  }
+
+  @Test
   void compactionReclaimsGarbageAndKeepsData() {
     Map<String, String> model = new HashMap<>();
     CellarOptions opts = small().backgroundCompaction(false);
