@@ -1,12 +1,11 @@
 package dev.cellar.checkpoint;
 
-import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.List;
 
 /**
- * A checkpoint as read back: the segment table and, per shard, its slot array mapped
- * copy-on-write, each owned by its own arena (the index adopts it; writes go to private pages).
+ * A verified checkpoint: its position in the log and segment table. The shard slot arrays are
+ * handed out by {@link CheckpointReader.OpenCheckpoint#loadShards}.
  */
 public record CheckpointImage(
     Path path,
@@ -14,6 +13,4 @@ public record CheckpointImage(
     long replayFromSegment,
     long replayFromOffset,
     long nextSeq,
-    List<SegmentEntry> segments,
-    MemorySegment[] shardSlots,
-    long[] shardSizes) {}
+    List<SegmentEntry> segments) {}

@@ -35,29 +35,31 @@ public final class CheckpointReader {
     }
   }
 
+  /** Receives one shard's slots; the memory is valid only during the call. */
+  public interface ShardLoader {
+    void load(int shard, MemorySegment slots, long keyCount);
+  }
+
   /**
-   * Reads {@code path}, expecting {@code expectedShards} shards. On success the caller owns the
-   * returned image's arenas (one per shard, inside the index tables).
+   * Opens and fully verifies {@code path} (header, body CRC, shard and segment tables), expecting
+   * {@code expectedShards} shards. Read-only: tools may use it on files they cannot write.
    */
-  public static CheckpointImage read(FileIO io, Path path, int expectedShards, List<Arena> shardArenas)
-      throws IOException, Invalid {
+  public static OpenCheckpoint open(FileIO io, Path path, int expectedShards) throws IOException, Invalid {
     if (ByteOrder.nativeOrder() != ByteOrder.LITTLE_ENDIAN) {
       throw new Invalid("checkpoints are little-endian and this machine is not; replaying the log instead");
     }
-    // Opened read-write only because the JDK requires it for copy-on-write (PRIVATE) mappings;
-    // nothing is ever written through this channel or those mappings.
-    try (StoreFile file = io.open(path, false); Arena scratch = Arena.ofConfined()) {
+    Arena arena = Arena.ofConfined();
+    try (StoreFile file = io.openReadOnly(path)) {
       long size = file.size();
       if (size < HEADER_LENGTH) {
         throw new Invalid(path.getFileName() + ": " + size + " bytes, shorter than its header");
       }
-      MemorySegment all = file.map(StoreFile.MapKind.READ_ONLY, 0, size, scratch);
+      MemorySegment all = file.map(StoreFile.MapKind.READ_ONLY, 0, size, arena);
       validateHeader(all, path, size, expectedShards);
       int segmentCount = all.get(INT, SEGMENT_COUNT_OFFSET);
       long entriesAt = entriesOffset(size, segmentCount);
       List<SegmentEntry> entries = readEntries(all, entriesAt, segmentCount, path);
       long at = FIRST_SHARD_OFFSET;
-      MemorySegment[] slots = new MemorySegment[expectedShards];
       long[] sizes = new long[expectedShards];
       long[] offsets = new long[expectedShards];
       long[] slotCounts = new long[expectedShards];
@@ -77,20 +79,53 @@ public final class CheckpointReader {
           throw new Invalid(path.getFileName() + ": shard " + shard + " slots overlap the segment table");
         }
       }
-      for (int shard = 0; shard < expectedShards; shard++) {
-        Arena arena = Arena.ofShared();
-        shardArenas.add(arena);
-        slots[shard] = file.map(StoreFile.MapKind.PRIVATE, offsets[shard], slotCounts[shard] * 8, arena);
+      CheckpointImage image =
+          new CheckpointImage(
+              path,
+              CheckpointDescriptor.sequenceOf(path.getFileName().toString()),
+              all.get(LONG, REPLAY_SEGMENT_OFFSET),
+              all.get(LONG, REPLAY_OFFSET_OFFSET),
+              all.get(LONG, NEXT_SEQ_OFFSET),
+              entries);
+      return new OpenCheckpoint(image, arena, all, offsets, slotCounts, sizes);
+    } catch (IOException | Invalid | RuntimeException e) {
+      arena.close();
+      throw e;
+    }
+  }
+
+  /** A verified checkpoint, mapped until closed. */
+  public static final class OpenCheckpoint implements AutoCloseable {
+    private final CheckpointImage image;
+    private final Arena arena;
+    private final MemorySegment all;
+    private final long[] offsets;
+    private final long[] slotCounts;
+    private final long[] sizes;
+
+    private OpenCheckpoint(CheckpointImage image, Arena arena, MemorySegment all, long[] offsets, long[] slotCounts, long[] sizes) {
+      this.image = image;
+      this.arena = arena;
+      this.all = all;
+      this.offsets = offsets;
+      this.slotCounts = slotCounts;
+      this.sizes = sizes;
+    }
+
+    public CheckpointImage image() {
+      return image;
+    }
+
+    /** Hands each shard's slot array to {@code loader}, in shard order. */
+    public void loadShards(ShardLoader loader) {
+      for (int shard = 0; shard < offsets.length; shard++) {
+        loader.load(shard, all.asSlice(offsets[shard], slotCounts[shard] * 8), sizes[shard]);
       }
-      return new CheckpointImage(
-          path,
-          CheckpointDescriptor.sequenceOf(path.getFileName().toString()),
-          all.get(LONG, REPLAY_SEGMENT_OFFSET),
-          all.get(LONG, REPLAY_OFFSET_OFFSET),
-          all.get(LONG, NEXT_SEQ_OFFSET),
-          entries,
-          slots,
-          sizes);
+    }
+
+    @Override
+    public void close() {
+      arena.close();
     }
   }
 

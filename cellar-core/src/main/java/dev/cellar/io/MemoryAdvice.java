@@ -1,5 +1,6 @@
 package dev.cellar.io;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
@@ -28,9 +29,15 @@ public final class MemoryAdvice {
   private static final int MADV_HUGEPAGE = 14;
   private static final int MADV_POPULATE_WRITE = 23;
   private static final MethodHandle MADVISE;
+  private static final MethodHandle MMAP;
+  private static final MethodHandle MUNMAP;
+  private static final int PROT_READ_WRITE = 0x1 | 0x2;
+  private static final int MAP_PRIVATE_ANONYMOUS = 0x02 | 0x20;
 
   static {
     MethodHandle madvise = null;
+    MethodHandle mmap = null;
+    MethodHandle munmap = null;
     if (MemoryAdvice.class.getModule().isNativeAccessEnabled()
         && System.getProperty("os.name", "").toLowerCase().contains("linux")) {
       try {
@@ -40,11 +47,60 @@ public final class MemoryAdvice {
                 linker.defaultLookup().find("madvise").orElseThrow(),
                 FunctionDescriptor.of(
                     ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
+        mmap =
+            linker.downcallHandle(
+                linker.defaultLookup().find("mmap").orElseThrow(),
+                FunctionDescriptor.of(
+                    ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT,
+                    ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG));
+        munmap =
+            linker.downcallHandle(
+                linker.defaultLookup().find("munmap").orElseThrow(),
+                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
       } catch (RuntimeException e) {
         madvise = null;
+        mmap = null;
+        munmap = null;
       }
     }
     MADVISE = madvise;
+    MMAP = mmap;
+    MUNMAP = munmap;
+  }
+
+  /**
+   * Zeroed memory of {@code bytes} for an index table, freed when {@code arena} closes. Large
+   * tables come straight from an anonymous {@code mmap} advised for huge pages before anything
+   * touches them ({@link Arena#allocate} zeroes its memory first, by which time the kernel has
+   * already backed it with small pages); otherwise from the arena.
+   */
+  public static MemorySegment allocateTable(long bytes, Arena arena) {
+    if (MMAP == null || bytes < HUGE_PAGE) {
+      return arena.allocate(bytes, 64);
+    }
+    try {
+      // Over-allocate by one huge page so the table can start on a 2 MiB boundary.
+      long length = bytes + HUGE_PAGE;
+      MemorySegment raw = (MemorySegment) MMAP.invokeExact(MemorySegment.NULL, length, PROT_READ_WRITE, MAP_PRIVATE_ANONYMOUS, -1, 0L);
+      if (raw.address() == -1L) {
+        return arena.allocate(bytes, 64);
+      }
+      long aligned = (raw.address() + HUGE_PAGE - 1) & -HUGE_PAGE;
+      MemorySegment table =
+          MemorySegment.ofAddress(aligned).reinterpret(bytes, arena, ignored -> unmap(raw.address(), length));
+      advise(table, MADV_HUGEPAGE);
+      return table;
+    } catch (Throwable t) {
+      return arena.allocate(bytes, 64);
+    }
+  }
+
+  private static void unmap(long address, long length) {
+    try {
+      int ignored = (int) MUNMAP.invokeExact(MemorySegment.ofAddress(address), length);
+    } catch (Throwable t) {
+      // Nothing useful to do: the memory stays mapped until the process exits.
+    }
   }
 
   private MemoryAdvice() {}

@@ -93,7 +93,11 @@ public final class SegmentScanner {
         // A torn tail: count the bytes up to the last written one, not the unwritten zeros after.
         length = lastNonZero(memory, position, limit) + 1 - position;
       }
-      damage.add(new Damage(position, length, describe(memory, position, limit)));
+      String reason =
+          view.parse(memory, position, limit) && view.checksumValid()
+              ? "sequence " + view.seq() + " not after " + lastSeq + " (out of order)"
+              : describe(memory, position, limit);
+      damage.add(new Damage(position, length, reason));
       position = next;
     }
     return new Result(validEnd, records, damage);

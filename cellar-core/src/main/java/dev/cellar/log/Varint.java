@@ -10,7 +10,8 @@ import java.lang.foreign.ValueLayout;
  */
 public final class Varint {
   public static final int MAX_INT_BYTES = 5;
-  public static final int MAX_LONG_BYTES = 10;
+  /** Every stored value fits 55 bits, so 8 bytes; a longer encoding is malformed. */
+  public static final int MAX_LONG_BYTES = 8;
 
   private Varint() {}
 

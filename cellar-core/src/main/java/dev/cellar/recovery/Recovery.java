@@ -12,7 +12,6 @@ import dev.cellar.log.Segment;
 import dev.cellar.log.SegmentScanner;
 import dev.cellar.log.SegmentTable;
 import java.io.IOException;
-import java.lang.foreign.Arena;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -54,6 +53,8 @@ public final class Recovery {
   private final List<Segment> toReplay = new ArrayList<>();
   /** Unsealed segments the checkpoint covers: scanned for their end and sealed, never re-applied. */
   private final List<Segment> toSealOnly = new ArrayList<>();
+  /** Segments whose accounting came from the checkpoint. */
+  private final java.util.Set<Segment> restored = new java.util.HashSet<>();
   private CheckpointImage checkpoint;
   private long maxSegmentId;
   private long maxSeq;
@@ -111,28 +112,29 @@ public final class Recovery {
     checkpoints.sort(null);
   }
 
-  /** Loads the newest usable checkpoint, or returns null; index arenas go to {@code arenas}. */
-  public CheckpointImage loadCheckpoint(List<Arena> arenas) throws IOException {
+  /**
+   * Loads the newest usable checkpoint: its shard slots go to {@code loader}. Returns null (and
+   * loads nothing) when there is none.
+   */
+  public CheckpointImage loadCheckpoint(CheckpointReader.ShardLoader loader) throws IOException {
     for (int i = checkpoints.size() - 1; i >= 0; i--) {
       Path path = checkpoints.get(i);
-      List<Arena> attempt = new ArrayList<>();
-      try {
-        CheckpointImage image = CheckpointReader.read(io, path, shards, attempt);
+      try (CheckpointReader.OpenCheckpoint open = CheckpointReader.open(io, path, shards)) {
+        CheckpointImage image = open.image();
         for (SegmentEntry entry : image.segments()) {
           if (!segments.containsKey(entry.segmentId())) {
             throw new CheckpointReader.Invalid(
                 path.getFileName() + " names " + Segment.fileName(entry.segmentId()) + ", which is missing or unreadable");
           }
         }
+        open.loadShards(loader);
         checkpoint = image;
-        arenas.addAll(attempt);
         report.checkpoint(path.getFileName().toString());
         for (int j = 0; j < i; j++) {
           io.delete(checkpoints.get(j));
         }
         return image;
       } catch (CheckpointReader.Invalid e) {
-        attempt.forEach(Arena::close);
         report.note("checkpoint not used: " + e.getMessage());
       }
     }
@@ -155,6 +157,7 @@ public final class Recovery {
       if (entry != null) {
         table.place(s, entry.slot());
         s.restoreAccounting(entry.deadBytes(), entry.ttlLiveBytes(), entry.maxExpiry(), entry.minSeq(), entry.maxSeq());
+        restored.add(s);
         maxSeq = Math.max(maxSeq, entry.maxSeq());
         if (s.kind() == SegmentHeaderDescriptor.KIND_LOG && s.id() >= checkpoint.replayFromSegment()) {
           toReplay.add(s);
@@ -216,11 +219,14 @@ public final class Recovery {
     long start = SegmentHeaderDescriptor.LENGTH;
     if (checkpoint != null && s.id() == checkpoint.replayFromSegment()) {
       start = Math.max(start, checkpoint.replayFromOffset());
-      if (s.memory().byteSize() < start) {
+      long available = SegmentHeaderDescriptor.isSealed(s.memory())
+          ? Math.min(s.memory().byteSize(), SegmentHeaderDescriptor.sealedLength(s.memory()))
+          : s.memory().byteSize();
+      if (available < start) {
         // The checkpoint's index points into bytes that are gone.
-        damage(name + " offset " + s.memory().byteSize() + ": " + (start - s.memory().byteSize())
+        damage(name + " offset " + available + ": " + (start - available)
             + " bytes missing before the checkpoint's replay position " + start);
-        s.end(s.memory().byteSize());
+        s.end(available);
         return;
       }
     }
@@ -255,7 +261,9 @@ public final class Recovery {
         report.note(line + ": torn tail of an unsealed segment, truncated");
       } else {
         report.note(line + ": hole in an unsealed segment, skipped");
-        s.addDead(d.length());
+        if (!restored.contains(s)) {
+          s.addDead(d.length()); // a checkpoint's accounting already counts it
+        }
       }
     }
     if (!sealed) {

@@ -163,19 +163,13 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
   private void recover() throws IOException {
     Recovery recovery = new Recovery(io, directory, options.salvage(), shards.length);
     recovery.scanDirectory();
-    List<Arena> arenas = new ArrayList<>();
-    CheckpointImage image = recovery.loadCheckpoint(arenas);
-    try {
-      recovery.placeSegments(segments);
-    } catch (IOException | RuntimeException e) {
-      arenas.forEach(Arena::close);
-      throw e;
-    }
+    CheckpointImage image =
+        recovery.loadCheckpoint((shard, slots, keyCount) -> shards[shard].index = HashIndex.copyOf(shards[shard], slots, keyCount));
+    recovery.placeSegments(segments);
     for (int i = 0; i < shards.length; i++) {
-      shards[i].index =
-          image == null
-              ? new HashIndex(shards[i], options.expectedKeys() / shards.length)
-              : new HashIndex(shards[i], arenas.get(i), image.shardSlots()[i], image.shardSizes()[i]);
+      if (shards[i].index == null) {
+        shards[i].index = new HashIndex(shards[i], options.expectedKeys() / shards.length);
+      }
     }
     if (image != null) {
       checkpointSequence.set(image.sequence());

@@ -17,6 +17,25 @@ class CrossProcessLockTest {
   @TempDir Path dir;
 
   @Test
+  void failedSecondOpenInTheSameProcessKeepsTheLock() throws Exception {
+    CellarOptions options = CellarOptions.defaults().segmentBytes(1 << 20).maxValueBytes(4096);
+    try (Cellar db = Cellar.open(dir, options)) {
+      assertThrows(StoreLockedException.class, () -> Cellar.open(dir, options));
+      // POSIX locks die with any descriptor of the file; the failed open must not have opened one.
+      Process other =
+          new ProcessBuilder(
+                  ProcessHandle.current().info().command().orElse("java"),
+                  "--enable-native-access=ALL-UNNAMED", "-Xmx128m",
+                  "-cp", System.getProperty("java.class.path"),
+                  TryOpen.class.getName(), dir.toString())
+              .redirectError(ProcessBuilder.Redirect.INHERIT)
+              .start();
+      assertTrue(other.waitFor(60, TimeUnit.SECONDS));
+      assertEquals("locked", new String(other.getInputStream().readAllBytes()).strip());
+    }
+  }
+
+  @Test
   void directoryHeldByAnotherProcessIsRefusedUntilThatProcessDies() throws Exception {
     Process child =
         new ProcessBuilder(

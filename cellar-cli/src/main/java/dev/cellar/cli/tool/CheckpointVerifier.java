@@ -8,9 +8,7 @@ import dev.cellar.cli.tool.Finding.Severity;
 import dev.cellar.io.FileIO;
 import dev.cellar.log.Segment;
 import java.io.IOException;
-import java.lang.foreign.Arena;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -43,12 +41,17 @@ public final class CheckpointVerifier {
   /** Reads {@code path}, which must have {@code shards} shards. */
   public static Result read(Path path, int shards) {
     String name = path.getFileName().toString();
-    List<Arena> arenas = new ArrayList<>();
-    try {
-      CheckpointImage image = CheckpointReader.read(FileIO.platform(), path, shards, arenas);
+    try (CheckpointReader.OpenCheckpoint open = CheckpointReader.open(FileIO.platform(), path, shards)) {
+      CheckpointImage image = open.image();
+      long[] keys = {0};
+      int[] shardCount = {0};
+      open.loadShards((shard, slots, keyCount) -> {
+        keys[0] += keyCount;
+        shardCount[0]++;
+      });
       return new Result(
           name,
-          describe(image),
+          describe(image, keys[0], shardCount[0]),
           new ReplayPosition(image.replayFromSegment(), image.replayFromOffset(), name),
           image.segments().stream().map(SegmentEntry::segmentId).toList(),
           List.of());
@@ -58,9 +61,6 @@ public final class CheckpointVerifier {
       return failed(name, reason);
     } catch (IOException e) {
       return failed(name, "could not be read: " + e);
-    } finally {
-      // The reader maps each shard's slots copy-on-write for the index to adopt; a tool only looks.
-      arenas.forEach(Arena::close);
     }
   }
 
@@ -102,16 +102,12 @@ public final class CheckpointVerifier {
     return new Result(name, null, null, List.of(), List.of(Finding.ofFile(Severity.ERROR, name, reason)));
   }
 
-  private static String describe(CheckpointImage image) {
-    long keys = 0;
-    for (long size : image.shardSizes()) {
-      keys += size;
-    }
+  private static String describe(CheckpointImage image, long keys, int shardCount) {
     return String.format(
         Locale.ROOT,
         "%,d keys in %d shards, %d segment(s), replay from %s offset %,d, next seq %,d",
         keys,
-        image.shardSizes().length,
+        shardCount,
         image.segments().size(),
         Segment.fileName(image.replayFromSegment()),
         image.replayFromOffset(),
