@@ -13,10 +13,11 @@ import org.apache.fory.serializer.Shareable;
 /**
  * Fory's {@link ByteBuffer} serializer, except that a decoded buffer owns its bytes.
  *
- * <p>Fory decodes a buffer as a view of its input. {@link ForyCodec} hands Fory a view of the log
- * (see {@link SegmentInput}), which is only valid during the read: a decoded buffer that pointed
- * into it would fail, or show other bytes, after the read returned. The bytes on the wire are
- * Fory's own, so values stay readable by a plain Fory and the other way round.
+ * <p>Fory decodes a buffer as a view of its input. {@link ForyCodec} may hand Fory the caller's
+ * own array (see {@link SegmentInput}), and the {@link dev.cellar.Codec} contract lets the caller
+ * reuse it after the call: a decoded buffer that pointed into it would change under its owner.
+ * The bytes on the wire are Fory's own, so values stay readable by a plain Fory and the other way
+ * round.
  */
 final class OwnedByteBufferSerializer extends Serializer<ByteBuffer> implements Shareable {
   /** Serves every {@link ByteBuffer} class (heap, direct, read-only...) and leaves others to Fory. */

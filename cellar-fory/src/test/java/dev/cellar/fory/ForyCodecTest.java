@@ -2,6 +2,7 @@ package dev.cellar.fory;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -15,6 +16,7 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import org.apache.fory.memory.MemoryBuffer;
 import org.junit.jupiter.api.Test;
 
 class ForyCodecTest {
@@ -29,6 +31,12 @@ class ForyCodecTest {
   /** Two roles pointing at one user, to tell shared references from copies. */
   record Pair(User left, User right) {}
 
+  /** A mutable node, so that a value can contain a cycle. */
+  static final class Node {
+    String name;
+    Node next;
+  }
+
   /** The same stored class before and after it gained a field. */
   record ProfileV1(String name, String email) {}
 
@@ -41,7 +49,7 @@ class ForyCodecTest {
   }
 
   @Test
-  void decodesFromNativeMemoryAtAnOffsetAndReadOnly() {
+  void decodesNativeMemoryAtAnOffsetAndReadOnly() {
     byte[] bytes = USERS.encode(User.ada());
     try (Arena arena = Arena.ofConfined()) {
       // A slice at an odd offset, read-only: what Cellar hands a codec from its log.
@@ -72,12 +80,14 @@ class ForyCodecTest {
   }
 
   @Test
-  void readsNativeAndWritableHeapSegmentsInPlace() {
+  void readsWritableHeapSegmentsInPlaceAndCopiesTheRest() {
     byte[] bytes = USERS.encode(User.ada());
     assertSame(bytes, SegmentInput.of(MemorySegment.ofArray(bytes)).getHeapMemory());
     try (Arena arena = Arena.ofConfined()) {
-      MemorySegment value = arena.allocate(bytes.length);
-      assertTrue(SegmentInput.of(value.asReadOnly()).isOffHeap());
+      MemorySegment value = arena.allocate(bytes.length).copyFrom(MemorySegment.ofArray(bytes));
+      MemoryBuffer copied = SegmentInput.of(value.asReadOnly());
+      assertFalse(copied.isOffHeap());
+      assertArrayEquals(bytes, copied.getHeapMemory());
     }
   }
 
@@ -174,6 +184,19 @@ class ForyCodecTest {
     Pair copied = plain.decode(MemorySegment.ofArray(plain.encode(new Pair(ada, ada))));
     assertEquals(copied.left(), copied.right());
     assertTrue(copied.left() != copied.right());
+  }
+
+  @Test
+  void cyclesNeedReferenceTracking() {
+    Node loop = new Node();
+    loop.name = "loop";
+    loop.next = loop;
+    assertThrows(CellarException.class, () -> ForyCodec.of(Node.class).encode(loop));
+
+    ForyCodec<Node> tracking = ForyCodec.builder(Node.class).trackReferences(true).build();
+    Node back = tracking.decode(MemorySegment.ofArray(tracking.encode(loop)));
+    assertEquals("loop", back.name);
+    assertSame(back, back.next);
   }
 
   @Test

@@ -6,13 +6,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.function.Function;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -33,10 +31,9 @@ import picocli.CommandLine.Spec;
  * cellar} launcher, and the figures span three orders of magnitude, where JMH's precision buys
  * little. What JMH would guard against is guarded here by hand: each approach loops inside its own
  * methods (see {@link EncodingApproach}), results feed a sink (see {@link ThroughputMeter}), every
- * approach is verified against the source messages before it is timed, and the heap is collected
- * between measurements so one approach's garbage is not charged to the next. What it does not do
- * is fork a JVM per approach: approaches share no hot code but the timing loop, whose one call per
- * batch is cheap however megamorphic.
+ * approach is verified against the source messages before it is timed, the heap is collected
+ * between measurements so one approach's garbage is not charged to the next, and each approach
+ * runs in a JVM of its own (see {@link ForkedRunner}).
  *
  * <p>All approaches run on one thread, so Fory's thread-safety is not under test except in the
  * {@code ForyCodec} row, which pays for its pool as Cellar does.
@@ -49,12 +46,12 @@ import picocli.CommandLine.Spec;
           + " over a MemorySegment, Apache Fory, Cellar's ForyCodec and JDK serialization;"
           + " prints encode, decode and round-trip operations per second and each one's ratio"
           + " to the fastest.",
-      "Runs for about approaches x 3 x (warm-up + iterations x seconds): 72 s by default."
+      "Runs for about approaches x 3 x (warm-up + iterations x seconds), plus a few seconds per"
+          + " JVM: about 80 s by default."
     })
 public final class CodecsBenchmark implements Callable<Integer> {
-  /** The approaches by key, in the seed's column order. */
-  private static final Map<String, Function<PriceUpdate[], EncodingApproach>> APPROACHES =
-      approaches();
+  /** The samples' seed: fixed, so that every run and every forked child sees the same messages. */
+  private static final long SAMPLE_SEED = 3;
 
   @Spec private CommandSpec spec;
 
@@ -90,42 +87,91 @@ public final class CodecsBenchmark implements Callable<Integer> {
           + " jdk-unshared, jdk (default: all).")
   private List<String> only;
 
+  @Option(
+      names = "--clock",
+      paramLabel = "wall|cpu",
+      defaultValue = "wall",
+      converter = ClockConverter.class,
+      description = "What rates are per: 'wall' (a second of real time) or 'cpu' (a second of"
+          + " the benchmark thread's CPU time: steadier on a busy machine, but leaves out GC"
+          + " threads' work) (default: ${DEFAULT-VALUE}).")
+  private ThroughputMeter.Clock clock;
+
+  @Option(
+      names = "--fork",
+      negatable = true,
+      defaultValue = "true",
+      fallbackValue = "true",
+      description = "Measure each approach in a JVM of its own, so that none runs on code the"
+          + " JIT compiled for another (default: ${DEFAULT-VALUE}; --no-fork runs all in this"
+          + " JVM).")
+  private boolean fork;
+
   @Option(names = "--json", paramLabel = "FILE", description = "Also write the results as JSON.")
   private Path json;
+
+  /** Set by {@link ForkedRunner}: measure one approach here and write its result to this file. */
+  @Option(names = "--child-result", hidden = true)
+  private Path childResult;
 
   public static void main(String[] args) {
     System.exit(new CommandLine(new CodecsBenchmark()).execute(args));
   }
 
   @Override
-  public Integer call() throws IOException {
+  public Integer call() throws IOException, InterruptedException {
     List<String> keys = checkOptions();
-    PrintWriter out = spec.commandLine().getOut();
-    PrintWriter progress = spec.commandLine().getErr();
-    PriceUpdate[] samples = PriceUpdateSamples.generate(messages, 3);
-    ThroughputMeter meter = new ThroughputMeter(warmupSeconds, seconds, iterations);
-    CodecsReport report = new CodecsReport(settingsLine(), Environment.describe(), settingsJson());
-    for (String key : keys) {
-      try (EncodingApproach approach = APPROACHES.get(key).apply(samples)) {
-        approach.verify();
-        EnumMap<Operation, Throughput> results = new EnumMap<>(Operation.class);
-        for (Operation operation : Operation.values()) {
-          progress.printf(Locale.ROOT, "measuring %s: %s%n", approach.label(), operation.label);
-          progress.flush();
-          System.gc();
-          results.put(operation, meter.measure(approach, operation));
-        }
-        report.add(key, approach.label(), approach.encodedLength(samples[0]), results);
-      }
+    List<ApproachResult> results = fork ? measureForked(keys) : measureHere(keys);
+    if (childResult != null) {
+      results.getFirst().writeTo(childResult);
+      return 0;
     }
+    CodecsReport report = new CodecsReport(settingsLine(), Environment.describe(), settingsJson());
+    results.forEach(report::add);
+    PrintWriter out = spec.commandLine().getOut();
     out.println();
     out.print(report.table());
-    out.flush();
     if (json != null) {
       Files.writeString(json, report.json(), StandardCharsets.UTF_8);
       out.println("wrote " + json);
     }
+    out.flush();
     return 0;
+  }
+
+  private List<ApproachResult> measureForked(List<String> keys)
+      throws IOException, InterruptedException {
+    ForkedRunner runner = new ForkedRunner(childOptions(), secondsPerApproach());
+    List<ApproachResult> results = new ArrayList<>();
+    for (String key : keys) {
+      results.add(runner.run(key));
+    }
+    return results;
+  }
+
+  private List<ApproachResult> measureHere(List<String> keys) {
+    PriceUpdate[] samples = PriceUpdateSamples.generate(messages, SAMPLE_SEED);
+    ThroughputMeter meter = new ThroughputMeter(warmupSeconds, seconds, iterations, clock);
+    InProcessRunner runner = new InProcessRunner(samples, meter, spec.commandLine().getErr());
+    List<ApproachResult> results = new ArrayList<>();
+    for (String key : keys) {
+      results.add(runner.run(key));
+    }
+    return results;
+  }
+
+  /** The options a forked child needs to measure as this run would. */
+  private List<String> childOptions() {
+    return List.of(
+        "--seconds", Double.toString(seconds),
+        "--warmup", Double.toString(warmupSeconds),
+        "--iterations", Integer.toString(iterations),
+        "--messages", Integer.toString(messages),
+        "--clock", clock.name().toLowerCase(Locale.ROOT));
+  }
+
+  private double secondsPerApproach() {
+    return Operation.values().length * (warmupSeconds + iterations * seconds);
   }
 
   private List<String> checkOptions() {
@@ -139,29 +185,35 @@ public final class CodecsBenchmark implements Callable<Integer> {
       throw new ParameterException(
           spec.commandLine(), "--messages must be a power of two, got " + messages);
     }
-    if (only == null) {
-      return List.copyOf(APPROACHES.keySet());
+    if (childResult != null && (fork || only == null || only.size() != 1)) {
+      throw new ParameterException(
+          spec.commandLine(), "--child-result needs --no-fork and exactly one approach");
     }
-    List<String> keys = new ArrayList<>();
+    if (only == null) {
+      return List.copyOf(Approaches.keys());
+    }
     for (String key : only) {
-      if (!APPROACHES.containsKey(key)) {
+      if (!Approaches.known(key)) {
         throw new ParameterException(
             spec.commandLine(),
-            "unknown approach '" + key + "'; known: " + String.join(", ", APPROACHES.keySet()));
+            "unknown approach '" + key + "'; known: " + String.join(", ", Approaches.keys()));
       }
-      keys.add(key);
     }
-    return keys;
+    return List.copyOf(only);
   }
 
   private String settingsLine() {
     return String.format(
         Locale.ROOT,
-        "%d messages; per operation %.1f s warm-up, then %d x %.1f s",
+        "%d messages; per operation %.1f s warm-up, then %d x %.1f s; rates per %s second; %s",
         messages,
         warmupSeconds,
         iterations,
-        seconds);
+        seconds,
+        clock == ThroughputMeter.Clock.CPU ? "CPU" : "wall-clock",
+        fork
+            ? "each approach in its own JVM (" + String.join(" ", ForkedRunner.CHILD_FLAGS) + ")"
+            : "all approaches in one JVM");
   }
 
   private Map<String, Object> settingsJson() {
@@ -170,17 +222,22 @@ public final class CodecsBenchmark implements Callable<Integer> {
     settings.put("seconds", seconds);
     settings.put("iterations", iterations);
     settings.put("messages", messages);
+    settings.put("clock", clock.name().toLowerCase(Locale.ROOT));
+    settings.put("forked", fork);
     return settings;
   }
 
-  private static Map<String, Function<PriceUpdate[], EncodingApproach>> approaches() {
-    Map<String, Function<PriceUpdate[], EncodingApproach>> all = new LinkedHashMap<>();
-    all.put("flyweight", FlyweightApproach::new);
-    all.put("fory", samples -> new ForyApproach(samples, false));
-    all.put("fory-refs", samples -> new ForyApproach(samples, true));
-    all.put("fory-codec", ForyCodecApproach::new);
-    all.put("jdk-unshared", samples -> new JdkSerializationApproach(samples, false));
-    all.put("jdk", samples -> new JdkSerializationApproach(samples, true));
-    return all;
+  /** Reads {@code --clock} in lower case, as the help shows it. */
+  static final class ClockConverter implements CommandLine.ITypeConverter<ThroughputMeter.Clock> {
+    @Override
+    public ThroughputMeter.Clock convert(String value) {
+      return switch (value) {
+        case "wall" -> ThroughputMeter.Clock.WALL;
+        case "cpu" -> ThroughputMeter.Clock.CPU;
+        default ->
+            throw new CommandLine.TypeConversionException(
+                "--clock is 'wall' or 'cpu', got '" + value + "'");
+      };
+    }
   }
 }

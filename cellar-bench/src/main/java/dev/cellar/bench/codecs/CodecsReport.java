@@ -1,7 +1,6 @@
 package dev.cellar.bench.codecs;
 
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -11,13 +10,10 @@ import java.util.Map;
  * column) and as JSON.
  */
 final class CodecsReport {
-  /** One approach's results. */
-  record Row(String key, String label, int bytes, Map<Operation, Throughput> throughput) {}
-
   private final String settings;
   private final String environment;
   private final Map<String, Object> settingsJson;
-  private final List<Row> rows = new ArrayList<>();
+  private final List<ApproachResult> rows = new ArrayList<>();
 
   CodecsReport(String settings, String environment, Map<String, Object> settingsJson) {
     this.settings = settings;
@@ -25,8 +21,8 @@ final class CodecsReport {
     this.settingsJson = settingsJson;
   }
 
-  void add(String key, String label, int bytes, EnumMap<Operation, Throughput> throughput) {
-    rows.add(new Row(key, label, bytes, Map.copyOf(throughput)));
+  void add(ApproachResult result) {
+    rows.add(result);
   }
 
   private double best(Operation operation) {
@@ -34,29 +30,29 @@ final class CodecsReport {
   }
 
   /** Times slower than the best of the column: 1.0 for the best. */
-  private double ratio(Row row, Operation operation) {
+  private double ratio(ApproachResult row, Operation operation) {
     return best(operation) / row.throughput().get(operation).median();
   }
 
   String table() {
     StringBuilder out = new StringBuilder();
     out.append("Price update with embedded instrument (seed 003): operations per second, median")
-        .append(" of the iterations, ± half their range; \"x\" is times slower than the best.\n");
+        .append(" of the iterations, +- half their range; \"x\" is times slower than the best.\n");
     out.append(settings).append('\n').append(environment).append("\n\n");
     int width = Math.max(8, rows.stream().mapToInt(r -> r.label().length()).max().orElse(0));
     out.append(String.format(Locale.ROOT, "%-" + width + "s %5s", "approach", "bytes"));
     for (Operation operation : Operation.values()) {
-      out.append(String.format(Locale.ROOT, " | %-25s", operation.label + " ops/s"));
+      out.append(String.format(Locale.ROOT, " | %-26s", operation.label + " ops/s"));
     }
     out.append('\n');
-    for (Row row : rows) {
+    for (ApproachResult row : rows) {
       out.append(String.format(Locale.ROOT, "%-" + width + "s %5d", row.label(), row.bytes()));
       for (Operation operation : Operation.values()) {
         Throughput t = row.throughput().get(operation);
         out.append(
             String.format(
                 Locale.ROOT,
-                " | %,12.0f ±%2.0f%% %6.1fx",
+                " | %,12.0f +-%2.0f%% %6.1fx",
                 t.median(),
                 t.spread() * 100,
                 ratio(row, operation)));
@@ -81,7 +77,7 @@ final class CodecsReport {
     out.append("  \"environment\": ").append(quote(environment)).append(",\n");
     out.append("  \"results\": [");
     for (int i = 0; i < rows.size(); i++) {
-      Row row = rows.get(i);
+      ApproachResult row = rows.get(i);
       out.append(i == 0 ? "\n" : ",\n");
       out.append("    {\"approach\": ").append(quote(row.key()))
           .append(", \"label\": ").append(quote(row.label()))

@@ -1,5 +1,8 @@
 package dev.cellar.bench.codecs;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+
 /**
  * Times an approach's operation: a warm-up, then a number of fixed-length iterations, each counting
  * the operations completed.
@@ -11,9 +14,26 @@ package dev.cellar.bench.codecs;
  * published to a volatile field after every iteration, so the JIT cannot drop the work (the role
  * JMH's Blackhole plays).
  *
+ * <p>Iterations always last their length in wall-clock time; the rate divides the operations by
+ * the elapsed time of the chosen {@link Clock}. CPU time discounts the time the thread spent
+ * descheduled on a busy machine, but also the work of the GC threads, which flatters approaches
+ * that allocate.
+ *
  * <p>Owned by the one thread that runs the benchmark.
  */
 final class ThroughputMeter {
+  /** What a rate is per: a second of wall-clock time, or of the benchmark thread's CPU time. */
+  enum Clock {
+    WALL,
+    CPU;
+
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+
+    long now() {
+      return this == WALL ? System.nanoTime() : THREADS.getCurrentThreadCpuTime();
+    }
+  }
+
   private static final long BATCH_TARGET_NANOS = 200_000;
   private static final int MAX_BATCH = 1 << 22;
 
@@ -23,12 +43,17 @@ final class ThroughputMeter {
   private final long warmupNanos;
   private final long iterationNanos;
   private final int iterations;
+  private final Clock clock;
   private long sink;
 
-  ThroughputMeter(double warmupSeconds, double iterationSeconds, int iterations) {
+  ThroughputMeter(double warmupSeconds, double iterationSeconds, int iterations, Clock clock) {
+    if (clock == Clock.CPU && !Clock.THREADS.isCurrentThreadCpuTimeSupported()) {
+      throw new IllegalStateException("this JVM cannot measure a thread's CPU time");
+    }
     this.warmupNanos = (long) (warmupSeconds * 1e9);
     this.iterationNanos = (long) (iterationSeconds * 1e9);
     this.iterations = iterations;
+    this.clock = clock;
   }
 
   Throughput measure(EncodingApproach approach, Operation operation) {
@@ -43,18 +68,16 @@ final class ThroughputMeter {
     return new Throughput(rates);
   }
 
-  /** Runs batches for about {@code nanos}; returns operations per second. */
+  /** Runs batches for about {@code nanos} of wall-clock time; returns operations per second. */
   private double runFor(EncodingApproach approach, Operation operation, int batch, long nanos) {
     long operations = 0;
-    long start = System.nanoTime();
-    long deadline = start + nanos;
-    long now;
+    long deadline = System.nanoTime() + nanos;
+    long start = clock.now();
     do {
       sink += approach.run(operation, batch);
       operations += batch;
-      now = System.nanoTime();
-    } while (now < deadline);
-    return operations * 1e9 / (now - start);
+    } while (System.nanoTime() < deadline);
+    return operations * 1e9 / Math.max(1, clock.now() - start);
   }
 
   private int sizeBatch(EncodingApproach approach, Operation operation) {
