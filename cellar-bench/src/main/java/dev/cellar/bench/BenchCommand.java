@@ -2,6 +2,7 @@ package dev.cellar.bench;
 
 import dev.cellar.bench.codecs.CodecsBenchmark;
 import dev.cellar.bench.embedded.EmbeddedBenchmark;
+import dev.cellar.bench.groupcommit.GroupCommitBenchmark;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -15,7 +16,9 @@ import picocli.CommandLine.Spec;
     name = "bench",
     mixinStandardHelpOptions = true,
     description = "Benchmarks of Cellar against its peers.",
-    subcommands = {EmbeddedBenchmark.class, CodecsBenchmark.class, CommandLine.HelpCommand.class})
+    subcommands = {
+      EmbeddedBenchmark.class, CodecsBenchmark.class, GroupCommitBenchmark.class, CommandLine.HelpCommand.class
+    })
 public final class BenchCommand implements Runnable {
 
   @Spec CommandSpec spec;

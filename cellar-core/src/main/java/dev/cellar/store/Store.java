@@ -27,7 +27,6 @@ import dev.cellar.recovery.Recovery;
 import dev.cellar.recovery.RecoveryReport;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
@@ -72,6 +71,7 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
   private final Shard[] shards;
   private final int shardMask;
   private final SegmentTable segments = new SegmentTable();
+  private final GarbageAccounting accounting = new GarbageAccounting(segments);
   private final AtomicLong segmentIds = new AtomicLong();
   private final AtomicLong checkpointSequence = new AtomicLong();
   private final AtomicInteger openCursors = new AtomicInteger();
@@ -174,7 +174,7 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
     if (image != null) {
       checkpointSequence.set(image.sequence());
     }
-    ReplayApplier applier = new ReplayApplier();
+    ReplayApplier applier = new ReplayApplier(shards, hasher, segments, accounting);
     try {
       recovery.replay(applier);
     } finally {
@@ -210,80 +210,6 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
     segments.replace(last, reopened);
     last.close();
     return reopened;
-  }
-
-  /**
-   * Applies replayed records by sequence number, so that segment order does not matter (compaction
-   * outputs hold old records under new ids). Tombstones whose key is absent are remembered in a
-   * side index for the duration of the replay, so an older put replayed later stays deleted.
-   */
-  private final class ReplayApplier implements Recovery.Target, AutoCloseable {
-    private final HashIndex[] tombstones = new HashIndex[shards.length];
-    private final RecordView scratch = new RecordView();
-
-    @Override
-    public void apply(Segment segment, RecordView record) {
-      long hash = hasher.hash(segment.memory(), record.keyOffset(), record.keyLength());
-      int shardId = (int) hash & shardMask;
-      Shard shard = shards[shardId];
-      MemorySegment key = record.key();
-      long location = LogLocation.of(segment.slot(), record.offset());
-      long existing = shard.index.get(hash, key);
-      if (existing == location) {
-        return;
-      }
-      long newestSeq = existing != 0 ? seqAt(existing) : tombstoneSeq(shardId, hash, key);
-      if (newestSeq >= record.seq()) {
-        segment.addDead(record.length());
-        return;
-      }
-      if (record.isDelete()) {
-        if (existing != 0) {
-          shard.index.remove(hash, key);
-          retire(existing);
-        }
-        tombstonesOf(shardId).put(hash, key, location);
-        segment.addDead(record.length());
-      } else {
-        shard.index.put(hash, key, location);
-        if (existing != 0) {
-          retire(existing);
-        }
-        if (record.expireAt() != 0) {
-          segment.addTtl(record.length(), record.expireAt());
-        }
-      }
-    }
-
-    private long seqAt(long location) {
-      Segment s = segments.get(LogLocation.slot(location));
-      if (s == null || !scratch.parse(s.memory(), LogLocation.offset(location), s.end())) {
-        return -1;
-      }
-      return scratch.seq();
-    }
-
-    private long tombstoneSeq(int shardId, long hash, MemorySegment key) {
-      HashIndex t = tombstones[shardId];
-      long location = t == null ? 0 : t.get(hash, key);
-      return location == 0 ? -1 : seqAt(location);
-    }
-
-    private HashIndex tombstonesOf(int shardId) {
-      if (tombstones[shardId] == null) {
-        tombstones[shardId] = new HashIndex(shards[shardId], 0);
-      }
-      return tombstones[shardId];
-    }
-
-    @Override
-    public void close() {
-      for (HashIndex t : tombstones) {
-        if (t != null) {
-          t.close();
-        }
-      }
-    }
   }
 
   private void startAgents() {
@@ -386,7 +312,7 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
       if (type == RecordDescriptor.PUT) {
         long location = log.append(type, key, value, expireAt);
         long previous = shard.index.put(hash, key, location);
-        existed = previous != 0 && retire(previous);
+        existed = previous != 0 && accounting.retire(previous);
         puts.increment();
       } else {
         long previous = shard.index.get(hash, key);
@@ -395,8 +321,8 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
         }
         long location = log.append(type, key, null, 0);
         shard.index.remove(hash, key);
-        existed = retire(previous);
-        deadAt(location);
+        existed = accounting.retire(previous);
+        accounting.deadAt(location);
         deletes.increment();
       }
     } finally {
@@ -416,31 +342,6 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
           "fsync failed; this write is not acknowledged and writes are disabled until the store is reopened: "
               + e.getMessage(),
           e);
-    }
-  }
-
-  /**
-   * Accounts the record at {@code location} as garbage now that nothing points at it; returns
-   * whether it was a live (unexpired) value.
-   */
-  private boolean retire(long location) {
-    Segment segment = segments.get(LogLocation.slot(location));
-    RecordView view = new RecordView();
-    if (segment == null || !view.parse(segment.memory(), LogLocation.offset(location), segment.end())) {
-      return false;
-    }
-    segment.addDead(view.length());
-    if (view.expireAt() != 0) {
-      segment.removeTtl(view.length());
-    }
-    return !view.isDelete() && (view.expireAt() == 0 || !view.expiredAt(System.currentTimeMillis()));
-  }
-
-  private void deadAt(long location) {
-    Segment segment = segments.get(LogLocation.slot(location));
-    RecordView view = new RecordView();
-    if (view.parse(segment.memory(), LogLocation.offset(location), segment.end())) {
-      segment.addDead(view.length());
     }
   }
 

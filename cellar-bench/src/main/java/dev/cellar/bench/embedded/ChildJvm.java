@@ -4,6 +4,7 @@ import dev.cellar.bench.stores.StoreKind;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,7 +41,10 @@ final class ChildJvm {
     return commonFlags;
   }
 
-  /** Runs the child to completion and returns its measurements. */
+  /**
+   * Runs the child to completion and returns its measurements; when the child fails, those it
+   * recorded before failing, marked with the failure.
+   */
   Measurements run(StoreKind kind, Workload workload, Path dataDir, Path resultFile)
       throws IOException, InterruptedException {
     Process child =
@@ -50,15 +54,19 @@ final class ChildJvm {
             .start();
     child.getOutputStream().close();
     Thread copier = Thread.ofPlatform().daemon().start(() -> copy(child.getInputStream()));
-    if (!child.waitFor(timeoutMinutes, TimeUnit.MINUTES)) {
+    boolean finished = child.waitFor(timeoutMinutes, TimeUnit.MINUTES);
+    if (!finished) {
       child.destroyForcibly().waitFor();
-      throw new IOException(kind.id() + " did not finish within " + timeoutMinutes + " minutes");
     }
     copier.join(TimeUnit.SECONDS.toMillis(10));
-    if (child.exitValue() != 0) {
-      throw new IOException(kind.id() + " child JVM exited with status " + child.exitValue());
+    Measurements results =
+        Files.exists(resultFile) ? Measurements.read(resultFile) : new Measurements();
+    if (!finished) {
+      results.fail("did not finish within " + timeoutMinutes + " minutes");
+    } else if (child.exitValue() != 0 && results.failure().isEmpty()) {
+      results.fail("child JVM exited with status " + child.exitValue());
     }
-    return Measurements.read(resultFile);
+    return results;
   }
 
   List<String> command(StoreKind kind, Workload workload, Path dataDir, Path resultFile) {

@@ -10,37 +10,44 @@ import java.util.Optional;
 /**
  * The human-readable result: one row per metric, one column per store, and beside each peer's
  * value the ratio cellar / peer. For throughputs a ratio above 1 favours Cellar; for heap, GC
- * pause, disk and reopen time a ratio below 1 does.
+ * pause, disk and reopen time a ratio below 1 does. A store whose run failed shows what it
+ * measured before failing, {@code failed} for the rest, and its failure below the table.
  */
 final class ComparisonTable {
   private static final String NOT_APPLICABLE = "-";
+  private static final String NOT_MEASURED = "failed";
 
   private ComparisonTable() {}
 
-  static String render(Map<StoreKind, Measurements> results, List<StoreKind> failed) {
+  static String render(Map<StoreKind, Measurements> results) {
     List<StoreKind> stores = new ArrayList<>(results.keySet());
     Measurements cellar = results.get(StoreKind.CELLAR);
     List<List<String>> rows = new ArrayList<>();
     List<String> header = new ArrayList<>(List.of("metric"));
     stores.forEach(store -> header.add(store.id()));
-    failed.forEach(store -> header.add(store.id()));
     rows.add(header);
     for (Metric metric : Metric.values()) {
       List<String> row = new ArrayList<>(List.of(metric.jsonName()));
       Optional<Double> base = cellar == null ? Optional.empty() : cellar.get(metric);
       for (StoreKind store : stores) {
-        Optional<Double> value = results.get(store).get(metric);
-        String cell = value.map(v -> format(metric, v)).orElse(NOT_APPLICABLE);
+        Measurements measured = results.get(store);
+        Optional<Double> value = measured.get(metric);
+        String cell =
+            value.map(v -> format(metric, v))
+                .orElse(measured.has(metric) ? NOT_APPLICABLE : NOT_MEASURED);
         if (store != StoreKind.CELLAR && base.isPresent() && value.isPresent() && value.get() > 0) {
-          cell += String.format(Locale.ROOT, " (%.2fx)", base.get() / value.get());
+          cell += " (" + formatRatio(base.get() / value.get()) + ")";
         }
         row.add(cell);
       }
-      failed.forEach(store -> row.add("failed"));
       rows.add(row);
     }
-    return layOut(rows)
-        + "(ratio) = cellar / peer: above 1 favours cellar for *_ops_per_s, below 1 for the rest.\n";
+    StringBuilder out = new StringBuilder(layOut(rows));
+    out.append("(ratio) = cellar / peer: above 1 favours cellar for *_ops_per_s, below 1 for the rest.\n");
+    results.forEach(
+        (store, measured) ->
+            measured.failure().ifPresent(why -> out.append(store.id()).append(" FAILED: ").append(why).append('\n')));
+    return out.toString();
   }
 
   static String format(Metric metric, double value) {
@@ -55,6 +62,13 @@ final class ComparisonTable {
           ? String.format(Locale.ROOT, "%.0f ms", value)
           : String.format(Locale.ROOT, "%.1f ms", value);
     };
+  }
+
+  /** Two decimals, or two significant digits for small ratios, which would otherwise read 0.00. */
+  static String formatRatio(double ratio) {
+    return ratio >= 0.095
+        ? String.format(Locale.ROOT, "%.2fx", ratio)
+        : String.format(Locale.ROOT, "%.2gx", ratio);
   }
 
   private static String layOut(List<List<String>> rows) {

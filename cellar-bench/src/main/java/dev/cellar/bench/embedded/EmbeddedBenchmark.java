@@ -26,8 +26,8 @@ import picocli.CommandLine.Spec;
  * fresh data directory; this JVM only launches them, one after another, and gathers the results
  * into a table on stdout and, if asked, a JSON file.
  *
- * <p>A store that fails (crash, wrong answer, timeout) is reported and the others still run; the
- * exit status is then 1.
+ * <p>A store that fails (crash, wrong answer, timeout) is reported with the phases it completed,
+ * the others still run, and the exit status is then 1.
  */
 @Command(
     name = "embedded",
@@ -92,24 +92,17 @@ public final class EmbeddedBenchmark implements Callable<Integer> {
     ChildJvm jvm = new ChildJvm(heap, jvmArgs, timeoutMinutes, log);
     Path runDir = createRunDir();
     Map<String, Object> machine = MachineInfo.describe();
-    log.printf("embedded benchmark: %,d keys, %d-byte values, %,d ops per phase, stores %s, data in %s%n",
-        workload.keys(), workload.valueBytes(), workload.ops(), kinds, runDir);
+    log.printf(
+        "embedded benchmark: %,d keys, %d-byte values, %,d ops per phase, stores %s, data in %s%n",
+        workload.keys(), workload.valueBytes(), workload.ops(),
+        kinds.stream().map(StoreKind::id).toList(), runDir);
     Map<StoreKind, Measurements> results = new LinkedHashMap<>();
-    List<StoreKind> failed = new ArrayList<>();
     for (StoreKind kind : kinds) {
-      Path dataDir = Files.createDirectories(runDir.resolve(kind.id()));
-      try {
-        results.put(kind, jvm.run(kind, workload, dataDir, runDir.resolve(kind.id() + ".results")));
-      } catch (IOException e) {
-        log.println("[" + kind.id() + "] FAILED: " + e.getMessage());
-        failed.add(kind);
-      } finally {
-        if (!keepData) {
-          deleteTree(dataDir);
-        }
-      }
+      Measurements measured = runOne(kind, workload, jvm, runDir);
+      measured.failure().ifPresent(why -> log.println("[" + kind.id() + "] FAILED: " + why));
+      results.put(kind, measured);
     }
-    System.out.print(ComparisonTable.render(results, failed));
+    System.out.print(ComparisonTable.render(results));
     if (json != null) {
       String report = JsonReport.render(machine, config(workload, kinds, jvm), results);
       Files.writeString(json, report, StandardCharsets.UTF_8);
@@ -118,7 +111,24 @@ public final class EmbeddedBenchmark implements Callable<Integer> {
     if (!keepData) {
       deleteTree(runDir);
     }
-    return failed.isEmpty() ? 0 : 1;
+    return results.values().stream().anyMatch(r -> r.failure().isPresent()) ? 1 : 0;
+  }
+
+  /** Runs one store in its child JVM on a fresh directory, removed afterwards unless kept. */
+  private Measurements runOne(StoreKind kind, Workload workload, ChildJvm jvm, Path runDir)
+      throws IOException, InterruptedException {
+    Path dataDir = Files.createDirectories(runDir.resolve(kind.id()));
+    try {
+      return jvm.run(kind, workload, dataDir, runDir.resolve(kind.id() + ".results"));
+    } catch (IOException e) {
+      Measurements failed = new Measurements();
+      failed.fail(e.toString());
+      return failed;
+    } finally {
+      if (!keepData) {
+        deleteTree(dataDir);
+      }
+    }
   }
 
   private Path createRunDir() throws IOException {

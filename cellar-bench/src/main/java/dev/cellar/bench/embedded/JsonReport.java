@@ -16,7 +16,9 @@ import java.util.Optional;
  * }</pre>
  *
  * A metric that does not apply to a store (disk size and reopen time of the heap map) has value
- * {@code null}. Written by hand: the shape is small and fixed, and the module needs no JSON
+ * {@code null}. A store whose run failed part-way has results only for the phases it completed,
+ * and an entry {@code {"store": ..., "error": ...}} in a top-level {@code "failures"} list, which
+ * is present only when something failed. Written by hand: the shape is small and fixed, and the module needs no JSON
  * library for it.
  */
 final class JsonReport {
@@ -46,8 +48,29 @@ final class JsonReport {
         separator = ",\n";
       }
     }
-    json.append("\n  ]\n}\n");
+    json.append("\n  ]");
+    appendFailures(json, results);
+    json.append("\n}\n");
     return json.toString();
+  }
+
+  private static void appendFailures(StringBuilder json, Map<StoreKind, Measurements> results) {
+    String separator = ",\n  \"failures\": [\n";
+    boolean any = false;
+    for (Map.Entry<StoreKind, Measurements> store : results.entrySet()) {
+      if (store.getValue().failure().isPresent()) {
+        json.append(separator).append("    {\"store\": ");
+        appendString(json, store.getKey().id());
+        json.append(", \"error\": ");
+        appendString(json, store.getValue().failure().get());
+        json.append('}');
+        separator = ",\n";
+        any = true;
+      }
+    }
+    if (any) {
+      json.append("\n  ]");
+    }
   }
 
   private static void appendObject(StringBuilder json, Map<String, Object> fields) {

@@ -14,14 +14,19 @@ import java.util.Optional;
  * One store's results: a value per {@link Metric}, or an explicit "not applicable" (a store
  * without persistence has no disk size or reopen time).
  *
+ * <p>A run that fails part-way keeps what it measured before the failure, and says why it
+ * failed: each metric was complete and checked when it was recorded, so it stays valid.
+ *
  * <p>A child JVM hands its measurements to the parent as a small text file, one {@code name
- * value} line per metric with {@code null} for not applicable; lines starting with {@code #} are
- * comments.
+ * value} line per metric with {@code null} for not applicable, and a {@code failure} line with the
+ * reason if the run failed; lines starting with {@code #} are comments.
  */
 public final class Measurements {
   private static final String NOT_APPLICABLE = "null";
+  private static final String FAILURE = "failure";
 
   private final Map<Metric, Double> values = new EnumMap<>(Metric.class);
+  private String failure;
 
   public void record(Metric metric, double value) {
     values.put(metric, value);
@@ -41,12 +46,25 @@ public final class Measurements {
     return Optional.ofNullable(values.get(metric));
   }
 
+  /** Marks the run as failed; the metrics recorded so far stay. */
+  public void fail(String reason) {
+    failure = reason.replaceAll("\\s+", " ").trim();
+  }
+
+  /** Why the run failed, if it did. */
+  public Optional<String> failure() {
+    return Optional.ofNullable(failure);
+  }
+
   public void write(Path file, String comment) throws IOException {
     List<String> lines = new ArrayList<>();
     lines.add("# " + comment);
     values.forEach(
         (metric, value) ->
             lines.add(metric.jsonName() + " " + (value == null ? NOT_APPLICABLE : value)));
+    if (failure != null) {
+      lines.add(FAILURE + " " + failure);
+    }
     Files.write(file, lines, StandardCharsets.UTF_8);
   }
 
@@ -54,6 +72,10 @@ public final class Measurements {
     Measurements measurements = new Measurements();
     for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
       if (line.isBlank() || line.startsWith("#")) {
+        continue;
+      }
+      if (line.startsWith(FAILURE + " ")) {
+        measurements.fail(line.substring(FAILURE.length() + 1));
         continue;
       }
       String[] parts = line.trim().split(" ");

@@ -42,7 +42,15 @@ public final class StoreRunner implements Callable<Integer> {
     Workload workload = new Workload(keys, valueBytes, ops, seed);
     WorkloadDriver driver =
         new WorkloadDriver(kind.id(), kind.newAdapter(), workload, directory, System.err);
-    Measurements results = driver.run();
+    Measurements results = new Measurements();
+    try {
+      driver.run(results);
+    } catch (Exception | Error e) {
+      // Keep the phases that completed; the parent shows them next to the failure.
+      results.fail(e.toString());
+      results.write(out, "store=" + kind.id() + " failed");
+      throw e;
+    }
     results.write(out, "store=" + kind.id() + " checksum=" + driver.checksum());
     return 0;
   }

@@ -7,7 +7,8 @@ import java.nio.file.Path;
 
 /**
  * Cellar through its embedded API, with {@code fsync no} (the OS writes back; a process crash
- * loses nothing) and every other option at its default: 64 index shards, 64 MiB segments,
+ * loses nothing), the expected key count as a sizing hint (as Chronicle Map gets {@code
+ * entries(N)}), and every other option at its default: 256 index shards, 64 MiB segments,
  * background compaction and checkpoints on, CRC checked on every read.
  */
 public final class CellarAdapter implements StoreAdapter {
@@ -17,7 +18,7 @@ public final class CellarAdapter implements StoreAdapter {
 
   @Override
   public void open(Path directory, long expectedEntries, double averageKeyBytes, int valueBytes) {
-    db = Cellar.open(directory, OPTIONS);
+    db = Cellar.open(directory, OPTIONS.expectedKeys(expectedEntries));
   }
 
   @Override

@@ -15,7 +15,7 @@ public enum StoreKind {
   CELLAR("cellar", CellarAdapter::new, List.of("--enable-native-access=ALL-UNNAMED")),
   HASHMAP("hashmap", HashMapAdapter::new, List.of()),
   CHRONICLE("chronicle", ChronicleMapAdapter::new, Flags.CHRONICLE),
-  MAPDB("mapdb", MapDbAdapter::new, Flags.UNSAFE_BUFFERS),
+  MAPDB("mapdb", MapDbAdapter::new, Flags.MAPDB),
   LMDB("lmdb", LmdbAdapter::new, Flags.LMDB),
   ROCKSDB("rocksdb", RocksDbAdapter::new, List.of("--enable-native-access=ALL-UNNAMED"));
 
@@ -74,12 +74,13 @@ public enum StoreKind {
 
   /** Peer flag lists; keep in step with {@code peer.jvm.flags} in this module's pom. */
   private static final class Flags {
-    /** Lets libraries that reach direct-buffer internals through sun.misc.Unsafe run quietly. */
-    static final List<String> UNSAFE_BUFFERS =
+    /** MapDB reaches direct-buffer internals (to unmap files) and loads lz4's JNI library. */
+    static final List<String> MAPDB =
         List.of(
             "--add-opens=java.base/java.nio=ALL-UNNAMED",
             "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
-            "--sun-misc-unsafe-memory-access=allow");
+            "--sun-misc-unsafe-memory-access=allow",
+            "--enable-native-access=ALL-UNNAMED");
 
     /** Chronicle's documented JDK 17+ list, then its switches for analytics and banners. */
     static final List<String> CHRONICLE =

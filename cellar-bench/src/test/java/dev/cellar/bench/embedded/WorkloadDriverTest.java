@@ -36,7 +36,8 @@ class WorkloadDriverTest {
     ByteArrayOutputStream log = new ByteArrayOutputStream();
     WorkloadDriver driver =
         new WorkloadDriver(kind.id(), kind.newAdapter(), SMALL, dir, new PrintStream(log, true));
-    Measurements results = driver.run();
+    Measurements results = new Measurements();
+    driver.run(results);
     assertTrue(log.toString().contains("[" + kind.id() + "] get hit"), log.toString());
     return results;
   }

@@ -1,0 +1,45 @@
+package dev.cellar.store;
+
+import dev.cellar.log.LogLocation;
+import dev.cellar.log.RecordView;
+import dev.cellar.log.Segment;
+import dev.cellar.log.SegmentTable;
+
+/**
+ * Counts records that nothing points at any more as garbage of their segment, which is what
+ * compaction chooses its victims by. Called with the key's shard lock held (or during recovery);
+ * the counters are atomics, so writers of different shards may count into one segment at once.
+ */
+final class GarbageAccounting {
+  private final SegmentTable segments;
+
+  GarbageAccounting(SegmentTable segments) {
+    this.segments = segments;
+  }
+
+  /**
+   * Accounts the record at {@code location} as garbage now that the index no longer points at it;
+   * returns whether it held a live (unexpired) value.
+   */
+  boolean retire(long location) {
+    Segment segment = segments.get(LogLocation.slot(location));
+    RecordView view = new RecordView();
+    if (segment == null || !view.parse(segment.memory(), LogLocation.offset(location), segment.end())) {
+      return false;
+    }
+    segment.addDead(view.length());
+    if (view.expireAt() != 0) {
+      segment.removeTtl(view.length());
+    }
+    return !view.isDelete() && (view.expireAt() == 0 || !view.expiredAt(System.currentTimeMillis()));
+  }
+
+  /** Accounts a record that is garbage from birth (a tombstone). */
+  void deadAt(long location) {
+    Segment segment = segments.get(LogLocation.slot(location));
+    RecordView view = new RecordView();
+    if (segment != null && view.parse(segment.memory(), LogLocation.offset(location), segment.end())) {
+      segment.addDead(view.length());
+    }
+  }
+}
