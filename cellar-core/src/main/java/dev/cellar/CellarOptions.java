@@ -16,7 +16,7 @@ public final class CellarOptions {
   public static final int MAX_SEGMENT_BYTES = 1 << 30;
   public static final int DEFAULT_MAX_KEY_BYTES = 64 << 10;
   public static final int DEFAULT_MAX_VALUE_BYTES = 16 << 20;
-  public static final int DEFAULT_SHARDS = 256;
+  public static final int DEFAULT_SHARDS = 64;
   public static final Duration DEFAULT_CHECKPOINT_INTERVAL = Duration.ofMinutes(5);
   public static final double DEFAULT_COMPACTION_GARBAGE_RATIO = 0.5;
   public static final long DEFAULT_COMPACTION_BYTES_PER_SECOND = 256L << 20;
@@ -88,7 +88,9 @@ public final class CellarOptions {
   }
 
   /**
-   * Number of index shards, a power of two from 1 to 4096; default 256. Fixed when the store is
+   * Number of index shards, a power of two from 1 to 4096; default 64. More shards mean less
+   * write contention but smaller tables, and tables under 2 MiB (2^18 slots, about 200K keys per
+   * shard) get no huge pages, which costs random lookups a TLB miss each. Fixed when the store is
    * created (later opens use the stored value).
    */
   public CellarOptions shards(int count) {

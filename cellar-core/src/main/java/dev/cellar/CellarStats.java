@@ -9,8 +9,8 @@ package dev.cellar;
  * @param garbageBytes bytes of records known to be dead (overwritten, deleted, expired)
  * @param segments number of live segment files
  * @param puts puts since open
- * @param gets gets since open
- * @param deletes deletes since open
+ * @param deletes deletes that removed a key, since open (reads are not counted: a shared counter
+ *     would be a cache line every reading core writes, and reads are meant to scale with cores)
  * @param fsyncs fsync calls since open
  * @param compactions compaction passes since open that rewrote at least one segment
  * @param compactedBytes bytes reclaimed by compaction since open
@@ -23,7 +23,6 @@ public record CellarStats(
     long garbageBytes,
     int segments,
     long puts,
-    long gets,
     long deletes,
     long fsyncs,
     long compactions,

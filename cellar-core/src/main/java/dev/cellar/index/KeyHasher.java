@@ -26,9 +26,32 @@ public final class KeyHasher {
     this.k1 = k1;
   }
 
+  /** SipHash-1-3 of a heap key, read through a byte-array view (cheaper than a heap segment). */
   public long hash(byte[] key) {
-    return hash(MemorySegment.ofArray(key), 0, key.length);
+    long v0 = k0 ^ 0x736f6d6570736575L;
+    long v1 = k1 ^ 0x646f72616e646f6dL;
+    long v2 = k0 ^ 0x6c7967656e657261L;
+    long v3 = k1 ^ 0x7465646279746573L;
+    int length = key.length;
+    int end = length & ~7;
+    for (int at = 0; at < end; at += 8) {
+      long m = (long) ARRAY_LE_LONG.get(key, at);
+      v3 ^= m;
+      v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
+      v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
+      v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
+      v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
+      v0 ^= m;
+    }
+    long last = ((long) length & 0xFF) << 56;
+    for (int i = (length & 7) - 1; i >= 0; i--) {
+      last |= (long) (key[end + i] & 0xFF) << (8 * i);
+    }
+    return finish(v0, v1, v2, v3, last);
   }
+
+  private static final java.lang.invoke.VarHandle ARRAY_LE_LONG =
+      java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
   public long hash(MemorySegment key) {
     return hash(key, 0, key.byteSize());
@@ -56,6 +79,11 @@ public final class KeyHasher {
     for (int i = rest - 1; i >= 0; i--) {
       last |= (long) (data.get(ValueLayout.JAVA_BYTE, end + i) & 0xFF) << (8 * i);
     }
+    return finish(v0, v1, v2, v3, last);
+  }
+
+  /** The last block's compression round and the three finalisation rounds. */
+  private static long finish(long v0, long v1, long v2, long v3, long last) {
     v3 ^= last;
     v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
     v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;

@@ -22,6 +22,18 @@ public final class Crc32c {
     return (int) crc.getValue();
   }
 
+  /**
+   * The masked CRC32C of {@code length} bytes of {@code bytes} from {@code offset}. The hot paths
+   * checksum heap copies: a {@code ByteBuffer} view of a mapped segment costs an allocation and an
+   * atomic acquire/release of the segment's shared arena per call, a cache line every reader thread
+   * would write.
+   */
+  public static int masked(byte[] bytes, int offset, int length) {
+    CRC32C crc = new CRC32C();
+    crc.update(bytes, offset, length);
+    return mask((int) crc.getValue());
+  }
+
   /** The masked CRC32C of the range, as stored in files. */
   public static int masked(MemorySegment segment, long offset, long length) {
     return mask(compute(segment, offset, length));

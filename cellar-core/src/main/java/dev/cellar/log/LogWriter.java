@@ -5,6 +5,7 @@ import dev.cellar.StoreIOException;
 import dev.cellar.io.FileIO;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,6 +43,9 @@ public final class LogWriter {
   private final long segmentBytes;
   private final LongSupplier clock;
   private final ReentrantLock appendLock = new ReentrantLock();
+  private static final int SCRATCH_LIMIT = 1 << 20;
+  /** Where records are encoded before one copy into the log; guarded by the append lock. */
+  private byte[] scratch = new byte[4096];
   private final Prefaulter prefaulter;
 
   private Segment active;
@@ -79,7 +83,9 @@ public final class LogWriter {
       long length = RecordDescriptor.length(key.byteSize(), valueLength, seq, expireAt != 0);
       ensureRoom(length);
       long offset = tail;
-      RecordDescriptor.write(active.memory(), offset, type, key, value, seq, expireAt);
+      byte[] record = scratch(length);
+      RecordDescriptor.encode(record, type, key, value, seq, expireAt);
+      MemorySegment.copy(record, 0, active.memory(), ValueLayout.JAVA_BYTE, offset, (int) length);
       tail = offset + length;
       active.end(tail);
       active.noteSeq(seq);
@@ -92,6 +98,17 @@ public final class LogWriter {
     } finally {
       appendLock.unlock();
     }
+  }
+
+  /** A buffer of at least {@code length} bytes; small ones are reused (append lock held). */
+  private byte[] scratch(long length) {
+    if (length > SCRATCH_LIMIT) {
+      return new byte[(int) length];
+    }
+    if (scratch.length < length) {
+      scratch = new byte[(int) Math.max(length, scratch.length * 2L)];
+    }
+    return scratch;
   }
 
   private void ensureRoom(long length) {

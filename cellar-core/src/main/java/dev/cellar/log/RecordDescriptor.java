@@ -38,6 +38,10 @@ public final class RecordDescriptor {
   /** Smallest possible record: CRC, type, three one-byte varints, a one-byte key. */
   public static final int MIN_LENGTH = 4 + 1 + 3 + 1;
 
+  private static final java.lang.invoke.VarHandle HEAP_INT =
+      java.lang.invoke.MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final java.lang.invoke.VarHandle HEAP_LONG =
+      java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
   private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
   private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
@@ -55,38 +59,41 @@ public final class RecordDescriptor {
   }
 
   /**
-   * Writes a complete record at {@code offset}, CRC last; returns its length. The caller has checked
-   * that it fits.
+   * Encodes a complete record, CRC included, into {@code out} from index 0; returns its length.
+   * {@code out} must hold {@link #length} bytes. Encoding into a heap array and copying the result
+   * into the log once is cheaper than writing field by field through a mapping, and lets the CRC be
+   * computed on the array.
    *
    * @param expireAt epoch millis, or 0 for none
    */
-  public static int write(
-      MemorySegment log,
-      long offset,
-      int type,
-      MemorySegment key,
-      MemorySegment value,
-      long seq,
-      long expireAt) {
+  public static int encode(byte[] out, int type, MemorySegment key, MemorySegment value, long seq, long expireAt) {
     long keyLength = key.byteSize();
     long valueLength = value == null ? 0 : value.byteSize();
     boolean hasExpiry = expireAt != 0;
-    log.set(ValueLayout.JAVA_BYTE, offset + TYPE_OFFSET, (byte) (type | (hasExpiry ? EXPIRY_BIT : 0)));
-    long at = Varint.write(log, offset + VARINTS_OFFSET, keyLength);
-    at = Varint.write(log, at, valueLength);
-    at = Varint.write(log, at, seq);
+    out[TYPE_OFFSET] = (byte) (type | (hasExpiry ? EXPIRY_BIT : 0));
+    int at = Varint.write(out, VARINTS_OFFSET, keyLength);
+    at = Varint.write(out, at, valueLength);
+    at = Varint.write(out, at, seq);
     if (hasExpiry) {
-      log.set(LONG, at, expireAt);
+      HEAP_LONG.set(out, at, expireAt);
       at += EXPIRY_BYTES;
     }
-    MemorySegment.copy(key, 0, log, at, keyLength);
-    at += keyLength;
+    MemorySegment.copy(key, ValueLayout.JAVA_BYTE, 0, out, at, (int) keyLength);
+    at += (int) keyLength;
     if (valueLength > 0) {
-      MemorySegment.copy(value, 0, log, at, valueLength);
-      at += valueLength;
+      MemorySegment.copy(value, ValueLayout.JAVA_BYTE, 0, out, at, (int) valueLength);
+      at += (int) valueLength;
     }
-    int length = (int) (at - offset);
-    log.set(INT, offset + CRC_OFFSET, Crc32c.masked(log, offset + TYPE_OFFSET, length - TYPE_OFFSET));
+    HEAP_INT.set(out, CRC_OFFSET, Crc32c.masked(out, TYPE_OFFSET, at - TYPE_OFFSET));
+    return at;
+  }
+
+  /** Writes a complete record at {@code offset} of {@code log}; returns its length. */
+  public static int write(
+      MemorySegment log, long offset, int type, MemorySegment key, MemorySegment value, long seq, long expireAt) {
+    byte[] record = new byte[(int) length(key.byteSize(), value == null ? 0 : value.byteSize(), seq, expireAt != 0)];
+    int length = encode(record, type, key, value, seq, expireAt);
+    MemorySegment.copy(record, 0, log, ValueLayout.JAVA_BYTE, offset, length);
     return length;
   }
 

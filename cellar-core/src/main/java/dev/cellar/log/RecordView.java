@@ -33,6 +33,100 @@ public final class RecordView {
     if (offset < 0 || limit - offset < RecordDescriptor.MIN_LENGTH || limit > log.byteSize()) {
       return false;
     }
+    if (limit - offset >= RecordDescriptor.TYPE_OFFSET + Long.BYTES) {
+      int decoded = parseShortHeader(log.get(HEADER_WORD, offset + RecordDescriptor.TYPE_OFFSET));
+      if (decoded != NEEDS_SLOW_PATH) {
+        return decoded == 1 && finish(limit);
+      }
+    }
+    return parseSlow(log, offset, limit);
+  }
+
+  private static final ValueLayout.OfLong HEADER_WORD =
+      ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+  private static final int NEEDS_SLOW_PATH = -1;
+
+  /**
+   * Decodes the type byte and the three varints from the 8 bytes after the CRC, held in one
+   * register: one memory access instead of a bounds-checked access per byte. That covers every
+   * record whose varints fit 7 bytes (keys and values under 16 KiB, seqs under 2^35 or so); longer
+   * headers take the byte-wise path. Returns 1 if valid, 0 if malformed, or NEEDS_SLOW_PATH.
+   */
+  private int parseShortHeader(long word) {
+    int typeByte = (int) word & 0xFF;
+    type = typeByte & RecordDescriptor.TYPE_MASK;
+    boolean hasExpiry = (typeByte & RecordDescriptor.EXPIRY_BIT) != 0;
+    long rest = word >>> 8;
+    int used = 0;
+    long value = 0;
+    int shift = 0;
+    int field = 0;
+    long keyLen = 0;
+    long valueLen = 0;
+    long sequence = 0;
+    while (field < 3) {
+      if (used == 7) {
+        return NEEDS_SLOW_PATH;
+      }
+      int b = (int) (rest >>> (8 * used)) & 0xFF;
+      used++;
+      value |= (long) (b & 0x7F) << shift;
+      shift += 7;
+      if ((b & 0x80) == 0) {
+        if (field == 0) {
+          keyLen = value;
+        } else if (field == 1) {
+          valueLen = value;
+        } else {
+          sequence = value;
+        }
+        field++;
+        value = 0;
+        shift = 0;
+      } else if (shift >= 35 && field < 2) {
+        return 0; // a length over 32 bits
+      }
+    }
+    if ((typeByte & ~(RecordDescriptor.TYPE_MASK | RecordDescriptor.EXPIRY_BIT)) != 0
+        || (type != RecordDescriptor.PUT && type != RecordDescriptor.DELETE)
+        || (hasExpiry && type != RecordDescriptor.PUT)) {
+      return 0;
+    }
+    keyLength = keyLen;
+    valueLength = valueLen;
+    seq = sequence;
+    keyOffset = offset + RecordDescriptor.VARINTS_OFFSET + used;
+    expireAt = hasExpiry ? 1 : 0; // marker: finish() reads the real expiry
+    return 1;
+  }
+
+  /** Reads the expiry (if any) and checks lengths against {@code limit}. */
+  private boolean finish(long limit) {
+    if (expireAt != 0) {
+      if (keyOffset + RecordDescriptor.EXPIRY_BYTES > limit) {
+        return false;
+      }
+      expireAt = RecordDescriptor.readExpiry(log, keyOffset);
+      keyOffset += RecordDescriptor.EXPIRY_BYTES;
+      if (expireAt == 0) {
+        return false;
+      }
+    }
+    if (keyLength == 0 || (type == RecordDescriptor.DELETE && valueLength != 0)) {
+      return false;
+    }
+    long end = keyOffset + keyLength + valueLength;
+    if (end > limit || end < keyOffset) {
+      return false;
+    }
+    length = end - offset;
+    return true;
+  }
+
+  /** The byte-wise decoder: headers too long for the fast path, and tests comparing the two. */
+  boolean parseSlow(MemorySegment log, long offset, long limit) {
+    this.log = log;
+    this.offset = offset;
     int typeByte = log.get(ValueLayout.JAVA_BYTE, offset + RecordDescriptor.TYPE_OFFSET) & 0xFF;
     type = typeByte & RecordDescriptor.TYPE_MASK;
     boolean hasExpiry = (typeByte & RecordDescriptor.EXPIRY_BIT) != 0;
@@ -84,12 +178,40 @@ public final class RecordView {
     return true;
   }
 
+  /** Records up to this size are checksummed on a heap copy; see {@link Crc32c#masked(byte[], int, int)}. */
+  private static final long COPY_TO_CHECK = 64 << 10;
+
   /** Whether the stored CRC matches the record's bytes. Call only after a successful parse. */
   public boolean checksumValid() {
+    if (length <= COPY_TO_CHECK) {
+      return checksumValid(copy());
+    }
     int stored = RecordDescriptor.storedCrc(log, offset);
     return stored
         == Crc32c.masked(log, offset + RecordDescriptor.TYPE_OFFSET, length - RecordDescriptor.TYPE_OFFSET);
   }
+
+  /** The whole record, copied onto the heap. */
+  public byte[] copy() {
+    byte[] out = new byte[(int) length];
+    MemorySegment.copy(log, ValueLayout.JAVA_BYTE, offset, out, 0, out.length);
+    return out;
+  }
+
+  /** Whether {@code copy} (from {@link #copy()}) carries a valid CRC. */
+  public static boolean checksumValid(byte[] copy) {
+    int stored = (int) STORED_CRC.get(copy, RecordDescriptor.CRC_OFFSET);
+    return stored == Crc32c.masked(copy, RecordDescriptor.TYPE_OFFSET, copy.length - RecordDescriptor.TYPE_OFFSET);
+  }
+
+  /** The value bytes of {@code copy} (from {@link #copy()} of this record). */
+  public byte[] valueOf(byte[] copy) {
+    int from = (int) (keyOffset + keyLength - offset);
+    return java.util.Arrays.copyOfRange(copy, from, from + (int) valueLength);
+  }
+
+  private static final java.lang.invoke.VarHandle STORED_CRC =
+      java.lang.invoke.MethodHandles.byteArrayViewVarHandle(int[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
 
   public long offset() {
     return offset;

@@ -1,6 +1,7 @@
 package dev.cellar.log;
 
 import dev.cellar.io.FileIO;
+import dev.cellar.io.MemoryAdvice;
 import dev.cellar.io.StoreFile;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -89,6 +90,7 @@ public final class Segment implements AutoCloseable {
       file.truncate(0);
       file.allocate(0, Math.min(capacity, SegmentHeaderDescriptor.LENGTH));
       MemorySegment memory = file.map(StoreFile.MapKind.READ_WRITE, 0, capacity, arena);
+      MemoryAdvice.hugePages(memory);
       SegmentHeaderDescriptor.writeOpen(memory, kind, id, nowMillis);
       return new Segment(id, kind, path, file, arena, memory, State.ACTIVE, SegmentHeaderDescriptor.LENGTH);
     } catch (IOException | RuntimeException e) {
@@ -109,6 +111,7 @@ public final class Segment implements AutoCloseable {
       long size = file.size();
       MemorySegment memory =
           size == 0 ? MemorySegment.NULL.reinterpret(0) : file.map(StoreFile.MapKind.READ_ONLY, 0, size, arena);
+      MemoryAdvice.hugePages(memory);
       short kind =
           size >= SegmentHeaderDescriptor.LENGTH ? SegmentHeaderDescriptor.kind(memory) : SegmentHeaderDescriptor.KIND_LOG;
       return new Segment(id, kind, path, file, arena, memory, State.SEALED, size);
@@ -129,6 +132,7 @@ public final class Segment implements AutoCloseable {
     Arena arena = Arena.ofShared();
     try {
       MemorySegment memory = file.map(StoreFile.MapKind.READ_WRITE, 0, capacity, arena);
+      MemoryAdvice.hugePages(memory);
       ByteBuffer header = ByteBuffer.allocate(SegmentHeaderDescriptor.LENGTH);
       MemorySegment h = MemorySegment.ofBuffer(header);
       SegmentHeaderDescriptor.writeOpen(

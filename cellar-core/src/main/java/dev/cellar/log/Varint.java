@@ -34,6 +34,16 @@ public final class Varint {
     return offset;
   }
 
+  /** Writes {@code value} into {@code out} at {@code offset}; returns the offset after it. */
+  public static int write(byte[] out, int offset, long value) {
+    while ((value & ~0x7FL) != 0) {
+      out[offset++] = (byte) ((value & 0x7F) | 0x80);
+      value >>>= 7;
+    }
+    out[offset++] = (byte) value;
+    return offset;
+  }
+
   /**
    * Reads a varint of at most {@code maxBytes} bytes at {@code offset}, not reading at or past
    * {@code limit}. Returns {@code value << 8 | length}, or -1 if malformed or cut off; the value

@@ -24,6 +24,9 @@ final class Shard implements HashIndex.Keys {
   private final SegmentTable segments;
   private final KeyHasher hasher;
   HashIndex index;
+  /** Writes since open; plain fields because they change only under the write lock. */
+  long puts;
+  long deletes;
 
   Shard(SegmentTable segments, KeyHasher hasher) {
     this.segments = segments;

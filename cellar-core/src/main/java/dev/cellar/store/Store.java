@@ -87,9 +87,6 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
   private volatile IOException writeFailure;
   private volatile long checkpointedSeq = -1;
 
-  private final LongAdder puts = new LongAdder();
-  private final LongAdder gets = new LongAdder();
-  private final LongAdder deletes = new LongAdder();
   final LongAdder compactions = new LongAdder();
   final LongAdder compactedBytes = new LongAdder();
   private final LongAdder checkpoints = new LongAdder();
@@ -253,7 +250,8 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
   @Override
   public void put(byte[] key, byte[] value) {
     Objects.requireNonNull(value, "value");
-    write(RecordDescriptor.PUT, segmentOf(key), MemorySegment.ofArray(value), 0);
+    MemorySegment k = segmentOf(key);
+    write(RecordDescriptor.PUT, k, hasher.hash(key), MemorySegment.ofArray(value), 0);
   }
 
   @Override
@@ -283,27 +281,27 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
       delete(key);
       return;
     }
-    write(RecordDescriptor.PUT, key, value, expireAtEpochMillis);
+    write(RecordDescriptor.PUT, key, hasher.hash(key), value, expireAtEpochMillis);
   }
 
   @Override
   public boolean delete(byte[] key) {
-    return delete(segmentOf(key));
+    MemorySegment k = segmentOf(key);
+    return write(RecordDescriptor.DELETE, k, hasher.hash(key), null, 0);
   }
 
   private boolean delete(MemorySegment key) {
-    return write(RecordDescriptor.DELETE, key, null, 0);
+    return write(RecordDescriptor.DELETE, key, hasher.hash(key), null, 0);
   }
 
   /** Appends a put or delete; returns whether a live value existed before. */
-  private boolean write(int type, MemorySegment key, MemorySegment value, long expireAt) {
+  private boolean write(int type, MemorySegment key, long hash, MemorySegment value, long expireAt) {
     checkKey(key);
     if (value != null && value.byteSize() > options.maxValueBytes()) {
       throw new LimitExceededException(
           "value length " + value.byteSize() + " > max " + options.maxValueBytes() + " bytes (maxValueBytes)");
     }
     checkWritable();
-    long hash = hasher.hash(key);
     Shard shard = shards[(int) hash & shardMask];
     boolean existed;
     long stamp = shard.lock.writeLock();
@@ -313,7 +311,7 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
         long location = log.append(type, key, value, expireAt);
         long previous = shard.index.put(hash, key, location);
         existed = previous != 0 && accounting.retire(previous);
-        puts.increment();
+        shard.puts++;
       } else {
         long previous = shard.index.get(hash, key);
         if (previous == 0) {
@@ -323,7 +321,7 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
         shard.index.remove(hash, key);
         existed = accounting.retire(previous);
         accounting.deadAt(location);
-        deletes.increment();
+        shard.deletes++;
       }
     } finally {
       shard.lock.unlockWrite(stamp);
@@ -395,15 +393,35 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
 
   @Override
   public byte[] get(byte[] key) {
-    return read(key, value -> value.toArray(ValueLayout.JAVA_BYTE));
+    MemorySegment k = segmentOf(key);
+    checkOpen();
+    long hash = hasher.hash(key);
+    Shard shard = shards[(int) hash & shardMask];
+    RecordView view = new RecordView();
+    for (int attempt = 0; ; attempt++) {
+      Segment segment = locate(shard, hash, k, view, attempt);
+      if (segment == null || (view.expireAt() != 0 && view.expiredAt(System.currentTimeMillis()))) {
+        return null;
+      }
+      try {
+        // One copy of the whole record serves both the CRC check and the value.
+        byte[] record = view.copy();
+        if (options.verifyChecksumsOnRead() && !RecordView.checksumValid(record)) {
+          throw corruptRecord(segment, view);
+        }
+        return view.valueOf(record);
+      } catch (IllegalStateException segmentClosed) {
+        // Compaction moved the record and unmapped its old segment after we found it: look again.
+        checkOpen();
+      }
+    }
   }
 
   @Override
   public <R> R read(byte[] key, Function<MemorySegment, R> reader) {
     MemorySegment k = segmentOf(key);
     checkOpen();
-    gets.increment();
-    long hash = hasher.hash(k);
+    long hash = hasher.hash(key);
     Shard shard = shards[(int) hash & shardMask];
     RecordView view = new RecordView();
     for (int attempt = 0; ; attempt++) {
@@ -484,7 +502,7 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
   private Long readMeta(byte[] key) {
     MemorySegment k = segmentOf(key);
     checkOpen();
-    long hash = hasher.hash(k);
+    long hash = hasher.hash(key);
     RecordView view = new RecordView();
     Segment segment = locate(shards[(int) hash & shardMask], hash, k, view, 0);
     if (segment == null || view.expiredAt(System.currentTimeMillis())) {
@@ -687,10 +705,14 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
   @Override
   public CellarStats stats() {
     long indexBytes = 0;
+    long puts = 0;
+    long deletes = 0;
     for (Shard s : shards) {
       long stamp = s.lock.readLock();
       try {
         indexBytes += s.index.memoryBytes();
+        puts += s.puts;
+        deletes += s.deletes;
       } finally {
         s.lock.unlockRead(stamp);
       }
@@ -709,9 +731,8 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
         logBytes,
         garbage,
         all.size(),
-        puts.sum(),
-        gets.sum(),
-        deletes.sum(),
+        puts,
+        deletes,
         commit.fsyncs(),
         compactions.sum(),
         compactedBytes.sum(),

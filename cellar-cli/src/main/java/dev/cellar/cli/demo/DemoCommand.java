@@ -137,8 +137,8 @@ public final class DemoCommand implements Callable<Integer> {
         "keys %,d, segments %d, log %s (garbage %s), index %s", s.keys(), s.segments(),
         ByteSize.format(s.logBytes()), ByteSize.format(s.garbageBytes()), ByteSize.format(s.indexBytes())));
     step("", String.format(Locale.ROOT,
-        "since reopen: puts %,d, gets %,d, deletes %,d, fsyncs %,d, checkpoints %,d, compactions %,d (%s reclaimed)",
-        s.puts(), s.gets(), s.deletes(), s.fsyncs(), s.checkpoints(), s.compactions(), ByteSize.format(s.compactedBytes())));
+        "since reopen: puts %,d, deletes %,d, fsyncs %,d, checkpoints %,d, compactions %,d (%s reclaimed)",
+        s.puts(), s.deletes(), s.fsyncs(), s.checkpoints(), s.compactions(), ByteSize.format(s.compactedBytes())));
   }
 
   private void step(String label, String text) {
