@@ -3,6 +3,7 @@ package dev.cellar.bench;
 import dev.cellar.bench.codecs.CodecsBenchmark;
 import dev.cellar.bench.embedded.EmbeddedBenchmark;
 import dev.cellar.bench.groupcommit.GroupCommitBenchmark;
+import dev.cellar.bench.replay.ReplayBenchmark;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -17,7 +18,8 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description = "Benchmarks of Cellar against its peers.",
     subcommands = {
-      EmbeddedBenchmark.class, CodecsBenchmark.class, GroupCommitBenchmark.class, CommandLine.HelpCommand.class
+      EmbeddedBenchmark.class, CodecsBenchmark.class, GroupCommitBenchmark.class, ReplayBenchmark.class,
+      CommandLine.HelpCommand.class
     })
 public final class BenchCommand implements Runnable {
 

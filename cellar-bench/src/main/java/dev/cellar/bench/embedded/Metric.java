@@ -12,10 +12,10 @@ public enum Metric {
   GET_HIT_2T("get_hit_2t_ops_per_s", Unit.OPS_PER_S),
   HEAP_USED("heap_used_bytes", Unit.BYTES),
   FULL_GC("full_gc_ms", Unit.MILLIS),
-  /** Allocated bytes of the store's directory right after the load, closed (the figure). */
+  /** Allocated bytes of the store's directory right after the load, store still open. */
   DISK("disk_bytes", Unit.BYTES),
   REOPEN("reopen_ms", Unit.MILLIS),
-  /** Allocated bytes at the end, after the overwrites as well (not a contract metric). */
+  /** Allocated bytes after the overwrites, store closed (not a contract metric). */
   DISK_FINAL("disk_bytes_final", Unit.BYTES);
 
   /** How a value is shown; throughputs are better higher, the rest better lower. */
