@@ -54,7 +54,8 @@ public interface Cellar extends AutoCloseable {
   /**
    * Zero-copy read: calls {@code reader} with a read-only view of the value in the log and returns
    * its result, or returns {@code null} without calling it when the key is absent or expired. The
-   * view is valid only during the call; do not keep it.
+   * view is valid only during the call; do not keep it. If compaction moves the value while the
+   * reader runs, the reader is called again on the value's new place.
    */
   <R> R read(byte[] key, Function<MemorySegment, R> reader);
 

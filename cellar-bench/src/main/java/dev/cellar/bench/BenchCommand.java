@@ -3,6 +3,7 @@ package dev.cellar.bench;
 import dev.cellar.bench.codecs.CodecsBenchmark;
 import dev.cellar.bench.embedded.EmbeddedBenchmark;
 import dev.cellar.bench.groupcommit.GroupCommitBenchmark;
+import dev.cellar.bench.memory.MemoryLatencyBenchmark;
 import dev.cellar.bench.replay.ReplayBenchmark;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -19,6 +20,7 @@ import picocli.CommandLine.Spec;
     description = "Benchmarks of Cellar against its peers.",
     subcommands = {
       EmbeddedBenchmark.class, CodecsBenchmark.class, GroupCommitBenchmark.class, ReplayBenchmark.class,
+      MemoryLatencyBenchmark.class,
       CommandLine.HelpCommand.class
     })
 public final class BenchCommand implements Runnable {

@@ -302,6 +302,20 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
           "value length " + value.byteSize() + " > max " + options.maxValueBytes() + " bytes (maxValueBytes)");
     }
     checkWritable();
+    boolean always = options.fsync() == Fsync.ALWAYS;
+    if (always) {
+      commit.enter();
+    }
+    try {
+      return writeAndCommit(type, key, hash, value, expireAt, always);
+    } finally {
+      if (always) {
+        commit.exit();
+      }
+    }
+  }
+
+  private boolean writeAndCommit(int type, MemorySegment key, long hash, MemorySegment value, long expireAt, boolean always) {
     Shard shard = shards[(int) hash & shardMask];
     boolean existed;
     long stamp = shard.lock.writeLock();
@@ -326,7 +340,7 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
     } finally {
       shard.lock.unlockWrite(stamp);
     }
-    if (options.fsync() == Fsync.ALWAYS) {
+    if (always) {
       awaitDurable(log.appendedSeq());
     }
     return existed;
@@ -393,6 +407,41 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
 
   @Override
   public byte[] get(byte[] key) {
+    return readLive(
+        key,
+        (segment, view) -> {
+          // One copy of the whole record serves both the CRC check and the value.
+          byte[] record = view.copy();
+          if (options.verifyChecksumsOnRead() && !RecordView.checksumValid(record)) {
+            throw corruptRecord(segment, view);
+          }
+          return view.valueOf(record);
+        });
+  }
+
+  @Override
+  public <R> R read(byte[] key, Function<MemorySegment, R> reader) {
+    return readLive(
+        key,
+        (segment, view) -> {
+          if (options.verifyChecksumsOnRead() && !view.checksumValid()) {
+            throw corruptRecord(segment, view);
+          }
+          return reader.apply(view.value().asReadOnly());
+        });
+  }
+
+  /** What a read does with the live record it found. */
+  private interface RecordAction<R> {
+    R apply(Segment segment, RecordView view);
+  }
+
+  /**
+   * Finds the live, unexpired record for {@code key} and applies {@code action} to it; returns
+   * null if there is none. If compaction unmaps the record's segment while the action runs (it
+   * moved the record after we found it), the lookup is repeated, so the action may run twice.
+   */
+  private <R> R readLive(byte[] key, RecordAction<R> action) {
     MemorySegment k = segmentOf(key);
     checkOpen();
     long hash = hasher.hash(key);
@@ -404,41 +453,13 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
         return null;
       }
       try {
-        // One copy of the whole record serves both the CRC check and the value.
-        byte[] record = view.copy();
-        if (options.verifyChecksumsOnRead() && !RecordView.checksumValid(record)) {
-          throw corruptRecord(segment, view);
+        return action.apply(segment, view);
+      } catch (IllegalStateException e) {
+        // Compaction removes a segment from the table before it unmaps it: anything else is not
+        // ours to retry (a caller's reader may throw this exception for its own reasons).
+        if (segments.get(segment.slot()) == segment) {
+          throw e;
         }
-        return view.valueOf(record);
-      } catch (IllegalStateException segmentClosed) {
-        // Compaction moved the record and unmapped its old segment after we found it: look again.
-        checkOpen();
-      }
-    }
-  }
-
-  @Override
-  public <R> R read(byte[] key, Function<MemorySegment, R> reader) {
-    MemorySegment k = segmentOf(key);
-    checkOpen();
-    long hash = hasher.hash(key);
-    Shard shard = shards[(int) hash & shardMask];
-    RecordView view = new RecordView();
-    for (int attempt = 0; ; attempt++) {
-      Segment segment = locate(shard, hash, k, view, attempt);
-      if (segment == null) {
-        return null;
-      }
-      if (view.expireAt() != 0 && view.expiredAt(System.currentTimeMillis())) {
-        return null;
-      }
-      try {
-        if (options.verifyChecksumsOnRead() && !view.checksumValid()) {
-          throw corruptRecord(segment, view);
-        }
-        return reader.apply(view.value().asReadOnly());
-      } catch (IllegalStateException segmentClosed) {
-        // Compaction moved the record and unmapped its old segment after we found it: look again.
         checkOpen();
       }
     }
