@@ -221,6 +221,9 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
   /** Releases everything after a failed open, writing nothing. */
   private void abandon() {
     closed = true;
+    if (log != null) {
+      log.stopPrefaulting();
+    }
     for (Shard s : shards) {
       if (s.index != null) {
         s.index.close();
