@@ -2,7 +2,6 @@ package dev.cellar.io;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
@@ -28,45 +27,20 @@ public final class MemoryAdvice {
   public static final long HUGE_PAGE = 2L << 20;
   private static final int MADV_HUGEPAGE = 14;
   private static final int MADV_POPULATE_WRITE = 23;
-  private static final MethodHandle MADVISE;
-  private static final MethodHandle MMAP;
-  private static final MethodHandle MUNMAP;
   private static final int PROT_READ_WRITE = 0x1 | 0x2;
   private static final int MAP_PRIVATE_ANONYMOUS = 0x02 | 0x20;
-
-  static {
-    MethodHandle madvise = null;
-    MethodHandle mmap = null;
-    MethodHandle munmap = null;
-    if (MemoryAdvice.class.getModule().isNativeAccessEnabled()
-        && System.getProperty("os.name", "").toLowerCase().contains("linux")) {
-      try {
-        Linker linker = Linker.nativeLinker();
-        madvise =
-            linker.downcallHandle(
-                linker.defaultLookup().find("madvise").orElseThrow(),
-                FunctionDescriptor.of(
-                    ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
-        mmap =
-            linker.downcallHandle(
-                linker.defaultLookup().find("mmap").orElseThrow(),
-                FunctionDescriptor.of(
-                    ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT,
-                    ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG));
-        munmap =
-            linker.downcallHandle(
-                linker.defaultLookup().find("munmap").orElseThrow(),
-                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
-      } catch (RuntimeException e) {
-        madvise = null;
-        mmap = null;
-        munmap = null;
-      }
-    }
-    MADVISE = madvise;
-    MMAP = mmap;
-    MUNMAP = munmap;
-  }
+  private static final MethodHandle MADVISE =
+      Libc.function(
+          "madvise",
+          FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
+  private static final MethodHandle MMAP =
+      Libc.function(
+          "mmap",
+          FunctionDescriptor.of(
+              ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT,
+              ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG));
+  private static final MethodHandle MUNMAP =
+      Libc.function("munmap", FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
 
   /**
    * Zeroed memory of {@code bytes} for an index table, freed when {@code arena} closes. Large
@@ -75,7 +49,7 @@ public final class MemoryAdvice {
    * already backed it with small pages); otherwise from the arena.
    */
   public static MemorySegment allocateTable(long bytes, Arena arena) {
-    if (MMAP == null || bytes < HUGE_PAGE) {
+    if (MMAP == null || MUNMAP == null || MADVISE == null || bytes < HUGE_PAGE) {
       return arena.allocate(bytes, 64);
     }
     try {

@@ -5,7 +5,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.nio.file.Path;
@@ -24,51 +23,22 @@ final class NativeFileOps {
   private static final int O_RDWR = 2;
   private static final int ENOSPC = 28;
 
-  private static final MethodHandle OPEN;
-  private static final MethodHandle CLOSE;
-  private static final MethodHandle POSIX_FALLOCATE;
-
-  static {
-    MethodHandle open = null;
-    MethodHandle close = null;
-    MethodHandle fallocate = null;
-    if (NativeFileOps.class.getModule().isNativeAccessEnabled()
-        && System.getProperty("os.name", "").toLowerCase().contains("linux")) {
-      try {
-        Linker linker = Linker.nativeLinker();
-        SymbolLookup libc = linker.defaultLookup();
-        open =
-            linker.downcallHandle(
-                libc.find("open").orElseThrow(),
-                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT),
-                Linker.Option.firstVariadicArg(2));
-        close =
-            linker.downcallHandle(
-                libc.find("close").orElseThrow(),
-                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
-        fallocate =
-            linker.downcallHandle(
-                libc.find("posix_fallocate").orElseThrow(),
-                FunctionDescriptor.of(
-                    ValueLayout.JAVA_INT,
-                    ValueLayout.JAVA_INT,
-                    ValueLayout.JAVA_LONG,
-                    ValueLayout.JAVA_LONG));
-      } catch (RuntimeException e) {
-        open = null;
-        close = null;
-        fallocate = null;
-      }
-    }
-    OPEN = open;
-    CLOSE = close;
-    POSIX_FALLOCATE = fallocate;
-  }
+  private static final MethodHandle OPEN =
+      Libc.function(
+          "open",
+          FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT),
+          Linker.Option.firstVariadicArg(2));
+  private static final MethodHandle CLOSE =
+      Libc.function("close", FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+  private static final MethodHandle POSIX_FALLOCATE =
+      Libc.function(
+          "posix_fallocate",
+          FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
 
   private NativeFileOps() {}
 
   static boolean available() {
-    return POSIX_FALLOCATE != null;
+    return OPEN != null && CLOSE != null && POSIX_FALLOCATE != null;
   }
 
   /** Reserves blocks for the range; throws an IOException naming ENOSPC when the disk is full. */

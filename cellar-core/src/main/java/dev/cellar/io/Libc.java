@@ -1,0 +1,32 @@
+package dev.cellar.io;
+
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.invoke.MethodHandle;
+
+/**
+ * Links C library functions for the few system calls Java has no API for ({@code posix_fallocate},
+ * {@code madvise}, {@code mmap}). Linking is a restricted FFM operation: it is attempted only on
+ * Linux and only when the JVM grants this module native access, so an embedding application that
+ * does not grant it gets no warning, just the fallbacks of the callers.
+ */
+final class Libc {
+  private static final boolean USABLE =
+      Libc.class.getModule().isNativeAccessEnabled()
+          && System.getProperty("os.name", "").toLowerCase().contains("linux");
+
+  private Libc() {}
+
+  /** A handle to {@code name}, or null when native access is not granted or linking fails. */
+  static MethodHandle function(String name, FunctionDescriptor descriptor, Linker.Option... options) {
+    if (!USABLE) {
+      return null;
+    }
+    try {
+      Linker linker = Linker.nativeLinker();
+      return linker.defaultLookup().find(name).map(symbol -> linker.downcallHandle(symbol, descriptor, options)).orElse(null);
+    } catch (RuntimeException e) {
+      return null;
+    }
+  }
+}
