@@ -60,6 +60,18 @@ public interface Cellar extends AutoCloseable {
   <R> R read(byte[] key, Function<MemorySegment, R> reader);
 
   /**
+   * {@link #read(byte[], Function)} with the key given as the bytes of a segment (heap or native),
+   * so a caller that parsed the key out of a buffer need not copy it into an array first.
+   */
+  <R> R read(MemorySegment key, Function<MemorySegment, R> reader);
+
+  /** {@link #expiryOf(byte[])} with the key given as the bytes of a segment. */
+  long expiryOf(MemorySegment key);
+
+  /** {@link #delete(byte[])} with the key given as the bytes of a segment. */
+  boolean delete(MemorySegment key);
+
+  /**
    * Returns the expiry of {@code key} in epoch milliseconds, {@link #NO_EXPIRY} if it has none, or
    * {@link #ABSENT} if the key is absent or expired.
    */

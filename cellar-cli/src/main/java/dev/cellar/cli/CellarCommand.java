@@ -2,6 +2,7 @@ package dev.cellar.cli;
 
 import dev.cellar.CellarException;
 import dev.cellar.cli.demo.DemoCommand;
+import dev.cellar.cli.server.ServerCommand;
 import dev.cellar.cli.tool.ToolCommand;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -33,7 +34,7 @@ import picocli.CommandLine.Spec;
       "Exit codes: 0 ok, 1 damage found or failure, 2 usage error.",
       "Benchmarks run with `./cellar bench` (the cellar-bench module)."
     },
-    subcommands = {DemoCommand.class, ToolCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {ServerCommand.class, DemoCommand.class, ToolCommand.class, CommandLine.HelpCommand.class})
 public final class CellarCommand implements Runnable {
   public static final int EXIT_OK = 0;
   public static final int EXIT_FAILURE = 1;
@@ -43,7 +44,7 @@ public final class CellarCommand implements Runnable {
 
   @Override
   public void run() {
-    throw new CommandLine.ParameterException(spec.commandLine(), "name a command: demo or tool");
+    throw new CommandLine.ParameterException(spec.commandLine(), "name a command: server, demo or tool");
   }
 
   /** A command line wired with Cellar's exit codes and error reporting. */
@@ -74,6 +75,7 @@ public final class CellarCommand implements Runnable {
     }
     return switch (e) {
       case CellarException c -> c.getMessage();
+      case dev.cellar.server.config.ConfigException c -> c.getMessage();
       case NoSuchFileException n -> "no such file or directory: " + n.getFile();
       case AccessDeniedException a -> "permission denied: " + a.getFile();
       case IOException io -> "I/O error: " + io;

@@ -293,7 +293,9 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
     return write(RecordDescriptor.DELETE, k, hasher.hash(key), null, 0);
   }
 
-  private boolean delete(MemorySegment key) {
+  @Override
+  public boolean delete(MemorySegment key) {
+    Objects.requireNonNull(key, "key");
     return write(RecordDescriptor.DELETE, key, hasher.hash(key), null, 0);
   }
 
@@ -411,7 +413,7 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
   @Override
   public byte[] get(byte[] key) {
     return readLive(
-        key,
+        segmentOf(key),
         (segment, view) -> {
           // One copy of the whole record serves both the CRC check and the value.
           byte[] record = view.copy();
@@ -424,6 +426,12 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
 
   @Override
   public <R> R read(byte[] key, Function<MemorySegment, R> reader) {
+    return read(segmentOf(key), reader);
+  }
+
+  @Override
+  public <R> R read(MemorySegment key, Function<MemorySegment, R> reader) {
+    Objects.requireNonNull(key, "key");
     return readLive(
         key,
         (segment, view) -> {
@@ -444,10 +452,9 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
    * null if there is none. If compaction unmaps the record's segment while the action runs (it
    * moved the record after we found it), the lookup is repeated, so the action may run twice.
    */
-  private <R> R readLive(byte[] key, RecordAction<R> action) {
-    MemorySegment k = segmentOf(key);
+  private <R> R readLive(MemorySegment k, RecordAction<R> action) {
     checkOpen();
-    long hash = hasher.hash(key);
+    long hash = hasher.hash(k);
     Shard shard = shards[(int) hash & shardMask];
     RecordView view = new RecordView();
     for (int attempt = 0; ; attempt++) {
@@ -519,14 +526,19 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
 
   @Override
   public long expiryOf(byte[] key) {
+    return expiryOf(segmentOf(key));
+  }
+
+  @Override
+  public long expiryOf(MemorySegment key) {
+    Objects.requireNonNull(key, "key");
     Long expiry = readMeta(key);
     return expiry == null ? ABSENT : expiry;
   }
 
-  private Long readMeta(byte[] key) {
-    MemorySegment k = segmentOf(key);
+  private Long readMeta(MemorySegment k) {
     checkOpen();
-    long hash = hasher.hash(key);
+    long hash = hasher.hash(k);
     RecordView view = new RecordView();
     Segment segment = locate(shards[(int) hash & shardMask], hash, k, view, 0);
     if (segment == null || view.expiredAt(System.currentTimeMillis())) {
@@ -537,7 +549,7 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
 
   @Override
   public boolean contains(byte[] key) {
-    return readMeta(key) != null;
+    return readMeta(segmentOf(key)) != null;
   }
 
   @Override

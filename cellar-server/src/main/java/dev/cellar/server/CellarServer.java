@@ -1,0 +1,166 @@
+package dev.cellar.server;
+
+import dev.cellar.Cellar;
+import dev.cellar.CellarOptions;
+import dev.cellar.Fsync;
+import dev.cellar.server.command.Dispatcher;
+import dev.cellar.server.command.ServerContext;
+import dev.cellar.server.command.ServerControl;
+import dev.cellar.server.config.ConfigException;
+import dev.cellar.server.config.ServerConfig;
+import dev.cellar.server.net.RespListener;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The Cellar server: the engine behind the Redis protocol (and HTTP), started from a {@link
+ * ServerConfig}. {@link #close()} (also run by SIGTERM and {@code SHUTDOWN}) stops accepting,
+ * answers what is in flight, then syncs and checkpoints the store, so a restart serves every
+ * acknowledged write.
+ */
+public final class CellarServer implements AutoCloseable, ServerControl {
+  private static final System.Logger LOG = System.getLogger("dev.cellar.server");
+
+  private final ServerConfig config;
+  private final Cellar store;
+  private final ServerContext context;
+  private final RespListener listener;
+  private final ExecutorService maintenance =
+      Executors.newSingleThreadExecutor(r -> Thread.ofPlatform().name("cellar-maintenance").daemon().unstarted(r));
+  private final AtomicBoolean checkpointRunning = new AtomicBoolean();
+  private final AtomicBoolean compactionRunning = new AtomicBoolean();
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private final CountDownLatch stopped = new CountDownLatch(1);
+
+  private CellarServer(ServerConfig config) {
+    this.config = config;
+    checkProtectedMode(config);
+    // Under "always" the engine does not fsync per put: the server's barrier fsyncs once for every
+    // connection's batch and holds replies until then (see DurabilityBarrier).
+    Fsync engineFsync = config.fsync() == Fsync.ALWAYS ? Fsync.NO : config.fsync();
+    this.store = Cellar.open(config.dir(), CellarOptions.defaults().fsync(engineFsync));
+    try {
+      this.context = new ServerContext(store, config, this);
+      this.listener = RespListener.start(context, new Dispatcher(context));
+    } catch (RuntimeException e) {
+      store.close();
+      throw e;
+    }
+  }
+
+  /** Opens the store in {@code config.dir()} and starts listening; fails fast with a clear reason. */
+  public static CellarServer start(ServerConfig config) {
+    return new CellarServer(config);
+  }
+
+  private static void checkProtectedMode(ServerConfig config) {
+    if (!config.protectedMode() || config.requirePass() != null) {
+      return;
+    }
+    try {
+      InetAddress address = InetAddress.getByName(config.bind());
+      if (!address.isLoopbackAddress()) {
+        throw new ConfigException("refusing to listen on " + config.bind() + " without a password: set --requirepass,"
+            + " or --protected-mode no if every client that can reach this address is trusted");
+      }
+    } catch (UnknownHostException e) {
+      throw new ConfigException("cannot resolve bind address '" + config.bind() + "': " + e.getMessage());
+    }
+  }
+
+  public ServerContext context() {
+    return context;
+  }
+
+  public Cellar store() {
+    return store;
+  }
+
+  @Override
+  public int port() {
+    return listener.port();
+  }
+
+  @Override
+  public int httpPort() {
+    return listener.httpPort();
+  }
+
+  @Override
+  public String transport() {
+    return listener.transport();
+  }
+
+  @Override
+  public void shutdownAsync() {
+    Thread.ofPlatform().name("cellar-shutdown").start(this::close);
+  }
+
+  @Override
+  public boolean checkpointAsync() {
+    return runOnce(checkpointRunning, () -> {
+      store.sync();
+      store.checkpoint();
+    });
+  }
+
+  @Override
+  public boolean compactAsync() {
+    return runOnce(compactionRunning, store::compact);
+  }
+
+  private boolean runOnce(AtomicBoolean running, Runnable task) {
+    if (!running.compareAndSet(false, true)) {
+      return false;
+    }
+    maintenance.execute(() -> {
+      try {
+        task.run();
+      } catch (RuntimeException e) {
+        LOG.log(System.Logger.Level.ERROR, "background task failed", e);
+      } finally {
+        running.set(false);
+      }
+    });
+    return true;
+  }
+
+  /** Blocks until the server has stopped (after {@code SHUTDOWN} or {@link #close()}). */
+  public void awaitStop() throws InterruptedException {
+    stopped.await();
+  }
+
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      awaitQuietly();
+      return;
+    }
+    try {
+      listener.close();
+      maintenance.shutdown();
+      try {
+        maintenance.awaitTermination(30, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      store.close(); // syncs and checkpoints
+      LOG.log(System.Logger.Level.INFO, "stopped; data synced and checkpointed in " + config.dir());
+    } finally {
+      stopped.countDown();
+    }
+  }
+
+  private void awaitQuietly() {
+    try {
+      stopped.await(60, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

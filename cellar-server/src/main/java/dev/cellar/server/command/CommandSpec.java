@@ -1,0 +1,28 @@
+package dev.cellar.server.command;
+
+import java.util.List;
+
+/**
+ * A command declared as data, as Redis's command table has it, so {@code COMMAND} can report it
+ * and cluster-aware clients can find its keys.
+ *
+ * @param name lower-case name
+ * @param arity argument count including the name; negative means "at least -arity"
+ * @param flags Redis's flags ({@code write readonly denyoom admin fast noauth loading stale ...})
+ * @param firstKey position of the first key (0: none)
+ * @param lastKey position of the last key (-1: the last argument)
+ * @param step distance between keys
+ * @param group Redis's documentation group ({@code string generic connection server})
+ * @param summary one line for {@code COMMAND DOCS}
+ */
+public record CommandSpec(
+    String name, int arity, List<String> flags, int firstKey, int lastKey, int step, String group, String summary, Handler handler) {
+
+  public boolean has(String flag) {
+    return flags.contains(flag);
+  }
+
+  public boolean arityAccepts(int argc) {
+    return arity >= 0 ? argc == arity : argc >= -arity;
+  }
+}

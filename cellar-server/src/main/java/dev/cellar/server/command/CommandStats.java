@@ -1,0 +1,66 @@
+package dev.cellar.server.command;
+
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Per-command call counts, failures and time, for {@code INFO commandstats} and {@code /metrics}.
+ * LongAdders: every event loop records into its own cell, so counting does not make the loops
+ * share a written cache line.
+ */
+public final class CommandStats {
+  /** Counters of one command. */
+  public static final class Counters {
+    public final LongAdder calls = new LongAdder();
+    public final LongAdder failed = new LongAdder();
+    public final LongAdder nanos = new LongAdder();
+  }
+
+  private final ConcurrentHashMap<String, Counters> byCommand = new ConcurrentHashMap<>();
+  public final LongAdder connectionsReceived = new LongAdder();
+  public final LongAdder connectionsRejected = new LongAdder();
+  public final LongAdder keyspaceHits = new LongAdder();
+  public final LongAdder keyspaceMisses = new LongAdder();
+  public final LongAdder evictedKeys = new LongAdder();
+  public final LongAdder protocolErrors = new LongAdder();
+  public final LongAdder outputLimitDisconnects = new LongAdder();
+
+  public Counters of(String command) {
+    return byCommand.computeIfAbsent(command, c -> new Counters());
+  }
+
+  /** Commands called at least once since the last reset, by name. */
+  public java.util.Map<String, Counters> all() {
+    java.util.Map<String, Counters> out = new java.util.TreeMap<>();
+    byCommand.forEach((name, c) -> {
+      if (c.calls.sum() > 0) {
+        out.put(name, c);
+      }
+    });
+    return out;
+  }
+
+  public long totalCommands() {
+    long total = 0;
+    for (Counters c : byCommand.values()) {
+      total += c.calls.sum();
+    }
+    return total;
+  }
+
+  /** {@code CONFIG RESETSTAT}. */
+  public void reset() {
+    for (Counters c : byCommand.values()) {
+      c.calls.reset();
+      c.failed.reset();
+      c.nanos.reset();
+    }
+    keyspaceHits.reset();
+    keyspaceMisses.reset();
+    evictedKeys.reset();
+    protocolErrors.reset();
+    outputLimitDisconnects.reset();
+    connectionsRejected.reset();
+    connectionsReceived.reset();
+  }
+}

@@ -1,0 +1,15 @@
+package dev.cellar.server.command;
+
+/** The full command table: every family registers its commands here. */
+public final class Commands {
+  private Commands() {}
+
+  public static CommandTable table() {
+    CommandTable t = new CommandTable();
+    ConnectionCommands.register(t);
+    ServerCommands.register(t);
+    StringCommands.register(t);
+    KeyspaceCommands.register(t);
+    return t;
+  }
+}

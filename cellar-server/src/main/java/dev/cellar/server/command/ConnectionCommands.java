@@ -1,0 +1,230 @@
+package dev.cellar.server.command;
+
+import dev.cellar.server.resp.ReplyWriter;
+import dev.cellar.server.resp.Request;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+
+/** Connection commands: PING ECHO QUIT HELLO AUTH SELECT CLIENT. */
+final class ConnectionCommands {
+  private ConnectionCommands() {}
+
+  /** The Redis version whose commands and replies this server follows; clients check it. */
+  static final String REDIS_COMPAT_VERSION = "7.2.0";
+
+  static void register(CommandTable t) {
+    t.add("ping", -1, "fast stale", 0, 0, 0, "connection", "Returns the server's liveliness response.", ConnectionCommands::ping)
+        .add("echo", 2, "fast", 0, 0, 0, "connection", "Returns the given string.", (s, r, o) -> o.bulk(r.buffer(), r.offset(1), r.length(1)))
+        .add("quit", -1, "noauth fast allow_busy", 0, 0, 0, "connection", "Closes the connection.", ConnectionCommands::quit)
+        .add("hello", -1, "noauth fast stale", 0, 0, 0, "connection", "Handshakes with the Redis server.", ConnectionCommands::hello)
+        .add("auth", -2, "noauth fast stale", 0, 0, 0, "connection", "Authenticates the connection.", ConnectionCommands::auth)
+        .add("select", 2, "fast stale", 0, 0, 0, "connection", "Changes the selected database.", ConnectionCommands::select)
+        .add("client", -2, "stale", 0, 0, 0, "connection", "A container for client connection commands.", ConnectionCommands::client);
+  }
+
+  static void ping(Session s, Request r, ReplyWriter out) {
+    if (r.argc() > 2) {
+      throw CommandError.arity("ping");
+    }
+    if (r.argc() == 2) {
+      out.bulk(r.buffer(), r.offset(1), r.length(1));
+    } else {
+      out.simple("PONG");
+    }
+  }
+
+  static void quit(Session s, Request r, ReplyWriter out) {
+    out.ok();
+    s.closeAfterReply();
+  }
+
+  static void hello(Session s, Request r, ReplyWriter out) {
+    int protocol = out.protocol();
+    int i = 1;
+    if (r.argc() >= 2) {
+      if (!r.isLong(1)) {
+        throw new CommandError("ERR Protocol version is not an integer or out of range");
+      }
+      long version = r.longValue(1);
+      if (version < 2 || version > 3) {
+        throw new CommandError("NOPROTO unsupported protocol version");
+      }
+      protocol = (int) version;
+      i = 2;
+    }
+    String name = null;
+    for (; i < r.argc(); i++) {
+      if (r.is(i, "auth") && i + 2 < r.argc()) {
+        if (!authenticate(s, r.bytes(i + 1), r.bytes(i + 2))) {
+          return;
+        }
+        i += 2;
+      } else if (r.is(i, "setname") && i + 1 < r.argc()) {
+        name = checkName(r.string(i + 1));
+        i++;
+      } else {
+        throw new CommandError("ERR Syntax error in HELLO option '" + r.string(i) + "'");
+      }
+    }
+    if (!s.authenticated()) {
+      throw new CommandError("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time");
+    }
+    if (name != null) {
+      s.name(name);
+    }
+    out.protocol(protocol);
+    out.map(7);
+    out.bulk("server");
+    out.bulk("redis");
+    out.bulk("version");
+    out.bulk(REDIS_COMPAT_VERSION);
+    out.bulk("proto");
+    out.integer(protocol);
+    out.bulk("id");
+    out.integer(s.id());
+    out.bulk("mode");
+    out.bulk("standalone");
+    out.bulk("role");
+    out.bulk("master");
+    out.bulk("modules");
+    out.array(0);
+  }
+
+  static void auth(Session s, Request r, ReplyWriter out) {
+    if (r.argc() > 3) {
+      throw CommandError.SYNTAX;
+    }
+    byte[] user = r.argc() == 3 ? r.bytes(1) : "default".getBytes(StandardCharsets.US_ASCII);
+    byte[] password = r.bytes(r.argc() - 1);
+    if (s.server().config().requirePass() == null && r.argc() == 2) {
+      throw new CommandError("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?");
+    }
+    if (authenticate(s, user, password)) {
+      out.ok();
+    }
+  }
+
+  /**
+   * Checks a user and password; throws WRONGPASS when they do not match. The comparison takes the
+   * same time whatever the password's content ({@link MessageDigest#isEqual} over digests, so not
+   * even its length leaks).
+   */
+  private static boolean authenticate(Session s, byte[] user, byte[] password) {
+    String required = s.server().config().requirePass();
+    boolean userOk = java.util.Arrays.equals(user, "default".getBytes(StandardCharsets.US_ASCII));
+    boolean passwordOk;
+    if (required == null) {
+      passwordOk = true; // "default" has no password: any password is accepted, as in Redis
+    } else {
+      passwordOk = MessageDigest.isEqual(sha256(password), sha256(required.getBytes(StandardCharsets.UTF_8)));
+    }
+    if (!(userOk & passwordOk)) {
+      throw new CommandError("WRONGPASS invalid username-password pair or user is disabled.");
+    }
+    s.authenticated(true);
+    return true;
+  }
+
+  private static byte[] sha256(byte[] b) {
+    try {
+      return MessageDigest.getInstance("SHA-256").digest(b);
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  static void select(Session s, Request r, ReplyWriter out) {
+    if (!r.isLong(1)) {
+      throw CommandError.NOT_INTEGER;
+    }
+    if (r.longValue(1) != 0) {
+      throw new CommandError("ERR DB index is out of range");
+    }
+    out.ok();
+  }
+
+  static void client(Session s, Request r, ReplyWriter out) {
+    String sub = r.string(1).toLowerCase(java.util.Locale.ROOT);
+    int argc = r.argc();
+    switch (sub) {
+      case "setname" -> {
+        requireArgs(argc == 3, sub);
+        s.name(checkName(r.string(2)));
+        out.ok();
+      }
+      case "getname" -> {
+        requireArgs(argc == 2, sub);
+        if (s.name().isEmpty()) {
+          out.nullBulk();
+        } else {
+          out.bulk(s.name());
+        }
+      }
+      case "id" -> {
+        requireArgs(argc == 2, sub);
+        out.integer(s.id());
+      }
+      case "list" -> {
+        StringBuilder text = new StringBuilder();
+        for (Session other : s.server().clients().all()) {
+          text.append(describe(other)).append('\n');
+        }
+        out.verbatim(text.toString());
+      }
+      case "info" -> {
+        requireArgs(argc == 2, sub);
+        out.verbatim(describe(s) + "\n");
+      }
+      case "setinfo" -> {
+        // Client libraries announce their name and version (Jedis, Lettuce, redis-py do).
+        requireArgs(argc == 4, sub);
+        if (!r.is(2, "lib-name") && !r.is(2, "lib-ver")) {
+          throw new CommandError("ERR Unrecognized option '" + r.string(2) + "'");
+        }
+        out.ok();
+      }
+      case "help" -> {
+        String[] lines = {
+          "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+          "GETNAME", "    Return the name of the current connection.",
+          "ID", "    Return the ID of the current connection.",
+          "INFO", "    Return information about the current client connection.",
+          "LIST", "    Return information about client connections.",
+          "SETINFO <option> <value>", "    Set client meta attr. Options are: LIB-NAME, LIB-VER.",
+          "SETNAME <name>", "    Assign the name <name> to the current connection.",
+          "HELP", "    Print this help."
+        };
+        out.array(lines.length);
+        for (String line : lines) {
+          out.simple(line);
+        }
+      }
+      default -> throw new CommandError("ERR unknown subcommand '" + r.string(1) + "'. Try CLIENT HELP.");
+    }
+  }
+
+  static void requireArgs(boolean ok, String sub) {
+    if (!ok) {
+      throw new CommandError("ERR unknown subcommand or wrong number of arguments for '" + sub + "'. Try CLIENT HELP.");
+    }
+  }
+
+  private static String checkName(String name) {
+    for (int i = 0; i < name.length(); i++) {
+      char c = name.charAt(i);
+      if (c < '!' || c > '~') {
+        throw new CommandError("ERR Client names cannot contain spaces, newlines or special characters.");
+      }
+    }
+    return name;
+  }
+
+  /** One {@code CLIENT LIST} line, with Redis's field names (those that apply here). */
+  static String describe(Session s) {
+    long now = System.currentTimeMillis();
+    return "id=" + s.id() + " addr=" + s.address() + " laddr=" + s.localAddress() + " fd=-1 name=" + s.name()
+        + " age=" + (now - s.createdMillis()) / 1000 + " idle=" + (now - s.lastCommandMillis()) / 1000
+        + " flags=N db=0 sub=0 psub=0 ssub=0 multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 obl=0 oll=0 omem=0 tot-mem=0 events=r"
+        + " cmd=" + s.lastCommand() + " user=default redir=-1 resp=" + s.out().protocol();
+  }
+}

@@ -1,0 +1,97 @@
+package dev.cellar.server.command;
+
+import dev.cellar.CorruptStoreException;
+import dev.cellar.DiskFullException;
+import dev.cellar.LimitExceededException;
+import dev.cellar.StoreClosedException;
+import dev.cellar.StoreIOException;
+import dev.cellar.server.resp.ReplyWriter;
+import dev.cellar.server.resp.Request;
+import java.nio.charset.StandardCharsets;
+import java.util.IdentityHashMap;
+import java.util.Map;
+
+/**
+ * Runs a parsed request: finds the command, checks authentication, arity and memory, runs it and
+ * turns every failure into an error reply, so no command can break the connection or the server.
+ */
+public final class Dispatcher {
+  private static final System.Logger LOG = System.getLogger("dev.cellar.server");
+  static final String OOM = "OOM command not allowed when used memory > 'maxmemory'.";
+
+  private final ServerContext server;
+  private final Map<CommandSpec, CommandStats.Counters> counters = new IdentityHashMap<>();
+
+  public Dispatcher(ServerContext server) {
+    this.server = server;
+    for (CommandSpec spec : server.commands().all()) {
+      counters.put(spec, server.stats().of(spec.name()));
+    }
+  }
+
+  public void execute(Session session, Request request, ReplyWriter out) {
+    CommandSpec spec = server.commands().find(request);
+    if (spec == null) {
+      out.error(unknownCommand(request));
+      return;
+    }
+    if (!session.authenticated() && !spec.has("noauth")) {
+      out.error("NOAUTH Authentication required.");
+      return;
+    }
+    if (!spec.arityAccepts(request.argc())) {
+      out.error("ERR wrong number of arguments for '" + spec.name() + "' command");
+      return;
+    }
+    CommandStats.Counters c = counters.get(spec);
+    if (spec.has("denyoom") && !server.memory().admit()) {
+      c.failed.increment();
+      out.error(OOM);
+      return;
+    }
+    long start = System.nanoTime();
+    session.commandStarted(spec, System.currentTimeMillis());
+    int mark = out.size();
+    try {
+      spec.handler().run(session, request, out);
+      if (spec.has("write")) {
+        session.wrote();
+      }
+    } catch (RuntimeException e) {
+      out.truncate(mark);
+      out.error(errorText(spec, e));
+      c.failed.increment();
+    }
+    long nanos = System.nanoTime() - start;
+    c.calls.increment();
+    c.nanos.add(nanos);
+    server.latency().record(spec, nanos);
+  }
+
+  private static String errorText(CommandSpec spec, RuntimeException e) {
+    return switch (e) {
+      case CommandError error -> error.getMessage();
+      case LimitExceededException limit -> "ERR " + limit.getMessage();
+      case DiskFullException full -> "ERR disk full, write refused (reads go on; writes resume when space is freed): " + full.getMessage();
+      case StoreIOException io -> "ERR " + io.getMessage();
+      case StoreClosedException closed -> "ERR server is shutting down";
+      case CorruptStoreException corrupt -> "ERR " + corrupt.getMessage();
+      default -> {
+        LOG.log(System.Logger.Level.ERROR, "command " + spec.name() + " failed", e);
+        yield "ERR internal error in '" + spec.name() + "': " + e;
+      }
+    };
+  }
+
+  /** Redis's text: the name and the first arguments, each cut so the whole stays short. */
+  static String unknownCommand(Request request) {
+    StringBuilder args = new StringBuilder();
+    for (int i = 1; i < request.argc() && args.length() < 128; i++) {
+      String a = request.string(i);
+      int room = 128 - args.length();
+      args.append('\'').append(a.length() > room ? a.substring(0, room) : a).append("' ");
+    }
+    String name = new String(request.buffer(), request.offset(0), Math.min(128, request.length(0)), StandardCharsets.UTF_8);
+    return "ERR unknown command '" + name + "', with args beginning with: " + args;
+  }
+}

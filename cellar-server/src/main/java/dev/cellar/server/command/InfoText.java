@@ -1,0 +1,186 @@
+package dev.cellar.server.command;
+
+import dev.cellar.CellarStats;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+/** The text of {@code INFO}: Redis's sections and field names, plus Cellar's own fields. */
+final class InfoText {
+  private InfoText() {}
+
+  private static final List<String> DEFAULT = List.of("server", "clients", "memory", "persistence", "stats", "replication", "cpu", "keyspace");
+
+  static String render(ServerContext server, List<String> requested) {
+    List<String> sections;
+    if (requested.isEmpty() || requested.contains("default")) {
+      sections = DEFAULT;
+    } else if (requested.contains("all") || requested.contains("everything")) {
+      sections = new java.util.ArrayList<>(DEFAULT);
+      sections.add(sections.size() - 1, "commandstats");
+    } else {
+      sections = requested;
+    }
+    StringBuilder b = new StringBuilder();
+    CellarStats stats = server.store().stats();
+    for (String section : sections) {
+      int before = b.length();
+      switch (section) {
+        case "server" -> server(server, b);
+        case "clients" -> clients(server, b);
+        case "memory" -> memory(server, stats, b);
+        case "persistence" -> persistence(server, stats, b);
+        case "stats" -> stats(server, stats, b);
+        case "replication" -> b.append("# Replication\r\nrole:master\r\nconnected_slaves:0\r\n");
+        case "cpu" -> cpu(b);
+        case "commandstats" -> commandStats(server, b);
+        case "keyspace" -> keyspace(stats, b);
+        default -> { }
+      }
+      if (b.length() > before) {
+        b.append("\r\n");
+      }
+    }
+    return b.toString();
+  }
+
+  private static void server(ServerContext server, StringBuilder b) {
+    long uptime = (System.currentTimeMillis() - server.startMillis()) / 1000;
+    b.append("# Server\r\n")
+        .append("redis_version:").append(ConnectionCommands.REDIS_COMPAT_VERSION).append("\r\n")
+        .append("cellar_version:").append(version()).append("\r\n")
+        .append("redis_mode:standalone\r\n")
+        .append("os:").append(System.getProperty("os.name")).append(' ').append(System.getProperty("os.version")).append(' ').append(System.getProperty("os.arch")).append("\r\n")
+        .append("arch_bits:64\r\n")
+        .append("multiplexing_api:").append(server.control().transport()).append("\r\n")
+        .append("java_version:").append(Runtime.version()).append("\r\n")
+        .append("process_id:").append(ProcessHandle.current().pid()).append("\r\n")
+        .append("tcp_port:").append(server.control().port()).append("\r\n")
+        .append("http_port:").append(server.control().httpPort()).append("\r\n")
+        .append("io_threads_active:").append(server.config().threads()).append("\r\n")
+        .append("uptime_in_seconds:").append(uptime).append("\r\n")
+        .append("uptime_in_days:").append(uptime / 86400).append("\r\n")
+        .append("dir:").append(server.config().dir().toAbsolutePath()).append("\r\n");
+  }
+
+  private static String version() {
+    String v = InfoText.class.getPackage().getImplementationVersion();
+    return v == null ? "dev" : v;
+  }
+
+  private static void clients(ServerContext server, StringBuilder b) {
+    b.append("# Clients\r\n")
+        .append("connected_clients:").append(server.clients().count()).append("\r\n")
+        .append("maxclients:").append(server.config().maxClients()).append("\r\n")
+        .append("blocked_clients:0\r\n");
+  }
+
+  private static void memory(ServerContext server, CellarStats stats, StringBuilder b) {
+    long used = server.memory().used();
+    long rss = residentBytes();
+    var heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
+    b.append("# Memory\r\n")
+        .append("used_memory:").append(used).append("\r\n")
+        .append("used_memory_human:").append(human(used)).append("\r\n")
+        .append("used_memory_rss:").append(rss).append("\r\n")
+        .append("used_memory_rss_human:").append(human(rss)).append("\r\n")
+        .append("used_memory_offheap_index:").append(stats.indexBytes()).append("\r\n")
+        .append("used_memory_log:").append(stats.logBytes()).append("\r\n")
+        .append("used_memory_heap:").append(heap.getUsed()).append("\r\n")
+        .append("used_memory_heap_committed:").append(heap.getCommitted()).append("\r\n")
+        .append("maxmemory:").append(server.config().maxMemory()).append("\r\n")
+        .append("maxmemory_human:").append(human(server.config().maxMemory())).append("\r\n")
+        .append("maxmemory_policy:").append(server.config().evictionPolicy().name().toLowerCase().replace('_', '-')).append("\r\n");
+  }
+
+  /** Resident set size from /proc (0 where there is none). */
+  static long residentBytes() {
+    try {
+      String[] statm = Files.readString(Path.of("/proc/self/statm")).trim().split("\\s+");
+      return Long.parseLong(statm[1]) * 4096;
+    } catch (IOException | RuntimeException e) {
+      return 0;
+    }
+  }
+
+  private static void persistence(ServerContext server, CellarStats stats, StringBuilder b) {
+    IOException failure = server.store() instanceof dev.cellar.store.Store store ? store.writeFailure() : null;
+    b.append("# Persistence\r\n")
+        .append("loading:0\r\n")
+        .append("aof_enabled:1\r\n")
+        .append("appendfsync:").append(server.config().fsync().name().toLowerCase()).append("\r\n")
+        .append("aof_last_write_status:").append(failure == null ? "ok" : "err").append("\r\n")
+        .append("cellar_write_failure:").append(failure == null ? "" : failure.getMessage().replace('\r', ' ').replace('\n', ' ')).append("\r\n")
+        .append("cellar_log_bytes:").append(stats.logBytes()).append("\r\n")
+        .append("cellar_garbage_bytes:").append(stats.garbageBytes()).append("\r\n")
+        .append("cellar_segments:").append(stats.segments()).append("\r\n")
+        .append("cellar_fsyncs:").append(stats.fsyncs()).append("\r\n")
+        .append("cellar_checkpoints:").append(stats.checkpoints()).append("\r\n")
+        .append("cellar_compactions:").append(stats.compactions()).append("\r\n")
+        .append("cellar_compacted_bytes:").append(stats.compactedBytes()).append("\r\n");
+  }
+
+  private static void stats(ServerContext server, CellarStats stats, StringBuilder b) {
+    CommandStats c = server.stats();
+    b.append("# Stats\r\n")
+        .append("total_connections_received:").append(c.connectionsReceived.sum()).append("\r\n")
+        .append("total_commands_processed:").append(c.totalCommands()).append("\r\n")
+        .append("rejected_connections:").append(c.connectionsRejected.sum()).append("\r\n")
+        .append("expired_keys:0\r\n")
+        .append("evicted_keys:").append(c.evictedKeys.sum()).append("\r\n")
+        .append("keyspace_hits:").append(c.keyspaceHits.sum()).append("\r\n")
+        .append("keyspace_misses:").append(c.keyspaceMisses.sum()).append("\r\n")
+        .append("total_error_replies:").append(totalFailed(c)).append("\r\n")
+        .append("client_output_buffer_limit_disconnections:").append(c.outputLimitDisconnects.sum()).append("\r\n")
+        .append("protocol_errors:").append(c.protocolErrors.sum()).append("\r\n");
+  }
+
+  private static long totalFailed(CommandStats c) {
+    long total = 0;
+    for (CommandStats.Counters counters : c.all().values()) {
+      total += counters.failed.sum();
+    }
+    return total;
+  }
+
+  private static void cpu(StringBuilder b) {
+    var os = ManagementFactory.getOperatingSystemMXBean();
+    long cpuNanos = os instanceof com.sun.management.OperatingSystemMXBean sun ? sun.getProcessCpuTime() : 0;
+    b.append("# CPU\r\n").append("used_cpu_sys_user:").append(String.format(java.util.Locale.ROOT, "%.6f", cpuNanos / 1e9)).append("\r\n");
+  }
+
+  private static void commandStats(ServerContext server, StringBuilder b) {
+    b.append("# Commandstats\r\n");
+    for (Map.Entry<String, CommandStats.Counters> e : server.stats().all().entrySet()) {
+      long calls = e.getValue().calls.sum();
+      long usec = e.getValue().nanos.sum() / 1000;
+      b.append("cmdstat_").append(e.getKey()).append(":calls=").append(calls).append(",usec=").append(usec)
+          .append(",usec_per_call=").append(String.format(java.util.Locale.ROOT, "%.2f", calls == 0 ? 0.0 : (double) usec / calls))
+          .append(",rejected_calls=0,failed_calls=").append(e.getValue().failed.sum()).append("\r\n");
+    }
+  }
+
+  private static void keyspace(CellarStats stats, StringBuilder b) {
+    b.append("# Keyspace\r\n");
+    if (stats.keys() > 0) {
+      b.append("db0:keys=").append(stats.keys()).append(",expires=0,avg_ttl=0\r\n");
+    }
+  }
+
+  static String human(long bytes) {
+    if (bytes < 1024) {
+      return bytes + "B";
+    }
+    String units = "KMGTPE";
+    int u = -1;
+    double v = bytes;
+    while (v >= 1024 && u < units.length() - 1) {
+      v /= 1024;
+      u++;
+    }
+    return String.format(java.util.Locale.ROOT, "%.2f%c", v, units.charAt(u));
+  }
+}

@@ -1,0 +1,295 @@
+package dev.cellar.server.command;
+
+import static dev.cellar.server.command.Values.stripe;
+
+import dev.cellar.Cellar;
+import dev.cellar.Cursor;
+import dev.cellar.Entry;
+import dev.cellar.server.config.Glob;
+import dev.cellar.server.resp.ReplyWriter;
+import dev.cellar.server.resp.Request;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Redis's generic key commands: existence, deletion, renaming, expiry, iteration. */
+final class KeyspaceCommands {
+  private KeyspaceCommands() {}
+
+  static void register(CommandTable t) {
+    t.add("del", -2, "write", 1, -1, 1, "generic", "Deletes one or more keys.", KeyspaceCommands::del)
+        .add("unlink", -2, "write fast", 1, -1, 1, "generic", "Asynchronously deletes one or more keys.", KeyspaceCommands::del)
+        .add("exists", -2, "readonly fast", 1, -1, 1, "generic", "Determines whether one or more keys exist.", KeyspaceCommands::exists)
+        .add("touch", -2, "readonly fast", 1, -1, 1, "generic", "Returns the number of existing keys out of those specified after updating the time they were last accessed.", KeyspaceCommands::exists)
+        .add("type", 2, "readonly fast", 1, 1, 1, "generic", "Determines the type of value stored at a key.", KeyspaceCommands::type)
+        .add("rename", 3, "write", 1, 2, 1, "generic", "Renames a key and overwrites the destination.", (s, r, o) -> rename(s, r, o, false))
+        .add("renamenx", 3, "write fast", 1, 2, 1, "generic", "Renames a key only when the target key name doesn't exist.", (s, r, o) -> rename(s, r, o, true))
+        .add("expire", -3, "write fast", 1, 1, 1, "generic", "Sets the expiration time of a key in seconds.", (s, r, o) -> expire(s, r, o, 1000, true, "expire"))
+        .add("pexpire", -3, "write fast", 1, 1, 1, "generic", "Sets the expiration time of a key in milliseconds.", (s, r, o) -> expire(s, r, o, 1, true, "pexpire"))
+        .add("expireat", -3, "write fast", 1, 1, 1, "generic", "Sets the expiration time of a key to a Unix timestamp.", (s, r, o) -> expire(s, r, o, 1000, false, "expireat"))
+        .add("pexpireat", -3, "write fast", 1, 1, 1, "generic", "Sets the expiration time of a key to a Unix milliseconds timestamp.", (s, r, o) -> expire(s, r, o, 1, false, "pexpireat"))
+        .add("expiretime", 2, "readonly fast", 1, 1, 1, "generic", "Returns the expiration time of a key as a Unix timestamp.", (s, r, o) -> expireTime(s, r, o, 1000))
+        .add("pexpiretime", 2, "readonly fast", 1, 1, 1, "generic", "Returns the expiration time of a key as a Unix milliseconds timestamp.", (s, r, o) -> expireTime(s, r, o, 1))
+        .add("ttl", 2, "readonly fast", 1, 1, 1, "generic", "Returns the expiration time in seconds of a key.", (s, r, o) -> ttl(s, r, o, 1000))
+        .add("pttl", 2, "readonly fast", 1, 1, 1, "generic", "Returns the expiration time in milliseconds of a key.", (s, r, o) -> ttl(s, r, o, 1))
+        .add("persist", 2, "write fast", 1, 1, 1, "generic", "Removes the expiration time of a key.", KeyspaceCommands::persist)
+        .add("keys", 2, "readonly", 0, 0, 0, "generic", "Returns all key names that match a pattern.", KeyspaceCommands::keys)
+        .add("scan", -2, "readonly", 0, 0, 0, "generic", "Iterates over the key names in the database.", KeyspaceCommands::scan)
+        .add("randomkey", 1, "readonly", 0, 0, 0, "generic", "Returns a random key name from the database.", KeyspaceCommands::randomKey);
+  }
+
+  static void del(Session s, Request r, ReplyWriter out) {
+    ServerContext server = s.server();
+    long removed = 0;
+    for (int i = 1; i < r.argc(); i++) {
+      int stripe = stripe(r, i);
+      server.locks().lock(stripe);
+      try {
+        if (server.store().delete(r.segment(i))) {
+          removed++;
+        }
+      } finally {
+        server.locks().unlock(stripe);
+      }
+    }
+    out.integer(removed);
+  }
+
+  static void exists(Session s, Request r, ReplyWriter out) {
+    long found = 0;
+    for (int i = 1; i < r.argc(); i++) {
+      if (s.server().store().expiryOf(r.segment(i)) != Cellar.ABSENT) {
+        found++;
+      }
+    }
+    out.integer(found);
+  }
+
+  static void type(Session s, Request r, ReplyWriter out) {
+    out.simple(s.server().store().expiryOf(r.segment(1)) == Cellar.ABSENT ? "none" : "string");
+  }
+
+  static void rename(Session s, Request r, ReplyWriter out, boolean onlyIfAbsent) {
+    ServerContext server = s.server();
+    int[] stripes = {stripe(r, 1), stripe(r, 2)};
+    int locked = server.locks().lockAll(stripes, 2);
+    try {
+      MemorySegment from = r.segment(1);
+      MemorySegment to = r.segment(2);
+      Values.Current current = Values.current(server.store(), from);
+      if (current == null) {
+        throw CommandError.NO_SUCH_KEY;
+      }
+      boolean same = from.mismatch(to) == -1;
+      if (onlyIfAbsent) {
+        if (server.store().expiryOf(to) != Cellar.ABSENT) {
+          out.integer(0);
+          return;
+        }
+      }
+      if (!same) {
+        // New record first: a crash between the two leaves both keys, never neither.
+        server.store().put(to, MemorySegment.ofArray(current.value()), current.expireAt());
+        server.store().delete(from);
+      }
+      if (onlyIfAbsent) {
+        out.integer(1);
+      } else {
+        out.ok();
+      }
+    } finally {
+      server.locks().unlockAll(stripes, locked);
+    }
+  }
+
+  private static final int E_NX = 1;
+  private static final int E_XX = 2;
+  private static final int E_GT = 4;
+  private static final int E_LT = 8;
+
+  static void expire(Session s, Request r, ReplyWriter out, long unitMillis, boolean relative, String command) {
+    if (!r.isLong(2)) {
+      throw CommandError.NOT_INTEGER;
+    }
+    int flags = 0;
+    for (int i = 3; i < r.argc(); i++) {
+      if (r.is(i, "nx")) {
+        flags |= E_NX;
+      } else if (r.is(i, "xx")) {
+        flags |= E_XX;
+      } else if (r.is(i, "gt")) {
+        flags |= E_GT;
+      } else if (r.is(i, "lt")) {
+        flags |= E_LT;
+      } else {
+        throw new CommandError("ERR Unsupported option " + r.string(i));
+      }
+    }
+    if ((flags & E_NX) != 0 && (flags & (E_XX | E_GT | E_LT)) != 0) {
+      throw new CommandError("ERR NX and XX, GT or LT options at the same time are not compatible");
+    }
+    if ((flags & E_GT) != 0 && (flags & E_LT) != 0) {
+      throw new CommandError("ERR GT and LT options at the same time are not compatible");
+    }
+    long n = r.longValue(2);
+    long expireAt;
+    try {
+      long ms = Math.multiplyExact(n, unitMillis);
+      expireAt = relative ? Math.addExact(ms, Values.now()) : ms;
+    } catch (ArithmeticException e) {
+      throw CommandError.invalidExpire(command);
+    }
+    ServerContext server = s.server();
+    int stripe = stripe(r, 1);
+    server.locks().lock(stripe);
+    try {
+      MemorySegment key = r.segment(1);
+      Values.Current current = Values.current(server.store(), key);
+      if (current == null) {
+        out.integer(0);
+        return;
+      }
+      boolean hasTtl = current.expireAt() != Cellar.NO_EXPIRY;
+      if (((flags & E_NX) != 0 && hasTtl) || ((flags & E_XX) != 0 && !hasTtl)
+          || ((flags & E_GT) != 0 && (!hasTtl || expireAt <= current.expireAt()))
+          || ((flags & E_LT) != 0 && hasTtl && expireAt >= current.expireAt())) {
+        out.integer(0);
+        return;
+      }
+      if (expireAt <= Values.now()) {
+        server.store().delete(key); // an expiry in the past deletes, as in Redis
+      } else {
+        server.store().put(key, MemorySegment.ofArray(current.value()), expireAt);
+      }
+      out.integer(1);
+    } finally {
+      server.locks().unlock(stripe);
+    }
+  }
+
+  static void expireTime(Session s, Request r, ReplyWriter out, long unitMillis) {
+    long expireAt = s.server().store().expiryOf(r.segment(1));
+    if (expireAt == Cellar.ABSENT) {
+      out.integer(-2);
+    } else if (expireAt == Cellar.NO_EXPIRY) {
+      out.integer(-1);
+    } else {
+      out.integer(expireAt / unitMillis);
+    }
+  }
+
+  static void ttl(Session s, Request r, ReplyWriter out, long unitMillis) {
+    long expireAt = s.server().store().expiryOf(r.segment(1));
+    if (expireAt == Cellar.ABSENT) {
+      out.integer(-2);
+    } else if (expireAt == Cellar.NO_EXPIRY) {
+      out.integer(-1);
+    } else {
+      long left = Math.max(0, expireAt - Values.now());
+      out.integer(unitMillis == 1 ? left : (left + 500) / 1000);
+    }
+  }
+
+  static void persist(Session s, Request r, ReplyWriter out) {
+    ServerContext server = s.server();
+    int stripe = stripe(r, 1);
+    server.locks().lock(stripe);
+    try {
+      MemorySegment key = r.segment(1);
+      Values.Current current = Values.current(server.store(), key);
+      if (current == null || current.expireAt() == Cellar.NO_EXPIRY) {
+        out.integer(0);
+        return;
+      }
+      server.store().put(key, MemorySegment.ofArray(current.value()), Cellar.NO_EXPIRY);
+      out.integer(1);
+    } finally {
+      server.locks().unlock(stripe);
+    }
+  }
+
+  static void keys(Session s, Request r, ReplyWriter out) {
+    byte[] pattern = r.bytes(1);
+    List<byte[]> found = new ArrayList<>();
+    try (Cursor cursor = s.server().store().scan(literalPrefix(pattern))) {
+      while (cursor.hasNext()) {
+        byte[] key = cursor.next().key();
+        if (Glob.matches(pattern, 0, pattern.length, key, 0, key.length)) {
+          found.add(key);
+        }
+      }
+    }
+    out.array(found.size());
+    for (byte[] k : found) {
+      out.bulk(k);
+    }
+  }
+
+  /** The part of a glob before its first special character: the engine filters by it cheaply. */
+  static byte[] literalPrefix(byte[] pattern) {
+    int n = 0;
+    while (n < pattern.length && pattern[n] != '*' && pattern[n] != '?' && pattern[n] != '[' && pattern[n] != '\\') {
+      n++;
+    }
+    return java.util.Arrays.copyOf(pattern, n);
+  }
+
+  /**
+   * {@code SCAN cursor [MATCH p] [COUNT n] [TYPE t]}. The engine's cursor is not resumable from a
+   * number, so the first call (cursor 0) returns every matching key and cursor 0: a complete
+   * iteration, which meets SCAN's guarantee (every key present throughout is returned) at the cost
+   * of one large reply. See {@code docs/server.md}.
+   */
+  static void scan(Session s, Request r, ReplyWriter out) {
+    if (!r.isLong(1) || r.longValue(1) < 0) {
+      throw new CommandError("ERR invalid cursor");
+    }
+    byte[] pattern = null;
+    boolean stringsOnly = true;
+    for (int i = 2; i < r.argc(); i++) {
+      if (r.is(i, "match") && i + 1 < r.argc()) {
+        pattern = r.bytes(++i);
+      } else if (r.is(i, "count") && i + 1 < r.argc()) {
+        if (!r.isLong(i + 1)) {
+          throw CommandError.NOT_INTEGER;
+        }
+        if (r.longValue(++i) < 1) {
+          throw CommandError.SYNTAX;
+        }
+      } else if (r.is(i, "type") && i + 1 < r.argc()) {
+        stringsOnly = r.is(++i, "string");
+      } else {
+        throw CommandError.SYNTAX;
+      }
+    }
+    List<byte[]> found = new ArrayList<>();
+    if (r.longValue(1) == 0 && stringsOnly) {
+      byte[] prefix = pattern == null ? new byte[0] : literalPrefix(pattern);
+      try (Cursor cursor = s.server().store().scan(prefix)) {
+        while (cursor.hasNext()) {
+          byte[] key = cursor.next().key();
+          if (pattern == null || Glob.matches(pattern, 0, pattern.length, key, 0, key.length)) {
+            found.add(key);
+          }
+        }
+      }
+    }
+    out.array(2);
+    out.bulk("0");
+    out.array(found.size());
+    for (byte[] k : found) {
+      out.bulk(k);
+    }
+  }
+
+  static void randomKey(Session s, Request r, ReplyWriter out) {
+    try (Cursor cursor = s.server().store().scan()) {
+      if (cursor.hasNext()) {
+        Entry e = cursor.next();
+        out.bulk(e.key());
+        return;
+      }
+    }
+    out.nullBulk();
+  }
+}

@@ -1,0 +1,274 @@
+package dev.cellar.server.command;
+
+import dev.cellar.CellarStats;
+import dev.cellar.Cursor;
+import dev.cellar.server.config.ConfigException;
+import dev.cellar.server.resp.ReplyWriter;
+import dev.cellar.server.resp.Request;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/** Server commands: COMMAND INFO CONFIG DBSIZE FLUSHDB FLUSHALL SHUTDOWN SAVE BGSAVE BGREWRITEAOF TIME. */
+final class ServerCommands {
+  private ServerCommands() {}
+
+  static void register(CommandTable t) {
+    t.add("command", -1, "loading stale", 0, 0, 0, "server", "Returns detailed information about all commands.", ServerCommands::command)
+        .add("info", -1, "loading stale", 0, 0, 0, "server", "Returns information and statistics about the server.", ServerCommands::info)
+        .add("config", -2, "admin loading stale", 0, 0, 0, "server", "A container for server configuration commands.", ServerCommands::config)
+        .add("dbsize", 1, "readonly fast", 0, 0, 0, "server", "Returns the number of keys in the database.", (s, r, o) -> o.integer(s.server().store().size()))
+        .add("flushdb", -1, "write", 0, 0, 0, "server", "Remove all keys from the current database.", ServerCommands::flush)
+        .add("flushall", -1, "write", 0, 0, 0, "server", "Removes all keys from all databases.", ServerCommands::flush)
+        .add("shutdown", -1, "admin noscript loading stale", 0, 0, 0, "server", "Synchronously saves the database(s) to disk and shuts down the Redis server.", ServerCommands::shutdown)
+        .add("save", 1, "admin noscript", 0, 0, 0, "server", "Synchronously saves the database(s) to disk.", ServerCommands::save)
+        .add("bgsave", -1, "admin noscript", 0, 0, 0, "server", "Asynchronously saves the database(s) to disk.", ServerCommands::bgsave)
+        .add("bgrewriteaof", 1, "admin noscript", 0, 0, 0, "server", "Asynchronously rewrites the append-only file to disk.", ServerCommands::bgrewriteaof)
+        .add("time", 1, "loading stale fast", 0, 0, 0, "server", "Returns the server time.", ServerCommands::time);
+  }
+
+  // ------------------------------------------------------------------ COMMAND
+
+  static void command(Session s, Request r, ReplyWriter out) {
+    CommandTable table = s.server().commands();
+    if (r.argc() == 1) {
+      List<CommandSpec> all = new ArrayList<>(table.all());
+      out.array(all.size());
+      for (CommandSpec spec : all) {
+        describe(out, spec);
+      }
+      return;
+    }
+    String sub = r.string(1).toLowerCase(Locale.ROOT);
+    switch (sub) {
+      case "count" -> out.integer(table.size());
+      case "info" -> {
+        out.array(r.argc() - 2);
+        for (int i = 2; i < r.argc(); i++) {
+          CommandSpec spec = table.get(r.string(i));
+          if (spec == null) {
+            out.nullArray();
+          } else {
+            describe(out, spec);
+          }
+        }
+      }
+      case "docs" -> {
+        List<CommandSpec> specs = new ArrayList<>();
+        if (r.argc() == 2) {
+          specs.addAll(table.all());
+        } else {
+          for (int i = 2; i < r.argc(); i++) {
+            CommandSpec spec = table.get(r.string(i));
+            if (spec != null) {
+              specs.add(spec);
+            }
+          }
+        }
+        out.map(specs.size());
+        for (CommandSpec spec : specs) {
+          out.bulk(spec.name());
+          out.map(3);
+          out.bulk("summary");
+          out.bulk(spec.summary());
+          out.bulk("since");
+          out.bulk("1.0.0");
+          out.bulk("group");
+          out.bulk(spec.group());
+        }
+      }
+      case "getkeys" -> {
+        if (r.argc() < 3) {
+          throw new CommandError("ERR Invalid arguments specified for COMMAND GETKEYS");
+        }
+        CommandSpec spec = table.get(r.string(2));
+        if (spec == null) {
+          throw new CommandError("ERR Invalid command specified");
+        }
+        int argc = r.argc() - 2;
+        if (!spec.arityAccepts(argc)) {
+          throw new CommandError("ERR Invalid number of arguments specified for command");
+        }
+        if (spec.firstKey() == 0) {
+          throw new CommandError("ERR The command has no key arguments");
+        }
+        int last = spec.lastKey() < 0 ? argc + spec.lastKey() : spec.lastKey();
+        List<Integer> positions = new ArrayList<>();
+        for (int k = spec.firstKey(); k <= last; k += spec.step()) {
+          positions.add(k);
+        }
+        out.array(positions.size());
+        for (int k : positions) {
+          out.bulk(r.bytes(k + 2));
+        }
+      }
+      default -> throw new CommandError("ERR unknown subcommand '" + r.string(1) + "'. Try COMMAND HELP.");
+    }
+  }
+
+  /** Redis 7's ten-element command description. */
+  private static void describe(ReplyWriter out, CommandSpec spec) {
+    out.array(10);
+    out.bulk(spec.name());
+    out.integer(spec.arity());
+    out.set(spec.flags().size());
+    for (String flag : spec.flags()) {
+      out.simple(flag);
+    }
+    out.integer(spec.firstKey());
+    out.integer(spec.lastKey());
+    out.integer(spec.step());
+    out.set(0); // ACL categories
+    out.set(0); // tips
+    out.array(0); // key specs
+    out.array(0); // subcommands
+  }
+
+  // ------------------------------------------------------------------ INFO
+
+  static void info(Session s, Request r, ReplyWriter out) {
+    List<String> sections = new ArrayList<>();
+    for (int i = 1; i < r.argc(); i++) {
+      sections.add(r.string(i).toLowerCase(Locale.ROOT));
+    }
+    out.verbatim(InfoText.render(s.server(), sections));
+  }
+
+  // ------------------------------------------------------------------ CONFIG
+
+  static void config(Session s, Request r, ReplyWriter out) {
+    String sub = r.string(1).toLowerCase(Locale.ROOT);
+    switch (sub) {
+      case "get" -> {
+        if (r.argc() < 3) {
+          throw new CommandError("ERR unknown subcommand or wrong number of arguments for 'get'. Try CONFIG HELP.");
+        }
+        Map<String, String> values = new java.util.LinkedHashMap<>();
+        for (int i = 2; i < r.argc(); i++) {
+          values.putAll(s.server().config().matching(r.string(i)));
+        }
+        out.map(values.size());
+        values.forEach((name, value) -> {
+          out.bulk(name);
+          out.bulk(value);
+        });
+      }
+      case "set" -> {
+        if (r.argc() < 4 || r.argc() % 2 != 0) {
+          throw new CommandError("ERR unknown subcommand or wrong number of arguments for 'set'. Try CONFIG HELP.");
+        }
+        for (int i = 2; i < r.argc(); i += 2) {
+          String name = r.string(i);
+          if (!s.server().config().knows(name)) {
+            throw new CommandError("ERR Unknown option or number of arguments for CONFIG SET - '" + name + "'");
+          }
+        }
+        for (int i = 2; i < r.argc(); i += 2) {
+          try {
+            s.server().config().setAtRuntime(r.string(i), r.string(i + 1));
+          } catch (ConfigException e) {
+            throw new CommandError("ERR CONFIG SET failed (possibly related to argument '" + r.string(i) + "') - " + e.getMessage());
+          }
+        }
+        out.ok();
+      }
+      case "resetstat" -> {
+        s.server().stats().reset();
+        out.ok();
+      }
+      default -> throw new CommandError("ERR unknown subcommand '" + r.string(1) + "'. Try CONFIG HELP.");
+    }
+  }
+
+  // ------------------------------------------------------------------ persistence and lifecycle
+
+  /**
+   * Deletes every key. The engine has no bulk clear, so each key gets a tombstone (the log records
+   * the deletions, and they survive a crash like any other write).
+   */
+  static void flush(Session s, Request r, ReplyWriter out) {
+    if (r.argc() > 2 || (r.argc() == 2 && !r.is(1, "async") && !r.is(1, "sync"))) {
+      throw CommandError.SYNTAX;
+    }
+    ServerContext server = s.server();
+    List<byte[]> batch = new ArrayList<>();
+    try (Cursor cursor = server.store().scan()) {
+      while (cursor.hasNext()) {
+        batch.add(cursor.next().key());
+      }
+    }
+    for (byte[] key : batch) {
+      int stripe = KeyLocks.stripe(key, 0, key.length);
+      server.locks().lock(stripe);
+      try {
+        server.store().delete(key);
+      } finally {
+        server.locks().unlock(stripe);
+      }
+    }
+    out.ok();
+  }
+
+  static void shutdown(Session s, Request r, ReplyWriter out) {
+    for (int i = 1; i < r.argc(); i++) {
+      if (!(r.is(i, "nosave") || r.is(i, "save") || r.is(i, "now") || r.is(i, "force") || r.is(i, "abort"))) {
+        throw CommandError.SYNTAX;
+      }
+      if (r.is(i, "abort")) {
+        throw new CommandError("ERR No shutdown in progress.");
+      }
+    }
+    // Like Redis, no reply on success: the connection just closes once the server has saved.
+    s.closeAfterReply();
+    s.server().control().shutdownAsync();
+  }
+
+  static void save(Session s, Request r, ReplyWriter out) {
+    s.server().store().sync();
+    s.server().store().checkpoint();
+    out.ok();
+  }
+
+  static void bgsave(Session s, Request r, ReplyWriter out) {
+    if (r.argc() > 2 || (r.argc() == 2 && !r.is(1, "schedule"))) {
+      throw CommandError.SYNTAX;
+    }
+    if (s.server().control().checkpointAsync()) {
+      out.simple("Background saving started");
+    } else if (r.argc() == 2) {
+      out.simple("Background saving scheduled");
+    } else {
+      throw new CommandError("ERR Background save already in progress");
+    }
+  }
+
+  static void bgrewriteaof(Session s, Request r, ReplyWriter out) {
+    if (s.server().control().compactAsync()) {
+      out.simple("Background append only file rewriting started");
+    } else {
+      throw new CommandError("ERR Background append only file rewriting already in progress");
+    }
+  }
+
+  static void time(Session s, Request r, ReplyWriter out) {
+    java.time.Instant now = java.time.Instant.now();
+    out.array(2);
+    out.bulk(Long.toString(now.getEpochSecond()));
+    out.bulk(Long.toString(now.getNano() / 1000));
+  }
+
+  /** Process-wide numbers INFO reports. */
+  static long pid() {
+    return ProcessHandle.current().pid();
+  }
+
+  static CellarStats stats(ServerContext server) {
+    return server.store().stats();
+  }
+
+  static long heapUsed() {
+    return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+  }
+}

@@ -1,0 +1,38 @@
+package dev.cellar.server.command;
+
+import dev.cellar.Cellar;
+import dev.cellar.server.config.ServerConfig;
+
+/** Everything a command can reach: the store, settings, clients, counters and the server. */
+public final class ServerContext {
+  private final Cellar store;
+  private final ServerConfig config;
+  private final CommandTable commands;
+  private final KeyLocks locks = new KeyLocks();
+  private final ClientRegistry clients = new ClientRegistry();
+  private final CommandStats stats = new CommandStats();
+  private final MemoryGuard memory;
+  private final ServerControl control;
+  private final long startMillis = System.currentTimeMillis();
+  private volatile LatencyRecorder latency = LatencyRecorder.NONE;
+
+  public ServerContext(Cellar store, ServerConfig config, ServerControl control) {
+    this.store = store;
+    this.config = config;
+    this.control = control;
+    this.memory = new MemoryGuard(store, config, stats);
+    this.commands = Commands.table();
+  }
+
+  public Cellar store() { return store; }
+  public ServerConfig config() { return config; }
+  public CommandTable commands() { return commands; }
+  public KeyLocks locks() { return locks; }
+  public ClientRegistry clients() { return clients; }
+  public CommandStats stats() { return stats; }
+  public MemoryGuard memory() { return memory; }
+  public ServerControl control() { return control; }
+  public long startMillis() { return startMillis; }
+  public LatencyRecorder latency() { return latency; }
+  public void latency(LatencyRecorder recorder) { this.latency = recorder; }
+}

@@ -1,0 +1,20 @@
+package dev.cellar.server.command;
+
+/** What commands may ask of the running server as a whole. */
+public interface ServerControl {
+  /** Stops the server after flushing, fsyncing and checkpointing ({@code SHUTDOWN}). */
+  void shutdownAsync();
+
+  /** Starts a checkpoint in the background ({@code BGSAVE}); false if one is running. */
+  boolean checkpointAsync();
+
+  /** Starts a compaction pass in the background ({@code BGREWRITEAOF}); false if one is running. */
+  boolean compactAsync();
+
+  /** The network transport in use ({@code io_uring}, {@code epoll} or {@code nio}). */
+  String transport();
+
+  int port();
+
+  int httpPort();
+}

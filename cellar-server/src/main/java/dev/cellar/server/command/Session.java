@@ -1,0 +1,78 @@
+package dev.cellar.server.command;
+
+import dev.cellar.server.resp.ReplyWriter;
+import java.lang.foreign.MemorySegment;
+import java.util.function.Function;
+
+/**
+ * What the server knows about one client connection: identity for {@code CLIENT}, whether it has
+ * authenticated, its protocol version, and what the connection must do after the current batch
+ * (close, shut the server down, wait for an fsync before replying).
+ *
+ * <p>Owned by the connection's event loop; {@code CLIENT LIST} from another loop reads the
+ * volatile fields only.
+ */
+public final class Session {
+  private final long id;
+  private final String address;
+  private final String localAddress;
+  private final long createdMillis = System.currentTimeMillis();
+  private final ReplyWriter out;
+  private final ServerContext server;
+
+  private volatile String name = "";
+  private volatile boolean authenticated;
+  private volatile long lastCommandMillis = createdMillis;
+  private volatile String lastCommand = "NULL";
+
+  private boolean closeAfterReply;
+  private boolean wroteInBatch;
+
+  /** Writes a value from the log as a bulk reply: made once per connection, so GET allocates none. */
+  final Function<MemorySegment, Boolean> bulkReply;
+
+  public Session(long id, String address, String localAddress, ReplyWriter out, ServerContext server) {
+    this.id = id;
+    this.address = address;
+    this.localAddress = localAddress;
+    this.out = out;
+    this.server = server;
+    this.authenticated = server.config().requirePass() == null;
+    this.bulkReply = value -> {
+      this.out.bulk(value);
+      return Boolean.TRUE;
+    };
+  }
+
+  public long id() { return id; }
+  public String address() { return address; }
+  public String localAddress() { return localAddress; }
+  public long createdMillis() { return createdMillis; }
+  public ServerContext server() { return server; }
+  public ReplyWriter out() { return out; }
+  public String name() { return name; }
+  public void name(String name) { this.name = name; }
+  public boolean authenticated() { return authenticated; }
+  public void authenticated(boolean value) { this.authenticated = value; }
+  public long lastCommandMillis() { return lastCommandMillis; }
+  public String lastCommand() { return lastCommand; }
+
+  void commandStarted(CommandSpec spec, long nowMillis) {
+    lastCommand = spec.name();
+    lastCommandMillis = nowMillis;
+  }
+
+  /** The connection closes once the replies so far are written ({@code QUIT}, protocol error). */
+  public void closeAfterReply() { closeAfterReply = true; }
+  public boolean closing() { return closeAfterReply; }
+
+  /** A write command ran in this batch: under {@code appendfsync always} its reply waits for fsync. */
+  void wrote() { wroteInBatch = true; }
+
+  /** Whether a write ran since the last call, and resets it. */
+  public boolean takeWrote() {
+    boolean w = wroteInBatch;
+    wroteInBatch = false;
+    return w;
+  }
+}

@@ -1,0 +1,498 @@
+package dev.cellar.server.command;
+
+import static dev.cellar.server.command.Values.stripe;
+
+import dev.cellar.Cellar;
+import dev.cellar.server.resp.Numbers;
+import dev.cellar.server.resp.ReplyWriter;
+import dev.cellar.server.resp.Request;
+import java.lang.foreign.MemorySegment;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+
+/** Redis's string commands over the engine, with Redis's replies and errors. */
+final class StringCommands {
+  private StringCommands() {}
+
+  static void register(CommandTable t) {
+    t.add("get", 2, "readonly fast", 1, 1, 1, "string", "Returns the string value of a key.", StringCommands::get)
+        .add("set", -3, "write denyoom", 1, 1, 1, "string", "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist.", StringCommands::set)
+        .add("setnx", 3, "write denyoom fast", 1, 1, 1, "string", "Set the string value of a key only when the key doesn't exist.", StringCommands::setnx)
+        .add("setex", 4, "write denyoom", 1, 1, 1, "string", "Sets the string value and expiration time of a key. Creates the key if it doesn't exist.", (s, r, o) -> setex(s, r, o, 1000, "setex"))
+        .add("psetex", 4, "write denyoom", 1, 1, 1, "string", "Sets both string value and expiration time in milliseconds of a key. The key is created if it doesn't exist.", (s, r, o) -> setex(s, r, o, 1, "psetex"))
+        .add("getset", 3, "write denyoom fast", 1, 1, 1, "string", "Returns the previous string value of a key after setting it to a new value.", StringCommands::getset)
+        .add("getdel", 2, "write fast", 1, 1, 1, "string", "Returns the string value of a key after deleting the key.", StringCommands::getdel)
+        .add("getex", -2, "write fast", 1, 1, 1, "string", "Returns the string value of a key after setting its expiration time.", StringCommands::getex)
+        .add("mget", -2, "readonly fast", 1, -1, 1, "string", "Atomically returns the string values of one or more keys.", StringCommands::mget)
+        .add("mset", -3, "write denyoom", 1, -1, 2, "string", "Atomically creates or modifies the string values of one or more keys.", (s, r, o) -> mset(s, r, o, false))
+        .add("msetnx", -3, "write denyoom", 1, -1, 2, "string", "Atomically modifies the string values of one or more keys only when all keys don't exist.", (s, r, o) -> mset(s, r, o, true))
+        .add("append", 3, "write denyoom fast", 1, 1, 1, "string", "Appends a string to the value of a key. Creates the key if it doesn't exist.", StringCommands::append)
+        .add("strlen", 2, "readonly fast", 1, 1, 1, "string", "Returns the length of a string value.", StringCommands::strlen)
+        .add("getrange", 4, "readonly", 1, 1, 1, "string", "Returns a substring of the string stored at a key.", StringCommands::getrange)
+        .add("setrange", 4, "write denyoom", 1, 1, 1, "string", "Overwrites a part of a string value with another by an offset. Creates the key if it doesn't exist.", StringCommands::setrange)
+        .add("incr", 2, "write denyoom fast", 1, 1, 1, "string", "Increments the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.", (s, r, o) -> incr(s, r, o, 1))
+        .add("decr", 2, "write denyoom fast", 1, 1, 1, "string", "Decrements the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.", (s, r, o) -> incr(s, r, o, -1))
+        .add("incrby", 3, "write denyoom fast", 1, 1, 1, "string", "Increments the integer value of a key by a number. Uses 0 as initial value if the key doesn't exist.", (s, r, o) -> incrBy(s, r, o, false))
+        .add("decrby", 3, "write denyoom fast", 1, 1, 1, "string", "Decrements a number from the integer value of a key. Uses 0 as initial value if the key doesn't exist.", (s, r, o) -> incrBy(s, r, o, true))
+        .add("incrbyfloat", 3, "write denyoom fast", 1, 1, 1, "string", "Increment the floating point value of a key by a number. Uses 0 as initial value if the key doesn't exist.", StringCommands::incrByFloat);
+  }
+
+  // ------------------------------------------------------------------ GET / SET: the hot path
+
+  static void get(Session s, Request r, ReplyWriter out) {
+    ServerContext server = s.server();
+    // The reader writes the value straight from the log into the reply buffer: no copy on the heap.
+    if (server.store().read(r.segment(1), s.bulkReply) == null) {
+      out.nullBulk();
+      server.stats().keyspaceMisses.increment();
+    } else {
+      server.stats().keyspaceHits.increment();
+    }
+  }
+
+  private static final int NX = 1;
+  private static final int XX = 2;
+  private static final int GET = 4;
+  private static final int KEEPTTL = 8;
+  private static final int EXPIRY = 16;
+
+  static void set(Session s, Request r, ReplyWriter out) {
+    ServerContext server = s.server();
+    Cellar store = server.store();
+    if (r.argc() == 3) {
+      int stripe = stripe(r, 1);
+      server.locks().lock(stripe);
+      try {
+        store.put(r.segment(1), r.segment(2), Cellar.NO_EXPIRY);
+      } finally {
+        server.locks().unlock(stripe);
+      }
+      out.ok();
+      return;
+    }
+    int flags = 0;
+    long expireAt = Cellar.NO_EXPIRY;
+    for (int i = 3; i < r.argc(); i++) {
+      boolean hasNext = i + 1 < r.argc();
+      if (r.is(i, "nx") && (flags & XX) == 0) {
+        flags |= NX;
+      } else if (r.is(i, "xx") && (flags & NX) == 0) {
+        flags |= XX;
+      } else if (r.is(i, "get")) {
+        flags |= GET;
+      } else if (r.is(i, "keepttl") && (flags & EXPIRY) == 0) {
+        flags |= KEEPTTL;
+      } else if ((flags & (EXPIRY | KEEPTTL)) == 0 && hasNext && (r.is(i, "ex") || r.is(i, "px") || r.is(i, "exat") || r.is(i, "pxat"))) {
+        expireAt = expiryOption(r, i, "set");
+        flags |= EXPIRY;
+        i++;
+      } else {
+        throw CommandError.SYNTAX;
+      }
+    }
+    int stripe = stripe(r, 1);
+    server.locks().lock(stripe);
+    try {
+      MemorySegment key = r.segment(1);
+      Values.Current current = (flags & (NX | XX | GET | KEEPTTL)) != 0 ? Values.current(store, key) : null;
+      boolean exists = current != null;
+      boolean write = !((flags & NX) != 0 && exists) && !((flags & XX) != 0 && !exists);
+      if (write) {
+        long expiry = (flags & KEEPTTL) != 0 && exists ? current.expireAt() : expireAt;
+        store.put(key, r.segment(2), expiry);
+      }
+      if ((flags & GET) != 0) {
+        if (exists) {
+          out.bulk(current.value());
+        } else {
+          out.nullBulk();
+        }
+      } else if (write) {
+        out.ok();
+      } else {
+        out.nullBulk();
+      }
+    } finally {
+      server.locks().unlock(stripe);
+    }
+  }
+
+  /**
+   * The absolute expiry (epoch ms) an {@code EX/PX/EXAT/PXAT n} option at {@code i} names; Redis
+   * refuses non-positive times and ones that overflow.
+   */
+  static long expiryOption(Request r, int i, String command) {
+    if (!r.isLong(i + 1)) {
+      throw CommandError.NOT_INTEGER;
+    }
+    long n = r.longValue(i + 1);
+    if (n <= 0) {
+      throw CommandError.invalidExpire(command);
+    }
+    boolean seconds = r.is(i, "ex") || r.is(i, "exat");
+    boolean relative = r.is(i, "ex") || r.is(i, "px");
+    try {
+      long ms = seconds ? Math.multiplyExact(n, 1000L) : n;
+      return relative ? Math.addExact(ms, Values.now()) : ms;
+    } catch (ArithmeticException e) {
+      throw CommandError.invalidExpire(command);
+    }
+  }
+
+  static void setnx(Session s, Request r, ReplyWriter out) {
+    ServerContext server = s.server();
+    int stripe = stripe(r, 1);
+    server.locks().lock(stripe);
+    try {
+      MemorySegment key = r.segment(1);
+      if (server.store().expiryOf(key) != Cellar.ABSENT) {
+        out.integer(0);
+        return;
+      }
+      server.store().put(key, r.segment(2), Cellar.NO_EXPIRY);
+      out.integer(1);
+    } finally {
+      server.locks().unlock(stripe);
+    }
+  }
+
+  static void setex(Session s, Request r, ReplyWriter out, long unitMillis, String command) {
+    if (!r.isLong(2)) {
+      throw CommandError.NOT_INTEGER;
+    }
+    long n = r.longValue(2);
+    if (n <= 0) {
+      throw CommandError.invalidExpire(command);
+    }
+    long expireAt;
+    try {
+      expireAt = Math.addExact(Math.multiplyExact(n, unitMillis), Values.now());
+    } catch (ArithmeticException e) {
+      throw CommandError.invalidExpire(command);
+    }
+    ServerContext server = s.server();
+    int stripe = stripe(r, 1);
+    server.locks().lock(stripe);
+    try {
+      server.store().put(r.segment(1), r.segment(3), expireAt);
+    } finally {
+      server.locks().unlock(stripe);
+    }
+    out.ok();
+  }
+
+  static void getset(Session s, Request r, ReplyWriter out) {
+    ServerContext server = s.server();
+    int stripe = stripe(r, 1);
+    server.locks().lock(stripe);
+    try {
+      MemorySegment key = r.segment(1);
+      byte[] old = Values.get(server.store(), key);
+      server.store().put(key, r.segment(2), Cellar.NO_EXPIRY);
+      bulkOrNull(out, old);
+    } finally {
+      server.locks().unlock(stripe);
+    }
+  }
+
+  static void getdel(Session s, Request r, ReplyWriter out) {
+    ServerContext server = s.server();
+    int stripe = stripe(r, 1);
+    server.locks().lock(stripe);
+    try {
+      MemorySegment key = r.segment(1);
+      byte[] old = Values.get(server.store(), key);
+      if (old != null) {
+        server.store().delete(key);
+      }
+      bulkOrNull(out, old);
+    } finally {
+      server.locks().unlock(stripe);
+    }
+  }
+
+  static void getex(Session s, Request r, ReplyWriter out) {
+    long expireAt = -1; // -1: leave the expiry alone
+    boolean persist = false;
+    for (int i = 2; i < r.argc(); i++) {
+      boolean hasNext = i + 1 < r.argc();
+      if (expireAt == -1 && !persist && hasNext && (r.is(i, "ex") || r.is(i, "px") || r.is(i, "exat") || r.is(i, "pxat"))) {
+        expireAt = expiryOption(r, i, "getex");
+        i++;
+      } else if (expireAt == -1 && !persist && r.is(i, "persist")) {
+        persist = true;
+      } else {
+        throw CommandError.SYNTAX;
+      }
+    }
+    ServerContext server = s.server();
+    int stripe = stripe(r, 1);
+    server.locks().lock(stripe);
+    try {
+      MemorySegment key = r.segment(1);
+      Values.Current current = Values.current(server.store(), key);
+      if (current == null) {
+        out.nullBulk();
+        return;
+      }
+      if (expireAt != -1) {
+        server.store().put(key, MemorySegment.ofArray(current.value()), expireAt);
+      } else if (persist && current.expireAt() != Cellar.NO_EXPIRY) {
+        server.store().put(key, MemorySegment.ofArray(current.value()), Cellar.NO_EXPIRY);
+      }
+      out.bulk(current.value());
+    } finally {
+      server.locks().unlock(stripe);
+    }
+  }
+
+  static void mget(Session s, Request r, ReplyWriter out) {
+    ServerContext server = s.server();
+    out.array(r.argc() - 1);
+    for (int i = 1; i < r.argc(); i++) {
+      if (server.store().read(r.segment(i), s.bulkReply) == null) {
+        out.nullBulk();
+        server.stats().keyspaceMisses.increment();
+      } else {
+        server.stats().keyspaceHits.increment();
+      }
+    }
+  }
+
+  static void mset(Session s, Request r, ReplyWriter out, boolean onlyIfNoneExist) {
+    if (r.argc() % 2 != 1) {
+      throw CommandError.arity(onlyIfNoneExist ? "msetnx" : "mset");
+    }
+    ServerContext server = s.server();
+    int keys = (r.argc() - 1) / 2;
+    int[] stripes = new int[keys];
+    for (int k = 0; k < keys; k++) {
+      stripes[k] = stripe(r, 1 + 2 * k);
+    }
+    int locked = server.locks().lockAll(stripes, keys);
+    try {
+      if (onlyIfNoneExist) {
+        for (int i = 1; i < r.argc(); i += 2) {
+          if (server.store().expiryOf(r.segment(i)) != Cellar.ABSENT) {
+            out.integer(0);
+            return;
+          }
+        }
+      }
+      for (int i = 1; i < r.argc(); i += 2) {
+        server.store().put(r.segment(i), r.segment(i + 1), Cellar.NO_EXPIRY);
+      }
+    } finally {
+      server.locks().unlockAll(stripes, locked);
+    }
+    if (onlyIfNoneExist) {
+      out.integer(1);
+    } else {
+      out.ok();
+    }
+  }
+
+  static void append(Session s, Request r, ReplyWriter out) {
+    ServerContext server = s.server();
+    int stripe = stripe(r, 1);
+    server.locks().lock(stripe);
+    try {
+      MemorySegment key = r.segment(1);
+      Values.Current current = Values.current(server.store(), key);
+      int addLength = r.length(2);
+      if (current == null) {
+        checkSize(server, addLength);
+        server.store().put(key, r.segment(2), Cellar.NO_EXPIRY);
+        out.integer(addLength);
+        return;
+      }
+      long total = (long) current.value().length + addLength;
+      checkSize(server, total);
+      byte[] joined = java.util.Arrays.copyOf(current.value(), (int) total);
+      System.arraycopy(r.buffer(), r.offset(2), joined, current.value().length, addLength);
+      server.store().put(key, MemorySegment.ofArray(joined), current.expireAt());
+      out.integer(total);
+    } finally {
+      server.locks().unlock(stripe);
+    }
+  }
+
+  private static void checkSize(ServerContext server, long length) {
+    if (length > server.config().maxBulkLength()) {
+      throw new CommandError("ERR string exceeds maximum allowed size (proto-max-bulk-len)");
+    }
+  }
+
+  static void strlen(Session s, Request r, ReplyWriter out) {
+    Integer length = s.server().store().read(r.segment(1), v -> (int) v.byteSize());
+    out.integer(length == null ? 0 : length);
+  }
+
+  static void getrange(Session s, Request r, ReplyWriter out) {
+    if (!r.isLong(2) || !r.isLong(3)) {
+      throw CommandError.NOT_INTEGER;
+    }
+    long start = r.longValue(2);
+    long end = r.longValue(3);
+    byte[] value = Values.get(s.server().store(), r.segment(1));
+    if (value == null) {
+      out.bulk(new byte[0]);
+      return;
+    }
+    long length = value.length;
+    if (start < 0 && end < 0 && start > end) {
+      out.bulk(new byte[0]);
+      return;
+    }
+    if (start < 0) {
+      start = length + start;
+    }
+    if (end < 0) {
+      end = length + end;
+    }
+    if (start < 0) {
+      start = 0;
+    }
+    if (end < 0) {
+      end = 0;
+    }
+    if (end >= length) {
+      end = length - 1;
+    }
+    if (start > end || length == 0) {
+      out.bulk(new byte[0]);
+      return;
+    }
+    out.bulk(value, (int) start, (int) (end - start + 1));
+  }
+
+  static void setrange(Session s, Request r, ReplyWriter out) {
+    if (!r.isLong(2)) {
+      throw CommandError.NOT_INTEGER;
+    }
+    long offset = r.longValue(2);
+    if (offset < 0) {
+      throw new CommandError("ERR offset is out of range");
+    }
+    ServerContext server = s.server();
+    int stripe = stripe(r, 1);
+    server.locks().lock(stripe);
+    try {
+      MemorySegment key = r.segment(1);
+      Values.Current current = Values.current(server.store(), key);
+      int addLength = r.length(3);
+      byte[] old = current == null ? new byte[0] : current.value();
+      if (addLength == 0) {
+        out.integer(old.length);
+        return;
+      }
+      long total = Math.max(old.length, offset + addLength);
+      checkSize(server, total);
+      byte[] joined = java.util.Arrays.copyOf(old, (int) total);
+      System.arraycopy(r.buffer(), r.offset(3), joined, (int) offset, addLength);
+      server.store().put(key, MemorySegment.ofArray(joined), current == null ? Cellar.NO_EXPIRY : current.expireAt());
+      out.integer(total);
+    } finally {
+      server.locks().unlock(stripe);
+    }
+  }
+
+  static void incr(Session s, Request r, ReplyWriter out, long delta) {
+    addInteger(s, r, out, delta);
+  }
+
+  static void incrBy(Session s, Request r, ReplyWriter out, boolean negate) {
+    if (!r.isLong(2)) {
+      throw CommandError.NOT_INTEGER;
+    }
+    long delta = r.longValue(2);
+    if (negate) {
+      if (delta == Long.MIN_VALUE) {
+        throw new CommandError("ERR decrement would overflow");
+      }
+      delta = -delta;
+    }
+    addInteger(s, r, out, delta);
+  }
+
+  private static void addInteger(Session s, Request r, ReplyWriter out, long delta) {
+    ServerContext server = s.server();
+    int stripe = stripe(r, 1);
+    server.locks().lock(stripe);
+    try {
+      MemorySegment key = r.segment(1);
+      Values.Current current = Values.current(server.store(), key);
+      long value = 0;
+      if (current != null) {
+        byte[] v = current.value();
+        if (!Numbers.isLong(v, 0, v.length)) {
+          throw CommandError.NOT_INTEGER;
+        }
+        value = Numbers.parseLong(v, 0, v.length);
+      }
+      long result;
+      try {
+        result = Math.addExact(value, delta);
+      } catch (ArithmeticException e) {
+        throw CommandError.OVERFLOW;
+      }
+      server.store().put(key, MemorySegment.ofArray(Numbers.toBytes(result)), current == null ? Cellar.NO_EXPIRY : current.expireAt());
+      out.integer(result);
+    } finally {
+      server.locks().unlock(stripe);
+    }
+  }
+
+  static void incrByFloat(Session s, Request r, ReplyWriter out) {
+    BigDecimal delta = parseFloat(r.bytes(2));
+    ServerContext server = s.server();
+    int stripe = stripe(r, 1);
+    server.locks().lock(stripe);
+    try {
+      MemorySegment key = r.segment(1);
+      Values.Current current = Values.current(server.store(), key);
+      BigDecimal value = current == null ? BigDecimal.ZERO : parseFloat(current.value());
+      BigDecimal sum = value.add(delta);
+      String text = format(sum);
+      server.store().put(key, MemorySegment.ofArray(text.getBytes(StandardCharsets.US_ASCII)), current == null ? Cellar.NO_EXPIRY : current.expireAt());
+      out.bulk(text);
+    } finally {
+      server.locks().unlock(stripe);
+    }
+  }
+
+  /** Redis's float syntax: decimal with optional exponent, no spaces; NaN and infinities refused. */
+  static BigDecimal parseFloat(byte[] bytes) {
+    String text = new String(bytes, StandardCharsets.US_ASCII);
+    if (text.isEmpty() || text.length() > 5000 || Character.isWhitespace(text.charAt(0)) || Character.isWhitespace(text.charAt(text.length() - 1))) {
+      throw CommandError.NOT_FLOAT;
+    }
+    try {
+      BigDecimal d = new BigDecimal(text);
+      if (Math.abs((long) d.scale() - d.precision()) > 4932) { // beyond the long double Redis uses
+        throw CommandError.NOT_FLOAT;
+      }
+      return d;
+    } catch (NumberFormatException e) {
+      throw CommandError.NOT_FLOAT;
+    }
+  }
+
+  /** Plain decimal without trailing zeros (Redis prints long doubles with {@code %.17Lg}). */
+  static String format(BigDecimal d) {
+    BigDecimal rounded = d.round(new java.math.MathContext(17));
+    BigDecimal stripped = rounded.stripTrailingZeros();
+    if (stripped.signum() == 0) {
+      return "0";
+    }
+    return stripped.toPlainString();
+  }
+
+  static void bulkOrNull(ReplyWriter out, byte[] value) {
+    if (value == null) {
+      out.nullBulk();
+    } else {
+      out.bulk(value);
+    }
+  }
+}

@@ -1,0 +1,90 @@
+package dev.cellar.server.config;
+
+/**
+ * Redis's glob ({@code stringmatchlen}): {@code * ? [abc] [^a] [a-z]} and {@code \} escapes, over
+ * bytes. Used by {@code KEYS}, {@code SCAN MATCH} and {@code CONFIG GET}. Iterative, with one
+ * backtrack point per star, so a hostile pattern costs O(pattern x string), not exponential.
+ */
+public final class Glob {
+  private Glob() {}
+
+  public static boolean matches(byte[] p, int pFrom, int pTo, byte[] s, int sFrom, int sTo) {
+    int pi = pFrom;
+    int si = sFrom;
+    int starP = -1;
+    int starS = -1;
+    while (si < sTo) {
+      if (pi < pTo && p[pi] == '*') {
+        while (pi < pTo && p[pi] == '*') {
+          pi++;
+        }
+        if (pi == pTo) {
+          return true;
+        }
+        starP = pi;
+        starS = si;
+        continue;
+      }
+      if (pi < pTo) {
+        int next = matchOne(p, pi, pTo, s[si]);
+        if (next >= 0) {
+          pi = next;
+          si++;
+          continue;
+        }
+      }
+      if (starP < 0) {
+        return false;
+      }
+      pi = starP;
+      si = ++starS;
+    }
+    while (pi < pTo && p[pi] == '*') {
+      pi++;
+    }
+    return pi == pTo;
+  }
+
+  /** If the pattern element at {@code pi} matches {@code c}, the index after it; else -1. */
+  private static int matchOne(byte[] p, int pi, int pTo, byte c) {
+    byte pc = p[pi];
+    if (pc == '?') {
+      return pi + 1;
+    }
+    if (pc == '\\' && pi + 1 < pTo) {
+      return p[pi + 1] == c ? pi + 2 : -1;
+    }
+    if (pc != '[') {
+      return pc == c ? pi + 1 : -1;
+    }
+    int i = pi + 1;
+    boolean not = i < pTo && p[i] == '^';
+    if (not) {
+      i++;
+    }
+    boolean match = false;
+    while (i < pTo && p[i] != ']') {
+      if (p[i] == '\\' && i + 1 < pTo) {
+        match |= p[i + 1] == c;
+        i += 2;
+      } else if (i + 2 < pTo && p[i + 1] == '-' && p[i + 2] != ']') {
+        int lo = p[i] & 0xff;
+        int hi = p[i + 2] & 0xff;
+        if (lo > hi) {
+          int t = lo;
+          lo = hi;
+          hi = t;
+        }
+        int v = c & 0xff;
+        match |= v >= lo && v <= hi;
+        i += 3;
+      } else {
+        match |= p[i] == c;
+        i++;
+      }
+    }
+    // An unclosed class ends at the pattern's end, as in Redis.
+    int after = i < pTo ? i + 1 : i;
+    return match != not ? after : -1;
+  }
+}

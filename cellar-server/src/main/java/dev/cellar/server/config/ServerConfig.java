@@ -1,0 +1,322 @@
+package dev.cellar.server.config;
+
+import dev.cellar.Fsync;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * The server's settings, under Redis's names so that a Redis user's config file and {@code CONFIG
+ * GET/SET} work: {@code port bind dir appendfsync io-threads maxmemory maxmemory-policy requirepass
+ * protected-mode maxclients proto-max-bulk-len client-query-buffer-limit
+ * client-output-buffer-limit}, plus Cellar's own {@code http-port} and {@code transport}.
+ *
+ * <p>Settings marked mutable may change at run time ({@code CONFIG SET}); fields are volatile so
+ * event loops see a change on their next command.
+ */
+public final class ServerConfig {
+  /** Eviction policies; see {@code docs/server.md}. */
+  public enum EvictionPolicy {
+    NOEVICTION, ALLKEYS_RANDOM, VOLATILE_RANDOM, VOLATILE_TTL;
+
+    String redisName() {
+      return name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+  }
+
+  private volatile int port = 6379;
+  private volatile String bind = "127.0.0.1";
+  private volatile Path dir = Path.of("data");
+  private volatile Fsync fsync = Fsync.EVERYSEC;
+  private volatile int threads = Runtime.getRuntime().availableProcessors();
+  private volatile long maxMemory = 0;
+  private volatile EvictionPolicy evictionPolicy = EvictionPolicy.NOEVICTION;
+  private volatile String requirePass;
+  private volatile int httpPort = 6380;
+  private volatile boolean protectedMode = true;
+  private volatile int maxClients = 10_000;
+  private volatile long maxBulkLength = 16L << 20;
+  private volatile long maxQueryBuffer = 64L << 20;
+  private volatile long outputBufferLimit = 64L << 20;
+  private volatile String transport = "auto";
+
+  private final Map<String, Parameter> parameters = new LinkedHashMap<>();
+
+  private record Parameter(String name, boolean mutable, Supplier<String> getter, Consumer<String> setter) {}
+
+  public ServerConfig() {
+    define("port", false, () -> Integer.toString(port), v -> port = intIn("port", v, 0, 65535));
+    define("bind", false, () -> bind, v -> bind = v.trim().split("\\s+")[0]);
+    define("dir", false, () -> dir.toString(), v -> dir = Path.of(v));
+    define("appendfsync", false, () -> fsync.name().toLowerCase(Locale.ROOT), v -> fsync = parseFsync(v));
+    define("io-threads", false, () -> Integer.toString(threads), v -> threads = intIn("io-threads", v, 1, 1024));
+    define("maxmemory", true, () -> Long.toString(maxMemory), v -> maxMemory = parseBytes("maxmemory", v));
+    define("maxmemory-policy", true, () -> evictionPolicy.redisName(), v -> evictionPolicy = parsePolicy(v));
+    define("requirepass", true, () -> requirePass == null ? "" : "<redacted>", v -> requirePass = v.isEmpty() ? null : v);
+    define("http-port", false, () -> Integer.toString(httpPort), v -> httpPort = intIn("http-port", v, 0, 65535));
+    define("protected-mode", false, () -> protectedMode ? "yes" : "no", v -> protectedMode = parseYesNo("protected-mode", v));
+    define("maxclients", true, () -> Integer.toString(maxClients), v -> maxClients = intIn("maxclients", v, 1, 1_000_000));
+    define("proto-max-bulk-len", true, () -> Long.toString(maxBulkLength),
+        v -> maxBulkLength = atLeast("proto-max-bulk-len", parseBytes("proto-max-bulk-len", v), 1024));
+    define("client-query-buffer-limit", true, () -> Long.toString(maxQueryBuffer),
+        v -> maxQueryBuffer = atLeast("client-query-buffer-limit", parseBytes("client-query-buffer-limit", v), 1024 * 1024));
+    define("client-output-buffer-limit", true, () -> "normal " + outputBufferLimit + " 0 0",
+        v -> outputBufferLimit = parseOutputLimit(v));
+    define("transport", false, () -> transport, v -> transport = parseTransport(v));
+  }
+
+  private void define(String name, boolean mutable, Supplier<String> getter, Consumer<String> setter) {
+    parameters.put(name, new Parameter(name, mutable, getter, setter));
+  }
+
+  // ------------------------------------------------------------ reading and changing by name
+
+  /** Sets {@code name} at startup (config file or flag); any known setting may be set. */
+  public ServerConfig set(String name, String value) {
+    Parameter p = parameter(name);
+    p.setter.accept(value);
+    return this;
+  }
+
+  /** Sets {@code name} at run time ({@code CONFIG SET}); immutable settings are refused. */
+  public void setAtRuntime(String name, String value) {
+    Parameter p = parameter(name);
+    if (!p.mutable) {
+      throw new ConfigException("can't set immutable config '" + p.name + "'");
+    }
+    p.setter.accept(value);
+  }
+
+  /** Whether {@code name} is a setting (any case; {@code fsync} and {@code threads} are aliases). */
+  public boolean knows(String name) {
+    return parameters.containsKey(canonical(name));
+  }
+
+  private Parameter parameter(String name) {
+    Parameter p = parameters.get(canonical(name));
+    if (p == null) {
+      throw new ConfigException("unknown setting '" + name + "'");
+    }
+    return p;
+  }
+
+  private static String canonical(String name) {
+    String n = name.toLowerCase(Locale.ROOT);
+    return switch (n) {
+      case "fsync" -> "appendfsync";
+      case "threads" -> "io-threads";
+      default -> n;
+    };
+  }
+
+  /** Settings whose name matches the glob {@code pattern}, with their current values (in order). */
+  public Map<String, String> matching(String pattern) {
+    Map<String, String> out = new LinkedHashMap<>();
+    byte[] p = pattern.toLowerCase(Locale.ROOT).getBytes(StandardCharsets.UTF_8);
+    for (Parameter parameter : parameters.values()) {
+      byte[] n = parameter.name.getBytes(StandardCharsets.UTF_8);
+      if (Glob.matches(p, 0, p.length, n, 0, n.length)) {
+        out.put(parameter.name, parameter.getter.get());
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Reads a Redis-style config file: one {@code name value} per line, {@code #} comments, values
+   * optionally in double quotes. Unknown names fail with the file and line.
+   */
+  public ServerConfig load(Path file) {
+    List<String> lines;
+    try {
+      lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new ConfigException("cannot read config file " + file + ": " + e.getMessage());
+    }
+    int number = 0;
+    for (String raw : lines) {
+      number++;
+      String line = raw.strip();
+      if (line.isEmpty() || line.startsWith("#")) {
+        continue;
+      }
+      List<String> words = ConfigLine.split(line);
+      if (words.size() < 2) {
+        throw new ConfigException(file + ":" + number + ": expected 'name value', got '" + line + "'");
+      }
+      String name = words.getFirst();
+      String value = String.join(" ", words.subList(1, words.size()));
+      try {
+        set(name, value);
+      } catch (ConfigException e) {
+        throw new ConfigException(file + ":" + number + ": " + e.getMessage());
+      }
+    }
+    return this;
+  }
+
+  // ------------------------------------------------------------ typed access
+
+  public int port() { return port; }
+  public String bind() { return bind; }
+  public Path dir() { return dir; }
+  public Fsync fsync() { return fsync; }
+  public int threads() { return threads; }
+  public long maxMemory() { return maxMemory; }
+  public EvictionPolicy evictionPolicy() { return evictionPolicy; }
+  public String requirePass() { return requirePass; }
+  public int httpPort() { return httpPort; }
+  public boolean protectedMode() { return protectedMode; }
+  public int maxClients() { return maxClients; }
+  public long maxBulkLength() { return maxBulkLength; }
+  public long maxQueryBuffer() { return maxQueryBuffer; }
+  public long outputBufferLimit() { return outputBufferLimit; }
+  public String transport() { return transport; }
+
+  /** Every setting with its value (passwords redacted), for logs and {@code INFO}. */
+  public Map<String, String> all() {
+    return matching("*");
+  }
+
+  // ------------------------------------------------------------ value parsing
+
+  private static int intIn(String name, String v, int min, int max) {
+    long n;
+    try {
+      n = Long.parseLong(v.trim());
+    } catch (NumberFormatException e) {
+      throw new ConfigException("argument '" + v + "' for '" + name + "' is not an integer");
+    }
+    if (n < min || n > max) {
+      throw new ConfigException("argument " + n + " for '" + name + "' must be between " + min + " and " + max);
+    }
+    return (int) n;
+  }
+
+  private static long atLeast(String name, long value, long min) {
+    if (value < min) {
+      throw new ConfigException("argument " + value + " for '" + name + "' must be at least " + min);
+    }
+    return value;
+  }
+
+  /** Redis's memory units: {@code k m g} are powers of 1000, {@code kb mb gb} of 1024. */
+  public static long parseBytes(String name, String v) {
+    String s = v.trim().toLowerCase(Locale.ROOT);
+    long unit = 1;
+    String[][] units = {{"kb", "1024"}, {"mb", "1048576"}, {"gb", "1073741824"}, {"k", "1000"}, {"m", "1000000"}, {"g", "1000000000"}, {"b", "1"}};
+    for (String[] u : units) {
+      if (s.endsWith(u[0])) {
+        unit = Long.parseLong(u[1]);
+        s = s.substring(0, s.length() - u[0].length());
+        break;
+      }
+    }
+    try {
+      long n = Long.parseLong(s);
+      if (n < 0) {
+        throw new ConfigException("argument '" + v + "' for '" + name + "' is negative");
+      }
+      return Math.multiplyExact(n, unit);
+    } catch (NumberFormatException | ArithmeticException e) {
+      throw new ConfigException("argument '" + v + "' for '" + name + "' is not a size (such as 100mb or 1gb)");
+    }
+  }
+
+  private static Fsync parseFsync(String v) {
+    return switch (v.trim().toLowerCase(Locale.ROOT)) {
+      case "always" -> Fsync.ALWAYS;
+      case "everysec" -> Fsync.EVERYSEC;
+      case "no" -> Fsync.NO;
+      default -> throw new ConfigException("argument '" + v + "' for 'appendfsync' must be always, everysec or no");
+    };
+  }
+
+  private static EvictionPolicy parsePolicy(String v) {
+    for (EvictionPolicy p : EvictionPolicy.values()) {
+      if (p.redisName().equalsIgnoreCase(v.trim())) {
+        return p;
+      }
+    }
+    throw new ConfigException("argument '" + v + "' for 'maxmemory-policy' must be one of noeviction, allkeys-random, volatile-random, volatile-ttl");
+  }
+
+  private static boolean parseYesNo(String name, String v) {
+    return switch (v.trim().toLowerCase(Locale.ROOT)) {
+      case "yes" -> true;
+      case "no" -> false;
+      default -> throw new ConfigException("argument '" + v + "' for '" + name + "' must be yes or no");
+    };
+  }
+
+  /** Either a size, or Redis's {@code normal <hard> <soft> <seconds>} (only the hard limit counts). */
+  private static long parseOutputLimit(String v) {
+    String[] words = v.trim().split("\\s+");
+    if (words.length == 1) {
+      return atLeast("client-output-buffer-limit", parseBytes("client-output-buffer-limit", words[0]), 1024 * 1024);
+    }
+    if (words.length % 4 != 0) {
+      throw new ConfigException("argument '" + v + "' for 'client-output-buffer-limit' must be a size or 'normal <hard> <soft> <seconds>'");
+    }
+    long hard = -1;
+    for (int i = 0; i < words.length; i += 4) {
+      if (words[i].equalsIgnoreCase("normal")) {
+        hard = parseBytes("client-output-buffer-limit", words[i + 1]);
+      }
+    }
+    if (hard < 0) {
+      throw new ConfigException("'client-output-buffer-limit' needs a 'normal' class");
+    }
+    // 0 means no limit in Redis; a server that must bound its memory keeps one, the largest.
+    return hard == 0 ? Long.MAX_VALUE : atLeast("client-output-buffer-limit", hard, 1024 * 1024);
+  }
+
+  private static String parseTransport(String v) {
+    String t = v.trim().toLowerCase(Locale.ROOT);
+    if (!List.of("auto", "io_uring", "epoll", "nio").contains(t)) {
+      throw new ConfigException("argument '" + v + "' for 'transport' must be auto, io_uring, epoll or nio");
+    }
+    return t;
+  }
+
+  /** Words of a config line: spaces separate, double quotes group. */
+  static final class ConfigLine {
+    static List<String> split(String line) {
+      List<String> out = new ArrayList<>();
+      StringBuilder word = new StringBuilder();
+      boolean quoted = false;
+      boolean any = false;
+      for (int i = 0; i < line.length(); i++) {
+        char c = line.charAt(i);
+        if (c == '"') {
+          quoted = !quoted;
+          any = true;
+        } else if (Character.isWhitespace(c) && !quoted) {
+          if (any) {
+            out.add(word.toString());
+            word.setLength(0);
+            any = false;
+          }
+        } else {
+          word.append(c);
+          any = true;
+        }
+      }
+      if (quoted) {
+        throw new ConfigException("unbalanced quotes in '" + line + "'");
+      }
+      if (any) {
+        out.add(word.toString());
+      }
+      return out;
+    }
+  }
+}

@@ -1,0 +1,118 @@
+package dev.cellar.server.net;
+
+import dev.cellar.Cellar;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * {@code appendfsync always} without blocking event loops. A loop appends a batch's writes, asks
+ * for a ticket, and holds the batch's replies; one syncer thread fsyncs everything appended so
+ * far, then hands the replies back to their loops. While it fsyncs, the loops keep parsing and
+ * appending the next batches, so one fsync covers every client that wrote meanwhile (group commit
+ * across connections and loops), and CPU work overlaps the disk wait. Redis, by contrast, fsyncs
+ * in its only thread before writing replies.
+ *
+ * <p>Invariant: a reply is released only after an fsync that began after its writes were appended
+ * (ticket t is completed by a sync started after {@code requested} reached t).
+ */
+final class DurabilityBarrier implements AutoCloseable {
+  private static final System.Logger LOG = System.getLogger("dev.cellar.server");
+
+  /** A connection waiting for its ticket. */
+  interface Waiter {
+    Executor loop();
+
+    /** Runs on the waiter's loop: releases replies up to {@code completed}, or fails them. */
+    void durable(long completed, RuntimeException failure);
+  }
+
+  private record Pending(Waiter waiter, long ticket) {}
+
+  private final Cellar store;
+  private final Thread syncer;
+  private final ConcurrentLinkedQueue<Pending> pending = new ConcurrentLinkedQueue<>();
+  private final java.util.concurrent.atomic.AtomicLong requested = new java.util.concurrent.atomic.AtomicLong();
+  private volatile long completed;
+  private volatile boolean closed;
+
+  DurabilityBarrier(Cellar store) {
+    this.store = store;
+    this.syncer = Thread.ofPlatform().name("cellar-fsync").daemon().unstarted(this::run);
+    syncer.start();
+  }
+
+  /** Called on a loop after it appended writes; the waiter is told when they are durable. */
+  long request(Waiter waiter) {
+    long ticket = requested.incrementAndGet();
+    pending.add(new Pending(waiter, ticket));
+    LockSupport.unpark(syncer);
+    return ticket;
+  }
+
+  long completed() {
+    return completed;
+  }
+
+  private void run() {
+    while (!closed) {
+      long target = requested.get();
+      if (target == completed) {
+        LockSupport.park(this);
+        continue;
+      }
+      RuntimeException failure = null;
+      try {
+        store.sync();
+      } catch (RuntimeException e) {
+        failure = e;
+        LOG.log(System.Logger.Level.ERROR, "fsync failed; replies to the writes it covered are errors", e);
+      }
+      completed = target;
+      release(target, failure);
+    }
+  }
+
+  /** Wakes each loop once with all its connections whose tickets are done. */
+  private void release(long target, RuntimeException failure) {
+    Map<Executor, List<Waiter>> byLoop = new IdentityHashMap<>();
+    for (Pending p; (p = pending.peek()) != null && p.ticket <= target; ) {
+      pending.poll();
+      byLoop.computeIfAbsent(p.waiter.loop(), l -> new ArrayList<>()).add(p.waiter);
+    }
+    byLoop.forEach((loop, waiters) -> {
+      try {
+        loop.execute(() -> {
+          for (Waiter w : waiters) {
+            w.durable(target, failure);
+          }
+        });
+      } catch (RuntimeException rejected) {
+        // The loop is shutting down; its connections are closing anyway.
+      }
+    });
+  }
+
+  /** Waits (briefly) until every requested ticket is completed and handed to its loop. */
+  void drain() {
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+    while (completed < requested.get() && System.nanoTime() < deadline) {
+      LockSupport.parkNanos(100_000);
+    }
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    LockSupport.unpark(syncer);
+    try {
+      syncer.join(5000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,242 @@
+package dev.cellar.server.net;
+
+import dev.cellar.server.command.Dispatcher;
+import dev.cellar.server.command.ServerContext;
+import dev.cellar.server.command.Session;
+import dev.cellar.server.resp.ProtocolException;
+import dev.cellar.server.resp.ReplyWriter;
+import dev.cellar.server.resp.Request;
+import dev.cellar.server.resp.RequestParser;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import java.util.ArrayDeque;
+import java.util.concurrent.Executor;
+
+/**
+ * One client connection. Bytes from the socket are copied into a growable heap array; every
+ * complete request in it is parsed in place and executed on this event loop, its reply appended
+ * to one output array; when the read batch ends, the whole output goes to the socket in one write.
+ * So a pipelined batch read in one syscall is answered in one syscall, and the GET/SET path
+ * allocates nothing per request beyond the key view the engine is given.
+ *
+ * <p>Under {@code appendfsync always}, output that follows a write waits in {@link #held} until
+ * the {@link DurabilityBarrier} reports the fsync covering it; later output queues behind it, so
+ * replies keep their order.
+ */
+final class RespConnection extends ChannelInboundHandlerAdapter implements DurabilityBarrier.Waiter {
+  private static final System.Logger LOG = System.getLogger("dev.cellar.server");
+  /** Above this much pending output in one batch, write it out rather than let the array grow. */
+  private static final int FLUSH_THRESHOLD = 64 * 1024;
+  private static final int INITIAL_INPUT = 16 * 1024;
+
+  private final ServerContext server;
+  private final Dispatcher dispatcher;
+  private final RequestParser parser;
+  private final DurabilityBarrier barrier;
+  private final Request request = new Request();
+  private final ReplyWriter out = new ReplyWriter(16 * 1024);
+  private Session session;
+  private ChannelHandlerContext ctx;
+
+  private byte[] in = new byte[INITIAL_INPUT];
+  private int inStart;
+  private int inEnd;
+
+  /** Output waiting for an fsync, with the ticket it waits for; in order. */
+  private final ArrayDeque<Held> held = new ArrayDeque<>();
+
+  private record Held(ByteBuf bytes, long ticket) {}
+
+  RespConnection(ServerContext server, Dispatcher dispatcher, RequestParser parser, DurabilityBarrier barrier) {
+    this.server = server;
+    this.dispatcher = dispatcher;
+    this.parser = parser;
+    this.barrier = barrier;
+  }
+
+  @Override
+  public void channelActive(ChannelHandlerContext ctx) {
+    this.ctx = ctx;
+    server.stats().connectionsReceived.increment();
+    session = new Session(server.clients().nextId(), String.valueOf(ctx.channel().remoteAddress()).replaceFirst("^/", ""),
+        String.valueOf(ctx.channel().localAddress()).replaceFirst("^/", ""), out, server);
+    if (server.clients().count() >= server.config().maxClients()) {
+      server.stats().connectionsRejected.increment();
+      out.error("ERR max number of clients reached");
+      writeOut();
+      ctx.flush();
+      ctx.close();
+      return;
+    }
+    server.clients().add(session);
+    ctx.fireChannelActive();
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    if (session != null) {
+      server.clients().remove(session);
+    }
+    for (Held h; (h = held.poll()) != null; ) {
+      h.bytes.release();
+    }
+    ctx.fireChannelInactive();
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    ByteBuf buf = (ByteBuf) msg;
+    try {
+      if (!session.closing()) {
+        append(buf);
+      }
+    } finally {
+      buf.release();
+    }
+    if (session.closing()) {
+      return;
+    }
+    try {
+      processInput();
+    } catch (ProtocolException e) {
+      server.stats().protocolErrors.increment();
+      out.error("ERR Protocol error: " + e.getMessage());
+      session.closeAfterReply();
+      inStart = inEnd = 0;
+    }
+  }
+
+  private void append(ByteBuf buf) {
+    int n = buf.readableBytes();
+    if (inEnd + n > in.length) {
+      int pending = inEnd - inStart;
+      if (pending + n > server.config().maxQueryBuffer()) {
+        LOG.log(System.Logger.Level.WARNING, "closing client " + session.address() + ": query buffer over client-query-buffer-limit");
+        out.error("ERR Protocol error: query buffer over client-query-buffer-limit");
+        session.closeAfterReply();
+        inStart = inEnd = 0;
+        return;
+      }
+      if (pending + n <= in.length) {
+        System.arraycopy(in, inStart, in, 0, pending);
+      } else {
+        // Grow by what arrived, not by what a header claims: a client that announces a large
+        // bulk and sends nothing makes the server allocate nothing.
+        byte[] bigger = new byte[(int) Math.min(Integer.MAX_VALUE - 16, Math.max(pending + (long) n, in.length * 2L))];
+        System.arraycopy(in, inStart, bigger, 0, pending);
+        in = bigger;
+      }
+      inStart = 0;
+      inEnd = pending;
+    }
+    buf.readBytes(in, inEnd, n);
+    inEnd += n;
+  }
+
+  private void processInput() throws ProtocolException {
+    while (inStart < inEnd && !session.closing()) {
+      int next = parser.parse(in, inStart, inEnd, request);
+      if (next == RequestParser.NEED_MORE) {
+        break;
+      }
+      inStart = next;
+      if (request.argc() == 0) {
+        continue;
+      }
+      dispatcher.execute(session, request, out);
+      if (out.size() >= FLUSH_THRESHOLD) {
+        writeOut();
+        ctx.flush();
+      }
+    }
+    if (inStart == inEnd) {
+      inStart = inEnd = 0;
+      if (in.length > 1 << 20) {
+        in = new byte[INITIAL_INPUT]; // a large request has passed: give the memory back
+      }
+    }
+  }
+
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    writeOut();
+    ctx.flush();
+    if (session.closing() && held.isEmpty()) {
+      ctx.close();
+    }
+    ctx.fireChannelReadComplete();
+  }
+
+  /**
+   * Moves the output so far to the channel (not yet flushed), or, when it follows a write under
+   * {@code always} or earlier held output, into {@link #held} behind an fsync ticket.
+   */
+  private void writeOut() {
+    boolean wrote = session.takeWrote();
+    if (out.size() == 0) {
+      return;
+    }
+    ByteBuf bytes = ctx.alloc().ioBuffer(out.size());
+    bytes.writeBytes(out.buffer(), 0, out.size());
+    out.reset();
+    out.shrinkTo(1 << 20);
+    if (barrier != null && (wrote || !held.isEmpty())) {
+      long ticket = wrote ? barrier.request(this) : held.peekLast().ticket;
+      held.add(new Held(bytes, ticket));
+      return;
+    }
+    ctx.write(bytes, ctx.voidPromise());
+    checkOutputLimit();
+  }
+
+  @Override
+  public Executor loop() {
+    return ctx.executor();
+  }
+
+  @Override
+  public void durable(long completed, RuntimeException failure) {
+    if (failure != null) {
+      // The fsync failed: these writes are not acknowledged. Closing the connection without
+      // their replies is the only honest answer; later writes get an error from the store.
+      for (Held h; (h = held.poll()) != null; ) {
+        h.bytes.release();
+      }
+      ctx.close();
+      return;
+    }
+    boolean any = false;
+    for (Held h; (h = held.peek()) != null && h.ticket <= completed; ) {
+      held.poll();
+      ctx.write(h.bytes, ctx.voidPromise());
+      any = true;
+    }
+    if (any) {
+      ctx.flush();
+      checkOutputLimit();
+    }
+    if (session.closing() && held.isEmpty()) {
+      ctx.close();
+    }
+  }
+
+  /** A client that does not read its replies is cut off once they pass the output limit. */
+  private void checkOutputLimit() {
+    var outbound = ctx.channel().unsafe().outboundBuffer();
+    if (outbound != null && outbound.totalPendingWriteBytes() > server.config().outputBufferLimit()) {
+      server.stats().outputLimitDisconnects.increment();
+      LOG.log(System.Logger.Level.WARNING, "closing client " + session.address() + ": output over client-output-buffer-limit");
+      ctx.close();
+      session.closeAfterReply();
+    }
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    if (!(cause instanceof java.io.IOException)) {
+      LOG.log(System.Logger.Level.WARNING, "connection " + session.address() + " failed", cause);
+    }
+    ctx.close();
+  }
+}

@@ -1,0 +1,216 @@
+package dev.cellar.server.resp;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Encodes replies into a growable byte array that the connection hands to the socket once per
+ * batch of requests. RESP2 or RESP3 ({@code HELLO 3}) decides how nulls, maps and doubles look.
+ *
+ * <p>Owned by one connection, so not thread-safe.
+ */
+public final class ReplyWriter {
+  private static final byte[] CRLF = {'\r', '\n'};
+  private static final byte[] OK = "+OK\r\n".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] NULL_BULK2 = "$-1\r\n".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] NULL_ARRAY2 = "*-1\r\n".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] NULL3 = "_\r\n".getBytes(StandardCharsets.US_ASCII);
+
+  private byte[] buffer;
+  private MemorySegment segment;
+  private int position;
+  private int protocol = 2;
+
+  public ReplyWriter(int initialCapacity) {
+    buffer = new byte[initialCapacity];
+    segment = MemorySegment.ofArray(buffer);
+  }
+
+  public int protocol() {
+    return protocol;
+  }
+
+  public void protocol(int version) {
+    this.protocol = version;
+  }
+
+  public byte[] buffer() {
+    return buffer;
+  }
+
+  /** Bytes written since the last {@link #reset}. */
+  public int size() {
+    return position;
+  }
+
+  public void reset() {
+    position = 0;
+  }
+
+  /** Drops everything written after {@code mark} (a {@link #size()} taken earlier). */
+  public void truncate(int mark) {
+    position = mark;
+  }
+
+  /** Gives back a large buffer once it has been sent, so an idle connection holds little. */
+  public void shrinkTo(int capacity) {
+    if (buffer.length > capacity && position <= capacity) {
+      buffer = java.util.Arrays.copyOf(buffer, capacity);
+      segment = MemorySegment.ofArray(buffer);
+    }
+  }
+
+  private void ensure(long extra) {
+    long needed = position + extra;
+    if (needed > buffer.length) {
+      if (needed > Integer.MAX_VALUE - 16) {
+        throw new IllegalStateException("reply larger than 2 GiB");
+      }
+      int capacity = (int) Math.min(Integer.MAX_VALUE - 16, Math.max(needed, buffer.length * 2L));
+      buffer = java.util.Arrays.copyOf(buffer, capacity);
+      segment = MemorySegment.ofArray(buffer);
+    }
+  }
+
+  private void raw(byte[] bytes) {
+    ensure(bytes.length);
+    System.arraycopy(bytes, 0, buffer, position, bytes.length);
+    position += bytes.length;
+  }
+
+  private void ascii(String s) {
+    int n = s.length();
+    ensure(n);
+    for (int i = 0; i < n; i++) {
+      buffer[position++] = (byte) s.charAt(i);
+    }
+  }
+
+  private void header(byte type, long n) {
+    ensure(1 + Numbers.MAX_LONG_CHARS + 2);
+    buffer[position++] = type;
+    position = Numbers.writeDecimal(buffer, position, n);
+    buffer[position++] = '\r';
+    buffer[position++] = '\n';
+  }
+
+  public void ok() {
+    raw(OK);
+  }
+
+  /** {@code +text}; the text must not contain CR or LF. */
+  public void simple(String text) {
+    ensure(text.length() + 3);
+    buffer[position++] = '+';
+    ascii(text);
+    raw(CRLF);
+  }
+
+  /** An error reply; {@code text} starts with its code ({@code ERR}, {@code WRONGTYPE}, ...). */
+  public void error(String text) {
+    ensure(text.length() + 3);
+    buffer[position++] = '-';
+    // Replies are one line: a newline from an exception message would end the reply early.
+    String line = text.indexOf('\r') >= 0 || text.indexOf('\n') >= 0 ? text.replace('\r', ' ').replace('\n', ' ') : text;
+    byte[] utf8 = line.getBytes(StandardCharsets.UTF_8);
+    raw(utf8);
+    raw(CRLF);
+  }
+
+  public void integer(long value) {
+    header((byte) ':', value);
+  }
+
+  public void bulk(byte[] value) {
+    bulk(value, 0, value.length);
+  }
+
+  public void bulk(byte[] value, int offset, int length) {
+    header((byte) '$', length);
+    ensure(length + 2L);
+    System.arraycopy(value, offset, buffer, position, length);
+    position += length;
+    buffer[position++] = '\r';
+    buffer[position++] = '\n';
+  }
+
+  /** A bulk string copied straight from a segment (a value in the log). */
+  public void bulk(MemorySegment value) {
+    long length = value.byteSize();
+    header((byte) '$', length);
+    ensure(length + 2);
+    MemorySegment.copy(value, 0, segment, position, length);
+    position += (int) length;
+    buffer[position++] = '\r';
+    buffer[position++] = '\n';
+  }
+
+  public void bulk(String value) {
+    bulk(value.getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** A bulk string holding a decimal: what {@code INCR} and friends store. */
+  public void bulkDecimal(long value) {
+    header((byte) '$', Numbers.decimalLength(value));
+    ensure(Numbers.MAX_LONG_CHARS + 2);
+    position = Numbers.writeDecimal(buffer, position, value);
+    buffer[position++] = '\r';
+    buffer[position++] = '\n';
+  }
+
+  public void nullBulk() {
+    raw(protocol == 3 ? NULL3 : NULL_BULK2);
+  }
+
+  public void nullArray() {
+    raw(protocol == 3 ? NULL3 : NULL_ARRAY2);
+  }
+
+  public void array(long n) {
+    header((byte) '*', n);
+  }
+
+  /** A map of {@code n} pairs: {@code %n} in RESP3, a flat array of 2n in RESP2. */
+  public void map(long n) {
+    if (protocol == 3) {
+      header((byte) '%', n);
+    } else {
+      header((byte) '*', n * 2);
+    }
+  }
+
+  /** A set: {@code ~n} in RESP3, an array in RESP2. */
+  public void set(long n) {
+    header(protocol == 3 ? (byte) '~' : (byte) '*', n);
+  }
+
+  /** A double: {@code ,} in RESP3, a bulk string in RESP2 (as Redis's {@code addReplyDouble}). */
+  public void doubleValue(String formatted) {
+    if (protocol == 3) {
+      ensure(formatted.length() + 3);
+      buffer[position++] = ',';
+      ascii(formatted);
+      raw(CRLF);
+    } else {
+      bulk(formatted);
+    }
+  }
+
+  /** A verbatim string ({@code =} in RESP3, bulk in RESP2) such as {@code INFO}'s text. */
+  public void verbatim(String text) {
+    if (protocol == 3) {
+      byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
+      header((byte) '=', utf8.length + 4L);
+      raw("txt:".getBytes(StandardCharsets.US_ASCII));
+      raw(utf8);
+      raw(CRLF);
+    } else {
+      bulk(text);
+    }
+  }
+
+  /** Bytes [from, to) of what was written, copied (tests and HTTP). */
+  public byte[] copy(int from, int to) {
+    return java.util.Arrays.copyOfRange(buffer, from, to);
+  }
+}

@@ -1,0 +1,240 @@
+package dev.cellar.server.resp;
+
+/**
+ * Parses RESP requests (arrays of bulk strings) and inline commands (a line of space-separated,
+ * optionally quoted words, as {@code redis-cli} and {@code telnet} send) straight from the
+ * connection's input buffer, without copying arguments.
+ *
+ * <p>It keeps no state between calls: an incomplete request is parsed again from its start when
+ * more bytes arrive. Only headers are re-read (bulk bodies are skipped by length), so the cost of
+ * a request that arrives in many pieces is its header count times the pieces, not its size.
+ *
+ * <p>Limits, as Redis has them: at most {@value #MAX_MULTIBULK} arguments, each at most the
+ * configured bulk length; a header or inline line must end within {@value #MAX_INLINE} bytes.
+ * Anything else is a {@link ProtocolException} with Redis's message.
+ */
+public final class RequestParser {
+  /** {@link #parse} result: the buffer ends inside a request. */
+  public static final int NEED_MORE = -1;
+
+  static final int MAX_MULTIBULK = 1024 * 1024;
+  static final int MAX_INLINE = 64 * 1024;
+
+  private final long maxBulkLength;
+
+  public RequestParser(long maxBulkLength) {
+    this.maxBulkLength = maxBulkLength;
+  }
+
+  /**
+   * Parses one request from {@code buf[start, end)} into {@code request}; returns the position
+   * after it, or {@link #NEED_MORE}. A request with no arguments (an empty line, {@code *0}) is
+   * returned with {@code argc() == 0}: callers skip it. Inline arguments are unescaped in place,
+   * so the buffer is modified within the parsed line.
+   */
+  public int parse(byte[] buf, int start, int end, Request request) throws ProtocolException {
+    request.reset(buf);
+    if (start >= end) {
+      return NEED_MORE;
+    }
+    return buf[start] == '*' ? parseMultibulk(buf, start, end, request) : parseInline(buf, start, end, request);
+  }
+
+  private int parseMultibulk(byte[] buf, int start, int end, Request request) throws ProtocolException {
+    int lineEnd = findCrlf(buf, start + 1, end);
+    if (lineEnd < 0) {
+      if (end - start > MAX_INLINE) {
+        throw new ProtocolException("too big mbulk count string");
+      }
+      return NEED_MORE;
+    }
+    long count = parseLength(buf, start + 1, lineEnd);
+    if (count == Long.MIN_VALUE || count > MAX_MULTIBULK) {
+      throw new ProtocolException("invalid multibulk length");
+    }
+    int at = lineEnd + 2;
+    if (count <= 0) {
+      return at; // "*0" and "*-1" are empty requests, skipped as Redis does
+    }
+    for (long i = 0; i < count; i++) {
+      if (at >= end) {
+        return NEED_MORE;
+      }
+      if (buf[at] != '$') {
+        throw new ProtocolException("expected '$', got '" + (char) (buf[at] & 0xff) + "'");
+      }
+      int headerEnd = findCrlf(buf, at + 1, end);
+      if (headerEnd < 0) {
+        if (end - at > MAX_INLINE) {
+          throw new ProtocolException("too big bulk count string");
+        }
+        return NEED_MORE;
+      }
+      long length = parseLength(buf, at + 1, headerEnd);
+      if (length < 0 || length > maxBulkLength) {
+        throw new ProtocolException("invalid bulk length");
+      }
+      int bodyStart = headerEnd + 2;
+      long bodyEnd = bodyStart + length;
+      if (bodyEnd + 2 > end) {
+        return NEED_MORE;
+      }
+      if (buf[(int) bodyEnd] != '\r' || buf[(int) bodyEnd + 1] != '\n') {
+        throw new ProtocolException("expected CRLF after bulk string");
+      }
+      request.add(bodyStart, (int) length);
+      at = (int) bodyEnd + 2;
+    }
+    return at;
+  }
+
+  /** A non-negative decimal or -1; {@code Long.MIN_VALUE} when it is not a valid length. */
+  private static long parseLength(byte[] buf, int from, int to) {
+    if (from == to || to - from > 18) {
+      return Long.MIN_VALUE;
+    }
+    if (buf[from] == '-') {
+      return to - from == 2 && buf[from + 1] == '1' ? -1 : Long.MIN_VALUE;
+    }
+    long value = 0;
+    for (int i = from; i < to; i++) {
+      int d = buf[i] - '0';
+      if (d < 0 || d > 9) {
+        return Long.MIN_VALUE;
+      }
+      value = value * 10 + d;
+    }
+    return value;
+  }
+
+  /** Index of the {@code \r} of the first CRLF in {@code [from, end)}, or -1. */
+  private static int findCrlf(byte[] buf, int from, int end) {
+    for (int i = from; i + 1 < end; i++) {
+      if (buf[i] == '\r') {
+        if (buf[i + 1] == '\n') {
+          return i;
+        }
+      }
+    }
+    return -1;
+  }
+
+  private int parseInline(byte[] buf, int start, int end, Request request) throws ProtocolException {
+    int newline = -1;
+    for (int i = start; i < end; i++) {
+      if (buf[i] == '\n') {
+        newline = i;
+        break;
+      }
+    }
+    if (newline < 0) {
+      if (end - start > MAX_INLINE) {
+        throw new ProtocolException("too big inline request");
+      }
+      return NEED_MORE;
+    }
+    int lineEnd = newline > start && buf[newline - 1] == '\r' ? newline - 1 : newline;
+    splitInline(buf, start, lineEnd, request);
+    return newline + 1;
+  }
+
+  /**
+   * Splits a line into words as Redis's {@code sdssplitargs} does: double quotes with escapes
+   * ({@code \n \r \t \b \a \\ \" \xHH}), single quotes with {@code \'}, and a closing quote must be
+   * followed by a space or the end. Unescaped words are written back over the line.
+   */
+  private static void splitInline(byte[] buf, int from, int to, Request request) throws ProtocolException {
+    int i = from;
+    while (true) {
+      while (i < to && isSpace(buf[i])) {
+        i++;
+      }
+      if (i >= to) {
+        return;
+      }
+      int out = i;
+      int wordStart = i;
+      boolean inDouble = false;
+      boolean inSingle = false;
+      boolean done = false;
+      while (!done) {
+        if (inDouble) {
+          if (i >= to) {
+            throw new ProtocolException("unbalanced quotes in request");
+          }
+          byte c = buf[i];
+          if (c == '\\' && i + 3 < to && buf[i + 1] == 'x' && isHex(buf[i + 2]) && isHex(buf[i + 3])) {
+            buf[out++] = (byte) (hex(buf[i + 2]) * 16 + hex(buf[i + 3]));
+            i += 4;
+          } else if (c == '\\' && i + 1 < to) {
+            byte e = buf[i + 1];
+            buf[out++] = switch (e) {
+              case 'n' -> (byte) '\n';
+              case 'r' -> (byte) '\r';
+              case 't' -> (byte) '\t';
+              case 'b' -> (byte) '\b';
+              case 'a' -> (byte) 7;
+              default -> e;
+            };
+            i += 2;
+          } else if (c == '"') {
+            if (i + 1 < to && !isSpace(buf[i + 1])) {
+              throw new ProtocolException("unbalanced quotes in request");
+            }
+            i++;
+            done = true;
+          } else {
+            buf[out++] = c;
+            i++;
+          }
+        } else if (inSingle) {
+          if (i >= to) {
+            throw new ProtocolException("unbalanced quotes in request");
+          }
+          byte c = buf[i];
+          if (c == '\\' && i + 1 < to && buf[i + 1] == '\'') {
+            buf[out++] = '\'';
+            i += 2;
+          } else if (c == '\'') {
+            if (i + 1 < to && !isSpace(buf[i + 1])) {
+              throw new ProtocolException("unbalanced quotes in request");
+            }
+            i++;
+            done = true;
+          } else {
+            buf[out++] = c;
+            i++;
+          }
+        } else {
+          if (i >= to || isSpace(buf[i])) {
+            done = true;
+          } else if (buf[i] == '"') {
+            inDouble = true;
+            i++;
+          } else if (buf[i] == '\'') {
+            inSingle = true;
+            i++;
+          } else {
+            buf[out++] = buf[i++];
+          }
+        }
+      }
+      request.add(wordStart, out - wordStart);
+      if (request.argc() > MAX_MULTIBULK) {
+        throw new ProtocolException("invalid multibulk length");
+      }
+    }
+  }
+
+  private static boolean isSpace(byte c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == 0x0b || c == '\f';
+  }
+
+  private static boolean isHex(byte c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+  }
+
+  private static int hex(byte c) {
+    return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
+  }
+}

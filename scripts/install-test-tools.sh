@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs what the tests drive and nobody here wrote: redis-cli, redis-benchmark, redis-server,
+# strace and redis-py. Skips what is already present; needs root (or sudo) for apt-get.
+set -euo pipefail
+need_apt=()
+command -v redis-cli >/dev/null 2>&1 || need_apt+=(redis-tools)
+command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
+command -v strace >/dev/null 2>&1 || need_apt+=(strace)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  sudo_cmd=""
+  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq || true
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+# The Debian package starts a redis-server on 6379; tests start their own on free ports.
+if command -v systemctl >/dev/null 2>&1; then systemctl stop redis-server >/dev/null 2>&1 || true; fi
+pkill -x redis-server >/dev/null 2>&1 || true
+if ! python3 -c 'import redis, pytest' >/dev/null 2>&1; then
+  python3 -m pip install -q 'redis==5.2.1' pytest
+fi
