@@ -35,7 +35,7 @@ public final class Dispatcher {
       out.error(unknownCommand(request));
       return;
     }
-    if (!session.authenticated() && !spec.has("noauth")) {
+    if (!session.authenticated() && !spec.isNoAuth()) {
       out.error("NOAUTH Authentication required.");
       return;
     }
@@ -44,7 +44,7 @@ public final class Dispatcher {
       return;
     }
     CommandStats.Counters c = counters.get(spec);
-    if (spec.has("denyoom") && !server.memory().admit()) {
+    if (spec.isDenyOom() && !server.memory().admit()) {
       c.failed.increment();
       out.error(OOM);
       return;
@@ -54,7 +54,7 @@ public final class Dispatcher {
     int mark = out.size();
     try {
       spec.handler().run(session, request, out);
-      if (spec.has("write")) {
+      if (spec.isWrite()) {
         session.wrote();
       }
     } catch (RuntimeException e) {

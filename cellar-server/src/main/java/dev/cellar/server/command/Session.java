@@ -22,8 +22,10 @@ public final class Session {
 
   private volatile String name = "";
   private volatile boolean authenticated;
-  private volatile long lastCommandMillis = createdMillis;
-  private volatile String lastCommand = "NULL";
+  // Plain fields: written on every command by the owning loop, read only for CLIENT LIST, where
+  // a slightly stale value is fine and a volatile store per command is not.
+  private long lastCommandMillis = createdMillis;
+  private String lastCommand = "NULL";
 
   private boolean closeAfterReply;
   private boolean wroteInBatch;

@@ -70,6 +70,11 @@ public final class ServerConfig {
         v -> maxQueryBuffer = atLeast("client-query-buffer-limit", parseBytes("client-query-buffer-limit", v), 1024 * 1024));
     define("client-output-buffer-limit", true, () -> "normal " + outputBufferLimit + " 0 0",
         v -> outputBufferLimit = parseOutputLimit(v));
+    // Redis settings that clients read (redis-benchmark asks for save and appendonly): Cellar's
+    // answers are fixed, since its log is always on and it has no RDB snapshots.
+    define("save", false, () -> "", v -> { });
+    define("appendonly", false, () -> "yes", v -> { });
+    define("databases", false, () -> "1", v -> { });
     define("transport", false, () -> transport, v -> transport = parseTransport(v));
   }
 
