@@ -103,6 +103,45 @@ public interface Cellar extends AutoCloseable {
   Cursor scan(byte[] prefix);
 
   /**
+   * One page of a resumable iteration over the live keys that start with {@code prefix}, for Redis's
+   * {@code SCAN cursor [MATCH] [COUNT]}. Start with {@link ScanPage#START} and pass each page's
+   * {@link ScanPage#nextCursor()} to the next call until it is {@code START} again. Nothing is held
+   * between calls, so an iteration may be abandoned at any point.
+   *
+   * <p>Guarantee: a full iteration returns every key that was present (live and unexpired) from its
+   * start to its end, whatever other threads insert, delete or compact meanwhile, and never returns
+   * a key that was absent throughout. A key added or removed during the iteration may or may not be
+   * returned. Redis allows duplicates; here each key is returned at most once per iteration, because
+   * the iteration walks the keys' fixed hashes, not their positions. Keys come in no particular
+   * order.
+   *
+   * <p>{@code count} is a hint, as in Redis: a page examines about {@code count} keys of the index
+   * before filtering by prefix and expiry, so it may return more or fewer, none at all with a
+   * non-zero cursor. The cursor is an opaque number below 2^34 (see {@code docs/format/index.md});
+   * it stays valid when the store is reopened.
+   *
+   * @throws CellarException of category {@code INVALID_ARGUMENT} if {@code cursor} is not one this
+   *     store returns or {@code count} is below 1
+   */
+  ScanPage scanPage(long cursor, byte[] prefix, int count);
+
+  /** {@link #scanPage(long, byte[], int)} over every key. */
+  default ScanPage scanPage(long cursor, int count) {
+    return scanPage(cursor, new byte[0], count);
+  }
+
+  /**
+   * A live key chosen at random, for Redis's {@code RANDOMKEY} and for eviction sampling, or {@code
+   * null} if the store is empty. Costs a few reads of the index (2 to 3 on average), however many
+   * keys there are. Every key is about equally likely (exactly, while all shards' index tables have
+   * the same size), except in a sparse index (under 1/8 full, as when {@link
+   * CellarOptions#expectedKeys} is far above the actual count), where a key after a long run of
+   * free slots is likelier. Gives up after a bounded number of draws that found only expired keys,
+   * so it may also return {@code null} when nearly every key has expired but is not yet reclaimed.
+   */
+  byte[] randomKey();
+
+  /**
    * A typed view of the keys that start with {@code name + ":"}: the usual Redis naming
    * convention, so the same entries are visible to the server and to raw scans.
    */

@@ -1,6 +1,8 @@
 package dev.cellar.index;
 
 import static dev.cellar.index.IndexSlotDescriptor.EMPTY;
+import static dev.cellar.index.IndexSlotDescriptor.FINGERPRINT_BITS;
+import static dev.cellar.index.IndexSlotDescriptor.FINGERPRINT_END;
 import static dev.cellar.index.IndexSlotDescriptor.LOCATION_BITS;
 import static dev.cellar.index.IndexSlotDescriptor.MOVED;
 
@@ -9,6 +11,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.function.LongConsumer;
+import java.util.random.RandomGenerator;
 
 /**
  * An off-heap open-addressing hash table from keys to log locations. Keys themselves are not
@@ -28,6 +31,15 @@ import java.util.function.LongConsumer;
  * long before the new table could fill, and the old memory is freed at once. No operation ever
  * rehashes more than {@link #MIGRATE_PER_WRITE} slots.
  *
+ * <h2>Iterating in pieces</h2>
+ * {@link #scan} visits the entries whose fingerprint lies in a range. Because fingerprint and home
+ * are both taken from the top of the hash, the entries of a range sit in one stretch of slots (plus
+ * the probe run that spills past its end), in any table size and whatever growth and deletion have
+ * moved; a caller can therefore cover the whole index in many short calls, each holding the shard
+ * lock briefly, and lose no entry that stayed in the index throughout. Positions are not usable for
+ * that: a backward shift moves an entry to a slot an iteration has already passed, and growth moves
+ * every entry. The scan cursor of {@code docs/format/index.md} builds on this.
+ *
  * <h2>Concurrency</h2>
  * Not thread-safe for writes: the owning shard's write lock serialises them. Readers run under the
  * shard's optimistic read stamp, so they may observe a half-done write (a shifted slot, a closed
@@ -37,6 +49,8 @@ import java.util.function.LongConsumer;
 public final class HashIndex implements AutoCloseable {
   /** How many slots of the retiring table each write migrates. */
   static final int MIGRATE_PER_WRITE = 16;
+  /** Uniform draws {@link #sample} makes before walking: all but 0.05% of samples at load 3/8. */
+  static final int SAMPLE_PROBES = 16;
   private static final int MIN_CAPACITY = 1024;
   private static final int DIRECT_HOME_MAX_BITS = IndexSlotDescriptor.FINGERPRINT_BITS;
 
@@ -205,6 +219,109 @@ public final class HashIndex implements AutoCloseable {
         return true;
       }
     }
+  }
+
+  /**
+   * Calls {@code action} with the location of every entry whose fingerprint lies in {@code [from,
+   * to)}, in both tables while a migration is in progress, each exactly once; returns the number of
+   * slots read. Unlike {@link #get}, this cannot run under an optimistic stamp, since {@code action}
+   * sees entries as they are read: the caller holds the shard's read lock for the whole call.
+   */
+  public long scan(long from, long to, LongConsumer action) {
+    if (from < 0 || to > FINGERPRINT_END || from >= to) {
+      throw new IllegalArgumentException(
+          "fingerprint range [" + from + ", " + to + ") is empty or not inside [0, " + FINGERPRINT_END + ")");
+    }
+    long read = scanTable(primary, from, to, action);
+    Table old = retiring;
+    return old == null ? read : read + scanTable(old, from, to, action);
+  }
+
+  /**
+   * In a table of 2^b slots the entries with a fingerprint in {@code [from, to)} have their homes in
+   * {@code [first, first + span]}: the home is the top b bits of the hash and the fingerprint its top
+   * 22, so home = floor(fingerprint * 2^b / 2^22) when b <= 22, and the first of the 2^(b-22) homes
+   * that share the fingerprint when b > 22. Linear probing keeps an entry at or after its home with
+   * no EMPTY slot in between (a MOVED marker is not EMPTY), so walking from {@code first} to the first
+   * EMPTY slot at or past {@code first + span}, wrapping like a probe, passes every one of them; the
+   * fingerprint filter drops the neighbours. Nothing here depends on insertion order or on where
+   * deletions shifted entries.
+   */
+  private static long scanTable(Table t, long from, long to, LongConsumer action) {
+    long first = (from << t.bits) >>> FINGERPRINT_BITS;
+    // Unsigned arithmetic: to << bits may be 2^64 (wrapping to 0) for the last range of a 2^42 table.
+    long span = (((to << t.bits) - 1) >>> FINGERPRINT_BITS) - first;
+    long read = 0;
+    for (long i = first; read < t.capacity; i = (i + 1) & t.mask) {
+      long w = t.word(i);
+      read++;
+      if (w == EMPTY) {
+        if (read > span) {
+          break;
+        }
+      } else if (w != MOVED) {
+        long fingerprint = IndexSlotDescriptor.fingerprintOf(w);
+        if (fingerprint >= from && fingerprint < to) {
+          action.accept(IndexSlotDescriptor.location(w));
+        }
+      }
+    }
+    return read;
+  }
+
+  /**
+   * The location in one slot drawn uniformly from the primary table and the part of the retiring
+   * table not yet migrated (the rest holds only MOVED markers), or 0 if that slot is free. Repeated
+   * until it finds an entry, this draws every entry with equal probability, in about 1 / load draws.
+   * Like {@link #sample}, the caller holds the shard's read lock.
+   */
+  public long probe(RandomGenerator random) {
+    return entryAt(random.nextLong(sampledSlots()));
+  }
+
+  /**
+   * The location of an entry chosen at random, or 0 if the index is empty: up to {@link
+   * #SAMPLE_PROBES} {@linkplain #probe probes}, then, in a table that sparse (under about 1/4 full),
+   * the first entry after the last probe, which favours entries after long runs of free slots but
+   * ends in about {@code slots / size} reads.
+   */
+  public long sample(RandomGenerator random) {
+    if (size == 0) {
+      return 0;
+    }
+    long total = sampledSlots();
+    long v = 0;
+    for (int probe = 0; probe < SAMPLE_PROBES; probe++) {
+      v = random.nextLong(total);
+      long location = entryAt(v);
+      if (location != 0) {
+        return location;
+      }
+    }
+    for (long k = 0; k < total; k++, v = v + 1 == total ? 0 : v + 1) {
+      long location = entryAt(v);
+      if (location != 0) {
+        return location;
+      }
+    }
+    return 0;
+  }
+
+  /** Slots {@link #probe} draws from: the primary table, then the unmigrated part of the retiring one. */
+  private long sampledSlots() {
+    Table old = retiring;
+    return primary.capacity + (old == null ? 0 : old.capacity - migrateCursor);
+  }
+
+  /** The location in slot {@code v} of the tables as {@link #sampledSlots} numbers them, or 0. */
+  private long entryAt(long v) {
+    long w = v < primary.capacity ? primary.word(v) : retiring.word(migrateCursor + v - primary.capacity);
+    return w == EMPTY || w == MOVED ? 0 : IndexSlotDescriptor.location(w);
+  }
+
+  /** Slots in the primary table. */
+  public long capacity() {
+    return primary.capacity;
   }
 
   /** Number of keys. */

@@ -25,6 +25,8 @@ public final class IndexSlotDescriptor {
   public static final int FINGERPRINT_BITS = 22;
   public static final int LOCATION_BITS = 42;
   public static final long LOCATION_MASK = (1L << LOCATION_BITS) - 1;
+  /** One past the largest fingerprint: fingerprint ranges are subsets of {@code [0, FINGERPRINT_END)}. */
+  public static final long FINGERPRINT_END = 1L << FINGERPRINT_BITS;
   public static final long EMPTY = 0L;
   public static final long MOVED = 1L;
 

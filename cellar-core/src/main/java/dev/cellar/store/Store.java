@@ -9,6 +9,7 @@ import dev.cellar.CorruptStoreException;
 import dev.cellar.Cursor;
 import dev.cellar.Fsync;
 import dev.cellar.LimitExceededException;
+import dev.cellar.ScanPage;
 import dev.cellar.StoreClosedException;
 import dev.cellar.StoreIOException;
 import dev.cellar.TypedMap;
@@ -35,10 +36,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
+import java.util.random.RandomGenerator;
 
 /**
  * The engine behind {@link Cellar}: sharded off-heap indexes over one append-only log.
@@ -53,6 +56,11 @@ import java.util.function.Function;
  * validate the stamp; then copy the value out (records are immutable) and check its CRC. No lock
  * word is written on a read, so reads scale with cores.
  *
+ * <h2>Scans</h2>
+ * {@link #scan(byte[])} copies one shard's locations at a time and pins the segments it reads
+ * ({@link StoreCursor}); {@link #scanPage} keeps no state between calls, its cursor being a position
+ * in the hash space ({@link ScanPageTask}); {@link #randomKey()} draws index slots at random.
+ *
  * <h2>Background work</h2>
  * A flusher agent fsyncs once a second under {@code everysec}; a maintenance agent seals full
  * segments, writes checkpoints and compacts. Checkpoints and compaction exclude each other through
@@ -62,6 +70,11 @@ import java.util.function.Function;
 public final class Store implements Cellar, GroupCommit.FailureSink {
   private static final System.Logger LOG = System.getLogger("dev.cellar");
   private static final int OPTIMISTIC_ATTEMPTS = 8;
+  /** Uniform draws {@link #randomKey()} makes: enough unless the index is under about 1/8 full. */
+  private static final int RANDOM_KEY_PROBES = 32;
+  /** Walks {@link #randomKey()} makes after that, before concluding that every key has expired. */
+  private static final int RANDOM_KEY_WALKS = 16;
+  private static final MemorySegment NO_PREFIX = MemorySegment.ofArray(new byte[0]);
 
   private final Path directory;
   private final CellarOptions options;
@@ -378,7 +391,7 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
     }
   }
 
-  private void checkOpen() {
+  void checkOpen() {
     if (closed) {
       throw new StoreClosedException("store " + directory + " is closed");
     }
@@ -573,6 +586,105 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
     checkOpen();
     openCursors.incrementAndGet();
     return new StoreCursor(this, prefix.clone());
+  }
+
+  @Override
+  public ScanPage scanPage(long cursor, byte[] prefix, int count) {
+    Objects.requireNonNull(prefix, "prefix");
+    if (count < 1) {
+      throw new CellarException(CellarException.Category.INVALID_ARGUMENT, "scan count " + count + " must be at least 1");
+    }
+    checkOpen();
+    return new ScanPageTask(this, shards, prefix, count).run(cursor);
+  }
+
+  /**
+   * Draws a shard and a slot in it uniformly until a slot holds a live key. With shards' tables of
+   * equal size (as they are, give or take a doubling, since hashing spreads keys evenly) that is a
+   * uniform draw over all keys, and it takes about 1 / load draws, 2 to 3 normally. A sparse index,
+   * or one full of expired keys, falls back to {@link HashIndex#sample}'s walk.
+   */
+  @Override
+  public byte[] randomKey() {
+    checkOpen();
+    RandomGenerator random = ThreadLocalRandom.current();
+    RecordView view = new RecordView();
+    for (int draw = 0; draw < RANDOM_KEY_PROBES; draw++) {
+      byte[] key = randomKeyIn(shards[random.nextInt(shards.length)], random, view, true);
+      if (key != null) {
+        return key;
+      }
+    }
+    for (int attempt = 0; attempt < RANDOM_KEY_WALKS; attempt++) {
+      Shard shard = nonEmptyShardFrom(random.nextInt(shards.length));
+      if (shard == null) {
+        return null;
+      }
+      byte[] key = randomKeyIn(shard, random, view, false);
+      if (key != null) {
+        return key;
+      }
+    }
+    return null;
+  }
+
+  /** A probed or sampled live key of {@code shard}, or null (a free slot, an expired key). */
+  private byte[] randomKeyIn(Shard shard, RandomGenerator random, RecordView view, boolean probe) {
+    long stamp = shard.lock.readLock();
+    try {
+      checkOpen();
+      long location = probe ? shard.index.probe(random) : shard.index.sample(random);
+      return location == 0 ? null : liveKeyAt(location, NO_PREFIX, System.currentTimeMillis(), view);
+    } finally {
+      shard.lock.unlockRead(stamp);
+    }
+  }
+
+  /**
+   * The first shard from {@code first} on (cyclically) that has entries, or null if none has. An
+   * empty shard passes the draw on to the next, a bias that matters only in a nearly empty store.
+   */
+  private Shard nonEmptyShardFrom(int first) {
+    for (int k = 0; k < shards.length; k++) {
+      Shard shard = shards[(first + k) & shardMask];
+      long stamp = shard.lock.tryOptimisticRead();
+      long size = shard.index.size();
+      if (stamp == 0 || !shard.lock.validate(stamp)) {
+        stamp = shard.lock.readLock();
+        try {
+          size = shard.index.size();
+        } finally {
+          shard.lock.unlockRead(stamp);
+        }
+      }
+      if (size > 0) {
+        return shard;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * A copy of the key of the record at {@code location} if that record is a live, unexpired value
+   * whose key starts with {@code prefix}; otherwise null. The caller holds the read lock of the
+   * shard whose index yielded {@code location}, which keeps the segment mapped (see {@link
+   * ScanPageTask}). The record's checksum is not verified: only the key is read, and a damaged value
+   * is reported when it is read.
+   */
+  byte[] liveKeyAt(long location, MemorySegment prefix, long now, RecordView view) {
+    Segment segment = segments.get(LogLocation.slot(location));
+    if (segment == null
+        || !view.parse(segment.memory(), LogLocation.offset(location), segment.end())
+        || view.isDelete()
+        || view.expiredAt(now)) {
+      return null;
+    }
+    long prefixLength = prefix.byteSize();
+    if (view.keyLength() < prefixLength
+        || MemorySegment.mismatch(segment.memory(), view.keyOffset(), view.keyOffset() + prefixLength, prefix, 0, prefixLength) != -1) {
+      return null;
+    }
+    return view.key().toArray(ValueLayout.JAVA_BYTE);
   }
 
   /** Copies the locations in shard {@code i} at one instant. */
