@@ -4,7 +4,7 @@ import static dev.cellar.server.command.Values.stripe;
 
 import dev.cellar.Cellar;
 import dev.cellar.Cursor;
-import dev.cellar.Entry;
+import dev.cellar.ScanPage;
 import dev.cellar.server.config.Glob;
 import dev.cellar.server.resp.ReplyWriter;
 import dev.cellar.server.resp.Request;
@@ -235,17 +235,22 @@ final class KeyspaceCommands {
   }
 
   /**
-   * {@code SCAN cursor [MATCH p] [COUNT n] [TYPE t]}. The engine's cursor is not resumable from a
-   * number, so the first call (cursor 0) returns every matching key and cursor 0: a complete
-   * iteration, which meets SCAN's guarantee (every key present throughout is returned) at the cost
-   * of one large reply. See {@code docs/server.md}.
+   * {@code SCAN cursor [MATCH p] [COUNT n] [TYPE t]} over the engine's resumable scan: the cursor
+   * is the engine's (shard, hash-range) position, so it needs no server state and survives a
+   * restart; each key present for a whole iteration is returned exactly once. The pattern's
+   * literal prefix is filtered by the engine, the rest by {@link Glob}. COUNT is the number of
+   * index entries examined, as in Redis.
    */
   static void scan(Session s, Request r, ReplyWriter out) {
-    if (!r.isLong(1) || r.longValue(1) < 0) {
+    long cursor;
+    try {
+      cursor = Long.parseUnsignedLong(r.string(1));
+    } catch (NumberFormatException e) {
       throw new CommandError("ERR invalid cursor");
     }
     byte[] pattern = null;
     boolean stringsOnly = true;
+    int count = 10;
     for (int i = 2; i < r.argc(); i++) {
       if (r.is(i, "match") && i + 1 < r.argc()) {
         pattern = r.bytes(++i);
@@ -253,43 +258,65 @@ final class KeyspaceCommands {
         if (!r.isLong(i + 1)) {
           throw CommandError.NOT_INTEGER;
         }
-        if (r.longValue(++i) < 1) {
+        long n = r.longValue(++i);
+        if (n < 1) {
           throw CommandError.SYNTAX;
         }
+        count = (int) Math.min(n, 1 << 20);
       } else if (r.is(i, "type") && i + 1 < r.argc()) {
         stringsOnly = r.is(++i, "string");
       } else {
         throw CommandError.SYNTAX;
       }
     }
+    byte[] prefix = pattern == null ? new byte[0] : literalPrefix(pattern);
+    ScanPage page;
+    try {
+      page = s.server().store().scanPage(cursor, prefix, count);
+    } catch (dev.cellar.StoreClosedException e) {
+      throw e;
+    } catch (dev.cellar.CellarException e) {
+      throw new CommandError("ERR invalid cursor");
+    }
     List<byte[]> found = new ArrayList<>();
-    if (r.longValue(1) == 0 && stringsOnly) {
-      byte[] prefix = pattern == null ? new byte[0] : literalPrefix(pattern);
-      try (Cursor cursor = s.server().store().scan(prefix)) {
-        while (cursor.hasNext()) {
-          byte[] key = cursor.next().key();
-          if (pattern == null || Glob.matches(pattern, 0, pattern.length, key, 0, key.length)) {
-            found.add(key);
-          }
+    if (stringsOnly) {
+      for (byte[] key : page.keys()) {
+        if (pattern == null || Glob.matches(pattern, 0, pattern.length, key, 0, key.length)) {
+          found.add(key);
         }
       }
     }
     out.array(2);
-    out.bulk("0");
+    out.bulk(Long.toUnsignedString(page.nextCursor()));
     out.array(found.size());
     for (byte[] k : found) {
       out.bulk(k);
     }
   }
 
+  /**
+   * The engine samples random index slots; when every sample hits an expired key it may find
+   * none, so a short scan looks for any live key before answering nil.
+   */
   static void randomKey(Session s, Request r, ReplyWriter out) {
-    try (Cursor cursor = s.server().store().scan()) {
-      if (cursor.hasNext()) {
-        Entry e = cursor.next();
-        out.bulk(e.key());
-        return;
+    byte[] key = s.server().store().randomKey();
+    if (key == null) {
+      long cursor = ScanPage.START;
+      for (int pages = 0; pages < 64 && key == null; pages++) {
+        ScanPage page = s.server().store().scanPage(cursor, new byte[0], 100);
+        if (!page.keys().isEmpty()) {
+          key = page.keys().getFirst();
+        }
+        cursor = page.nextCursor();
+        if (page.complete()) {
+          break;
+        }
       }
     }
-    out.nullBulk();
+    if (key == null) {
+      out.nullBulk();
+    } else {
+      out.bulk(key);
+    }
   }
 }

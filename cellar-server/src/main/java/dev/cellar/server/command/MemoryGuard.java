@@ -2,8 +2,6 @@ package dev.cellar.server.command;
 
 import dev.cellar.Cellar;
 import dev.cellar.CellarStats;
-import dev.cellar.Cursor;
-import dev.cellar.Entry;
 import dev.cellar.server.config.ServerConfig;
 import dev.cellar.server.config.ServerConfig.EvictionPolicy;
 
@@ -15,9 +13,8 @@ import dev.cellar.server.config.ServerConfig.EvictionPolicy;
  *
  * <p>Over the limit, {@code noeviction} refuses commands flagged {@code denyoom}; the other
  * policies delete keys first: {@code allkeys-random} any key, {@code volatile-random} keys with an
- * expiry, {@code volatile-ttl} the key nearest expiry among a sample of five. Keys come from a scan
- * cursor kept between evictions (its order is by hash, so effectively random); the cursor is
- * closed as soon as memory is back under the limit, because an open cursor pins log segments.
+ * expiry, {@code volatile-ttl} the key nearest expiry among a sample of five volatile keys. Keys
+ * are drawn with the engine's {@code randomKey} (random index slots: no scan, nothing pinned).
  */
 public final class MemoryGuard {
   private static final int SAMPLE = 5;
@@ -27,7 +24,6 @@ public final class MemoryGuard {
   private final ServerConfig config;
   private final CommandStats stats;
   private volatile long used;
-  private Cursor evictionCursor;
 
   public MemoryGuard(Cellar store, ServerConfig config, CommandStats stats) {
     this.store = store;
@@ -40,9 +36,6 @@ public final class MemoryGuard {
   public void refresh() {
     CellarStats s = store.stats();
     used = s.indexBytes() + Math.max(0, s.logBytes() - s.garbageBytes());
-    if (used <= config.maxMemory() || config.maxMemory() == 0) {
-      closeCursor();
-    }
   }
 
   public long used() {
@@ -70,53 +63,42 @@ public final class MemoryGuard {
   }
 
   private boolean evictOne(EvictionPolicy policy) {
-    Entry victim = null;
-    for (int seen = 0; seen < SAMPLE * 20; seen++) {
-      Entry e = nextEntry();
-      if (e == null) {
+    byte[] victim = null;
+    long victimExpiry = Long.MAX_VALUE;
+    int volatileSeen = 0;
+    for (int draw = 0; draw < SAMPLE * 8; draw++) {
+      byte[] key = store.randomKey();
+      if (key == null) {
         break;
       }
-      boolean volatileKey = e.expireAtEpochMillis() != Cellar.NO_EXPIRY;
-      if (policy == EvictionPolicy.ALLKEYS_RANDOM || (policy == EvictionPolicy.VOLATILE_RANDOM && volatileKey)) {
-        victim = e;
+      if (policy == EvictionPolicy.ALLKEYS_RANDOM) {
+        victim = key;
         break;
       }
-      if (policy == EvictionPolicy.VOLATILE_TTL && volatileKey) {
-        if (victim == null || e.expireAtEpochMillis() < victim.expireAtEpochMillis()) {
-          victim = e;
-        }
-        if (seen >= SAMPLE) {
-          break;
-        }
+      long expiry = store.expiryOf(key);
+      if (expiry == Cellar.ABSENT || expiry == Cellar.NO_EXPIRY) {
+        continue;
+      }
+      if (policy == EvictionPolicy.VOLATILE_RANDOM) {
+        victim = key;
+        break;
+      }
+      if (expiry < victimExpiry) {
+        victim = key;
+        victimExpiry = expiry;
+      }
+      if (++volatileSeen >= SAMPLE) {
+        break;
       }
     }
     if (victim == null) {
       return false;
     }
-    if (store.delete(victim.key())) {
+    Integer size = store.read(victim, v -> (int) v.byteSize());
+    if (store.delete(victim)) {
       stats.evictedKeys.increment();
-      used -= victim.key().length + victim.value().length + 32L;
+      used -= victim.length + (size == null ? 0 : size) + 32L;
     }
     return true;
-  }
-
-  private Entry nextEntry() {
-    for (int attempt = 0; attempt < 2; attempt++) {
-      if (evictionCursor == null) {
-        evictionCursor = store.scan();
-      }
-      if (evictionCursor.hasNext()) {
-        return evictionCursor.next();
-      }
-      closeCursor();
-    }
-    return null;
-  }
-
-  private synchronized void closeCursor() {
-    if (evictionCursor != null) {
-      evictionCursor.close();
-      evictionCursor = null;
-    }
   }
 }
