@@ -1,0 +1,236 @@
+package dev.cellar.server.net;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.cellar.server.CellarServer;
+import dev.cellar.server.config.ConfigException;
+import dev.cellar.server.config.ServerConfig;
+import java.io.IOException;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The server's limits and defences, through real sockets: each bad input gets a clear error,
+ * costs the server nothing it cannot afford, and leaves other clients and the data untouched.
+ */
+class LimitsTest {
+  @TempDir Path dir;
+  CellarServer server;
+
+  @BeforeEach
+  void start() {
+    server = CellarServer.start(new ServerConfig().set("port", "0").set("http-port", "0").set("dir", dir.toString()).set("io-threads", "2"));
+  }
+
+  @AfterEach
+  void stop() {
+    server.close();
+  }
+
+  private String config(String name, String value) throws IOException {
+    try (RawClient c = new RawClient(server.port())) {
+      return c.send("CONFIG", "SET", name, value).readLine();
+    }
+  }
+
+  @Test
+  void aGigabyteBulkHeaderIsAProtocolErrorAndAllocatesNothing() throws IOException {
+    long heapBefore = usedHeap();
+    try (RawClient bad = new RawClient(server.port()); RawClient good = new RawClient(server.port())) {
+      bad.send("*2\r\n$3\r\nGET\r\n$1073741824\r\n".getBytes(StandardCharsets.US_ASCII));
+      assertEquals("-ERR Protocol error: invalid bulk length\r\n", bad.readLine());
+      assertTrue(bad.closedByPeer());
+      assertEquals("+PONG\r\n", good.send("PING").readLine());
+    }
+    assertTrue(usedHeap() - heapBefore < 256L << 20, "heap grew by " + (usedHeap() - heapBefore));
+  }
+
+  @Test
+  void aBulkWithinTheBulkLimitButOverTheQueryBufferLimitClosesTheClient() throws IOException {
+    assertEquals("+OK\r\n", config("client-query-buffer-limit", "1mb"));
+    try (RawClient bad = new RawClient(server.port()); RawClient good = new RawClient(server.port())) {
+      // Announce 8 MiB (under proto-max-bulk-len, 16 MiB) and send 2 MiB of it.
+      bad.send("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$8388608\r\n".getBytes(StandardCharsets.US_ASCII));
+      try {
+        bad.send(new byte[2 << 20]);
+      } catch (IOException closedWhileSending) {
+        // the server may close before all of it is sent
+      }
+      assertTrue(bad.closedByPeer());
+      assertEquals("+PONG\r\n", good.send("PING").readLine());
+      assertEquals("$-1\r\n", good.send("GET", "k").readLine());
+    }
+  }
+
+  @Test
+  void garbageIsAProtocolErrorThatClosesOnlyThatConnection() throws IOException {
+    try (RawClient bad = new RawClient(server.port()); RawClient good = new RawClient(server.port())) {
+      good.send("SET", "kept", "1").readLine();
+      bad.send("*x\r\n".getBytes(StandardCharsets.US_ASCII));
+      assertEquals("-ERR Protocol error: invalid multibulk length\r\n", bad.readLine());
+      assertTrue(bad.closedByPeer());
+      assertEquals("$1\r\n1\r\n", good.send("GET", "kept").read(7));
+    }
+    try (RawClient bad = new RawClient(server.port())) {
+      bad.send("*1\r\n+PING\r\n".getBytes(StandardCharsets.US_ASCII));
+      assertEquals("-ERR Protocol error: expected '$', got '+'\r\n", bad.readLine());
+      assertTrue(bad.closedByPeer());
+    }
+  }
+
+  @Test
+  void aClientThatNeverReadsIsCutOffAtTheOutputLimitAndOthersGoOn() throws IOException {
+    assertEquals("+OK\r\n", config("client-output-buffer-limit", "1mb"));
+    try (RawClient c = new RawClient(server.port())) {
+      c.send("SET", "big", "x".repeat(100_000)).readLine();
+    }
+    try (Socket slow = new Socket("127.0.0.1", server.port()); RawClient good = new RawClient(server.port())) {
+      slow.setReceiveBufferSize(4096);
+      byte[] get = RawClient.command("GET", "big");
+      boolean cut = false;
+      try {
+        for (int i = 0; i < 2000; i++) {
+          slow.getOutputStream().write(get); // ~200 MB of replies if all were kept
+        }
+      } catch (IOException e) {
+        cut = true;
+      }
+      assertEquals("+PONG\r\n", good.send("PING").readLine());
+      long disconnects = 0;
+      for (int attempt = 0; attempt < 100 && disconnects == 0; attempt++) {
+        disconnects = server.context().stats().outputLimitDisconnects.sum();
+        sleep(50);
+      }
+      assertTrue(cut || disconnects > 0, "the slow client was not disconnected");
+      assertEquals(1, disconnects);
+    }
+  }
+
+  @Test
+  void maxClientsRefusesTheExtraConnectionWithRedisError() throws IOException {
+    assertEquals("+OK\r\n", config("maxclients", "2"));
+    try (RawClient a = new RawClient(server.port()); RawClient b = new RawClient(server.port())) {
+      a.send("PING").readLine();
+      b.send("PING").readLine();
+      try (RawClient c = new RawClient(server.port())) {
+        assertEquals("-ERR max number of clients reached\r\n", c.readLine());
+        assertTrue(c.closedByPeer());
+      }
+    }
+  }
+
+  @Test
+  void oversizedKeyIsAnErrorAndTheConnectionStaysUsable() throws IOException {
+    try (RawClient c = new RawClient(server.port())) {
+      String reply = c.send("SET", "k".repeat(70_000), "v").readLine();
+      assertTrue(reply.startsWith("-ERR key length 70000 > max 65536"), reply);
+      assertEquals("+PONG\r\n", c.send("PING").readLine());
+    }
+  }
+
+  @Test
+  void pipelinedBatchIsAnsweredInOrder() throws IOException {
+    StringBuilder batch = new StringBuilder();
+    for (int i = 0; i < 1000; i++) {
+      batch.append(new String(RawClient.command("SET", "p" + i, Integer.toString(i)), StandardCharsets.UTF_8));
+      batch.append(new String(RawClient.command("GET", "p" + i), StandardCharsets.UTF_8));
+    }
+    try (RawClient c = new RawClient(server.port())) {
+      c.send(batch.toString().getBytes(StandardCharsets.UTF_8));
+      for (int i = 0; i < 1000; i++) {
+        assertEquals("+OK\r\n", c.readLine());
+        String value = Integer.toString(i);
+        assertEquals("$" + value.length() + "\r\n", c.readLine());
+        assertEquals(value + "\r\n", c.readLine());
+      }
+    }
+  }
+
+  @Test
+  void inlineCommandsWorkAsWithTelnet() throws IOException {
+    try (RawClient c = new RawClient(server.port())) {
+      c.send("SET greeting \"hello world\"\r\nGET greeting\r\n".getBytes(StandardCharsets.US_ASCII));
+      assertEquals("+OK\r\n", c.readLine());
+      assertEquals("$11\r\nhello world\r\n", c.read(18));
+    }
+  }
+
+  @Test
+  void passwordGatesEverythingButAuthHelloQuit() throws IOException {
+    assertEquals("+OK\r\n", config("requirepass", "s3cret"));
+    try (RawClient c = new RawClient(server.port())) {
+      assertEquals("-NOAUTH Authentication required.\r\n", c.send("GET", "k").readLine());
+      assertEquals("-WRONGPASS invalid username-password pair or user is disabled.\r\n", c.send("AUTH", "nope").readLine());
+      assertEquals("+OK\r\n", c.send("AUTH", "s3cret").readLine());
+      assertEquals("$-1\r\n", c.send("GET", "k").readLine());
+      c.send("CONFIG", "GET", "requirepass");
+      StringBuilder config = new StringBuilder();
+      for (int i = 0; i < 5; i++) {
+        config.append(c.readLine());
+      }
+      assertEquals("*2\r\n$11\r\nrequirepass\r\n$10\r\n<redacted>\r\n", config.toString());
+    }
+  }
+
+  @Test
+  void protectedModeRefusesAPublicBindWithoutPassword() {
+    ConfigException e = assertThrows(ConfigException.class,
+        () -> CellarServer.start(new ServerConfig().set("port", "0").set("http-port", "0").set("bind", "0.0.0.0").set("dir", dir.resolve("other").toString())));
+    assertTrue(e.getMessage().contains("--protected-mode no"), e.getMessage());
+  }
+
+  @Test
+  void manyConnectionsPipeliningAtOnce() throws Exception {
+    List<Thread> threads = new ArrayList<>();
+    List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+    for (int t = 0; t < 200; t++) {
+      int id = t;
+      threads.add(Thread.ofVirtual().start(() -> {
+        try (RawClient c = new RawClient(server.port())) {
+          StringBuilder batch = new StringBuilder();
+          for (int i = 0; i < 20; i++) {
+            batch.append(new String(RawClient.command("INCR", "counter"), StandardCharsets.UTF_8));
+            batch.append(new String(RawClient.command("SET", "c" + id + ":" + i, "v"), StandardCharsets.UTF_8));
+          }
+          c.send(batch.toString().getBytes(StandardCharsets.UTF_8));
+          for (int i = 0; i < 20; i++) {
+            assertTrue(c.readLine().startsWith(":"));
+            assertEquals("+OK\r\n", c.readLine());
+          }
+        } catch (Throwable e) {
+          failures.add(e);
+        }
+      }));
+    }
+    for (Thread t : threads) {
+      t.join();
+    }
+    assertEquals(List.of(), failures);
+    try (RawClient c = new RawClient(server.port())) {
+      // INCR is atomic across event loops: 200 clients x 20 increments.
+      assertEquals("$4\r\n4000\r\n", c.send("GET", "counter").read(10));
+    }
+  }
+
+  private static long usedHeap() {
+    Runtime r = Runtime.getRuntime();
+    return r.totalMemory() - r.freeMemory();
+  }
+
+  private static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
