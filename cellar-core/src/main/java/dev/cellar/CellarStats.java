@@ -12,6 +12,8 @@ package dev.cellar;
  * @param deletes deletes that removed a key, since open (reads are not counted: a shared counter
  *     would be a cache line every reading core writes, and reads are meant to scale with cores)
  * @param fsyncs fsync calls since open
+ * @param fsyncNanos time spent in those fsync calls, in nanoseconds (the gathering wait before an
+ *     fsync excluded), so {@code fsyncNanos / fsyncs} over an interval is the mean fsync latency
  * @param compactions compaction passes since open that rewrote at least one segment
  * @param compactedBytes bytes reclaimed by compaction since open
  * @param checkpoints checkpoints written since open
@@ -25,6 +27,7 @@ public record CellarStats(
     long puts,
     long deletes,
     long fsyncs,
+    long fsyncNanos,
     long compactions,
     long compactedBytes,
     long checkpoints) {}

@@ -39,6 +39,8 @@ final class GroupCommit {
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition synced = lock.newCondition();
   private final LongAdder fsyncs = new LongAdder();
+  /** Time spent in successful fsyncs, so a monitor can derive their mean latency over any window. */
+  private final LongAdder fsyncNanos = new LongAdder();
   static final long GATHER_NANOS = 200_000;
   /** Writers between {@link #enter()} and {@link #exit()}. */
   private final AtomicInteger writers = new AtomicInteger();
@@ -106,7 +108,9 @@ final class GroupCommit {
       while (waiting.get() < writers.get() && System.nanoTime() < deadline) {
         Thread.yield();
       }
+      long start = System.nanoTime();
       covered = log.sync();
+      fsyncNanos.add(System.nanoTime() - start);
       fsyncs.increment();
     } catch (IOException e) {
       failed = e;
@@ -132,5 +136,9 @@ final class GroupCommit {
 
   long fsyncs() {
     return fsyncs.sum();
+  }
+
+  long fsyncNanos() {
+    return fsyncNanos.sum();
   }
 }

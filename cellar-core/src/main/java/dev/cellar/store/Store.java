@@ -882,6 +882,7 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
         puts,
         deletes,
         commit.fsyncs(),
+        commit.fsyncNanos(),
         compactions.sum(),
         compactedBytes.sum(),
         checkpoints.sum());

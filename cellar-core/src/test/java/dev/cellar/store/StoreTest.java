@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.*;
 
 import dev.cellar.Cellar;
 import dev.cellar.CellarOptions;
+import dev.cellar.CellarStats;
 import dev.cellar.Codecs;
 import dev.cellar.Cursor;
 import dev.cellar.Entry;
@@ -293,6 +294,18 @@ class StoreTest {
       }
       assertEquals(1600, db.size());
       assertTrue(db.stats().fsyncs() < 1600, "group commit shares fsyncs: " + db.stats().fsyncs());
+    }
+  }
+
+  @Test
+  void statsTimeTheFsyncs() {
+    try (Cellar db = Cellar.open(dir, small().fsync(Fsync.NO))) {
+      assertEquals(0, db.stats().fsyncNanos());
+      db.put(b("k"), b("v"));
+      db.sync();
+      CellarStats s = db.stats();
+      assertEquals(1, s.fsyncs());
+      assertTrue(s.fsyncNanos() > 0, s.toString());
     }
   }
 }

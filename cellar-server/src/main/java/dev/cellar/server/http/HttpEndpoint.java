@@ -1,15 +1,90 @@
 package dev.cellar.server.http;
 
 import dev.cellar.server.command.ServerContext;
+import dev.cellar.server.metrics.ServerMetrics;
+import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.ServerChannel;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import java.net.InetSocketAddress;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 
-/** The HTTP interface (not yet built: binding it fails). */
+/**
+ * The HTTP interface on {@code http-port}: key-value, scan, info, health and Prometheus metrics
+ * (see {@code docs/http.md}).
+ *
+ * <p>Threads. Sockets are served by the RESP listener's event loops (one HTTP connection costs no
+ * thread), but requests run on a small pool of HTTP worker threads. An HTTP request can take long:
+ * a scan page reads every key under its prefix, {@code appendfsync always} waits for an fsync; on
+ * an event loop that would stall every RESP connection sharing the loop. The pool is bounded (2 to
+ * 4 threads) so that concurrent scans cannot take every core from the loops; a connection has one
+ * request at a time in the pool and is not read meanwhile ({@link HttpConnection}). Rejected
+ * alternatives: Netty's per-handler executor group (no backpressure, and at shutdown its
+ * connections' teardown raced the loops' termination) and virtual threads (unbounded CPU-bound
+ * scans).
+ *
+ * <p>Pipeline: {@link HttpServerCodec} (request line up to 200 KiB, enough for a 64 KiB key
+ * percent-encoded whole), {@link BodyAggregator} (body up to {@code proto-max-bulk-len}), then
+ * {@link HttpConnection}, which hands requests to the workers.
+ *
+ * <p>Metrics are created here, since only HTTP serves them; with HTTP off the command path records
+ * no latency at all.
+ */
 public final class HttpEndpoint {
+  private static final int MAX_REQUEST_LINE = 200 * 1024;
+  private static final int MAX_HEADERS = 16 * 1024;
+  private static final int MAX_WORKERS = 4;
+
   private HttpEndpoint() {}
 
+  /**
+   * Binds {@code host:port} on {@code loops} and returns the listening channel; closing it stops the
+   * HTTP workers too.
+   */
   public static Channel bind(ServerContext server, EventLoopGroup loops, Class<? extends ServerChannel> channelClass, String host, int port) {
-    throw new UnsupportedOperationException("the HTTP interface is not built yet; start with --http-port 0");
+    HttpRouter router = new HttpRouter(server, new ServerMetrics(server));
+    int workers = Math.clamp(server.config().threads(), 2, MAX_WORKERS);
+    ExecutorService pool = Executors.newFixedThreadPool(workers, Thread.ofPlatform().name("cellar-http-", 0).daemon().factory());
+    ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+    try {
+      Channel channel = new ServerBootstrap()
+          .group(loops)
+          .channel(channelClass)
+          .option(ChannelOption.SO_BACKLOG, 1024)
+          .option(ChannelOption.SO_REUSEADDR, true)
+          .childOption(ChannelOption.TCP_NODELAY, true)
+          .childHandler(new ChannelInitializer<Channel>() {
+            @Override
+            protected void initChannel(Channel ch) {
+              connections.add(ch);
+              ch.pipeline()
+                  .addLast(new HttpServerCodec(new HttpDecoderConfig().setMaxInitialLineLength(MAX_REQUEST_LINE).setMaxHeaderSize(MAX_HEADERS)))
+                  .addLast(new BodyAggregator(maxBody(server)))
+                  .addLast(new HttpConnection(router, pool));
+            }
+          })
+          .bind(new InetSocketAddress(host, port))
+          .syncUninterruptibly()
+          .channel();
+      // Requests in progress finish (their answers go nowhere once the connections are closed).
+      channel.closeFuture().addListener(f -> connections.close().addListener(g -> pool.shutdown()));
+      return channel;
+    } catch (RuntimeException e) {
+      pool.shutdown();
+      throw new IllegalStateException("cannot listen for HTTP on " + host + ":" + port + " (" + e.getMessage() + ")", e);
+    }
+  }
+
+  /** proto-max-bulk-len as the aggregator's int limit, read per connection so CONFIG SET applies to new ones. */
+  private static int maxBody(ServerContext server) {
+    return (int) Math.min(server.config().maxBulkLength(), Integer.MAX_VALUE - 8);
   }
 }

@@ -1,0 +1,119 @@
+package dev.cellar.server.http;
+
+import dev.cellar.CellarStats;
+import dev.cellar.server.command.CommandStats;
+import dev.cellar.server.command.ServerContext;
+import dev.cellar.server.config.ServerConfig;
+import dev.cellar.server.metrics.ProcessMemory;
+import dev.cellar.store.Store;
+import java.io.IOException;
+import java.lang.management.MemoryUsage;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * {@code GET /healthz} and {@code GET /v1/info}: the server's state as JSON. {@code /v1/info} has
+ * the sections and field names of RESP {@code INFO}, so one vocabulary serves both. No setting is
+ * copied wholesale, so {@code requirepass} cannot appear.
+ */
+final class InfoRoute {
+  private final ServerContext server;
+
+  InfoRoute(ServerContext server) {
+    this.server = server;
+  }
+
+  /** 200 while writes are accepted; 503 once a failed fsync has disabled them (restart to recover). */
+  HttpReply health() {
+    IOException failure = writeFailure();
+    Map<String, Object> document = new LinkedHashMap<>();
+    if (failure == null) {
+      document.put("status", "ok");
+      return HttpReply.json(200, JsonEncoder.encode(document));
+    }
+    document.put("status", "writes_disabled");
+    document.put("message", "writes are disabled since an fsync failed (" + failure.getMessage()
+        + "); reads go on; restart the server once the disk is healthy");
+    return HttpReply.json(503, JsonEncoder.encode(document));
+  }
+
+  HttpReply info() {
+    CellarStats engine = server.store().stats();
+    Map<String, Object> document = new LinkedHashMap<>();
+    document.put("server", serverSection());
+    document.put("clients", clients());
+    document.put("memory", memory(engine));
+    document.put("persistence", persistence(engine));
+    document.put("stats", stats());
+    document.put("keyspace", Map.of("keys", engine.keys()));
+    return HttpReply.json(200, JsonEncoder.encode(document));
+  }
+
+  private Map<String, Object> serverSection() {
+    Map<String, Object> s = new LinkedHashMap<>();
+    String version = InfoRoute.class.getPackage().getImplementationVersion();
+    s.put("cellar_version", version == null ? "dev" : version);
+    s.put("process_id", ProcessHandle.current().pid());
+    s.put("tcp_port", server.control().port());
+    s.put("http_port", server.control().httpPort());
+    s.put("transport", server.control().transport());
+    s.put("io_threads", server.config().threads());
+    s.put("uptime_in_seconds", (System.currentTimeMillis() - server.startMillis()) / 1000);
+    return s;
+  }
+
+  private Map<String, Object> clients() {
+    Map<String, Object> s = new LinkedHashMap<>();
+    s.put("connected_clients", server.clients().count());
+    s.put("maxclients", server.config().maxClients());
+    return s;
+  }
+
+  private Map<String, Object> memory(CellarStats engine) {
+    ServerConfig config = server.config();
+    MemoryUsage heap = ProcessMemory.heap();
+    Map<String, Object> s = new LinkedHashMap<>();
+    s.put("used_memory", server.memory().used());
+    s.put("used_memory_rss", ProcessMemory.residentBytes());
+    s.put("used_memory_offheap_index", engine.indexBytes());
+    s.put("used_memory_heap", heap.getUsed());
+    s.put("used_memory_heap_committed", heap.getCommitted());
+    s.put("maxmemory", config.maxMemory());
+    s.put("maxmemory_policy", config.evictionPolicy().name().toLowerCase(Locale.ROOT).replace('_', '-'));
+    return s;
+  }
+
+  private Map<String, Object> persistence(CellarStats engine) {
+    IOException failure = writeFailure();
+    Map<String, Object> s = new LinkedHashMap<>();
+    s.put("appendfsync", server.config().fsync().name().toLowerCase(Locale.ROOT));
+    s.put("write_failure", failure == null ? null : failure.getMessage());
+    s.put("log_bytes", engine.logBytes());
+    s.put("garbage_bytes", engine.garbageBytes());
+    s.put("segments", engine.segments());
+    s.put("fsyncs", engine.fsyncs());
+    s.put("fsync_seconds", engine.fsyncNanos() * 1e-9);
+    s.put("checkpoints", engine.checkpoints());
+    s.put("compactions", engine.compactions());
+    s.put("compacted_bytes", engine.compactedBytes());
+    return s;
+  }
+
+  private Map<String, Object> stats() {
+    CommandStats c = server.stats();
+    Map<String, Object> s = new LinkedHashMap<>();
+    s.put("total_connections_received", c.connectionsReceived.sum());
+    s.put("total_commands_processed", c.totalCommands());
+    s.put("rejected_connections", c.connectionsRejected.sum());
+    s.put("keyspace_hits", c.keyspaceHits.sum());
+    s.put("keyspace_misses", c.keyspaceMisses.sum());
+    s.put("evicted_keys", c.evictedKeys.sum());
+    s.put("protocol_errors", c.protocolErrors.sum());
+    return s;
+  }
+
+  private IOException writeFailure() {
+    return server.store() instanceof Store store ? store.writeFailure() : null;
+  }
+}

@@ -1,0 +1,75 @@
+package dev.cellar.server.http;
+
+import dev.cellar.Cellar;
+import dev.cellar.server.command.ServerContext;
+import dev.cellar.server.command.ServerControl;
+import dev.cellar.server.config.ServerConfig;
+import dev.cellar.server.metrics.ServerMetrics;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+
+/** A router over a real store, without sockets: calls in, replies out. */
+final class RouterFixture implements AutoCloseable {
+  final Cellar store;
+  final ServerConfig config;
+  final ServerContext server;
+  final HttpRouter router;
+
+  RouterFixture(Cellar store, ServerConfig config) {
+    this.store = store;
+    this.config = config;
+    this.server = new ServerContext(store, config, new Control());
+    this.router = new HttpRouter(server, new ServerMetrics(server));
+  }
+
+  HttpReply call(String method, String uri) {
+    return call(method, uri, new byte[0], Map.of());
+  }
+
+  HttpReply call(String method, String uri, byte[] body) {
+    return call(method, uri, body, Map.of());
+  }
+
+  HttpReply call(String method, String uri, byte[] body, Map<String, String> headers) {
+    return router.route(HttpCall.of(method, uri, headers, body));
+  }
+
+  HttpReply put(String uri, String body) {
+    return call("PUT", uri, body.getBytes(StandardCharsets.UTF_8));
+  }
+
+  @Override
+  public void close() {
+    store.close();
+  }
+
+  private static final class Control implements ServerControl {
+    @Override
+    public void shutdownAsync() {}
+
+    @Override
+    public boolean checkpointAsync() {
+      return false;
+    }
+
+    @Override
+    public boolean compactAsync() {
+      return false;
+    }
+
+    @Override
+    public String transport() {
+      return "none";
+    }
+
+    @Override
+    public int port() {
+      return 0;
+    }
+
+    @Override
+    public int httpPort() {
+      return 0;
+    }
+  }
+}
