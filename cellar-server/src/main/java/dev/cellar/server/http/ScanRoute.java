@@ -18,7 +18,8 @@ import java.util.Map;
  * RESP {@code SCAN} uses: the cursor is the engine's position (shard and hash range) as a decimal,
  * {@code ""} once the walk is complete, so pages cost what they return, no server state is kept,
  * and a key present for the whole walk is returned exactly once. Keys come in hash order, not
- * sorted. A page gathers engine pages until it holds {@code count} keys or the walk ends.
+ * sorted. A page gathers engine pages until it holds {@code count} keys, the walk ends, or it has read
+ * {@value #MAX_ENGINE_PAGES} engine pages (a rare prefix then gives short pages, never a long request).
  *
  * <p>Keys are JSON strings when they are valid UTF-8 (which a JSON string round-trips exactly),
  * else {@code {"base64": "..."}}, so every key is given unambiguously and text keys stay readable.
@@ -26,6 +27,8 @@ import java.util.Map;
 final class ScanRoute {
   static final int DEFAULT_COUNT = 100;
   static final int MAX_COUNT = 1000;
+  /** Bounds one request's work when a prefix is rare: the answer then has fewer keys and a cursor. */
+  static final int MAX_ENGINE_PAGES = 64;
 
   private final ServerContext server;
 
@@ -39,6 +42,7 @@ final class ScanRoute {
     int count = (int) query.integer("count", 1, MAX_COUNT, DEFAULT_COUNT);
     List<Object> json = new ArrayList<>();
     ScanPage page;
+    int enginePages = 0;
     do {
       try {
         page = server.store().scanPage(cursor, prefix == null ? new byte[0] : prefix, count);
@@ -51,7 +55,7 @@ final class ScanRoute {
         json.add(keyJson(key));
       }
       cursor = page.nextCursor();
-    } while (!page.complete() && json.size() < count);
+    } while (!page.complete() && json.size() < count && ++enginePages < MAX_ENGINE_PAGES);
     Map<String, Object> document = new LinkedHashMap<>();
     document.put("cursor", page.complete() ? "" : Long.toUnsignedString(cursor));
     document.put("keys", json);
