@@ -9,12 +9,12 @@ import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** What the numbers were measured on, for the report. */
-final class MachineInfo {
+/** What the numbers were measured on, for the report (also the server benchmark's). */
+public final class MachineInfo {
   private MachineInfo() {}
 
   /** Name-value pairs in a stable order; values are strings or numbers. */
-  static Map<String, Object> describe() {
+  public static Map<String, Object> describe() {
     Map<String, Object> machine = new LinkedHashMap<>();
     machine.put("cores", Runtime.getRuntime().availableProcessors());
     machine.put("cpu", cpuModel());

@@ -1,0 +1,166 @@
+package dev.cellar.bench.server;
+
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The machine-readable record of a run ({@code docs/benchmarks/server-<date>.json}):
+ *
+ * <pre>{@code
+ * {"machine": {"cores": 2, ...}, "config": {"keyspace": 1000000, ...},
+ *  "runs": [{"placement": "pinned", "durability": "no", "server": "redis", "round": 1, "test": "set",
+ *            "pipeline": 1, "requests": 200000, "ops_per_s": 81234.5, "avg_ms": .., "min_ms": ..,
+ *            "p50_ms": .., "p95_ms": .., "p99_ms": .., "max_ms": .., "server_cpu_share": 0.99}, ...],
+ *  "syscalls": [{"server": "cellar", "test": "set", "pipeline": 1, "requests": 100000,
+ *                "total": 200345, "per_op": 2.003, "calls": {"sendto": 100001, ...}}, ...],
+ *  "memory": [{"server": "redis", "round": 1, "vm_rss_bytes": .., "rss_anon_bytes": ..,
+ *              "rss_file_bytes": .., "rss_shmem_bytes": .., "used_memory_rss_bytes": ..,
+ *              "used_memory_bytes": ..}, ...],
+ *  "targets": [{"target": "SET no P1, pinned", "required": "≥ 1.0x Redis ops/s",
+ *               "measured": "..", "met": true}, ...],
+ *  "failures": ["..."]}
+ * }</pre>
+ *
+ * Every run is kept, not only the medians, so a later reader can judge the spread. Written by
+ * hand: the module needs no JSON library for a shape this small.
+ */
+final class JsonReport {
+  private JsonReport() {}
+
+  static String render(Map<String, Object> machine, Map<String, Object> config, Results results, List<Target.Verdict> verdicts) {
+    Map<String, Object> root = new LinkedHashMap<>();
+    root.put("machine", machine);
+    root.put("config", config);
+    root.put("runs", results.runs().stream().map(JsonReport::run).toList());
+    root.put("syscalls", results.syscallRuns().stream().map(JsonReport::syscalls).toList());
+    root.put("memory", results.memoryRuns().stream().map(JsonReport::memory).toList());
+    root.put("targets", verdicts.stream().map(JsonReport::verdict).toList());
+    root.put("failures", results.failures());
+    StringBuilder json = new StringBuilder();
+    append(json, root, "");
+    return json.append('\n').toString();
+  }
+
+  private static Map<String, Object> run(Results.Run r) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("placement", r.placement());
+    m.put("durability", r.durability().id());
+    m.put("server", r.server().id());
+    m.put("round", r.round());
+    m.put("test", r.workload().test());
+    m.put("pipeline", r.workload().pipeline());
+    m.put("requests", r.workload().requests());
+    m.put("ops_per_s", r.row().opsPerSecond());
+    m.put("avg_ms", r.row().avgMs());
+    m.put("min_ms", r.row().minMs());
+    m.put("p50_ms", r.row().p50Ms());
+    m.put("p95_ms", r.row().p95Ms());
+    m.put("p99_ms", r.row().p99Ms());
+    m.put("max_ms", r.row().maxMs());
+    m.put("server_cpu_share", Math.round(r.serverCpuShare() * 1000) / 1000.0);
+    return m;
+  }
+
+  private static Map<String, Object> syscalls(Results.SyscallRun s) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("server", s.server().id());
+    m.put("test", s.workload().test());
+    m.put("pipeline", s.workload().pipeline());
+    m.put("requests", s.workload().requests());
+    m.put("total", s.summary().totalCalls());
+    m.put("per_op", Math.round(s.perOperation() * 10_000) / 10_000.0);
+    m.put("calls", new LinkedHashMap<String, Object>(s.summary().calls()));
+    return m;
+  }
+
+  private static Map<String, Object> memory(Results.MemoryRun r) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("server", r.server().id());
+    m.put("round", r.round());
+    m.put("vm_rss_bytes", r.resident().vmRss());
+    m.put("rss_anon_bytes", r.resident().rssAnon());
+    m.put("rss_file_bytes", r.resident().rssFile());
+    m.put("rss_shmem_bytes", r.resident().rssShmem());
+    m.put("used_memory_rss_bytes", r.usedMemoryRss());
+    m.put("used_memory_bytes", r.usedMemory());
+    return m;
+  }
+
+  private static Map<String, Object> verdict(Target.Verdict v) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("target", v.target());
+    m.put("required", v.required());
+    m.put("measured", v.measured());
+    m.put("met", v.met());
+    return m;
+  }
+
+  /** Lists of objects one object per line, and objects holding such lists one field per line; the rest inline. */
+  private static void append(StringBuilder json, Object value, String indent) {
+    switch (value) {
+      case null -> json.append("null");
+      case Double d when d.isNaN() || d.isInfinite() -> json.append("null");
+      case Number n -> json.append(n);
+      case Boolean b -> json.append(b);
+      case Map<?, ?> map -> appendObject(json, map, indent);
+      case List<?> list -> appendList(json, list, indent);
+      default -> appendString(json, value.toString());
+    }
+  }
+
+  private static void appendObject(StringBuilder json, Map<?, ?> map, String indent) {
+    boolean nested = map.values().stream().anyMatch(JsonReport::isListOfObjects);
+    String inner = indent + "  ";
+    json.append('{');
+    Iterator<? extends Map.Entry<?, ?>> it = map.entrySet().iterator();
+    while (it.hasNext()) {
+      Map.Entry<?, ?> e = it.next();
+      json.append(nested ? "\n" + inner : "");
+      appendString(json, e.getKey().toString());
+      json.append(": ");
+      append(json, e.getValue(), inner);
+      json.append(it.hasNext() ? (nested ? "," : ", ") : "");
+    }
+    json.append(nested ? "\n" + indent + "}" : "}");
+  }
+
+  private static void appendList(StringBuilder json, List<?> list, String indent) {
+    boolean objects = isListOfObjects(list);
+    String inner = indent + "  ";
+    json.append('[');
+    for (int i = 0; i < list.size(); i++) {
+      json.append(objects ? "\n" + inner : "");
+      append(json, list.get(i), inner);
+      json.append(i + 1 < list.size() ? (objects ? "," : ", ") : "");
+    }
+    json.append(objects ? "\n" + indent + "]" : "]");
+  }
+
+  private static boolean isListOfObjects(Object value) {
+    return value instanceof List<?> list && !list.isEmpty() && list.getFirst() instanceof Map<?, ?>;
+  }
+
+  static void appendString(StringBuilder json, String text) {
+    json.append('"');
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      switch (c) {
+        case '"' -> json.append("\\\"");
+        case '\\' -> json.append("\\\\");
+        case '\n' -> json.append("\\n");
+        case '\r' -> json.append("\\r");
+        case '\t' -> json.append("\\t");
+        default -> {
+          if (c < 0x20) {
+            json.append(String.format("\\u%04x", (int) c));
+          } else {
+            json.append(c);
+          }
+        }
+      }
+    }
+    json.append('"');
+  }
+}

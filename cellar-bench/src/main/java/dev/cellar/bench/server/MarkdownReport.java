@@ -1,0 +1,142 @@
+package dev.cellar.bench.server;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/**
+ * The report as Markdown tables: printed on stdout and, with {@code --markdown}, written into the
+ * marked section of {@code docs/benchmarks.md}.
+ */
+final class MarkdownReport {
+  private static final int TOP_SYSCALLS = 4;
+
+  private MarkdownReport() {}
+
+  static String render(String heading, Settings settings, List<Placement> placements, Results results, List<Target.Verdict> verdicts) {
+    StringBuilder md = new StringBuilder();
+    md.append(heading).append("\n\n");
+    for (Placement placement : placements) {
+      throughput(md, settings, placement, results);
+    }
+    syscalls(md, settings, results);
+    memory(md, settings, results);
+    targets(md, verdicts);
+    failures(md, results);
+    return md.toString();
+  }
+
+  private static void throughput(StringBuilder md, Settings settings, Placement placement, Results results) {
+    md.append("**").append(placement.id().substring(0, 1).toUpperCase(Locale.ROOT)).append(placement.id().substring(1))
+        .append("**: ").append(placement.describe()).append(".\n\n");
+    md.append("| durability | test | pipeline | Redis ops/s | Redis p50 / p99 ms | Cellar ops/s | Cellar p50 / p99 ms | Cellar / Redis | server CPU, Redis / Cellar |\n");
+    md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    List<Durability> modes = placement.isPinned() ? settings.modes() : List.of(Durability.NO);
+    for (Durability durability : modes) {
+      for (int pipeline : settings.pipelines()) {
+        for (String test : settings.tests()) {
+          Optional<Results.Summary> redis = results.summary(placement.id(), durability, ServerKind.REDIS, test, pipeline);
+          Optional<Results.Summary> cellar = results.summary(placement.id(), durability, ServerKind.CELLAR, test, pipeline);
+          if (redis.isEmpty() && cellar.isEmpty()) {
+            continue;
+          }
+          md.append(String.format(Locale.ROOT, "| %s | %s | %d | %s | %s | %s | %s | %s | %s / %s |%n",
+              durability.id(), test.toUpperCase(Locale.ROOT), pipeline,
+              redis.map(s -> Format.rate(s.opsPerSecond())).orElse("failed"), latencies(redis),
+              cellar.map(s -> Format.rate(s.opsPerSecond())).orElse("failed"), latencies(cellar),
+              redis.isPresent() && cellar.isPresent() ? "**" + Format.ratio(cellar.get().opsPerSecond() / redis.get().opsPerSecond()) + "**" : "–",
+              redis.map(s -> Format.percent(s.serverCpuShare())).orElse("–"),
+              cellar.map(s -> Format.percent(s.serverCpuShare())).orElse("–")));
+        }
+      }
+    }
+    md.append('\n');
+  }
+
+  private static String latencies(Optional<Results.Summary> summary) {
+    return summary.map(s -> Format.millis(s.p50Ms()) + " / " + Format.millis(s.p99Ms())).orElse("–");
+  }
+
+  private static void syscalls(StringBuilder md, Settings settings, Results results) {
+    if (results.syscallRuns().isEmpty()) {
+      return;
+    }
+    md.append(String.format(Locale.ROOT,
+        "**Syscalls per operation** (`strace -c -f -p PID`, all threads, pinned, durability no, %,d requests per test; "
+            + "strace slows both servers, so these runs give counts, not speed):%n%n", settings.straceRequests()));
+    md.append("| test | pipeline | Redis | Cellar | Cellar / Redis | Redis, most frequent | Cellar, most frequent |\n");
+    md.append("|---|---:|---:|---:|---:|---|---|\n");
+    for (int pipeline : settings.stracePipelines()) {
+      for (String test : settings.tests()) {
+        Optional<Results.SyscallRun> redis = results.syscalls(ServerKind.REDIS, test, pipeline);
+        Optional<Results.SyscallRun> cellar = results.syscalls(ServerKind.CELLAR, test, pipeline);
+        md.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %s | %s | %s |%n",
+            test.toUpperCase(Locale.ROOT), pipeline,
+            redis.map(r -> String.format(Locale.ROOT, "%.3f", r.perOperation())).orElse("–"),
+            cellar.map(r -> String.format(Locale.ROOT, "%.3f", r.perOperation())).orElse("–"),
+            redis.isPresent() && cellar.isPresent() ? Format.ratio(cellar.get().perOperation() / redis.get().perOperation()) : "–",
+            redis.map(MarkdownReport::top).orElse("–"), cellar.map(MarkdownReport::top).orElse("–")));
+      }
+    }
+    md.append('\n');
+  }
+
+  /** The most frequent syscalls, per operation: {@code write 1.00, read 1.00, epoll_wait 0.04}. */
+  static String top(Results.SyscallRun run) {
+    return run.summary().calls().entrySet().stream()
+        .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+        .limit(TOP_SYSCALLS)
+        .map(e -> String.format(Locale.ROOT, "%s %.2f", e.getKey(), (double) e.getValue() / run.workload().requests()))
+        .collect(Collectors.joining(", "));
+  }
+
+  private static void memory(StringBuilder md, Settings settings, Results results) {
+    Optional<Results.MemoryRun> redis = results.memoryRuns().stream().filter(m -> m.server() == ServerKind.REDIS).findFirst();
+    Optional<Results.MemoryRun> cellar = results.memoryRuns().stream().filter(m -> m.server() == ServerKind.CELLAR).findFirst();
+    if (redis.isEmpty() && cellar.isEmpty()) {
+      return;
+    }
+    md.append(String.format(Locale.ROOT,
+        "**Resident memory** right after loading %,d keys of %d bytes (pinned, durability no; median of rounds where several):%n%n",
+        settings.keyspace(), settings.valueSize()));
+    md.append("| | Redis | Cellar |\n|---|---:|---:|\n");
+    md.append("| compared (Redis `used_memory_rss`, Cellar `VmRSS`) | ")
+        .append(results.memory(ServerKind.REDIS).map(Format::bytes).orElse("–")).append(" | ")
+        .append(results.memory(ServerKind.CELLAR).map(Format::bytes).orElse("–")).append(" |\n");
+    md.append("| `VmRSS` = anonymous + file + shared (first round) | ")
+        .append(redis.map(m -> breakdown(m.resident())).orElse("–")).append(" | ")
+        .append(cellar.map(m -> breakdown(m.resident())).orElse("–")).append(" |\n");
+    md.append("| Redis `used_memory` (first round) | ")
+        .append(redis.map(m -> m.usedMemory() == null ? "–" : Format.bytes(m.usedMemory())).orElse("–")).append(" | – |\n\n");
+  }
+
+  private static String breakdown(ResidentMemory m) {
+    return Format.bytes(m.vmRss()) + " = " + Format.bytes(m.rssAnon()) + " + " + Format.bytes(m.rssFile()) + " + " + Format.bytes(m.rssShmem());
+  }
+
+  private static void targets(StringBuilder md, List<Target.Verdict> verdicts) {
+    md.append("**Targets**:\n\n| target | required | measured | met |\n|---|---|---|---|\n");
+    for (Target.Verdict v : verdicts) {
+      md.append("| ").append(v.target()).append(" | ").append(v.required()).append(" | ").append(v.measured()).append(" | ")
+          .append(v.met() == null ? "–" : v.met() ? "PASS" : "**FAIL**").append(" |\n");
+    }
+    List<String> failed = verdicts.stream().filter(v -> Boolean.FALSE.equals(v.met())).map(Target.Verdict::target).toList();
+    long unmeasured = verdicts.stream().filter(v -> v.met() == null).count();
+    md.append('\n').append(failed.isEmpty()
+        ? "All measured targets met"
+        : "**" + failed.size() + " of " + (verdicts.size() - unmeasured) + " measured targets failed**: " + String.join("; ", failed));
+    md.append(unmeasured == 0 ? ".\n" : " (" + unmeasured + " not measured).\n");
+  }
+
+  private static void failures(StringBuilder md, Results results) {
+    if (results.failures().isEmpty()) {
+      return;
+    }
+    md.append("\n**Runs that failed** (their numbers are missing above):\n\n");
+    for (String failure : results.failures()) {
+      md.append("- ").append(failure.replace("\n", " ")).append('\n');
+    }
+  }
+}

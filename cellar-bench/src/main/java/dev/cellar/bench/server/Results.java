@@ -1,0 +1,140 @@
+package dev.cellar.bench.server;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Predicate;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * Everything one benchmark run measured, as recorded, and the medians over rounds that the report
+ * and the targets read. Each figure (ops/s, p50, p99) is the median of its own samples: with
+ * servers alternating first and second from round to round, a noisy stretch of the machine spoils
+ * one sample of each, not the comparison.
+ *
+ * <p>Owned by the benchmark's main thread.
+ */
+final class Results {
+  private final List<Run> runs = new ArrayList<>();
+  private final List<SyscallRun> syscalls = new ArrayList<>();
+  private final List<MemoryRun> memory = new ArrayList<>();
+  private final List<String> failures = new ArrayList<>();
+
+  /**
+   * One measured redis-benchmark run.
+   *
+   * @param serverCpuShare the server's CPU time over the run's wall time: near 1.0 when pinned
+   *     means the server's core was saturated; well below means the client was the limit
+   */
+  record Run(String placement, Durability durability, ServerKind server, int round, Workload workload,
+             RedisBenchmarkCsv.Row row, double serverCpuShare) {}
+
+  /** Syscalls counted while one traced workload ran. */
+  record SyscallRun(ServerKind server, Workload workload, StraceSummary summary) {
+    double perOperation() {
+      return (double) summary.totalCalls() / workload.requests();
+    }
+  }
+
+  /**
+   * Memory after loading the key space.
+   *
+   * @param usedMemoryRss Redis's own {@code used_memory_rss} (INFO memory), null for Cellar
+   * @param usedMemory Redis's {@code used_memory} (what its allocator holds for data), null for Cellar
+   */
+  record MemoryRun(ServerKind server, int round, ResidentMemory resident, Long usedMemoryRss, Long usedMemory) {
+    /** The figure compared: Redis's {@code used_memory_rss}, Cellar's {@code VmRSS}. */
+    long comparedBytes() {
+      return usedMemoryRss != null ? usedMemoryRss : resident.vmRss();
+    }
+  }
+
+  /** Medians of one server's runs of one configuration. */
+  record Summary(double opsPerSecond, double p50Ms, double p99Ms, double serverCpuShare, int samples) {}
+
+  /** Both servers' summaries for one configuration. */
+  record Comparison(Summary redis, Summary cellar) {
+    double ratio() {
+      return cellar.opsPerSecond() / redis.opsPerSecond();
+    }
+  }
+
+  void add(Run run) {
+    runs.add(run);
+  }
+
+  void add(SyscallRun run) {
+    syscalls.add(run);
+  }
+
+  void add(MemoryRun run) {
+    memory.add(run);
+  }
+
+  void fail(String what) {
+    failures.add(what);
+  }
+
+  List<Run> runs() {
+    return runs;
+  }
+
+  List<SyscallRun> syscallRuns() {
+    return syscalls;
+  }
+
+  List<MemoryRun> memoryRuns() {
+    return memory;
+  }
+
+  List<String> failures() {
+    return failures;
+  }
+
+  Optional<Comparison> compare(String placement, Durability durability, String test, int pipeline) {
+    Optional<Summary> redis = summary(placement, durability, ServerKind.REDIS, test, pipeline);
+    Optional<Summary> cellar = summary(placement, durability, ServerKind.CELLAR, test, pipeline);
+    return redis.isPresent() && cellar.isPresent() ? Optional.of(new Comparison(redis.get(), cellar.get())) : Optional.empty();
+  }
+
+  Optional<Summary> summary(String placement, Durability durability, ServerKind server, String test, int pipeline) {
+    List<Run> matching = runs.stream()
+        .filter(r -> r.placement().equals(placement) && r.durability() == durability && r.server() == server
+            && r.workload().test().equals(test) && r.workload().pipeline() == pipeline)
+        .toList();
+    if (matching.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(new Summary(
+        median(matching, r -> r.row().opsPerSecond()), median(matching, r -> r.row().p50Ms()),
+        median(matching, r -> r.row().p99Ms()), median(matching, Run::serverCpuShare), matching.size()));
+  }
+
+  Optional<SyscallRun> syscalls(ServerKind server, String test, int pipeline) {
+    return syscalls.stream()
+        .filter(s -> s.server() == server && s.workload().test().equals(test) && s.workload().pipeline() == pipeline)
+        .findFirst();
+  }
+
+  /** The median compared figure of one server's memory readings. */
+  Optional<Double> memory(ServerKind server) {
+    return medianOf(memory, m -> m.server() == server, m -> m.comparedBytes());
+  }
+
+  private static <T> Optional<Double> medianOf(List<T> items, Predicate<T> filter, ToDoubleFunction<T> value) {
+    List<T> matching = items.stream().filter(filter).toList();
+    return matching.isEmpty() ? Optional.empty() : Optional.of(median(matching, value));
+  }
+
+  static <T> double median(List<T> items, ToDoubleFunction<T> value) {
+    double[] sorted = items.stream().mapToDouble(value).sorted().toArray();
+    int mid = sorted.length / 2;
+    return sorted.length % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  }
+
+  /** For tests and callers holding plain numbers. */
+  static double median(double... values) {
+    return median(Arrays.stream(values).boxed().toList(), Double::doubleValue);
+  }
+}

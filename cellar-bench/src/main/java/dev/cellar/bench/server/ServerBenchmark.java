@@ -1,0 +1,274 @@
+package dev.cellar.bench.server;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code cellar bench server}: Cellar's server against {@code redis-server} on loopback, driven by
+ * {@code redis-benchmark}, at equal durability, and the issue's targets checked on the spot.
+ *
+ * <p>Plan. Each round runs, for each durability level, a session of each server (see {@link
+ * SessionRunner}): fresh process and directory, the whole key space loaded, warm-up, then SET and
+ * GET at each pipeline depth. The server that goes first alternates from round to round, and the
+ * report takes medians over rounds. Pinned sessions put the server on one core and
+ * redis-benchmark on another; an unpinned pair (durability no) follows in each round. The first
+ * round's pinned {@code no} sessions also read resident memory after the load and count syscalls
+ * under strace, after their measured runs so tracing cannot slow those.
+ *
+ * <p>The report always exits 0 once it has run: failed targets and failed sessions are listed in
+ * it, not signalled by the status. A missing tool or a bad option is an error before anything runs.
+ */
+@Command(
+    name = "server",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Cellar's server against redis-server, driven by redis-benchmark at equal durability:",
+      "SET and GET at pipelines 1, 16 and 50, pinned and unpinned; syscalls per operation",
+      "(strace) and resident memory. Prints a Markdown report that checks the issue's targets."
+    })
+public final class ServerBenchmark implements Callable<Integer> {
+
+  /** Options that say where things go, not what is measured: left out of the command line in the report (they hold local paths). */
+  private static final Set<String> WHERE_OPTIONS = Set.of("--out", "--markdown", "--dir", "--cellar", "--keep-data");
+
+  @Spec CommandSpec spec;
+
+  @Option(names = "--requests", defaultValue = "1000000", description = "Requests per measured test at pipelines above 1 (default ${DEFAULT-VALUE}).")
+  long requests;
+
+  @Option(names = "--requests-p1", defaultValue = "200000", description = "Requests per measured test at pipeline 1 (default ${DEFAULT-VALUE}).")
+  long requestsP1;
+
+  @Option(names = "--warmup", defaultValue = "200000", description = "Untimed requests per test (pipeline 16) before measuring; 0 for none (default ${DEFAULT-VALUE}).")
+  long warmup;
+
+  @Option(names = "--modes", split = ",", defaultValue = "no,everysec,always", description = "Durability levels: no, everysec, always (default ${DEFAULT-VALUE}).")
+  List<String> modes;
+
+  @Option(names = "--pipelines", split = ",", defaultValue = "1,16,50", description = "Pipeline depths (default ${DEFAULT-VALUE}).")
+  List<Integer> pipelines;
+
+  @Option(names = "--tests", split = ",", defaultValue = "set,get", description = "redis-benchmark tests, in order (default ${DEFAULT-VALUE}).")
+  List<String> tests;
+
+  @Option(names = "--keyspace", defaultValue = "1000000", description = "Keys loaded before measuring and drawn at random (-r) (default ${DEFAULT-VALUE}).")
+  int keyspace;
+
+  @Option(names = "--value-size", defaultValue = "60", description = "Value bytes (-d) (default ${DEFAULT-VALUE}).")
+  int valueSize;
+
+  @Option(names = "--clients", defaultValue = "50", description = "redis-benchmark connections (-c) (default ${DEFAULT-VALUE}).")
+  int clients;
+
+  @Option(names = "--repeat", defaultValue = "3", description = "Rounds; the report gives medians (default ${DEFAULT-VALUE}).")
+  int repeat;
+
+  @Option(names = "--strace", negatable = true, defaultValue = "true", fallbackValue = "true",
+      description = "Count syscalls per operation with strace -c -f (default on; --no-strace to skip).")
+  boolean strace;
+
+  @Option(names = "--strace-requests", defaultValue = "100000", description = "Requests per traced test (default ${DEFAULT-VALUE}).")
+  long straceRequests;
+
+  @Option(names = "--strace-pipelines", split = ",", defaultValue = "1,16", description = "Pipeline depths traced (default ${DEFAULT-VALUE}).")
+  List<Integer> stracePipelines;
+
+  @Option(names = "--rss", negatable = true, defaultValue = "true", fallbackValue = "true",
+      description = "Compare resident memory after the load (default on; --no-rss to skip).")
+  boolean rss;
+
+  @Option(names = "--unpinned", negatable = true, defaultValue = "true", fallbackValue = "true",
+      description = "Also run unpinned, Cellar's default threads against Redis --io-threads 2 (default on; --no-unpinned to skip).")
+  boolean unpinned;
+
+  @Option(names = "--server-cpu", defaultValue = "0", description = "Core the servers are pinned to (default ${DEFAULT-VALUE}).")
+  int serverCpu;
+
+  @Option(names = "--client-cpu", defaultValue = "1", description = "Core redis-benchmark is pinned to (default ${DEFAULT-VALUE}).")
+  int clientCpu;
+
+  @Option(names = "--pin-harness", negatable = true, defaultValue = "true", fallbackValue = "true",
+      description = "Move this JVM's threads to the client's core (default on; --no-pin-harness when embedding the benchmark).")
+  boolean pinHarness;
+
+  @Option(names = "--cellar", description = "The cellar launcher that starts the server (default: the one of this checkout).")
+  Path cellarScript;
+
+  @Option(names = "--out", description = "JSON results file; '-' for none (default docs/benchmarks/server-<date>.json in the checkout).")
+  String out;
+
+  @Option(names = "--markdown", description = "Also write the report into this Markdown file, between "
+      + MarkdownSection.BEGIN + " and " + MarkdownSection.END + " (e.g. docs/benchmarks.md).")
+  Path markdown;
+
+  @Option(names = "--dir", description = "Parent of the servers' data directories (default the system temp directory).")
+  Path baseDir;
+
+  @Option(names = "--keep-data", description = "Keep the data directories and logs.")
+  boolean keepData;
+
+  @Override
+  public Integer call() throws IOException, InterruptedException {
+    PrintStream log = System.err;
+    Settings settings = settings();
+    Tools tools = tools();
+    checkMarkdownTarget();
+    ChildProcesses children = new ChildProcesses().installShutdownHook();
+    Map<String, Object> machine = Host.describe(tools);
+    List<Placement> placements = new ArrayList<>(List.of(Placement.pinned(serverCpu, clientCpu)));
+    if (unpinned) {
+      placements.add(Placement.unpinned(Host.allowedCpus()));
+    }
+    if (pinHarness) {
+      Host.pinThisJvm(tools, clientCpu, log);
+    }
+    Path runDir = Files.createTempDirectory(baseDir != null ? Files.createDirectories(baseDir) : Path.of(System.getProperty("java.io.tmpdir")), "cellar-bench-server-");
+    log.printf(Locale.ROOT, "server benchmark: %,d keys of %d B, %d clients, %s, pipelines %s, modes %s, %d rounds; data in %s%n",
+        settings.keyspace(), settings.valueSize(), settings.clients(), settings.tests(), settings.pipelines(), modes, settings.rounds(), runDir);
+    if (!keepData) {
+      children.deleteAtExit(runDir);
+    }
+    long begin = System.nanoTime();
+    Results results = new Results();
+    try {
+      new RoundRunner(new SessionRunner(tools, children, settings, log), settings, placements, runDir, keepData).runAll(results);
+    } finally {
+      if (!keepData) {
+        ScratchDirectory.delete(runDir);
+      }
+    }
+    machine.put("load_average_end", Host.loadAverage());
+    machine.put("duration_s", (System.nanoTime() - begin) / 1_000_000_000L);
+    report(tools, settings, placements, machine, results, log);
+    return 0;
+  }
+
+  private void report(Tools tools, Settings settings, List<Placement> placements, Map<String, Object> machine, Results results, PrintStream log)
+      throws IOException {
+    List<Target.Verdict> verdicts = Target.issueTargets().stream().map(t -> t.evaluate(results)).toList();
+    String heading = String.format(Locale.ROOT,
+        "`%s`, %s, %s s: %,d keys of %d bytes loaded before measuring, %d clients, redis-benchmark requests per test %,d at P1 and %,d "
+            + "at deeper pipelines, %s; Cellar %s, %s; %s cores (%s), load average %s at the start.",
+        commandLine(), machine.get("date"), machine.get("duration_s"), settings.keyspace(), settings.valueSize(), settings.clients(),
+        settings.requestsP1(), settings.requests(), settings.rounds() == 1 ? "one round" : "medians of " + settings.rounds() + " rounds",
+        machine.get("cellar_commit"), machine.get("redis_version"), machine.get("cores"), machine.get("cpu"),
+        String.valueOf(machine.get("load_average_start")).split(" ")[0]);
+    String table = MarkdownReport.render(heading, settings, placements, results, verdicts);
+    System.out.print(table);
+    Path json = jsonPath(tools);
+    if (json != null) {
+      Files.createDirectories(json.toAbsolutePath().getParent());
+      Map<String, Object> config = new LinkedHashMap<>(settings.describe());
+      config.put("command", commandLine());
+      Files.writeString(json, JsonReport.render(machine, config, results, verdicts), StandardCharsets.UTF_8);
+      log.println("wrote " + json);
+    }
+    if (markdown != null) {
+      Files.writeString(markdown, MarkdownSection.replace(Files.readString(markdown), table), StandardCharsets.UTF_8);
+      log.println("wrote the report into " + markdown);
+    }
+  }
+
+  private Settings settings() {
+    try {
+      List<Durability> durabilities = modes.stream().map(Durability::parse).distinct().toList();
+      List<String> testNames = tests.stream().map(t -> t.trim().toLowerCase(Locale.ROOT)).distinct().toList();
+      for (String test : testNames) {
+        if (!test.equals("set") && !test.equals("get")) {
+          throw new IllegalArgumentException("unknown test '" + test + "': expected set or get");
+        }
+      }
+      positive("--requests", requests);
+      positive("--requests-p1", requestsP1);
+      positive("--repeat", repeat);
+      positive("--keyspace", keyspace);
+      positive("--clients", clients);
+      positive("--strace-requests", straceRequests);
+      if (serverCpu == clientCpu || Runtime.getRuntime().availableProcessors() < 2) {
+        throw new IllegalArgumentException("pinning needs two distinct cores (--server-cpu " + serverCpu + ", --client-cpu " + clientCpu
+            + ", " + Runtime.getRuntime().availableProcessors() + " available)");
+      }
+      return new Settings(keyspace, valueSize, clients, testNames, pipelines, requests, requestsP1, Math.max(0, warmup), repeat,
+          durabilities, strace, straceRequests, stracePipelines, rss, unpinned);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), e.getMessage());
+    }
+  }
+
+  /** How this run was invoked, for the report, without the options that name local paths. */
+  private String commandLine() {
+    List<String> args = spec.commandLine().getParseResult() == null ? List.of() : spec.commandLine().getParseResult().originalArgs();
+    if (!args.isEmpty() && args.getFirst().equals(spec.name())) {
+      args = args.subList(1, args.size()); // run as a subcommand of bench, picocli keeps the whole line
+    }
+    StringBuilder line = new StringBuilder("./cellar bench server");
+    for (int i = 0; i < args.size(); i++) {
+      String name = args.get(i).split("=", 2)[0];
+      if (WHERE_OPTIONS.contains(name)) {
+        i += args.get(i).contains("=") || name.equals("--keep-data") ? 0 : 1;
+      } else {
+        line.append(' ').append(args.get(i));
+      }
+    }
+    return line.toString();
+  }
+
+  /** Fails now, not after the run, if the report cannot go where {@code --markdown} says. */
+  private void checkMarkdownTarget() {
+    if (markdown == null) {
+      return;
+    }
+    try {
+      MarkdownSection.check(Files.readString(markdown));
+    } catch (IOException e) {
+      throw new ParameterException(spec.commandLine(), "--markdown " + markdown + ": cannot read it: " + e);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), "--markdown " + markdown + ": " + e.getMessage());
+    }
+  }
+
+  private static void positive(String option, long value) {
+    if (value <= 0) {
+      throw new IllegalArgumentException(option + " must be positive, got " + value);
+    }
+  }
+
+  private Tools tools() {
+    try {
+      return Tools.locate(cellarScript != null ? cellarScript : Tools.defaultCellarScript(), strace);
+    } catch (IllegalStateException e) {
+      throw new ParameterException(spec.commandLine(), e.getMessage());
+    }
+  }
+
+  private Path jsonPath(Tools tools) {
+    if ("-".equals(out)) {
+      return null;
+    }
+    if (out != null) {
+      return Path.of(out);
+    }
+    return tools.repositoryRoot().resolve("docs/benchmarks/server-" + LocalDate.now(ZoneOffset.UTC) + ".json");
+  }
+
+
+
+
+}

@@ -1,0 +1,150 @@
+package dev.cellar.bench.server;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One running server under test: started in the foreground, ready once it answers PING, stopped
+ * by {@link #close()} the way its kind is told to stop (and killed if it does not within {@link
+ * #STOP_TIMEOUT}).
+ *
+ * <p>Owned by the benchmark's main thread; {@link #close()} may also run on the shutdown hook's
+ * thread, hence synchronized.
+ */
+final class ServerProcess implements AutoCloseable {
+  static final Duration STOP_TIMEOUT = Duration.ofSeconds(120);
+  private static final Duration CALL_TIMEOUT = Duration.ofSeconds(30);
+
+  private final ServerKind kind;
+  private final Process process;
+  private final int port;
+  private final Path log;
+  private final ChildProcesses children;
+  private boolean closed;
+
+  private ServerProcess(ServerKind kind, Process process, int port, Path log, ChildProcesses children) {
+    this.kind = kind;
+    this.process = process;
+    this.port = port;
+    this.log = log;
+    this.children = children;
+  }
+
+  /**
+   * Starts the server with its output in {@code log} and returns once it answers PING.
+   *
+   * @throws IOException if it exits first, does not answer within {@code readyTimeout}, or is not
+   *     the program its kind expects (a launcher that forks instead of exec-ing)
+   */
+  static ServerProcess start(
+      ServerKind kind, Tools tools, List<String> command, int port, Path log, ChildProcesses children, Duration readyTimeout)
+      throws IOException, InterruptedException {
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    ServerProcess server = new ServerProcess(kind, process, port, log, children);
+    try {
+      children.add(server);
+      server.awaitPong(readyTimeout);
+      server.checkProgram(tools);
+      return server;
+    } catch (IOException | InterruptedException | RuntimeException e) {
+      server.close();
+      throw e;
+    }
+  }
+
+  private void awaitPong(Duration timeout) throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      if (!process.isAlive()) {
+        throw new IOException(kind.id() + " exited with status " + process.exitValue()
+            + " before answering PING; its output:\n" + logTail());
+      }
+      try (RespClient client = RespClient.connect(port, Duration.ofSeconds(2))) {
+        if ("PONG".equals(client.call("PING"))) {
+          return;
+        }
+      } catch (IOException notYet) {
+        // not listening yet, or still loading
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IOException(kind.id() + " did not answer PING on port " + port + " within "
+            + timeout.toSeconds() + " s; its output:\n" + logTail());
+      }
+      Thread.sleep(50);
+    }
+  }
+
+  private void checkProgram(Tools tools) throws IOException {
+    String running = process.info().command().orElse("");
+    if (!running.isEmpty() && !kind.isServerProgram(Path.of(running), tools)) {
+      throw new IOException("expected pid " + pid() + " to run " + kind.id() + " but it runs " + running
+          + ": the launcher must exec the server, or strace and /proc readings measure the wrong process");
+    }
+  }
+
+  ServerKind kind() {
+    return kind;
+  }
+
+  Process process() {
+    return process;
+  }
+
+  long pid() {
+    return process.pid();
+  }
+
+  int port() {
+    return port;
+  }
+
+  RespClient connect() throws IOException {
+    return RespClient.connect(port, CALL_TIMEOUT);
+  }
+
+  /** Resident memory now, from {@code /proc/<pid>/status}. */
+  ResidentMemory residentMemory() throws IOException {
+    return ResidentMemory.parse(Files.readString(Path.of("/proc", Long.toString(pid()), "status")));
+  }
+
+  /** User plus system CPU time of all the server's threads so far. */
+  Duration cpuTime() {
+    return process.info().totalCpuDuration().orElse(Duration.ZERO);
+  }
+
+  /** The end of the server's output, for error messages. */
+  String logTail() {
+    try {
+      List<String> lines = Files.readAllLines(log);
+      return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
+    } catch (IOException e) {
+      return "(cannot read " + log + ": " + e + ")";
+    }
+  }
+
+  /** Stops the server: politely, then by SIGKILL after {@link #STOP_TIMEOUT}. Idempotent. */
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    try {
+      if (process.isAlive()) {
+        kind.requestStop(this);
+        if (!process.waitFor(STOP_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+          process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+      }
+    } catch (InterruptedException e) {
+      process.destroyForcibly();
+      Thread.currentThread().interrupt();
+    } finally {
+      children.finished(this);
+    }
+  }
+}

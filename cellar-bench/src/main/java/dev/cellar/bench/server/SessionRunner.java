@@ -1,0 +1,131 @@
+package dev.cellar.bench.server;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+
+/**
+ * One server's session at one durability level and placement: start it on a fresh directory, load
+ * the key space, warm up, run every measured workload, optionally read its memory and count its
+ * syscalls, stop it. Each session starts from nothing, so no run inherits another's data, log
+ * or JIT profile.
+ *
+ * <p>Warm-up: both servers get the same untimed requests ({@code --warmup} per test at pipeline
+ * 16) after the load. Redis has nothing to warm but its caches; for the JVM it means the measured
+ * runs time compiled code, which is how a long-running server runs.
+ */
+final class SessionRunner {
+  /** A first start may build the project ({@code ./cellar} builds when sources changed). */
+  private static final Duration READY_TIMEOUT = Duration.ofMinutes(10);
+
+  private final Tools tools;
+  private final ChildProcesses children;
+  private final Settings settings;
+  private final PrintStream log;
+  private final long startNanos = System.nanoTime();
+
+  SessionRunner(Tools tools, ChildProcesses children, Settings settings, PrintStream log) {
+    this.tools = tools;
+    this.children = children;
+    this.settings = settings;
+    this.log = log;
+  }
+
+  /** What this session measures besides throughput. */
+  record Extras(boolean memory, boolean syscalls) {}
+
+  void run(Path sessionDir, ServerKind kind, Durability durability, Placement placement, int round, Extras extras, Results results)
+      throws IOException, InterruptedException {
+    Path data = Files.createDirectories(sessionDir.resolve("data"));
+    int port = freePort();
+    String name = String.format(Locale.ROOT, "round %d, %s, %s, %s", round, placement.id(), durability.id(), kind.id());
+    progress("%s: starting on port %d", name, port);
+    try (ServerProcess server = ServerProcess.start(kind, tools, kind.command(tools, durability, placement, port, data), port,
+        sessionDir.resolve("server.log"), children, READY_TIMEOUT)) {
+      new KeyLoader(tools, children, sessionDir).load(server, placement, settings.keyspace(), settings.valueSize());
+      progress("%s: loaded %,d keys", name, settings.keyspace());
+      if (extras.memory()) {
+        results.add(memory(server, round));
+      }
+      RedisBenchmarkRunner benchmark = new RedisBenchmarkRunner(tools, children, sessionDir);
+      for (String test : settings.tests()) {
+        if (settings.warmup() > 0) {
+          benchmark.run(port, placement, settings.warmup(test));
+        }
+      }
+      for (int pipeline : settings.pipelines()) {
+        for (String test : settings.tests()) {
+          Results.Run run = measure(server, benchmark, placement, durability, round, settings.measured(test, pipeline));
+          results.add(run);
+          progress("%s: %s P%d %s ops/s, p50 %s ms, p99 %s ms, server CPU %s", name, test.toUpperCase(Locale.ROOT), pipeline,
+              Format.rate(run.row().opsPerSecond()), Format.millis(run.row().p50Ms()), Format.millis(run.row().p99Ms()),
+              Format.percent(run.serverCpuShare()));
+        }
+      }
+      if (extras.syscalls()) {
+        traceSyscalls(server, benchmark, new SyscallTracer(tools, children, sessionDir), placement, name, results);
+      }
+    }
+  }
+
+  private Results.Run measure(ServerProcess server, RedisBenchmarkRunner benchmark, Placement placement, Durability durability,
+      int round, Workload workload) throws IOException, InterruptedException {
+    Duration cpuBefore = server.cpuTime();
+    long begin = System.nanoTime();
+    RedisBenchmarkCsv.Row row = benchmark.run(server.port(), placement, workload);
+    double wall = (System.nanoTime() - begin) / 1e9;
+    double cpu = server.cpuTime().minus(cpuBefore).toNanos() / 1e9;
+    return new Results.Run(placement.id(), durability, server.kind(), round, workload, row, cpu / wall);
+  }
+
+  private void traceSyscalls(ServerProcess server, RedisBenchmarkRunner benchmark, SyscallTracer tracer, Placement placement,
+      String name, Results results) throws IOException, InterruptedException {
+    for (int pipeline : settings.stracePipelines()) {
+      for (String test : settings.tests()) {
+        Workload workload = settings.traced(test, pipeline);
+        StraceSummary summary = tracer.trace(server, placement, () -> benchmark.run(server.port(), placement, workload));
+        Results.SyscallRun run = new Results.SyscallRun(server.kind(), workload, summary);
+        results.add(run);
+        progress("%s: %s P%d %.3f syscalls per op (%s)", name, test.toUpperCase(Locale.ROOT), pipeline, run.perOperation(),
+            MarkdownReport.top(run));
+      }
+    }
+  }
+
+  private static Results.MemoryRun memory(ServerProcess server, int round) throws IOException {
+    ResidentMemory resident = server.residentMemory();
+    if (server.kind() != ServerKind.REDIS) {
+      return new Results.MemoryRun(server.kind(), round, resident, null, null);
+    }
+    try (RespClient client = server.connect()) {
+      String info = client.call("INFO", "memory");
+      return new Results.MemoryRun(server.kind(), round, resident, infoField(info, "used_memory_rss"), infoField(info, "used_memory"));
+    }
+  }
+
+  /** A numeric {@code name:value} line of INFO output. */
+  static Long infoField(String info, String name) {
+    for (String line : info.split("\r?\n")) {
+      if (line.startsWith(name + ":")) {
+        return Long.parseLong(line.substring(name.length() + 1).trim());
+      }
+    }
+    return null;
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return socket.getLocalPort();
+    }
+  }
+
+  private void progress(String format, Object... args) {
+    long seconds = (System.nanoTime() - startNanos) / 1_000_000_000L;
+    log.printf(Locale.ROOT, "[%02d:%02d] %s%n", seconds / 60, seconds % 60, String.format(Locale.ROOT, format, args));
+  }
+}
