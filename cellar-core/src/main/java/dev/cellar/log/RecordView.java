@@ -180,9 +180,21 @@ public final class RecordView {
 
   /** Records up to this size are checksummed on a heap copy; see {@link Crc32c#masked(byte[], int, int)}. */
   private static final long COPY_TO_CHECK = 64 << 10;
+  /** Small enough to keep per thread (virtual threads included), large enough for typical records. */
+  private static final int SCRATCH_BYTES = 4096;
+  private static final ThreadLocal<byte[]> CHECK_SCRATCH = ThreadLocal.withInitial(() -> new byte[SCRATCH_BYTES]);
 
   /** Whether the stored CRC matches the record's bytes. Call only after a successful parse. */
   public boolean checksumValid() {
+    if (length <= SCRATCH_BYTES) {
+      // A per-thread scratch array, not a new one per read: a server thread checks a record on
+      // every GET, and this copy was the largest allocation of the GET path. The check calls no
+      // user code, so the scratch cannot be reentered.
+      byte[] scratch = CHECK_SCRATCH.get();
+      MemorySegment.copy(log, ValueLayout.JAVA_BYTE, offset, scratch, 0, (int) length);
+      int stored = (int) STORED_CRC.get(scratch, RecordDescriptor.CRC_OFFSET);
+      return stored == Crc32c.masked(scratch, RecordDescriptor.TYPE_OFFSET, (int) length - RecordDescriptor.TYPE_OFFSET);
+    }
     if (length <= COPY_TO_CHECK) {
       return checksumValid(copy());
     }
