@@ -145,15 +145,14 @@ final class ConnectionCommands {
 
   static void client(Session s, Request r, ReplyWriter out) {
     String sub = r.string(1).toLowerCase(java.util.Locale.ROOT);
-    int argc = r.argc();
     switch (sub) {
       case "setname" -> {
-        requireArgs(argc == 3, sub);
+        ServerCommands.requireArity(r, "client", sub, 3);
         s.name(checkName(r.string(2)));
         out.ok();
       }
       case "getname" -> {
-        requireArgs(argc == 2, sub);
+        ServerCommands.requireArity(r, "client", sub, 2);
         if (s.name().isEmpty()) {
           out.nullBulk();
         } else {
@@ -161,35 +160,33 @@ final class ConnectionCommands {
         }
       }
       case "id" -> {
-        requireArgs(argc == 2, sub);
+        ServerCommands.requireArity(r, "client", sub, 2);
         out.integer(s.id());
       }
-      case "list" -> {
-        StringBuilder text = new StringBuilder();
-        for (Session other : s.server().clients().all()) {
-          text.append(describe(other)).append('\n');
-        }
-        out.verbatim(text.toString());
-      }
+      case "list" -> clientList(s, r, out);
       case "info" -> {
-        requireArgs(argc == 2, sub);
+        ServerCommands.requireArity(r, "client", sub, 2);
         out.verbatim(describe(s) + "\n");
       }
       case "setinfo" -> {
         // Client libraries announce their name and version (Jedis, Lettuce, redis-py do).
-        requireArgs(argc == 4, sub);
+        ServerCommands.requireArity(r, "client", sub, 4);
         if (!r.is(2, "lib-name") && !r.is(2, "lib-ver")) {
           throw new CommandError("ERR Unrecognized option '" + r.string(2) + "'");
+        }
+        if (!isPrintableWord(r.string(3))) {
+          throw new CommandError("ERR " + r.string(2) + " cannot contain spaces, newlines or special characters.");
         }
         out.ok();
       }
       case "help" -> {
+        ServerCommands.requireArity(r, "client", sub, 2);
         String[] lines = {
           "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
           "GETNAME", "    Return the name of the current connection.",
           "ID", "    Return the ID of the current connection.",
           "INFO", "    Return information about the current client connection.",
-          "LIST", "    Return information about client connections.",
+          "LIST [TYPE (NORMAL|MASTER|REPLICA|PUBSUB)] [ID <id> [<id> ...]]", "    Return information about client connections.",
           "SETINFO <option> <value>", "    Set client meta attr. Options are: LIB-NAME, LIB-VER.",
           "SETNAME <name>", "    Assign the name <name> to the current connection.",
           "HELP", "    Print this help."
@@ -203,20 +200,53 @@ final class ConnectionCommands {
     }
   }
 
-  static void requireArgs(boolean ok, String sub) {
-    if (!ok) {
-      throw new CommandError("ERR unknown subcommand or wrong number of arguments for '" + sub + "'. Try CLIENT HELP.");
+  /** {@code CLIENT LIST [TYPE type] [ID id ...]}: every connection here is of type normal. */
+  private static void clientList(Session s, Request r, ReplyWriter out) {
+    int argc = r.argc();
+    java.util.function.Predicate<Session> wanted = other -> true;
+    if (argc == 4 && r.is(2, "type")) {
+      String type = r.string(3).toLowerCase(java.util.Locale.ROOT);
+      if (!java.util.List.of("normal", "master", "replica", "slave", "pubsub").contains(type)) {
+        throw new CommandError("ERR Unknown client type '" + r.string(3) + "'");
+      }
+      wanted = other -> type.equals("normal");
+    } else if (argc > 3 && r.is(2, "id")) {
+      java.util.Set<Long> ids = new java.util.HashSet<>();
+      for (int i = 3; i < argc; i++) {
+        if (!r.isLong(i)) {
+          throw new CommandError("ERR Invalid client ID");
+        }
+        ids.add(r.longValue(i));
+      }
+      wanted = other -> ids.contains(other.id());
+    } else if (argc != 2) {
+      throw CommandError.SYNTAX;
     }
+    StringBuilder text = new StringBuilder();
+    for (Session other : s.server().clients().all()) {
+      if (wanted.test(other)) {
+        text.append(describe(other)).append('\n');
+      }
+    }
+    out.verbatim(text.toString());
   }
 
   private static String checkName(String name) {
-    for (int i = 0; i < name.length(); i++) {
-      char c = name.charAt(i);
-      if (c < '!' || c > '~') {
-        throw new CommandError("ERR Client names cannot contain spaces, newlines or special characters.");
-      }
+    if (!isPrintableWord(name)) {
+      throw new CommandError("ERR Client names cannot contain spaces, newlines or special characters.");
     }
     return name;
+  }
+
+  /** Only printable ASCII other than space, as Redis requires of client names and library info. */
+  private static boolean isPrintableWord(String text) {
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c < '!' || c > '~') {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** One {@code CLIENT LIST} line, with Redis's field names (those that apply here). */

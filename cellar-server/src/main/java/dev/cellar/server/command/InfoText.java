@@ -27,7 +27,12 @@ final class InfoText {
     StringBuilder b = new StringBuilder();
     CellarStats stats = server.store().stats();
     for (String section : sections) {
+      // Redis separates sections with an empty line; the last one ends without.
       int before = b.length();
+      if (before > 0) {
+        b.append("\r\n");
+      }
+      int start = b.length();
       switch (section) {
         case "server" -> server(server, b);
         case "clients" -> clients(server, b);
@@ -40,8 +45,8 @@ final class InfoText {
         case "keyspace" -> keyspace(stats, b);
         default -> { }
       }
-      if (b.length() > before) {
-        b.append("\r\n");
+      if (b.length() == start) {
+        b.setLength(before); // an unknown section adds nothing, not even the separator
       }
     }
     return b.toString();

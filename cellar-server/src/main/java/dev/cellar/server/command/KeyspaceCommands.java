@@ -108,9 +108,7 @@ final class KeyspaceCommands {
   private static final int E_LT = 8;
 
   static void expire(Session s, Request r, ReplyWriter out, long unitMillis, boolean relative, String command) {
-    if (!r.isLong(2)) {
-      throw CommandError.NOT_INTEGER;
-    }
+    // Redis reads the options before the time, so a bad option is reported before a bad number.
     int flags = 0;
     for (int i = 3; i < r.argc(); i++) {
       if (r.is(i, "nx")) {
@@ -130,6 +128,9 @@ final class KeyspaceCommands {
     }
     if ((flags & E_GT) != 0 && (flags & E_LT) != 0) {
       throw new CommandError("ERR GT and LT options at the same time are not compatible");
+    }
+    if (!r.isLong(2)) {
+      throw CommandError.NOT_INTEGER;
     }
     long n = r.longValue(2);
     long expireAt;
@@ -174,7 +175,8 @@ final class KeyspaceCommands {
     } else if (expireAt == Cellar.NO_EXPIRY) {
       out.integer(-1);
     } else {
-      out.integer(expireAt / unitMillis);
+      // Redis rounds to the nearest second, as TTL does: (ms + 500) / 1000, without overflowing.
+      out.integer(unitMillis == 1 ? expireAt : expireAt / 1000 + (expireAt % 1000 >= 500 ? 1 : 0));
     }
   }
 

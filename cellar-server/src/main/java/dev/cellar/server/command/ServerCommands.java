@@ -34,22 +34,25 @@ final class ServerCommands {
   static void command(Session s, Request r, ReplyWriter out) {
     CommandTable table = s.server().commands();
     if (r.argc() == 1) {
-      List<CommandSpec> all = new ArrayList<>(table.all());
-      out.array(all.size());
-      for (CommandSpec spec : all) {
-        describe(out, spec);
-      }
+      describeAll(out, table);
       return;
     }
     String sub = r.string(1).toLowerCase(Locale.ROOT);
     switch (sub) {
-      case "count" -> out.integer(table.size());
+      case "count" -> {
+        requireArity(r, "command", sub, 2);
+        out.integer(table.size());
+      }
       case "info" -> {
+        if (r.argc() == 2) {
+          describeAll(out, table); // no names: every command, as COMMAND answers
+          return;
+        }
         out.array(r.argc() - 2);
         for (int i = 2; i < r.argc(); i++) {
           CommandSpec spec = table.get(r.string(i));
           if (spec == null) {
-            out.nullArray();
+            out.nullBulk(); // Redis 7: a null bulk (RESP3: null), not a null array
           } else {
             describe(out, spec);
           }
@@ -80,19 +83,17 @@ final class ServerCommands {
         }
       }
       case "getkeys" -> {
-        if (r.argc() < 3) {
-          throw new CommandError("ERR Invalid arguments specified for COMMAND GETKEYS");
-        }
+        requireArity(r, "command", sub, -4);
         CommandSpec spec = table.get(r.string(2));
         if (spec == null) {
           throw new CommandError("ERR Invalid command specified");
         }
         int argc = r.argc() - 2;
-        if (!spec.arityAccepts(argc)) {
-          throw new CommandError("ERR Invalid number of arguments specified for command");
-        }
         if (spec.firstKey() == 0) {
           throw new CommandError("ERR The command has no key arguments");
+        }
+        if (!spec.arityAccepts(argc)) {
+          throw new CommandError("ERR Invalid number of arguments specified for command");
         }
         int last = spec.lastKey() < 0 ? argc + spec.lastKey() : spec.lastKey();
         List<Integer> positions = new ArrayList<>();
@@ -105,6 +106,14 @@ final class ServerCommands {
         }
       }
       default -> throw new CommandError("ERR unknown subcommand '" + r.string(1) + "'. Try COMMAND HELP.");
+    }
+  }
+
+  private static void describeAll(ReplyWriter out, CommandTable table) {
+    List<CommandSpec> all = new ArrayList<>(table.all());
+    out.array(all.size());
+    for (CommandSpec spec : all) {
+      describe(out, spec);
     }
   }
 
@@ -142,13 +151,19 @@ final class ServerCommands {
     String sub = r.string(1).toLowerCase(Locale.ROOT);
     switch (sub) {
       case "get" -> {
-        if (r.argc() < 3) {
-          throw new CommandError("ERR unknown subcommand or wrong number of arguments for 'get'. Try CONFIG HELP.");
-        }
+        requireArity(r, "config", sub, -3);
         Map<String, String> values = new java.util.LinkedHashMap<>();
         for (int i = 2; i < r.argc(); i++) {
-          values.putAll(s.server().config().matching(r.string(i)));
+          String name = r.string(i);
+          Map<String, String> found = s.server().config().matching(name);
+          if (isGlob(name) || found.size() != 1) {
+            values.putAll(found);
+          } else {
+            values.put(name, found.values().iterator().next()); // a plain name comes back as asked
+          }
         }
+        // Port 0 asks for any free port: report the one actually bound.
+        values.replaceAll((name, value) -> name.equalsIgnoreCase("port") ? Integer.toString(s.server().control().port()) : value);
         out.map(values.size());
         values.forEach((name, value) -> {
           out.bulk(name);
@@ -156,8 +171,9 @@ final class ServerCommands {
         });
       }
       case "set" -> {
-        if (r.argc() < 4 || r.argc() % 2 != 0) {
-          throw new CommandError("ERR unknown subcommand or wrong number of arguments for 'set'. Try CONFIG HELP.");
+        requireArity(r, "config", sub, -4);
+        if (r.argc() % 2 != 0) {
+          throw CommandError.SYNTAX;
         }
         for (int i = 2; i < r.argc(); i += 2) {
           String name = r.string(i);
@@ -175,10 +191,26 @@ final class ServerCommands {
         out.ok();
       }
       case "resetstat" -> {
+        requireArity(r, "config", sub, 2);
         s.server().stats().reset();
         out.ok();
       }
       default -> throw new CommandError("ERR unknown subcommand '" + r.string(1) + "'. Try CONFIG HELP.");
+    }
+  }
+
+  private static boolean isGlob(String name) {
+    return name.indexOf('*') >= 0 || name.indexOf('?') >= 0 || name.indexOf('[') >= 0;
+  }
+
+  /**
+   * Redis 7 checks a subcommand's arity like a command's and names it {@code container|sub};
+   * {@code arity} counts the container and the subcommand, negative meaning "at least".
+   */
+  static void requireArity(Request r, String container, String sub, int arity) {
+    int argc = r.argc();
+    if (arity >= 0 ? argc != arity : argc < -arity) {
+      throw CommandError.arity(container + "|" + sub);
     }
   }
 
@@ -212,13 +244,28 @@ final class ServerCommands {
   }
 
   static void shutdown(Session s, Request r, ReplyWriter out) {
+    boolean abort = false;
+    boolean save = false;
+    boolean noSave = false;
+    boolean otherFlags = false;
     for (int i = 1; i < r.argc(); i++) {
-      if (!(r.is(i, "nosave") || r.is(i, "save") || r.is(i, "now") || r.is(i, "force") || r.is(i, "abort"))) {
+      if (r.is(i, "abort")) {
+        abort = true;
+      } else if (r.is(i, "nosave")) {
+        noSave = true;
+      } else if (r.is(i, "save")) {
+        save = true;
+      } else if (r.is(i, "now") || r.is(i, "force")) {
+        otherFlags = true;
+      } else {
         throw CommandError.SYNTAX;
       }
-      if (r.is(i, "abort")) {
-        throw new CommandError("ERR No shutdown in progress.");
-      }
+    }
+    if ((abort && (save || noSave || otherFlags)) || (save && noSave)) {
+      throw CommandError.SYNTAX;
+    }
+    if (abort) {
+      throw new CommandError("ERR No shutdown in progress."); // shutting down never waits here
     }
     // Like Redis, no reply on success: the connection just closes once the server has saved.
     s.closeAfterReply();

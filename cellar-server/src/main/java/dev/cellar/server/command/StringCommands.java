@@ -71,9 +71,8 @@ final class StringCommands {
       return;
     }
     int flags = 0;
-    long expireAt = Cellar.NO_EXPIRY;
+    int expiryOption = 0; // index of the EX/PX/EXAT/PXAT that counts (the last), 0 for none
     for (int i = 3; i < r.argc(); i++) {
-      boolean hasNext = i + 1 < r.argc();
       if (r.is(i, "nx") && (flags & XX) == 0) {
         flags |= NX;
       } else if (r.is(i, "xx") && (flags & NX) == 0) {
@@ -82,14 +81,15 @@ final class StringCommands {
         flags |= GET;
       } else if (r.is(i, "keepttl") && (flags & EXPIRY) == 0) {
         flags |= KEEPTTL;
-      } else if ((flags & (EXPIRY | KEEPTTL)) == 0 && hasNext && (r.is(i, "ex") || r.is(i, "px") || r.is(i, "exat") || r.is(i, "pxat"))) {
-        expireAt = expiryOption(r, i, "set");
-        flags |= EXPIRY;
+      } else if ((flags & KEEPTTL) == 0 && isExpiryOption(r, i, expiryOption)) {
+        expiryOption = i;
         i++;
+        flags |= EXPIRY;
       } else {
         throw CommandError.SYNTAX;
       }
     }
+    long expireAt = expiryOption == 0 ? Cellar.NO_EXPIRY : expiryOption(r, expiryOption, "set");
     int stripe = stripe(r, 1);
     server.locks().lock(stripe);
     try {
@@ -115,6 +115,18 @@ final class StringCommands {
     } finally {
       server.locks().unlock(stripe);
     }
+  }
+
+  /**
+   * Whether argument {@code i} is an expiry option with a value after it that may follow the one
+   * at {@code previous} (0: none). As in Redis, the same option may repeat (the last one counts),
+   * but two different ones are a syntax error.
+   */
+  static boolean isExpiryOption(Request r, int i, int previous) {
+    if (i + 1 >= r.argc() || !(r.is(i, "ex") || r.is(i, "px") || r.is(i, "exat") || r.is(i, "pxat"))) {
+      return false;
+    }
+    return previous == 0 || r.is(i, r.string(previous).toLowerCase(java.util.Locale.ROOT));
   }
 
   /**
@@ -212,14 +224,15 @@ final class StringCommands {
   }
 
   static void getex(Session s, Request r, ReplyWriter out) {
-    long expireAt = -1; // -1: leave the expiry alone
+    // Redis checks the options' syntax first, but the expiry's value only once it has found the
+    // key: GETEX on a missing key answers nil even for EX 0.
+    int expiryOption = 0; // index of EX/PX/EXAT/PXAT, 0 for none
     boolean persist = false;
     for (int i = 2; i < r.argc(); i++) {
-      boolean hasNext = i + 1 < r.argc();
-      if (expireAt == -1 && !persist && hasNext && (r.is(i, "ex") || r.is(i, "px") || r.is(i, "exat") || r.is(i, "pxat"))) {
-        expireAt = expiryOption(r, i, "getex");
+      if (!persist && isExpiryOption(r, i, expiryOption)) {
+        expiryOption = i;
         i++;
-      } else if (expireAt == -1 && !persist && r.is(i, "persist")) {
+      } else if (expiryOption == 0 && r.is(i, "persist")) {
         persist = true;
       } else {
         throw CommandError.SYNTAX;
@@ -235,8 +248,13 @@ final class StringCommands {
         out.nullBulk();
         return;
       }
-      if (expireAt != -1) {
-        server.store().put(key, MemorySegment.ofArray(current.value()), expireAt);
+      if (expiryOption != 0) {
+        long expireAt = expiryOption(r, expiryOption, "getex");
+        if (expireAt <= Values.now()) {
+          server.store().delete(key); // an expiry in the past deletes, as in Redis
+        } else {
+          server.store().put(key, MemorySegment.ofArray(current.value()), expireAt);
+        }
       } else if (persist && current.expireAt() != Cellar.NO_EXPIRY) {
         server.store().put(key, MemorySegment.ofArray(current.value()), Cellar.NO_EXPIRY);
       }
@@ -444,48 +462,25 @@ final class StringCommands {
   }
 
   static void incrByFloat(Session s, Request r, ReplyWriter out) {
-    BigDecimal delta = parseFloat(r.bytes(2));
     ServerContext server = s.server();
     int stripe = stripe(r, 1);
     server.locks().lock(stripe);
     try {
       MemorySegment key = r.segment(1);
       Values.Current current = Values.current(server.store(), key);
-      BigDecimal value = current == null ? BigDecimal.ZERO : parseFloat(current.value());
-      BigDecimal sum = value.add(delta);
-      String text = format(sum);
+      // Redis's order: the stored value's syntax, the increment's, then infinities and overflow.
+      BigDecimal value = current == null ? BigDecimal.ZERO : LongDouble.parse(current.value());
+      BigDecimal delta = LongDouble.parse(r.bytes(2));
+      BigDecimal sum = value == null || delta == null ? null : LongDouble.round(value.add(delta));
+      if (sum == null) {
+        throw LongDouble.NAN_OR_INFINITY;
+      }
+      String text = LongDouble.format(sum);
       server.store().put(key, MemorySegment.ofArray(text.getBytes(StandardCharsets.US_ASCII)), current == null ? Cellar.NO_EXPIRY : current.expireAt());
       out.bulk(text);
     } finally {
       server.locks().unlock(stripe);
     }
-  }
-
-  /** Redis's float syntax: decimal with optional exponent, no spaces; NaN and infinities refused. */
-  static BigDecimal parseFloat(byte[] bytes) {
-    String text = new String(bytes, StandardCharsets.US_ASCII);
-    if (text.isEmpty() || text.length() > 5000 || Character.isWhitespace(text.charAt(0)) || Character.isWhitespace(text.charAt(text.length() - 1))) {
-      throw CommandError.NOT_FLOAT;
-    }
-    try {
-      BigDecimal d = new BigDecimal(text);
-      if (Math.abs((long) d.scale() - d.precision()) > 4932) { // beyond the long double Redis uses
-        throw CommandError.NOT_FLOAT;
-      }
-      return d;
-    } catch (NumberFormatException e) {
-      throw CommandError.NOT_FLOAT;
-    }
-  }
-
-  /** Plain decimal without trailing zeros (Redis prints long doubles with {@code %.17Lg}). */
-  static String format(BigDecimal d) {
-    BigDecimal rounded = d.round(new java.math.MathContext(17));
-    BigDecimal stripped = rounded.stripTrailingZeros();
-    if (stripped.signum() == 0) {
-      return "0";
-    }
-    return stripped.toPlainString();
   }
 
   static void bulkOrNull(ReplyWriter out, byte[] value) {

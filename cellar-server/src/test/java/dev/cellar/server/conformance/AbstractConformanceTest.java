@@ -1,0 +1,98 @@
+package dev.cellar.server.conformance;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * One {@link TargetServer} per test class, an empty keyspace and a fresh raw connection {@link #c}
+ * per test, and the reply spellings tests compare against. Expectations here are Redis's: every
+ * subclass passes against {@code redis-server} ({@code -Dconformance.target=redis}) as well as
+ * against Cellar, except where a test says why it cannot.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class AbstractConformanceTest {
+  static final String OK = "+OK\r\n";
+  static final String NIL = "$-1\r\n";
+  static final String EMPTY_BULK = "$0\r\n\r\n";
+  static final String SYNTAX = "-ERR syntax error\r\n";
+  static final String NOT_INTEGER = "-ERR value is not an integer or out of range\r\n";
+
+  TargetServer server;
+  RawClient c;
+  private Path dir;
+
+  @BeforeAll
+  void startServer() throws IOException {
+    dir = Files.createTempDirectory("cellar-conformance");
+    server = TargetServer.start(dir);
+  }
+
+  @AfterAll
+  void stopServer() throws IOException {
+    if (server != null) {
+      server.close();
+    }
+    deleteRecursively(dir);
+  }
+
+  @BeforeEach
+  void connect() throws IOException {
+    server.flushAll();
+    c = server.connect();
+  }
+
+  @AfterEach
+  void disconnect() throws IOException {
+    if (c != null) {
+      c.close();
+    }
+  }
+
+  static String bulk(String value) {
+    return "$" + value.length() + "\r\n" + value + "\r\n";
+  }
+
+  static String integer(long value) {
+    return ":" + value + "\r\n";
+  }
+
+  static String error(String text) {
+    return "-" + text + "\r\n";
+  }
+
+  static String simple(String text) {
+    return "+" + text + "\r\n";
+  }
+
+  static String arity(String command) {
+    return error("ERR wrong number of arguments for '" + command + "' command");
+  }
+
+  /** An array of bulk strings, as RESP spells it. */
+  static String array(String... bulks) {
+    StringBuilder b = new StringBuilder("*").append(bulks.length).append("\r\n");
+    for (String s : bulks) {
+      b.append(s == null ? NIL : bulk(s));
+    }
+    return b.toString();
+  }
+
+  static void deleteRecursively(Path root) throws IOException {
+    if (root == null || !Files.exists(root)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(root)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    }
+  }
+}

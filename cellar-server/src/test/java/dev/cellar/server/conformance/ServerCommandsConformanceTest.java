@@ -1,0 +1,197 @@
+package dev.cellar.server.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Server commands: DBSIZE, FLUSHDB/FLUSHALL, TIME, COMMAND (as cluster-aware clients read it),
+ * CONFIG GET/SET, INFO, SAVE/BGSAVE/BGREWRITEAOF and the SHUTDOWN forms that must not shut down.
+ */
+class ServerCommandsConformanceTest extends AbstractConformanceTest {
+
+  @Test
+  void dbsizeAndFlush() throws IOException {
+    assertEquals(integer(0), c.call("DBSIZE"));
+    c.call("MSET", "a", "1", "b", "2", "c", "3");
+    assertEquals(integer(3), c.call("DBSIZE"));
+    assertEquals(OK, c.call("FLUSHDB"));
+    assertEquals(integer(0), c.call("DBSIZE"));
+    c.call("SET", "a", "1");
+    assertEquals(OK, c.call("FLUSHDB", "SYNC"));
+    c.call("SET", "a", "1");
+    assertEquals(OK, c.call("FLUSHALL", "async"));
+    assertEquals(NIL, c.call("GET", "a"));
+    assertEquals(SYNTAX, c.call("FLUSHDB", "foo"));
+    assertEquals(SYNTAX, c.call("FLUSHALL", "SYNC", "ASYNC"));
+    assertEquals(arity("dbsize"), c.call("DBSIZE", "x"));
+  }
+
+  @Test
+  void time() throws IOException {
+    List<?> time = assertInstanceOf(List.class, c.callParsed("TIME"));
+    assertEquals(2, time.size());
+    long seconds = Long.parseLong((String) time.get(0));
+    long micros = Long.parseLong((String) time.get(1));
+    assertTrue(Math.abs(seconds - System.currentTimeMillis() / 1000) <= 5, "TIME seconds " + seconds);
+    assertTrue(micros >= 0 && micros < 1_000_000, "TIME microseconds " + micros);
+  }
+
+  // ------------------------------------------------------------------ COMMAND
+
+  @Test
+  void commandCountMatchesCommand() throws IOException {
+    long count = (Long) c.callParsed("COMMAND", "COUNT");
+    List<?> all = assertInstanceOf(List.class, c.callParsed("COMMAND"));
+    assertEquals(count, all.size());
+    assertTrue(count >= 50, "COMMAND COUNT " + count);
+  }
+
+  @Test
+  void commandInfoDescribesArityFlagsAndKeys() throws IOException {
+    List<?> infos = assertInstanceOf(List.class, c.callParsed("COMMAND", "INFO", "get", "SET", "mset", "nosuch", "ping"));
+    assertCommand(infos.get(0), "get", 2, List.of("readonly", "fast"), 1, 1, 1);
+    assertCommand(infos.get(1), "set", -3, List.of("write", "denyoom"), 1, 1, 1);
+    assertCommand(infos.get(2), "mset", -3, List.of("write", "denyoom"), 1, -1, 2);
+    assertEquals(null, infos.get(3));
+    assertCommand(infos.get(4), "ping", -1, List.of("fast"), 0, 0, 0);
+    assertEquals("*1\r\n$-1\r\n", c.call("COMMAND", "INFO", "nosuch"), "a null bulk, not a null array");
+  }
+
+  private static void assertCommand(Object info, String name, long arity, List<String> someFlags, long first, long last, long step) {
+    List<?> fields = assertInstanceOf(List.class, info, () -> "COMMAND INFO for " + name + ": " + info);
+    assertEquals(name, fields.get(0));
+    assertEquals(arity, fields.get(1), name + " arity");
+    List<?> flags = assertInstanceOf(List.class, fields.get(2));
+    assertTrue(flags.containsAll(someFlags), name + " flags " + flags);
+    assertEquals(List.of(first, last, step), fields.subList(3, 6), name + " key positions");
+  }
+
+  @Test
+  void commandInfoWithoutNamesDescribesEveryCommand() throws IOException {
+    assertEquals(c.callParsed("COMMAND"), c.callParsed("COMMAND", "INFO"));
+  }
+
+  @Test
+  void commandGetkeys() throws IOException {
+    assertEquals(array("a", "b"), c.call("COMMAND", "GETKEYS", "MSET", "a", "1", "b", "2"));
+    assertEquals(array("k"), c.call("COMMAND", "GETKEYS", "SET", "k", "v", "EX", "10"));
+    assertEquals(array("a", "b", "c"), c.call("COMMAND", "GETKEYS", "del", "a", "b", "c"));
+    assertEquals(error("ERR Invalid command specified"), c.call("COMMAND", "GETKEYS", "nosuch", "a"));
+    assertEquals(error("ERR Invalid number of arguments specified for command"), c.call("COMMAND", "GETKEYS", "GET", "a", "b"));
+    assertEquals(error("ERR The command has no key arguments"), c.call("COMMAND", "GETKEYS", "PING", "x"));
+    assertEquals(error("ERR The command has no key arguments"), c.call("COMMAND", "GETKEYS", "ECHO", "a", "b"),
+        "keys are looked for before arity");
+  }
+
+  @Test
+  void commandDocs() throws IOException {
+    List<?> docs = assertInstanceOf(List.class, c.callParsed("COMMAND", "DOCS", "get"));
+    assertEquals("get", docs.get(0));
+    Map<Object, Object> doc = pairs(docs.get(1));
+    assertEquals("string", doc.get("group"));
+    assertInstanceOf(String.class, doc.get("summary"));
+    assertEquals("1.0.0", doc.get("since"));
+    assertEquals("*0\r\n", c.call("COMMAND", "DOCS", "nosuch"));
+  }
+
+  // ------------------------------------------------------------------ CONFIG
+
+  @Test
+  void configGet() throws IOException {
+    assertEquals("*2\r\n$9\r\nmaxmemory\r\n$1\r\n0\r\n", c.call("CONFIG", "GET", "maxmemory"));
+    assertEquals("*2\r\n$9\r\nMAXMEMORY\r\n$1\r\n0\r\n", c.call("CONFIG", "GET", "MAXMEMORY"), "a plain name comes back as asked");
+    assertEquals("*0\r\n", c.call("CONFIG", "GET", "nosuch"));
+    assertEquals(Map.of("maxmemory", "0", "maxmemory-policy", "noeviction"),
+        pairs(c.callParsed("CONFIG", "GET", "maxmemory", "maxmemory-policy")));
+    Map<Object, Object> glob = pairs(c.callParsed("CONFIG", "GET", "maxmemory*"));
+    assertEquals("0", glob.get("maxmemory"));
+    assertEquals("noeviction", glob.get("maxmemory-policy"));
+    assertEquals(Integer.toString(server.port()), pairs(c.callParsed("CONFIG", "GET", "port")).get("port"));
+  }
+
+  @Test
+  void configSet() throws IOException {
+    try {
+      assertEquals(OK, c.call("CONFIG", "SET", "maxmemory-policy", "allkeys-random"));
+      assertEquals("allkeys-random", pairs(c.callParsed("CONFIG", "GET", "maxmemory-policy")).get("maxmemory-policy"));
+      assertEquals(OK, c.call("CONFIG", "SET", "maxmemory", "100mb", "maxmemory-policy", "noeviction"));
+      assertEquals("104857600", pairs(c.callParsed("CONFIG", "GET", "maxmemory")).get("maxmemory"));
+    } finally {
+      c.call("CONFIG", "SET", "maxmemory", "0", "maxmemory-policy", "noeviction");
+    }
+  }
+
+  @Test
+  void configSetErrors() throws IOException {
+    assertEquals(error("ERR Unknown option or number of arguments for CONFIG SET - 'nosuch'"), c.call("CONFIG", "SET", "nosuch", "1"));
+    String failed = c.call("CONFIG", "SET", "maxmemory", "lots");
+    assertTrue(failed.startsWith("-ERR CONFIG SET failed (possibly related to argument 'maxmemory') - "), failed);
+    assertEquals(SYNTAX, c.call("CONFIG", "SET", "maxmemory", "0", "maxmemory-policy"));
+    assertEquals(OK, c.call("CONFIG", "RESETSTAT"));
+    assertEquals("0", pairs(c.callParsed("CONFIG", "GET", "maxmemory")).get("maxmemory"));
+  }
+
+  // ------------------------------------------------------------------ INFO
+
+  @Test
+  void infoSections() throws IOException {
+    String all = (String) c.callParsed("INFO");
+    assertTrue(all.startsWith("# Server\r\n"), all);
+    assertTrue(all.contains("\r\nredis_version:"), all);
+    assertTrue(all.contains("\r\n# Keyspace\r\n"), all);
+    String serverSection = (String) c.callParsed("INFO", "server");
+    assertTrue(serverSection.contains("\r\ntcp_port:" + server.port() + "\r\n"), serverSection);
+    assertFalse(serverSection.contains("# Keyspace"), serverSection);
+    assertEquals(bulk("# Keyspace\r\n"), c.call("INFO", "keyspace"));
+    c.call("MSET", "a", "1", "b", "2");
+    String keyspace = (String) c.callParsed("INFO", "KEYSPACE");
+    assertTrue(keyspace.startsWith("# Keyspace\r\ndb0:keys=2,expires="), keyspace);
+    String two = (String) c.callParsed("INFO", "clients", "keyspace");
+    assertTrue(two.startsWith("# Clients\r\nconnected_clients:"), two);
+    assertTrue(two.contains("\r\n\r\n# Keyspace\r\ndb0:keys=2,"), two);
+    assertFalse(two.contains("# Server"), two);
+  }
+
+  // ------------------------------------------------------------------ persistence and lifecycle
+
+  @Test
+  void saveAndBackgroundSaves() throws Exception {
+    c.call("SET", "k", "v");
+    assertEquals(OK, c.call("SAVE"));
+    assertEquals(simple("Background saving started"), c.call("BGSAVE"));
+    assertEquals(SYNTAX, c.call("BGSAVE", "foo"));
+    String rewrite = c.call("BGREWRITEAOF");
+    assertTrue(rewrite.equals(simple("Background append only file rewriting started"))
+        || rewrite.equals(simple("Background append only file rewriting scheduled")), rewrite);
+    assertEquals(arity("save"), c.call("SAVE", "x"));
+    assertEquals(bulk("v"), c.call("GET", "k"));
+  }
+
+  @Test
+  void shutdownFormsThatDoNotShutDown() throws IOException {
+    assertEquals(error("ERR No shutdown in progress."), c.call("SHUTDOWN", "ABORT"));
+    assertEquals(SYNTAX, c.call("SHUTDOWN", "FOO"));
+    assertEquals(SYNTAX, c.call("SHUTDOWN", "NOSAVE", "ABORT"));
+    assertEquals(SYNTAX, c.call("SHUTDOWN", "SAVE", "NOSAVE"));
+    assertEquals("+PONG\r\n", c.call("PING"));
+  }
+
+  /** A RESP2 flat array of alternating names and values, as a map. */
+  static Map<Object, Object> pairs(Object reply) {
+    List<?> list = assertInstanceOf(List.class, reply, () -> "expected name/value pairs, got " + reply);
+    assertEquals(0, list.size() % 2, "odd number of elements in " + list);
+    Map<Object, Object> map = new HashMap<>();
+    for (int i = 0; i < list.size(); i += 2) {
+      map.put(list.get(i), list.get(i + 1));
+    }
+    return map;
+  }
+}
