@@ -54,7 +54,7 @@ public final class RequestParser {
     }
     int at = lineEnd + 2;
     if (count <= 0) {
-      return at; // "*0" and "*-1" are empty requests, skipped as Redis does
+      return at; // "*0" and negative counts are empty requests, skipped as Redis does
     }
     for (long i = 0; i < count; i++) {
       if (at >= end) {
@@ -88,13 +88,22 @@ public final class RequestParser {
     return at;
   }
 
-  /** A non-negative decimal or -1; {@code Long.MIN_VALUE} when it is not a valid length. */
+  /** A non-negative decimal, -1 for any negative one; {@code Long.MIN_VALUE} when it is not a number. */
   private static long parseLength(byte[] buf, int from, int to) {
     if (from == to || to - from > 18) {
       return Long.MIN_VALUE;
     }
     if (buf[from] == '-') {
-      return to - from == 2 && buf[from + 1] == '1' ? -1 : Long.MIN_VALUE;
+      // Any negative count is an empty request, as in Redis; a negative bulk length is refused.
+      if (to - from < 2) {
+        return Long.MIN_VALUE;
+      }
+      for (int i = from + 1; i < to; i++) {
+        if (buf[i] < '0' || buf[i] > '9') {
+          return Long.MIN_VALUE;
+        }
+      }
+      return -1;
     }
     long value = 0;
     for (int i = from; i < to; i++) {
