@@ -3,6 +3,7 @@ package dev.cellar.checkpoint;
 import static dev.cellar.checkpoint.CheckpointDescriptor.*;
 
 import dev.cellar.IncompatibleFormatException;
+import dev.cellar.index.HashIndex;
 import dev.cellar.io.FileIO;
 import dev.cellar.io.StoreFile;
 import dev.cellar.log.Crc32c;
@@ -77,6 +78,12 @@ public final class CheckpointReader {
         at = offsets[shard] + count * 8;
         if (at > entriesAt) {
           throw new Invalid(path.getFileName() + ": shard " + shard + " slots overlap the segment table");
+        }
+        // The CRC proves the bytes are those written, not that the writer was right: the index
+        // would loop forever on a full table or index out of bounds on a tiny one.
+        String problem = HashIndex.checkSlots(all.asSlice(offsets[shard], count * 8), sizes[shard]);
+        if (problem != null) {
+          throw new Invalid(path.getFileName() + ": shard " + shard + ": " + problem);
         }
       }
       CheckpointImage image =

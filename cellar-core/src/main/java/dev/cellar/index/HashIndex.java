@@ -95,6 +95,33 @@ public final class HashIndex implements AutoCloseable {
     return new HashIndex(keys, table, size);
   }
 
+  /**
+   * Checks slots read from a file against what {@link #copyOf} relies on: at least the minimum
+   * capacity (a smaller table breaks the home-slot arithmetic), no MOVED markers, and exactly
+   * {@code size} occupied slots, fewer than the capacity (probes and shifts stop at an empty slot,
+   * so a full table would never let them end). Returns null if they hold, else what is wrong.
+   */
+  public static String checkSlots(MemorySegment slots, long size) {
+    long capacity = slots.byteSize() / IndexSlotDescriptor.BYTES;
+    if (capacity < MIN_CAPACITY || Long.bitCount(capacity) != 1) {
+      return "index table of " + capacity + " slots; tables have a power of two, at least " + MIN_CAPACITY;
+    }
+    long occupied = 0;
+    for (long i = 0; i < capacity; i++) {
+      long w = slots.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i);
+      if (w == MOVED) {
+        return "slot " + i + " holds a migration marker";
+      }
+      if (w != EMPTY) {
+        occupied++;
+      }
+    }
+    if (occupied != size || occupied >= capacity) {
+      return occupied + " of " + capacity + " slots occupied, but " + size + " keys recorded";
+    }
+    return null;
+  }
+
   /** The location stored for {@code key}, or 0. */
   public long get(long hash, MemorySegment key) {
     long found = find(primary, hash, key);

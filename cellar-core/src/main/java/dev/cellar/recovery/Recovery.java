@@ -102,9 +102,10 @@ public final class Recovery {
         damage(name + " offset 0: " + segment.memory().byteSize() + " bytes unusable: " + problem);
         continue;
       }
-      if (SegmentHeaderDescriptor.id(segment.memory()) != id) {
-        segment.close();
-        damage(name + " offset 16: header names segment " + SegmentHeaderDescriptor.id(segment.memory()));
+      long named = SegmentHeaderDescriptor.id(segment.memory());
+      if (named != id) {
+        segment.close(); // unmaps: read nothing from the segment after this
+        damage(name + " offset 16: header names segment " + named);
         continue;
       }
       segments.put(id, segment);

@@ -10,12 +10,15 @@ import java.util.List;
 
 /**
  * A {@link FileIO} over the real file system that can pretend the disk is full (block
- * reservations and writes fail with ENOSPC) or that fsync fails. Toggle the switches from a test.
+ * reservations and writes fail with ENOSPC), that fsync fails, or that fsync is free (for fuzz
+ * targets that open thousands of stores and test anything but durability). Toggle the switches
+ * from a test.
  */
 public final class FaultInjectingFileIO implements FileIO {
   private final FileIO real = FileIO.platform();
   public volatile boolean diskFull;
   public volatile boolean fsyncFails;
+  public volatile boolean fsyncSkipped;
 
   @Override
   public StoreFile open(Path path, boolean create) throws IOException {
@@ -42,7 +45,9 @@ public final class FaultInjectingFileIO implements FileIO {
 
   @Override
   public void syncDirectory(Path directory) throws IOException {
-    real.syncDirectory(directory);
+    if (!fsyncSkipped) {
+      real.syncDirectory(directory);
+    }
   }
 
   @Override
@@ -103,7 +108,9 @@ public final class FaultInjectingFileIO implements FileIO {
       if (fsyncFails) {
         throw new IOException("Input/output error (injected fsync failure)");
       }
-      file.force();
+      if (!fsyncSkipped) {
+        file.force();
+      }
     }
 
     @Override

@@ -4,6 +4,11 @@ package dev.cellar.server.config;
  * Redis's glob ({@code stringmatchlen}): {@code * ? [abc] [^a] [a-z]} and {@code \} escapes, over
  * bytes. Used by {@code KEYS}, {@code SCAN MATCH} and {@code CONFIG GET}. Iterative, with one
  * backtrack point per star, so a hostile pattern costs O(pattern x string), not exponential.
+ *
+ * <p>Where Redis's answer is an accident of C it is not copied: bytes compare unsigned (Redis's
+ * ranges over bytes above 0x7f depend on the platform's {@code char}), and {@code *} matches the
+ * empty string (Redis's loop never starts on one; keys here are never empty). GlobFuzzTest holds
+ * the reference semantics.
  */
 public final class Glob {
   private Glob() {}
@@ -67,7 +72,9 @@ public final class Glob {
       if (p[i] == '\\' && i + 1 < pTo) {
         match |= p[i + 1] == c;
         i += 2;
-      } else if (i + 2 < pTo && p[i + 1] == '-' && p[i + 2] != ']') {
+      } else if (i + 2 < pTo && p[i + 1] == '-') {
+        // As in Redis, a range's end is taken as it stands, even ']': "[a-]" does not close.
+        // Bytes compare unsigned (Redis compares chars: signed on x86, unsigned on ARM).
         int lo = p[i] & 0xff;
         int hi = p[i + 2] & 0xff;
         if (lo > hi) {

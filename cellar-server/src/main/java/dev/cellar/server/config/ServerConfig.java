@@ -4,6 +4,7 @@ import dev.cellar.Fsync;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -54,8 +55,10 @@ public final class ServerConfig {
 
   public ServerConfig() {
     define("port", false, () -> Integer.toString(port), v -> port = intIn("port", v, 0, 65535));
-    define("bind", false, () -> bind, v -> bind = v.trim().split("\\s+")[0]);
-    define("dir", false, () -> dir.toString(), v -> dir = Path.of(v));
+    // The first word, with words split where trim() cuts (every char up to a space), so that the
+    // address reported can be set back unchanged.
+    define("bind", false, () -> bind, v -> bind = v.trim().split("[\\x00-\\x20]+")[0]);
+    define("dir", false, () -> dir.toString(), v -> dir = parsePath("dir", v));
     define("appendfsync", false, () -> fsync.name().toLowerCase(Locale.ROOT), v -> fsync = parseFsync(v));
     define("io-threads", false, () -> Integer.toString(threads), v -> threads = intIn("io-threads", v, 1, 1024));
     define("maxmemory", true, () -> Long.toString(maxMemory), v -> maxMemory = parseBytes("maxmemory", v));
@@ -233,6 +236,14 @@ public final class ServerConfig {
       return Math.multiplyExact(n, unit);
     } catch (NumberFormatException | ArithmeticException e) {
       throw new ConfigException("argument '" + v + "' for '" + name + "' is not a size (such as 100mb or 1gb)");
+    }
+  }
+
+  private static Path parsePath(String name, String v) {
+    try {
+      return Path.of(v);
+    } catch (InvalidPathException e) {
+      throw new ConfigException("argument '" + v + "' for '" + name + "' is not a path: " + e.getReason());
     }
   }
 

@@ -136,10 +136,12 @@ public final class RequestParser {
         break;
       }
     }
+    // The limit holds for the line however it arrives: checked only while the newline is missing,
+    // a long line would be refused when split across reads and accepted when read at once.
+    if (newline < 0 ? end - start > MAX_INLINE : newline - start > MAX_INLINE) {
+      throw new ProtocolException("too big inline request");
+    }
     if (newline < 0) {
-      if (end - start > MAX_INLINE) {
-        throw new ProtocolException("too big inline request");
-      }
       return NEED_MORE;
     }
     int lineEnd = newline > start && buf[newline - 1] == '\r' ? newline - 1 : newline;
