@@ -31,6 +31,7 @@ public final class CellarOptions {
   private long compactionBytesPerSecond = DEFAULT_COMPACTION_BYTES_PER_SECOND;
   private long expectedKeys = 0;
   private boolean backgroundCompaction = true;
+  private boolean zeroFillLog;
   private boolean salvage = false;
   private boolean verifyChecksumsOnRead = true;
   private FileIO fileIO = FileIO.platform();
@@ -53,6 +54,7 @@ public final class CellarOptions {
     c.compactionBytesPerSecond = compactionBytesPerSecond;
     c.expectedKeys = expectedKeys;
     c.backgroundCompaction = backgroundCompaction;
+    c.zeroFillLog = zeroFillLog;
     c.salvage = salvage;
     c.verifyChecksumsOnRead = verifyChecksumsOnRead;
     c.fileIO = fileIO;
@@ -135,6 +137,23 @@ public final class CellarOptions {
   }
 
   /** Whether the background agent compacts on its own (else only {@link Cellar#compact()}). */
+  /**
+   * Reserve log space ahead of the tail by writing zeros instead of {@code fallocate}. An fsync
+   * after records were written into fallocated (unwritten) blocks must also commit the file
+   * system's conversion of those blocks, a journal transaction; into zero-written blocks it is
+   * data only. Worth it when fsyncs are frequent (a server with {@code appendfsync always}); it
+   * costs writing the log's space twice. Off by default.
+   */
+  public CellarOptions zeroFillLog(boolean enabled) {
+    CellarOptions c = copy();
+    c.zeroFillLog = enabled;
+    return c;
+  }
+
+  public boolean zeroFillLog() {
+    return zeroFillLog;
+  }
+
   public CellarOptions backgroundCompaction(boolean enabled) {
     CellarOptions c = copy();
     c.backgroundCompaction = enabled;

@@ -33,6 +33,20 @@ public interface StoreFile extends Closeable {
    */
   void allocate(long offset, long length) throws IOException;
 
+  /**
+   * Reserves blocks for {@code [offset, offset + length)} by writing zeros: unlike {@link
+   * #allocate}, which leaves unwritten extents that the file system converts (a journal commit)
+   * on the first fsync after they are written, zero-written blocks make later fsyncs of data
+   * written there data-only. Costs one write of the range. Only for ranges not yet holding data.
+   */
+  default void zeroFill(long offset, long length) throws IOException {
+    java.nio.ByteBuffer zeros = java.nio.ByteBuffer.allocateDirect(1 << 20);
+    for (long at = offset; at < offset + length; at += zeros.capacity()) {
+      zeros.clear().limit((int) Math.min(zeros.capacity(), offset + length - at));
+      write(zeros, at);
+    }
+  }
+
   /** Sets the file's length. */
   void truncate(long length) throws IOException;
 

@@ -155,6 +155,11 @@ public final class Segment implements AutoCloseable {
     file.allocate(from, to - from);
   }
 
+  /** Reserves {@code [from, to)} by writing zeros there (see {@link StoreFile#zeroFill}). */
+  public void zeroFill(long from, long to) throws IOException {
+    file.zeroFill(from, to - from);
+  }
+
   /** Flushes this segment's data to stable storage. */
   public void force() throws IOException {
     file.force();

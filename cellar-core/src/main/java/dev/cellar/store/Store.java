@@ -194,6 +194,7 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
     segmentIds.set(recovery.maxSegmentId());
     long maxSeq = recovery.maxSeq();
     log = new LogWriter(io, directory, segments, segmentIds, options.segmentBytes(), maxSeq + 1, System::currentTimeMillis);
+    log.zeroFill(options.zeroFillLog());
     commit = new GroupCommit(log, this, maxSeq);
     log.start(resumableTail());
     if (recoveryReport.replayedRecords() > 0 || !recoveryReport.notes().isEmpty()) {
