@@ -53,6 +53,9 @@ final class Compactor {
   private final List<Segment> outputs = new ArrayList<>();
   private Segment output;
   private long outputTail;
+  /** End of the blocks reserved in {@code output}; at least {@link #outputTail}. */
+  private long outputReserved;
+  private static final long RESERVE_CHUNK = 4L << 20;
   private long processedSinceSleep;
   private long throttleStart = System.nanoTime();
 
@@ -232,7 +235,7 @@ final class Compactor {
 
   private void ensureOutput(long length) throws IOException {
     if (output != null && outputTail + length <= options.segmentBytes()) {
-      output.reserve(outputTail, outputTail + length);
+      reserveOutput(length);
       return;
     }
     long id = segmentIds.incrementAndGet();
@@ -241,7 +244,22 @@ final class Compactor {
         Segment.create(io, temp, id, SegmentHeaderDescriptor.KIND_COMPACTED, options.segmentBytes(), System.currentTimeMillis());
     outputs.add(output);
     outputTail = SegmentHeaderDescriptor.LENGTH;
-    output.reserve(outputTail, outputTail + length);
+    outputReserved = outputTail;
+    reserveOutput(length);
+  }
+
+  /**
+   * Keeps blocks reserved ahead of the output's tail, a chunk at a time: a reservation is a
+   * system call or two (posix_fallocate opens the file by path), far too many per copied record.
+   * Sealing truncates the file to its length, which gives back the unused rest.
+   */
+  private void reserveOutput(long length) throws IOException {
+    if (outputTail + length <= outputReserved) {
+      return;
+    }
+    long target = Math.min(options.segmentBytes(), Math.max(outputTail + length, outputReserved) + RESERVE_CHUNK);
+    output.reserve(outputReserved, target);
+    outputReserved = target;
   }
 
   private void publishOutputs() throws IOException {
