@@ -3,8 +3,6 @@ package dev.cellar.server.command;
 import dev.cellar.CellarStats;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
@@ -85,7 +83,7 @@ final class InfoText {
 
   private static void memory(ServerContext server, CellarStats stats, StringBuilder b) {
     long used = server.memory().used();
-    long rss = residentBytes();
+    long rss = dev.cellar.server.metrics.ProcessMemory.residentBytes();
     var heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
     b.append("# Memory\r\n")
         .append("used_memory:").append(used).append("\r\n")
@@ -99,16 +97,6 @@ final class InfoText {
         .append("maxmemory:").append(server.config().maxMemory()).append("\r\n")
         .append("maxmemory_human:").append(human(server.config().maxMemory())).append("\r\n")
         .append("maxmemory_policy:").append(server.config().evictionPolicy().name().toLowerCase().replace('_', '-')).append("\r\n");
-  }
-
-  /** Resident set size from /proc (0 where there is none). */
-  static long residentBytes() {
-    try {
-      String[] statm = Files.readString(Path.of("/proc/self/statm")).trim().split("\\s+");
-      return Long.parseLong(statm[1]) * 4096;
-    } catch (IOException | RuntimeException e) {
-      return 0;
-    }
   }
 
   private static void persistence(ServerContext server, CellarStats stats, StringBuilder b) {

@@ -1,11 +1,9 @@
 package dev.cellar.server.command;
 
-import dev.cellar.CellarStats;
 import dev.cellar.Cursor;
 import dev.cellar.server.config.ConfigException;
 import dev.cellar.server.resp.ReplyWriter;
 import dev.cellar.server.resp.Request;
-import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -304,18 +302,5 @@ final class ServerCommands {
     out.array(2);
     out.bulk(Long.toString(now.getEpochSecond()));
     out.bulk(Long.toString(now.getNano() / 1000));
-  }
-
-  /** Process-wide numbers INFO reports. */
-  static long pid() {
-    return ProcessHandle.current().pid();
-  }
-
-  static CellarStats stats(ServerContext server) {
-    return server.store().stats();
-  }
-
-  static long heapUsed() {
-    return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
   }
 }
