@@ -91,7 +91,8 @@ final class PemReader {
       }
       case "ENCRYPTED PRIVATE KEY" -> decode(setting, file, decrypt(setting, file, der, passphrase));
       case "RSA PRIVATE KEY", "EC PRIVATE KEY", "DSA PRIVATE KEY" -> throw new ConfigException(setting + " " + file
-          + " holds a " + type + " (PKCS#1/SEC1, as older openssl writes); Cellar reads PKCS#8. Convert it with:"
+          + " holds a PKCS#1/SEC1 key (-----BEGIN " + type + "-----, as older openssl writes); Cellar reads PKCS#8."
+          + " Convert it with:"
           + " openssl pkcs8 -topk8 -nocrypt -in " + file + " -out key.pem (or -v2 aes-256-cbc instead of -nocrypt to"
           + " keep it encrypted, with tls-key-file-pass)");
       case "CERTIFICATE" -> throw new ConfigException(setting + " " + file
