@@ -142,6 +142,20 @@ class TlsTest {
   // ------------------------------------------------------------ refusing
 
   @Test
+  void overMaxclientsTheRefusalArrivesOverTls() throws Exception {
+    try (CellarServer server = start(Map.of("maxclients", "1"))) {
+      SSLContext context = TestCertificates.clientContext(certs.caCert, null, null);
+      var config = DefaultJedisClientConfig.builder().ssl(true).sslSocketFactory(context.getSocketFactory()).build();
+      try (Jedis first = new Jedis(new HostAndPort("127.0.0.1", server.tlsPort()), config)) {
+        assertEquals("PONG", first.ping());
+        ToolRun second = redisCli(server, List.of(), "PING");
+        assertTrue(second.output().contains("max number of clients reached"), second.output());
+        assertEquals("PONG", first.ping());
+      }
+    }
+  }
+
+  @Test
   void plaintextOnTheTlsPortIsDroppedAndTheServerGoesOn() throws Exception {
     try (CellarServer server = start(Map.of("port", "0"))) {
       for (int i = 0; i < 3; i++) {
