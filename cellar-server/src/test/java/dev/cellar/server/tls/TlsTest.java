@@ -155,6 +155,38 @@ class TlsTest {
     }
   }
 
+  /** Replies wait in the TLS handler before encryption; they must count toward the limit all the same. */
+  @Test
+  void aTlsClientThatNeverReadsIsCutOffAtTheOutputLimit() throws Exception {
+    try (CellarServer server = start(Map.of("client-output-buffer-limit", "1mb"))) {
+      SSLContext context = TestCertificates.clientContext(certs.caCert, null, null);
+      var config = DefaultJedisClientConfig.builder().ssl(true).sslSocketFactory(context.getSocketFactory()).build();
+      try (Jedis good = new Jedis(new HostAndPort("127.0.0.1", server.tlsPort()), config)) {
+        good.set("big", "x".repeat(100_000));
+        try (SSLSocket slow = (SSLSocket) context.getSocketFactory().createSocket()) {
+          slow.setReceiveBufferSize(4096);
+          slow.connect(new java.net.InetSocketAddress("127.0.0.1", server.tlsPort()));
+          slow.startHandshake();
+          byte[] get = "*2\r\n$3\r\nGET\r\n$3\r\nbig\r\n".getBytes(StandardCharsets.US_ASCII);
+          try {
+            for (int i = 0; i < 2000; i++) {
+              slow.getOutputStream().write(get); // ~200 MB of replies if all were kept
+            }
+          } catch (IOException e) {
+            // cut off while still sending
+          }
+          assertEquals("PONG", good.ping());
+          long disconnects = 0;
+          for (int attempt = 0; attempt < 200 && disconnects == 0; attempt++) {
+            disconnects = server.context().stats().outputLimitDisconnects.sum();
+            Thread.sleep(50);
+          }
+          assertEquals(1, disconnects, "the client that does not read was not disconnected");
+        }
+      }
+    }
+  }
+
   @Test
   void plaintextOnTheTlsPortIsDroppedAndTheServerGoesOn() throws Exception {
     try (CellarServer server = start(Map.of("port", "0"))) {
