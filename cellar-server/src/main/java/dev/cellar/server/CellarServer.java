@@ -9,6 +9,7 @@ import dev.cellar.server.command.ServerControl;
 import dev.cellar.server.config.ConfigException;
 import dev.cellar.server.config.ServerConfig;
 import dev.cellar.server.net.RespListener;
+import dev.cellar.server.tls.ServerTls;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.concurrent.CountDownLatch;
@@ -40,13 +41,15 @@ public final class CellarServer implements AutoCloseable, ServerControl {
   private CellarServer(ServerConfig config) {
     this.config = config;
     checkProtectedMode(config);
+    // Before the store is opened: a TLS mistake should not cost a recovery, nor touch the data.
+    ServerTls tls = ServerTls.fromConfig(config);
     // Under "always" the engine does not fsync per put: the server's barrier fsyncs once for every
     // connection's batch and holds replies until then (see DurabilityBarrier).
     Fsync engineFsync = config.fsync() == Fsync.ALWAYS ? Fsync.NO : config.fsync();
     this.store = Cellar.open(config.dir(), CellarOptions.defaults().fsync(engineFsync));
     try {
       this.context = new ServerContext(store, config, this);
-      this.listener = RespListener.start(context, new Dispatcher(context));
+      this.listener = RespListener.start(context, new Dispatcher(context), tls);
     } catch (RuntimeException e) {
       store.close();
       throw e;
@@ -87,8 +90,18 @@ public final class CellarServer implements AutoCloseable, ServerControl {
   }
 
   @Override
+  public int tlsPort() {
+    return listener.tlsPort();
+  }
+
+  @Override
   public int httpPort() {
     return listener.httpPort();
+  }
+
+  @Override
+  public int httpsPort() {
+    return listener.httpsPort();
   }
 
   @Override

@@ -40,6 +40,14 @@ public final class ServerCommand implements Callable<Integer> {
   @Option(names = "--client-query-buffer-limit", description = "Largest unparsed input per client (default 64mb).") String queryLimit;
   @Option(names = "--client-output-buffer-limit", description = "Unsent replies at which a client is cut off (default 64mb).") String outputLimit;
   @Option(names = "--transport", description = "auto | io_uring | epoll | nio (default auto).") String transport;
+  @Option(names = "--tls-port", description = "RESP over TLS port (default 0: off); with it, --port 0 turns plaintext RESP off.") String tlsPort;
+  @Option(names = "--https-port", description = "HTTPS port, same certificate as --tls-port (default 0: off).") String httpsPort;
+  @Option(names = "--tls-cert-file", description = "Server certificate (chain), PEM.") String tlsCertFile;
+  @Option(names = "--tls-key-file", description = "Server private key, PEM PKCS#8 (BEGIN PRIVATE KEY).") String tlsKeyFile;
+  @Option(names = "--tls-key-file-pass", description = "Passphrase of an encrypted key file (prefer the config file: flags show in ps).") String tlsKeyFilePass;
+  @Option(names = "--tls-ca-cert-file", description = "CA certificates that sign client certificates, PEM.") String tlsCaCertFile;
+  @Option(names = "--tls-auth-clients", description = "yes | no | optional: client certificates (default yes with a CA, no without).") String tlsAuthClients;
+  @Option(names = "--tls-protocols", description = "TLS versions, space-separated (default \"TLSv1.2 TLSv1.3\").") String tlsProtocols;
 
   @Override
   public Integer call() throws Exception {
@@ -63,6 +71,14 @@ public final class ServerCommand implements Callable<Integer> {
     flags.put("client-query-buffer-limit", queryLimit);
     flags.put("client-output-buffer-limit", outputLimit);
     flags.put("transport", transport);
+    flags.put("tls-port", tlsPort);
+    flags.put("https-port", httpsPort);
+    flags.put("tls-cert-file", tlsCertFile);
+    flags.put("tls-key-file", tlsKeyFile);
+    flags.put("tls-key-file-pass", tlsKeyFilePass);
+    flags.put("tls-ca-cert-file", tlsCaCertFile);
+    flags.put("tls-auth-clients", tlsAuthClients);
+    flags.put("tls-protocols", tlsProtocols);
     flags.forEach((name, value) -> {
       if (value != null) {
         config.set(name, value);
@@ -72,10 +88,22 @@ public final class ServerCommand implements Callable<Integer> {
     Runtime.getRuntime().addShutdownHook(new Thread(server::close, "cellar-sigterm"));
     System.out.println("cellar: serving " + config.dir().toAbsolutePath() + " (appendfsync " + config.fsync().name().toLowerCase()
         + ", " + config.threads() + " threads, " + server.transport() + ")");
-    System.out.println("cellar: RESP on " + config.bind() + ":" + server.port()
-        + (server.httpPort() == 0 ? ", HTTP off" : ", HTTP on http://" + config.bind() + ":" + server.httpPort()));
+    System.out.println("cellar: " + listening(config.bind(), server));
     System.out.flush();
     server.awaitStop();
     return 0;
+  }
+
+  private static String listening(String host, CellarServer server) {
+    StringBuilder s = new StringBuilder();
+    s.append(server.port() == 0 ? "plaintext RESP off" : "RESP on " + host + ":" + server.port());
+    if (server.tlsPort() != 0) {
+      s.append(", RESP over TLS on ").append(host).append(':').append(server.tlsPort());
+    }
+    s.append(server.httpPort() == 0 ? ", HTTP off" : ", HTTP on http://" + host + ":" + server.httpPort());
+    if (server.httpsPort() != 0) {
+      s.append(", HTTPS on https://").append(host).append(':').append(server.httpsPort());
+    }
+    return s.toString();
   }
 }

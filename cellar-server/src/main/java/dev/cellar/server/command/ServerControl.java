@@ -14,7 +14,13 @@ public interface ServerControl {
   /** The network transport in use ({@code io_uring}, {@code epoll} or {@code nio}). */
   String transport();
 
+  /** The plaintext RESP port; 0 when it is off. */
   int port();
 
+  /** The TLS RESP port; 0 when TLS is off. */
+  int tlsPort();
+
   int httpPort();
+
+  int httpsPort();
 }

@@ -18,7 +18,12 @@ import java.util.function.Supplier;
  * The server's settings, under Redis's names so that a Redis user's config file and {@code CONFIG
  * GET/SET} work: {@code port bind dir appendfsync io-threads maxmemory maxmemory-policy requirepass
  * protected-mode maxclients proto-max-bulk-len client-query-buffer-limit
- * client-output-buffer-limit}, plus Cellar's own {@code http-port} and {@code transport}.
+ * client-output-buffer-limit tls-port tls-cert-file tls-key-file tls-key-file-pass tls-ca-cert-file
+ * tls-auth-clients tls-protocols}, plus Cellar's own {@code http-port}, {@code https-port} and
+ * {@code transport}.
+ *
+ * <p>Secrets ({@code requirepass}, {@code tls-key-file-pass}) read back as {@code <redacted>} (or
+ * empty when unset) everywhere a value is shown: {@code CONFIG GET}, {@link #all()}, logs.
  *
  * <p>Settings marked mutable may change at run time ({@code CONFIG SET}); fields are volatile so
  * event loops see a change on their next command.
@@ -48,6 +53,24 @@ public final class ServerConfig {
   private volatile long maxQueryBuffer = 64L << 20;
   private volatile long outputBufferLimit = 64L << 20;
   private volatile String transport = "auto";
+
+  /** {@code tls-auth-clients}: whether a TLS client must present a certificate the CA signed. */
+  public enum TlsAuthClients {
+    YES, NO, OPTIONAL;
+
+    String redisName() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
+  private volatile int tlsPort = 0;
+  private volatile int httpsPort = 0;
+  private volatile Path tlsCertFile;
+  private volatile Path tlsKeyFile;
+  private volatile String tlsKeyFilePass;
+  private volatile Path tlsCaCertFile;
+  private volatile TlsAuthClients tlsAuthClients; // null: yes with a CA, no without
+  private volatile List<String> tlsProtocols = List.of("TLSv1.2", "TLSv1.3");
 
   private final Map<String, Parameter> parameters = new LinkedHashMap<>();
 
@@ -79,6 +102,20 @@ public final class ServerConfig {
     define("appendonly", false, () -> "yes", v -> { });
     define("databases", false, () -> "1", v -> { });
     define("transport", false, () -> transport, v -> transport = parseTransport(v));
+    defineTls();
+  }
+
+  /** Redis's TLS settings (read once at start; see {@code docs/server.md}, "TLS"). */
+  private void defineTls() {
+    define("tls-port", false, () -> Integer.toString(tlsPort), v -> tlsPort = intIn("tls-port", v, 0, 65535));
+    define("https-port", false, () -> Integer.toString(httpsPort), v -> httpsPort = intIn("https-port", v, 0, 65535));
+    define("tls-cert-file", false, () -> pathOrEmpty(tlsCertFile), v -> tlsCertFile = optionalPath("tls-cert-file", v));
+    define("tls-key-file", false, () -> pathOrEmpty(tlsKeyFile), v -> tlsKeyFile = optionalPath("tls-key-file", v));
+    define("tls-key-file-pass", false, () -> tlsKeyFilePass == null ? "" : "<redacted>",
+        v -> tlsKeyFilePass = v.isEmpty() ? null : v);
+    define("tls-ca-cert-file", false, () -> pathOrEmpty(tlsCaCertFile), v -> tlsCaCertFile = optionalPath("tls-ca-cert-file", v));
+    define("tls-auth-clients", false, () -> tlsAuthClients().redisName(), v -> tlsAuthClients = parseAuthClients(v));
+    define("tls-protocols", false, () -> String.join(" ", tlsProtocols), v -> tlsProtocols = parseProtocols(v));
   }
 
   private void define(String name, boolean mutable, Supplier<String> getter, Consumer<String> setter) {
@@ -188,6 +225,23 @@ public final class ServerConfig {
   public long maxQueryBuffer() { return maxQueryBuffer; }
   public long outputBufferLimit() { return outputBufferLimit; }
   public String transport() { return transport; }
+  public int tlsPort() { return tlsPort; }
+  public int httpsPort() { return httpsPort; }
+  public Path tlsCertFile() { return tlsCertFile; }
+  public Path tlsKeyFile() { return tlsKeyFile; }
+  /** The key file's passphrase, or null; never to be printed. */
+  public String tlsKeyFilePass() { return tlsKeyFilePass; }
+  public Path tlsCaCertFile() { return tlsCaCertFile; }
+  public List<String> tlsProtocols() { return tlsProtocols; }
+
+  /** As set, else {@code yes} when a CA is configured and {@code no} when none is. */
+  public TlsAuthClients tlsAuthClients() {
+    TlsAuthClients set = tlsAuthClients;
+    if (set != null) {
+      return set;
+    }
+    return tlsCaCertFile == null ? TlsAuthClients.NO : TlsAuthClients.YES;
+  }
 
   /** Every setting with its value (passwords redacted), for logs and {@code INFO}. */
   public Map<String, String> all() {
@@ -245,6 +299,40 @@ public final class ServerConfig {
     } catch (InvalidPathException e) {
       throw new ConfigException("argument '" + v + "' for '" + name + "' is not a path: " + e.getReason());
     }
+  }
+
+  private static String pathOrEmpty(Path p) {
+    return p == null ? "" : p.toString();
+  }
+
+  private static Path optionalPath(String name, String v) {
+    return v.isBlank() ? null : parsePath(name, v.strip());
+  }
+
+  private static TlsAuthClients parseAuthClients(String v) {
+    return switch (v.trim().toLowerCase(Locale.ROOT)) {
+      case "yes" -> TlsAuthClients.YES;
+      case "no" -> TlsAuthClients.NO;
+      case "optional" -> TlsAuthClients.OPTIONAL;
+      default -> throw new ConfigException("argument '" + v + "' for 'tls-auth-clients' must be yes, no or optional");
+    };
+  }
+
+  /** Space-separated as in Redis ({@code "TLSv1.2 TLSv1.3"}); older protocols are refused. */
+  private static List<String> parseProtocols(String v) {
+    List<String> out = new ArrayList<>();
+    for (String word : v.trim().split("\\s+")) {
+      String protocol = switch (word.toLowerCase(Locale.ROOT)) {
+        case "tlsv1.2" -> "TLSv1.2";
+        case "tlsv1.3" -> "TLSv1.3";
+        default -> throw new ConfigException("argument '" + v + "' for 'tls-protocols' must be TLSv1.2, TLSv1.3 or both"
+            + " (space-separated); '" + word + "' is not supported");
+      };
+      if (!out.contains(protocol)) {
+        out.add(protocol);
+      }
+    }
+    return List.copyOf(out);
   }
 
   private static Fsync parseFsync(String v) {

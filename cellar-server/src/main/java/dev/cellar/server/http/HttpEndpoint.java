@@ -2,6 +2,7 @@ package dev.cellar.server.http;
 
 import dev.cellar.server.command.ServerContext;
 import dev.cellar.server.metrics.ServerMetrics;
+import dev.cellar.server.tls.ServerTls;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -16,10 +17,11 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 
 /**
- * The HTTP interface on {@code http-port}: key-value, scan, info, health and Prometheus metrics
- * (see {@code docs/http.md}).
+ * The HTTP interface on {@code http-port} (and HTTPS on {@code https-port}): key-value, scan, info,
+ * health and Prometheus metrics (see {@code docs/http.md}).
  *
  * <p>Threads. Sockets are served by the RESP listener's event loops (one HTTP connection costs no
  * thread), but requests run on a small pool of HTTP worker threads. An HTTP request can take long:
@@ -31,31 +33,38 @@ import java.util.concurrent.Executors;
  * connections' teardown raced the loops' termination) and virtual threads (unbounded CPU-bound
  * scans).
  *
- * <p>Pipeline: {@link HttpServerCodec} (request line up to 200 KiB, enough for a 64 KiB key
- * percent-encoded whole), {@link BodyAggregator} (body up to {@code proto-max-bulk-len}), then
- * {@link HttpConnection}, which hands requests to the workers.
+ * <p>Pipeline: TLS on the HTTPS port ({@link ServerTls}), {@link HttpServerCodec} (request line up
+ * to 200 KiB, enough for a 64 KiB key percent-encoded whole), {@link BodyAggregator} (body up to
+ * {@code proto-max-bulk-len}), then {@link HttpConnection}, which hands requests to the workers.
  *
  * <p>Metrics are created here, since only HTTP serves them; with HTTP off the command path records
  * no latency at all.
  */
-public final class HttpEndpoint {
+public final class HttpEndpoint implements AutoCloseable {
   private static final int MAX_REQUEST_LINE = 200 * 1024;
   private static final int MAX_HEADERS = 16 * 1024;
   private static final int MAX_WORKERS = 4;
 
-  private HttpEndpoint() {}
+  private final ServerContext server;
+  private final HttpRouter router;
+  private final ExecutorService pool;
+  private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+
+  /** The router, metrics and worker pool, shared by the HTTP and HTTPS ports. */
+  public HttpEndpoint(ServerContext server) {
+    this.server = server;
+    this.router = new HttpRouter(server, new ServerMetrics(server));
+    int workers = Math.clamp(server.config().threads(), 2, MAX_WORKERS);
+    this.pool = Executors.newFixedThreadPool(workers, Thread.ofPlatform().name("cellar-http-", 0).daemon().factory());
+  }
 
   /**
-   * Binds {@code host:port} on {@code loops} and returns the listening channel; closing it stops the
-   * HTTP workers too.
+   * Binds {@code host:port} on {@code loops} and returns the listening channel; with {@code tls}
+   * (HTTPS) each connection's pipeline starts with TLS.
    */
-  public static Channel bind(ServerContext server, EventLoopGroup loops, Class<? extends ServerChannel> channelClass, String host, int port) {
-    HttpRouter router = new HttpRouter(server, new ServerMetrics(server));
-    int workers = Math.clamp(server.config().threads(), 2, MAX_WORKERS);
-    ExecutorService pool = Executors.newFixedThreadPool(workers, Thread.ofPlatform().name("cellar-http-", 0).daemon().factory());
-    ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+  public Channel listen(EventLoopGroup loops, Class<? extends ServerChannel> channelClass, String host, int port, ServerTls tls) {
     try {
-      Channel channel = new ServerBootstrap()
+      return new ServerBootstrap()
           .group(loops)
           .channel(channelClass)
           .option(ChannelOption.SO_BACKLOG, 1024)
@@ -65,6 +74,9 @@ public final class HttpEndpoint {
             @Override
             protected void initChannel(Channel ch) {
               connections.add(ch);
+              if (tls != null) {
+                tls.addTo(ch);
+              }
               ch.pipeline()
                   .addLast(new HttpServerCodec(new HttpDecoderConfig().setMaxInitialLineLength(MAX_REQUEST_LINE).setMaxHeaderSize(MAX_HEADERS)))
                   .addLast(new BodyAggregator(maxBody(server)))
@@ -74,13 +86,20 @@ public final class HttpEndpoint {
           .bind(new InetSocketAddress(host, port))
           .syncUninterruptibly()
           .channel();
-      // Requests in progress finish (their answers go nowhere once the connections are closed).
-      channel.closeFuture().addListener(f -> connections.close().addListener(g -> pool.shutdown()));
-      return channel;
     } catch (RuntimeException e) {
-      pool.shutdown();
-      throw new IllegalStateException("cannot listen for HTTP on " + host + ":" + port + " (" + e.getMessage() + ")", e);
+      throw new IllegalStateException("cannot listen for " + (tls == null ? "HTTP" : "HTTPS") + " on " + host + ":" + port
+          + " (" + e.getMessage() + ")", e);
     }
+  }
+
+  /**
+   * Closes the connections and stops the workers, after the listening channels are closed.
+   * Requests in progress finish (their answers go nowhere once the connections are closed).
+   */
+  @Override
+  public void close() {
+    connections.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+    pool.shutdown();
   }
 
   /** proto-max-bulk-len as the aggregator's int limit, read per connection so CONFIG SET applies to new ones. */

@@ -56,7 +56,9 @@ final class InfoRoute {
     s.put("cellar_version", version == null ? "dev" : version);
     s.put("process_id", ProcessHandle.current().pid());
     s.put("tcp_port", server.control().port());
+    s.put("tls_port", server.control().tlsPort());
     s.put("http_port", server.control().httpPort());
+    s.put("https_port", server.control().httpsPort());
     s.put("transport", server.control().transport());
     s.put("io_threads", server.config().threads());
     s.put("uptime_in_seconds", (System.currentTimeMillis() - server.startMillis()) / 1000);

@@ -8,6 +8,7 @@ import dev.cellar.server.resp.ReplyWriter;
 import dev.cellar.server.resp.Request;
 import dev.cellar.server.resp.RequestParser;
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.util.ArrayDeque;
@@ -38,6 +39,8 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
   private final ReplyWriter out = new ReplyWriter(16 * 1024);
   private Session session;
   private ChannelHandlerContext ctx;
+  /** Over maxclients: the refusal is on its way and input is dropped until the close. */
+  private boolean rejected;
 
   private byte[] in = new byte[INITIAL_INPUT];
   private int inStart;
@@ -63,10 +66,14 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
         String.valueOf(ctx.channel().localAddress()).replaceFirst("^/", ""), out, server);
     if (server.clients().count() >= server.config().maxClients()) {
       server.stats().connectionsRejected.increment();
+      rejected = true;
       out.error("ERR max number of clients reached");
-      writeOut();
-      ctx.flush();
-      ctx.close();
+      ByteBuf bytes = ctx.alloc().ioBuffer(out.size());
+      bytes.writeBytes(out.buffer(), 0, out.size());
+      out.reset();
+      // Closed once written, not at once: over TLS the reply waits for the handshake, which an
+      // immediate close would cut short, and the client would never learn why.
+      ctx.writeAndFlush(bytes).addListener(ChannelFutureListener.CLOSE);
       return;
     }
     server.clients().add(session);
@@ -87,6 +94,10 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
     ByteBuf buf = (ByteBuf) msg;
+    if (rejected) {
+      buf.release();
+      return;
+    }
     try {
       if (!session.closing()) {
         append(buf);
@@ -160,6 +171,9 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
 
   @Override
   public void channelReadComplete(ChannelHandlerContext ctx) {
+    if (rejected) {
+      return;
+    }
     writeOut();
     ctx.flush();
     if (session.closing() && held.isEmpty()) {

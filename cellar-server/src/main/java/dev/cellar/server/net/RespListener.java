@@ -3,7 +3,10 @@ package dev.cellar.server.net;
 import dev.cellar.Fsync;
 import dev.cellar.server.command.Dispatcher;
 import dev.cellar.server.command.ServerContext;
+import dev.cellar.server.config.ServerConfig;
+import dev.cellar.server.http.HttpEndpoint;
 import dev.cellar.server.resp.RequestParser;
+import dev.cellar.server.tls.ServerTls;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -15,64 +18,116 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The listening sockets: RESP on {@code port}, HTTP on {@code http-port}, one event loop per
- * {@code io-threads}, each connection pinned to one loop for its life.
+ * The listening sockets: RESP on {@code port} and, with TLS, on {@code tls-port}; HTTP on {@code
+ * http-port} and HTTPS on {@code https-port}. One event loop per {@code io-threads} serves them all,
+ * each connection pinned to one loop for its life. A TLS port's connections get the plaintext
+ * pipeline behind an {@code SslHandler} ({@link ServerTls}).
+ *
+ * <p>{@code port 0} means "any free port", except when {@code tls-port} is set: then, as in Redis,
+ * it turns plaintext RESP off.
  */
 public final class RespListener implements AutoCloseable {
   private final EventLoopGroup loops;
   private final Transport transport;
   private final Channel resp;
+  private final Channel respTls;
   private final Channel http;
+  private final Channel https;
+  private final HttpEndpoint httpEndpoint;
   private final ChannelGroup clients = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
   private final DurabilityBarrier barrier;
   private final ScheduledFuture<?> memoryRefresh;
 
-  private RespListener(ServerContext server, Dispatcher dispatcher) {
-    var config = server.config();
+  private RespListener(ServerContext server, Dispatcher dispatcher, ServerTls tls) {
+    ServerConfig config = server.config();
     transport = Transport.choose(config.transport());
     loops = new MultiThreadIoEventLoopGroup(config.threads(), Thread.ofPlatform().name("cellar-loop-", 0).factory(), transport.handlers());
     barrier = config.fsync() == Fsync.ALWAYS ? new DurabilityBarrier(server.store()) : null;
+    boolean httpOn = config.httpPort() != 0 || config.httpsPort() != 0;
+    httpEndpoint = httpOn ? new HttpEndpoint(server) : null;
+    List<Channel> bound = new ArrayList<>();
     try {
-      ServerBootstrap bootstrap = new ServerBootstrap()
-          .group(loops)
-          .channel(transport.serverChannel())
-          .option(ChannelOption.SO_BACKLOG, 1024)
-          .option(ChannelOption.SO_REUSEADDR, true)
-          .childOption(ChannelOption.TCP_NODELAY, true)
-          .childOption(ChannelOption.SO_KEEPALIVE, true)
-          .childHandler(new ChannelInitializer<Channel>() {
-            @Override
-            protected void initChannel(Channel ch) {
-              clients.add(ch);
-              ch.pipeline().addLast(new RespConnection(server, dispatcher, new RequestParser(config.maxBulkLength()), barrier));
-            }
-          });
-      resp = bootstrap.bind(new InetSocketAddress(config.bind(), config.port())).syncUninterruptibly().channel();
+      resp = config.port() == 0 && config.tlsPort() != 0 ? null : bound(bound, respChannel(server, dispatcher, config.port(), null));
+      respTls = config.tlsPort() == 0 ? null : bound(bound, respChannel(server, dispatcher, config.tlsPort(), tls));
       http = config.httpPort() == 0 ? null
-          : dev.cellar.server.http.HttpEndpoint.bind(server, loops, transport.serverChannel(), config.bind(), config.httpPort());
+          : bound(bound, httpEndpoint.listen(loops, transport.serverChannel(), config.bind(), config.httpPort(), null));
+      https = config.httpsPort() == 0 ? null
+          : bound(bound, httpEndpoint.listen(loops, transport.serverChannel(), config.bind(), config.httpsPort(), tls));
     } catch (RuntimeException e) {
+      bound.forEach(c -> c.close().syncUninterruptibly());
+      if (httpEndpoint != null) {
+        httpEndpoint.close();
+      }
       loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
       if (barrier != null) {
         barrier.close();
       }
-      throw new IllegalStateException("cannot listen on " + config.bind() + ":" + config.port() + " (" + e.getMessage() + ")", e);
+      throw e;
     }
     memoryRefresh = loops.next().scheduleAtFixedRate(server.memory()::refresh, 100, 100, TimeUnit.MILLISECONDS);
   }
 
-  public static RespListener start(ServerContext server, Dispatcher dispatcher) {
-    return new RespListener(server, dispatcher);
+  private static Channel bound(List<Channel> bound, Channel channel) {
+    bound.add(channel);
+    return channel;
   }
 
+  private Channel respChannel(ServerContext server, Dispatcher dispatcher, int port, ServerTls tls) {
+    ServerConfig config = server.config();
+    ServerBootstrap bootstrap = new ServerBootstrap()
+        .group(loops)
+        .channel(transport.serverChannel())
+        .option(ChannelOption.SO_BACKLOG, 1024)
+        .option(ChannelOption.SO_REUSEADDR, true)
+        .childOption(ChannelOption.TCP_NODELAY, true)
+        .childOption(ChannelOption.SO_KEEPALIVE, true)
+        .childHandler(new ChannelInitializer<Channel>() {
+          @Override
+          protected void initChannel(Channel ch) {
+            clients.add(ch);
+            if (tls != null) {
+              tls.addTo(ch);
+            }
+            ch.pipeline().addLast(new RespConnection(server, dispatcher, new RequestParser(config.maxBulkLength()), barrier));
+          }
+        });
+    try {
+      return bootstrap.bind(new InetSocketAddress(config.bind(), port)).syncUninterruptibly().channel();
+    } catch (RuntimeException e) {
+      throw new IllegalStateException("cannot listen" + (tls == null ? "" : " for TLS") + " on " + config.bind() + ":" + port
+          + " (" + e.getMessage() + ")", e);
+    }
+  }
+
+  /** Starts listening; {@code tls} (null without {@code tls-port} and {@code https-port}) is built and checked already. */
+  public static RespListener start(ServerContext server, Dispatcher dispatcher, ServerTls tls) {
+    return new RespListener(server, dispatcher, tls);
+  }
+
+  /** The plaintext RESP port; 0 when plaintext RESP is off ({@code port 0} with {@code tls-port}). */
   public int port() {
-    return ((InetSocketAddress) resp.localAddress()).getPort();
+    return portOf(resp);
+  }
+
+  public int tlsPort() {
+    return portOf(respTls);
   }
 
   public int httpPort() {
-    return http == null ? 0 : ((InetSocketAddress) http.localAddress()).getPort();
+    return portOf(http);
+  }
+
+  public int httpsPort() {
+    return portOf(https);
+  }
+
+  private static int portOf(Channel channel) {
+    return channel == null ? 0 : ((InetSocketAddress) channel.localAddress()).getPort();
   }
 
   public String transport() {
@@ -83,9 +138,13 @@ public final class RespListener implements AutoCloseable {
   @Override
   public void close() {
     memoryRefresh.cancel(false);
-    resp.close().syncUninterruptibly();
-    if (http != null) {
-      http.close().syncUninterruptibly();
+    for (Channel listening : new Channel[] {resp, respTls, http, https}) {
+      if (listening != null) {
+        listening.close().syncUninterruptibly();
+      }
+    }
+    if (httpEndpoint != null) {
+      httpEndpoint.close();
     }
     if (barrier != null) {
       // Held replies go out only after their fsync: give the barrier its last round first.

@@ -23,7 +23,7 @@ import java.util.concurrent.TimeUnit;
  * {@code python3}): its exit code and everything it printed. Input is written and output read on
  * their own threads, so a program that talks a lot cannot deadlock on a full pipe.
  */
-record ToolRun(int exitCode, String stdout, String stderr) {
+public record ToolRun(int exitCode, String stdout, String stderr) {
   /**
    * Threads of our own rather than the common pool: on one or two cores that pool has a single
    * thread, and three blocking pipe transfers queued on it would wait for each other.
@@ -31,11 +31,11 @@ record ToolRun(int exitCode, String stdout, String stderr) {
   private static final ExecutorService PIPES = Executors.newCachedThreadPool(Thread.ofPlatform().daemon().name("tool-pipe-", 0).factory());
 
   /** Skips the calling test when {@code program} is not on the PATH. */
-  static void assumeInstalled(String program) {
+  public static void assumeInstalled(String program) {
     assumeTrue(onPath(program), program + " is not installed (scripts/install-test-tools.sh installs it)");
   }
 
-  static boolean onPath(String program) {
+  public static boolean onPath(String program) {
     String path = System.getenv("PATH");
     if (path == null) {
       return false;
@@ -48,12 +48,12 @@ record ToolRun(int exitCode, String stdout, String stderr) {
     return false;
   }
 
-  static ToolRun run(List<String> command, byte[] stdin, Duration timeout) {
+  public static ToolRun run(List<String> command, byte[] stdin, Duration timeout) {
     return run(command, stdin, timeout, Map.of());
   }
 
   /** Runs {@code command} with {@code stdin} (may be empty) and extra environment; fails on timeout. */
-  static ToolRun run(List<String> command, byte[] stdin, Duration timeout, Map<String, String> environment) {
+  public static ToolRun run(List<String> command, byte[] stdin, Duration timeout, Map<String, String> environment) {
     try {
       ProcessBuilder builder = new ProcessBuilder(command);
       builder.environment().putAll(environment);
@@ -92,7 +92,7 @@ record ToolRun(int exitCode, String stdout, String stderr) {
   }
 
   /** Everything printed, for failure messages. */
-  String output() {
+  public String output() {
     return "exit " + exitCode + "\n--- stdout\n" + stdout + "--- stderr\n" + stderr;
   }
 }

@@ -71,5 +71,15 @@ final class RouterFixture implements AutoCloseable {
     public int httpPort() {
       return 0;
     }
+
+    @Override
+    public int tlsPort() {
+      return 0;
+    }
+
+    @Override
+    public int httpsPort() {
+      return 0;
+    }
   }
 }

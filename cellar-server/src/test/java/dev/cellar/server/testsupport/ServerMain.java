@@ -7,8 +7,9 @@ import dev.cellar.server.config.ServerConfig;
  * Starts a Cellar server in its own JVM, as {@code cellar server} does (SIGTERM runs {@link
  * CellarServer#close()} through a shutdown hook), for tests that must kill or stop a real process.
  *
- * <p>Arguments are setting names and values in pairs ({@code dir data appendfsync always}); the
- * ports default to 0, and once the server listens it prints {@code port <n>} on a line of its own.
+ * <p>Arguments are setting names and values in pairs ({@code dir data appendfsync always}); the pair
+ * {@code config-file <path>} reads a Redis-style config file at that point, as {@code cellar
+ * server <file>} does. The ports default to 0, and once the server listens it prints {@code port <n>} on a line of its own.
  * It exits when the server stops ({@code SHUTDOWN}, SIGTERM).
  */
 public final class ServerMain {
@@ -20,7 +21,11 @@ public final class ServerMain {
     }
     ServerConfig config = new ServerConfig().set("port", "0").set("http-port", "0");
     for (int i = 0; i < args.length; i += 2) {
-      config.set(args[i], args[i + 1]);
+      if (args[i].equals("config-file")) {
+        config.load(java.nio.file.Path.of(args[i + 1]));
+      } else {
+        config.set(args[i], args[i + 1]);
+      }
     }
     CellarServer server = CellarServer.start(config);
     Runtime.getRuntime().addShutdownHook(new Thread(server::close, "cellar-sigterm"));
