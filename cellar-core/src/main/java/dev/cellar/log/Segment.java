@@ -4,6 +4,7 @@ import dev.cellar.io.FileIO;
 import dev.cellar.io.MemoryAdvice;
 import dev.cellar.io.StoreFile;
 import java.io.IOException;
+import java.io.SyncFailedException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -89,9 +90,13 @@ public final class Segment implements AutoCloseable {
     try {
       file.truncate(0);
       file.allocate(0, Math.min(capacity, SegmentHeaderDescriptor.LENGTH));
+      // Through the file, not the mapping: on a nearly full disk a store into the mapping can fault
+      // (SIGBUS, seen on ext4 even after the block was reserved), while write() reports ENOSPC.
+      ByteBuffer header = ByteBuffer.allocate(SegmentHeaderDescriptor.LENGTH);
+      SegmentHeaderDescriptor.writeOpen(MemorySegment.ofBuffer(header), kind, id, nowMillis);
+      file.write(header, 0);
       MemorySegment memory = file.map(StoreFile.MapKind.READ_WRITE, 0, capacity, arena);
       MemoryAdvice.hugePages(memory);
-      SegmentHeaderDescriptor.writeOpen(memory, kind, id, nowMillis);
       return new Segment(id, kind, path, file, arena, memory, State.ACTIVE, SegmentHeaderDescriptor.LENGTH);
     } catch (IOException | RuntimeException e) {
       arena.close();
@@ -171,16 +176,30 @@ public final class Segment implements AutoCloseable {
    */
   public void seal() throws IOException {
     long length = end;
-    file.force();
+    forceOrReport();
     ByteBuffer header = ByteBuffer.allocate(SegmentHeaderDescriptor.LENGTH);
     MemorySegment h = MemorySegment.ofBuffer(header);
     MemorySegment.copy(memory, 0, h, 0, SegmentHeaderDescriptor.LENGTH);
     long lo = minSeq == Long.MAX_VALUE ? 0 : minSeq;
     SegmentHeaderDescriptor.seal(h, length, lo, maxSeq);
     file.write(header, 0);
-    file.force();
+    forceOrReport();
     file.truncate(length);
     state = State.SEALED;
+  }
+
+  /**
+   * Forces the file, reporting a failure as {@link SyncFailedException}: the caller must not seal
+   * again and trust the next fsync, which would succeed on pages the kernel may have dropped.
+   */
+  private void forceOrReport() throws SyncFailedException {
+    try {
+      file.force();
+    } catch (IOException e) {
+      SyncFailedException failed = new SyncFailedException("fsync of " + path.getFileName() + " failed: " + e.getMessage());
+      failed.initCause(e);
+      throw failed;
+    }
   }
 
   /** Writes {@code bytes} through the file (not the mapping) at {@code offset}; used for repairs. */
