@@ -81,7 +81,8 @@ public final class Segment implements AutoCloseable {
 
   /**
    * Creates a new segment file of {@code capacity} bytes (sparse: blocks are reserved later with
-   * {@link #reserve}), maps it writable and writes its header. The file is not yet durable.
+   * {@link #reserve}), maps it writable and writes its header. The file is not yet durable. On
+   * failure (a full disk) the file is deleted again.
    */
   public static Segment create(FileIO io, Path path, long id, short kind, long capacity, long nowMillis)
       throws IOException {
@@ -101,6 +102,12 @@ public final class Segment implements AutoCloseable {
     } catch (IOException | RuntimeException e) {
       arena.close();
       file.close();
+      // The file is ours and useless; left behind on a full disk it would hold the space it lacked.
+      try {
+        io.delete(path);
+      } catch (IOException suppressed) {
+        e.addSuppressed(suppressed);
+      }
       throw e;
     }
   }

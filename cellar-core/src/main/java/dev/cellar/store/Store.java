@@ -1039,6 +1039,22 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
 
   // ---------------------------------------------------------------- close
 
+  /**
+   * The checkpoint on the way out. Everything is synced by now, so on a full disk it is only an
+   * optimisation lost (the next open replays the log instead): said in the log, not thrown.
+   */
+  private void closingCheckpoint() throws IOException {
+    try {
+      writeCheckpoint(true, true);
+    } catch (IOException e) {
+      if (!DiskFullException.isNoSpace(e)) {
+        throw e;
+      }
+      LOG.log(System.Logger.Level.WARNING, directory + ": closed without a checkpoint, the disk is full ("
+          + e.getMessage() + "); every write is synced, and the next open replays the log");
+    }
+  }
+
   @Override
   public void close() {
     if (closed) {
@@ -1070,7 +1086,7 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
         commit.syncAll();
         sealFullSegments();
         log.active().seal();
-        writeCheckpoint(true, true);
+        closingCheckpoint();
       }
     } catch (IOException | RuntimeException e) {
       failure = new StoreIOException("close of " + directory + " could not sync or checkpoint: " + e.getMessage(), e);

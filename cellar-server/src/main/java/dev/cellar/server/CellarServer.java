@@ -160,7 +160,12 @@ public final class CellarServer implements AutoCloseable, ServerControl {
         Thread.currentThread().interrupt();
       }
       store.close(); // syncs and checkpoints
-      LOG.log(System.Logger.Level.INFO, "stopped; data synced and checkpointed in " + config.dir());
+      if (store instanceof dev.cellar.store.Store engine && engine.writeFailure() != null) {
+        LOG.log(System.Logger.Level.WARNING, "stopped; writes were disabled by a failed fsync, so nothing more was synced;"
+            + " a restart recovers from what is on disk in " + config.dir());
+      } else {
+        LOG.log(System.Logger.Level.INFO, "stopped; data synced and checkpointed in " + config.dir());
+      }
     } finally {
       stopped.countDown();
     }
