@@ -96,8 +96,7 @@ public final class Segment implements AutoCloseable {
       ByteBuffer header = ByteBuffer.allocate(SegmentHeaderDescriptor.LENGTH);
       SegmentHeaderDescriptor.writeOpen(MemorySegment.ofBuffer(header), kind, id, nowMillis);
       file.write(header, 0);
-      MemorySegment memory = file.map(StoreFile.MapKind.READ_WRITE, 0, capacity, arena);
-      MemoryAdvice.hugePages(memory);
+      MemorySegment memory = mapForAppend(file, capacity, arena);
       return new Segment(id, kind, path, file, arena, memory, State.ACTIVE, SegmentHeaderDescriptor.LENGTH);
     } catch (IOException | RuntimeException e) {
       arena.close();
@@ -143,8 +142,7 @@ public final class Segment implements AutoCloseable {
     StoreFile file = io.open(sealed.path, false);
     Arena arena = Arena.ofShared();
     try {
-      MemorySegment memory = file.map(StoreFile.MapKind.READ_WRITE, 0, capacity, arena);
-      MemoryAdvice.hugePages(memory);
+      MemorySegment memory = mapForAppend(file, capacity, arena);
       ByteBuffer header = ByteBuffer.allocate(SegmentHeaderDescriptor.LENGTH);
       MemorySegment h = MemorySegment.ofBuffer(header);
       SegmentHeaderDescriptor.writeOpen(
@@ -160,6 +158,22 @@ public final class Segment implements AutoCloseable {
       file.close();
       throw e;
     }
+  }
+
+  /**
+   * Maps {@code capacity} bytes for appending while leaving the file as long as it was. Mapping
+   * writable grows a shorter file to the mapping's length (a sparse tail of holes); the file
+   * instead grows with each reservation, so it never holds holes past what the writer reserved.
+   * Holes are not free everywhere: reading a hole of a tmpfs file through a mapping allocates
+   * memory, and recovery, which reads an unsealed segment to its end, raised SIGBUS on a tmpfs
+   * that could not hold a whole segment. Appends never touch the mapping past the reservation.
+   */
+  private static MemorySegment mapForAppend(StoreFile file, long capacity, Arena arena) throws IOException {
+    long length = file.size();
+    MemorySegment memory = file.map(StoreFile.MapKind.READ_WRITE, 0, capacity, arena);
+    file.truncate(length);
+    MemoryAdvice.hugePages(memory);
+    return memory;
   }
 
   /** Reserves disk blocks for {@code [from, to)}; see {@link StoreFile#allocate}. */

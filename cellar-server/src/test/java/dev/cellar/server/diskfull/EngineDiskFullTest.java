@@ -88,7 +88,7 @@ class EngineDiskFullTest {
   @ParameterizedTest(name = "segments of {0} bytes")
   @ValueSource(ints = {1 << 20, 8 << 20})
   void fullDiskRefusesWritesLosesNothingAndEverythingResumesWhenSpaceReturns(int segmentBytes) throws Exception {
-    fs = SmallFilesystem.mount(work, 64 << 20);
+    fs = SmallFilesystem.mount(work, 64 << 20, SmallFilesystem.Type.EXT4);
     Path dir = fs.root().resolve("store");
     CellarOptions options = CellarOptions.defaults().fsync(Fsync.ALWAYS).segmentBytes(segmentBytes).maxValueBytes(64 << 10).shards(4)
         .checkpointInterval(Duration.ofMillis(200)).backgroundCompaction(false).compactionGarbageRatio(0.3);

@@ -16,11 +16,21 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A real, small file system to fill up: an ext4 image mounted through a loop device, or, where
- * that fails, a size-limited tmpfs. Mounting needs root (CI runs as root); elsewhere the test is
- * skipped with a message saying so, never passed. {@link #close()} unmounts and removes the image.
+ * A real, small file system to fill up: an ext4 image mounted through a loop device (or, where
+ * that fails, a size-limited tmpfs), or a tmpfs. Mounting needs root (CI runs as root); elsewhere
+ * the test is skipped with a message saying so, never passed. {@link #close()} unmounts and
+ * removes the image.
+ *
+ * <p>Both kinds matter: they fail differently. ext4 reserves blocks for fallocate and reads holes
+ * for free; tmpfs allocates memory for every page faulted in, holes read through a mapping too.
  */
 final class SmallFilesystem implements AutoCloseable {
+  /** Which file system to mount. */
+  enum Type {
+    EXT4,
+    TMPFS
+  }
+
   private final Path mountPoint;
   private final Path image;
   private final String kind;
@@ -32,25 +42,28 @@ final class SmallFilesystem implements AutoCloseable {
   }
 
   /** Mounts a file system of about {@code bytes} under {@code work}, or skips the calling test. */
-  static SmallFilesystem mount(Path work, long bytes) throws IOException, InterruptedException {
+  static SmallFilesystem mount(Path work, long bytes, Type type) throws IOException, InterruptedException {
     assumeTrue(System.getProperty("os.name").startsWith("Linux"), "disk-full tests mount a file system: Linux only");
     Object uid = Files.getAttribute(Path.of("/proc/self"), "unix:uid");
     assumeTrue(Integer.valueOf(0).equals(uid),
         "disk-full tests mount a small file system and need root (CI runs as root); skipped as uid " + uid);
     Path mountPoint = Files.createDirectories(work.resolve("mnt"));
-    Path image = work.resolve("fs.img");
-    try (RandomAccessFile file = new RandomAccessFile(image.toFile(), "rw")) {
-      file.setLength(bytes);
-    }
-    // -m 0: no blocks reserved for root, so "full" is the same for every user.
-    String ext4 = run("mkfs.ext4", "-q", "-F", "-m", "0", image.toString());
-    if (ext4 == null) {
-      ext4 = run("mount", "-o", "loop", image.toString(), mountPoint.toString());
-      if (ext4 == null) {
-        return new SmallFilesystem(mountPoint, image, "ext4 on a loop device");
+    String ext4 = "not tried";
+    if (type == Type.EXT4) {
+      Path image = work.resolve("fs.img");
+      try (RandomAccessFile file = new RandomAccessFile(image.toFile(), "rw")) {
+        file.setLength(bytes);
       }
+      // -m 0: no blocks reserved for root, so "full" is the same for every user.
+      ext4 = run("mkfs.ext4", "-q", "-F", "-m", "0", image.toString());
+      if (ext4 == null) {
+        ext4 = run("mount", "-o", "loop", image.toString(), mountPoint.toString());
+        if (ext4 == null) {
+          return new SmallFilesystem(mountPoint, image, "ext4 on a loop device");
+        }
+      }
+      Files.deleteIfExists(image);
     }
-    Files.deleteIfExists(image);
     String tmpfs = run("mount", "-t", "tmpfs", "-o", "size=" + bytes, "tmpfs", mountPoint.toString());
     if (tmpfs == null) {
       return new SmallFilesystem(mountPoint, null, "tmpfs");
