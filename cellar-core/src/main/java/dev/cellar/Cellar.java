@@ -147,13 +147,28 @@ public interface Cellar extends AutoCloseable {
    */
   <K, V> TypedMap<K, V> map(String name, Codec<K> keyCodec, Codec<V> valueCodec);
 
-  /** Forces every write acknowledged so far to stable storage, whatever the fsync mode. */
+  /**
+   * Forces every write acknowledged so far to stable storage, whatever the fsync mode.
+   *
+   * @throws StoreIOException if the fsync fails; writes are then disabled until the store is
+   *     reopened (docs/durability.md, "When fsync fails")
+   */
   void sync();
 
-  /** Writes an index checkpoint now, so the next open replays little or nothing. */
+  /**
+   * Writes an index checkpoint now, so the next open replays little or nothing.
+   *
+   * @throws DiskFullException if there is no room for it (nothing changes; retry once space is
+   *     freed), or {@link StoreIOException} for another I/O failure
+   */
   void checkpoint();
 
-  /** Runs one compaction pass now, in the calling thread; returns the bytes reclaimed. */
+  /**
+   * Runs one compaction pass now, in the calling thread; returns the bytes reclaimed.
+   *
+   * @throws DiskFullException if there is no room for its output (nothing changes), or {@link
+   *     StoreIOException} for another I/O failure
+   */
   long compact();
 
   /** A snapshot of counters and sizes. */
@@ -162,7 +177,10 @@ public interface Cellar extends AutoCloseable {
   /** What this open found on disk and did about it: checkpoint used, records replayed, damage. */
   dev.cellar.recovery.RecoveryReport recoveryReport();
 
-  /** Syncs, checkpoints and releases the store; idempotent. */
+  /**
+   * Syncs, checkpoints and releases the store; idempotent. On a full disk the checkpoint is skipped
+   * (the next open replays the log); after a failed fsync nothing more is written.
+   */
   @Override
   void close();
 

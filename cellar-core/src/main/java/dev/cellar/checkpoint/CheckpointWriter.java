@@ -54,6 +54,34 @@ public final class CheckpointWriter {
       throws IOException {
     Path target = directory.resolve(fileName(sequence));
     Path temp = directory.resolve(fileName(sequence) + ".tmp");
+    try {
+      writeTemp(io, temp, replayFromSegment, replayFromOffset, nextSeq, segmentsAfterShards, shards);
+      // Every record the snapshot points at must be durable before the checkpoint can be found.
+      beforePublish.run();
+      io.rename(temp, target);
+    } catch (IOException | RuntimeException e) {
+      // A half-written checkpoint is useless, and on a full disk it holds the space that writes
+      // need: remove it now rather than at the next open.
+      try {
+        io.delete(temp);
+      } catch (IOException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e;
+    }
+    io.syncDirectory(directory);
+    return target;
+  }
+
+  private static void writeTemp(
+      FileIO io,
+      Path temp,
+      long replayFromSegment,
+      long replayFromOffset,
+      long nextSeq,
+      java.util.function.Supplier<List<SegmentEntry>> segmentsAfterShards,
+      List<ShardSource> shards)
+      throws IOException {
     try (StoreFile file = io.open(temp, true)) {
       file.truncate(0);
       CRC32C bodyCrc = new CRC32C();
@@ -93,11 +121,6 @@ public final class CheckpointWriter {
       file.write(header.flip(), 0);
       file.force();
     }
-    // Every record the snapshot points at must be durable before the checkpoint can be found.
-    beforePublish.run();
-    io.rename(temp, target);
-    io.syncDirectory(directory);
-    return target;
   }
 
   private static long writeBody(StoreFile file, ByteBuffer bytes, long at, CRC32C crc) throws IOException {

@@ -22,6 +22,8 @@ import java.nio.file.Path;
 final class NativeFileOps {
   private static final int O_RDWR = 2;
   private static final int ENOSPC = 28;
+  /** Linux x86-64 and aarch64: a quota is full, which for the store is the same as a full disk. */
+  private static final int EDQUOT = 122;
 
   private static final MethodHandle OPEN =
       Libc.function(
@@ -52,6 +54,9 @@ final class NativeFileOps {
         int err = (int) POSIX_FALLOCATE.invokeExact(fd, offset, length);
         if (err == ENOSPC) {
           throw new IOException("No space left on device: cannot reserve " + length + " bytes in " + path);
+        }
+        if (err == EDQUOT) {
+          throw new IOException("Disk quota exceeded: cannot reserve " + length + " bytes in " + path);
         }
         if (err != 0) {
           throw new IOException("posix_fallocate failed with errno " + err + " on " + path);

@@ -34,7 +34,8 @@ import java.util.function.LongSupplier;
  * record is complete, so anyone who reads it may rely on every record up to it being in the log.
  */
 public final class LogWriter {
-  private static final long RESERVE_CHUNK = 4L << 20;
+  /** How far ahead of the tail disk blocks are kept reserved. */
+  public static final long RESERVE_CHUNK = 4L << 20;
 
   private final FileIO io;
   private final Path directory;
@@ -145,7 +146,7 @@ public final class LogWriter {
 
   private static RuntimeException ioFailure(IOException e) {
     String message = String.valueOf(e.getMessage());
-    if (message.contains("No space left") || message.contains("ENOSPC") || message.contains("Disk quota")) {
+    if (DiskFullException.isNoSpace(e)) {
       return new DiskFullException("disk full while appending to the log: " + message, e);
     }
     return new StoreIOException("log append failed: " + message, e);
@@ -155,7 +156,7 @@ public final class LogWriter {
   private void roll() throws IOException {
     long id = segmentIds.incrementAndGet();
     Path path = directory.resolve(Segment.fileName(id));
-    Segment next;
+    Segment next = null;
     try {
       next = Segment.create(io, path, id, SegmentHeaderDescriptor.KIND_LOG, segmentBytes, clock.getAsLong());
       // From the header on: the zero-filling fallback of reserve() would erase it otherwise.
@@ -169,8 +170,17 @@ public final class LogWriter {
       next.force();
       io.syncDirectory(directory);
     } catch (IOException e) {
+      // Every write retries the roll while the disk is full: each failed attempt must give back
+      // its file, descriptor and mapping, or a full disk becomes a descriptor leak.
+      if (next != null) {
+        next.close();
+      }
       segmentIds.compareAndSet(id, id - 1);
-      io.delete(path);
+      try {
+        io.delete(path);
+      } catch (IOException suppressed) {
+        e.addSuppressed(suppressed);
+      }
       throw e;
     }
     if (active != null) {

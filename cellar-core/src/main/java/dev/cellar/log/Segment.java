@@ -4,6 +4,7 @@ import dev.cellar.io.FileIO;
 import dev.cellar.io.MemoryAdvice;
 import dev.cellar.io.StoreFile;
 import java.io.IOException;
+import java.io.SyncFailedException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -80,7 +81,8 @@ public final class Segment implements AutoCloseable {
 
   /**
    * Creates a new segment file of {@code capacity} bytes (sparse: blocks are reserved later with
-   * {@link #reserve}), maps it writable and writes its header. The file is not yet durable.
+   * {@link #reserve}), maps it writable and writes its header. The file is not yet durable. On
+   * failure (a full disk) the file is deleted again.
    */
   public static Segment create(FileIO io, Path path, long id, short kind, long capacity, long nowMillis)
       throws IOException {
@@ -89,13 +91,22 @@ public final class Segment implements AutoCloseable {
     try {
       file.truncate(0);
       file.allocate(0, Math.min(capacity, SegmentHeaderDescriptor.LENGTH));
-      MemorySegment memory = file.map(StoreFile.MapKind.READ_WRITE, 0, capacity, arena);
-      MemoryAdvice.hugePages(memory);
-      SegmentHeaderDescriptor.writeOpen(memory, kind, id, nowMillis);
+      // Through the file, not the mapping: on a nearly full disk a store into the mapping can fault
+      // (SIGBUS, seen on ext4 even after the block was reserved), while write() reports ENOSPC.
+      ByteBuffer header = ByteBuffer.allocate(SegmentHeaderDescriptor.LENGTH);
+      SegmentHeaderDescriptor.writeOpen(MemorySegment.ofBuffer(header), kind, id, nowMillis);
+      file.write(header, 0);
+      MemorySegment memory = mapForAppend(file, capacity, arena);
       return new Segment(id, kind, path, file, arena, memory, State.ACTIVE, SegmentHeaderDescriptor.LENGTH);
     } catch (IOException | RuntimeException e) {
       arena.close();
       file.close();
+      // The file is ours and useless; left behind on a full disk it would hold the space it lacked.
+      try {
+        io.delete(path);
+      } catch (IOException suppressed) {
+        e.addSuppressed(suppressed);
+      }
       throw e;
     }
   }
@@ -131,8 +142,7 @@ public final class Segment implements AutoCloseable {
     StoreFile file = io.open(sealed.path, false);
     Arena arena = Arena.ofShared();
     try {
-      MemorySegment memory = file.map(StoreFile.MapKind.READ_WRITE, 0, capacity, arena);
-      MemoryAdvice.hugePages(memory);
+      MemorySegment memory = mapForAppend(file, capacity, arena);
       ByteBuffer header = ByteBuffer.allocate(SegmentHeaderDescriptor.LENGTH);
       MemorySegment h = MemorySegment.ofBuffer(header);
       SegmentHeaderDescriptor.writeOpen(
@@ -148,6 +158,22 @@ public final class Segment implements AutoCloseable {
       file.close();
       throw e;
     }
+  }
+
+  /**
+   * Maps {@code capacity} bytes for appending while leaving the file as long as it was. Mapping
+   * writable grows a shorter file to the mapping's length (a sparse tail of holes); the file
+   * instead grows with each reservation, so it never holds holes past what the writer reserved.
+   * Holes are not free everywhere: reading a hole of a tmpfs file through a mapping allocates
+   * memory, and recovery, which reads an unsealed segment to its end, raised SIGBUS on a tmpfs
+   * that could not hold a whole segment. Appends never touch the mapping past the reservation.
+   */
+  private static MemorySegment mapForAppend(StoreFile file, long capacity, Arena arena) throws IOException {
+    long length = file.size();
+    MemorySegment memory = file.map(StoreFile.MapKind.READ_WRITE, 0, capacity, arena);
+    file.truncate(length);
+    MemoryAdvice.hugePages(memory);
+    return memory;
   }
 
   /** Reserves disk blocks for {@code [from, to)}; see {@link StoreFile#allocate}. */
@@ -171,16 +197,30 @@ public final class Segment implements AutoCloseable {
    */
   public void seal() throws IOException {
     long length = end;
-    file.force();
+    forceOrReport();
     ByteBuffer header = ByteBuffer.allocate(SegmentHeaderDescriptor.LENGTH);
     MemorySegment h = MemorySegment.ofBuffer(header);
     MemorySegment.copy(memory, 0, h, 0, SegmentHeaderDescriptor.LENGTH);
     long lo = minSeq == Long.MAX_VALUE ? 0 : minSeq;
     SegmentHeaderDescriptor.seal(h, length, lo, maxSeq);
     file.write(header, 0);
-    file.force();
+    forceOrReport();
     file.truncate(length);
     state = State.SEALED;
+  }
+
+  /**
+   * Forces the file, reporting a failure as {@link SyncFailedException}: the caller must not seal
+   * again and trust the next fsync, which would succeed on pages the kernel may have dropped.
+   */
+  private void forceOrReport() throws SyncFailedException {
+    try {
+      file.force();
+    } catch (IOException e) {
+      SyncFailedException failed = new SyncFailedException("fsync of " + path.getFileName() + " failed: " + e.getMessage());
+      failed.initCause(e);
+      throw failed;
+    }
   }
 
   /** Writes {@code bytes} through the file (not the mapping) at {@code offset}; used for repairs. */

@@ -26,7 +26,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * before the index points at them; the victims stay on disk, merely obsolete, until a later
  * checkpoint that no longer names them is durable. Recovery deletes an output that no checkpoint
  * names, and full replay without a checkpoint orders records by sequence number, so duplicates are
- * harmless. A kill at any step therefore leaves every acknowledged write readable.
+ * harmless. A kill at any step therefore leaves every acknowledged write readable. A pass that
+ * fails (a full disk, an I/O error) before the index points at its outputs deletes them and leaves
+ * the victims as they were; the maintenance agent retries later.
  *
  * <h2>Readers</h2>
  * Readers are never blocked: each relocation takes the key's shard write lock for one index update,
@@ -88,10 +90,15 @@ final class Compactor {
         return 0;
       }
       long olderThan = lowestSeqOutside(victims);
-      for (Segment victim : victims) {
-        copyLive(victim, olderThan, now);
+      try {
+        for (Segment victim : victims) {
+          copyLive(victim, olderThan, now);
+        }
+        publishOutputs();
+      } catch (IOException | RuntimeException e) {
+        discardOutputs(e);
+        throw e;
       }
-      publishOutputs();
       applyRelocations();
       long before = 0;
       for (Segment victim : victims) {
@@ -273,6 +280,25 @@ final class Compactor {
         segments.add(s);
       }
     }
+  }
+
+  /**
+   * Closes and deletes the outputs of a pass that failed before the index pointed at any of them
+   * (nothing refers to them): a pass that fails for lack of space and is retried must not leave
+   * files holding the very space it lacked, nor their descriptors and mappings.
+   */
+  private void discardOutputs(Exception failure) {
+    for (Segment s : outputs) {
+      s.close();
+      try {
+        io.delete(s.path());
+      } catch (IOException e) {
+        failure.addSuppressed(e);
+      }
+    }
+    outputs.clear();
+    relocations.clear();
+    output = null;
   }
 
   private void applyRelocations() {

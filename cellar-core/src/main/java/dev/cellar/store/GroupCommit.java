@@ -118,6 +118,9 @@ final class GroupCommit {
     } finally {
       lock.lock();
       syncing = false;
+      if (failed == null && failure != null) {
+        failed = failure;
+      }
       if (failed == null) {
         durableSeq = Math.max(durableSeq, covered);
       } else if (failure == null) {
@@ -127,6 +130,23 @@ final class GroupCommit {
     }
     if (failed != null) {
       throw failed;
+    }
+  }
+
+  /**
+   * An fsync of the log outside group commit failed (sealing a segment): every wait from now on
+   * fails, as after a failed fsync here. A leader whose fsync returns after this must not publish
+   * its durable seq either: its fsync may have succeeded only because this one consumed the error.
+   */
+  void fail(IOException cause) {
+    lock.lock();
+    try {
+      if (failure == null) {
+        failure = cause;
+      }
+      synced.signalAll();
+    } finally {
+      lock.unlock();
     }
   }
 

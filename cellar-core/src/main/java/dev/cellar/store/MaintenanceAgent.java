@@ -2,25 +2,37 @@ package dev.cellar.store;
 
 import java.util.concurrent.locks.LockSupport;
 
-import java.io.IOException;
-
 /**
  * The background duty cycle: seal segments the writer has left, write a checkpoint when the
  * interval has passed, and run a throttled compaction pass. One thread owns all three, so they
  * never overlap.
+ *
+ * <p>Failures: each duty backs off and logs on its own ({@link RetryingDuty}), so a full disk that
+ * stops checkpoints does not also delay sealing (which gives space back by truncating segments).
+ * While writes are refused for lack of space, the agent probes once a second for space to return
+ * ({@link Store#probeSpace()}), so the store reports it without waiting for a write. After a
+ * failed fsync nothing more is written at all: the store is read-only until reopened, and any
+ * fsync from here on could report success for pages the kernel has dropped.
  */
 final class MaintenanceAgent implements Runnable {
-  private static final System.Logger LOG = System.getLogger("dev.cellar");
   private static final long IDLE_MILLIS = 100;
+  private static final long PROBE_INTERVAL_NANOS = 1_000_000_000L;
 
   private final Store store;
   private final Thread thread;
+  private final RetryingDuty sealing;
+  private final RetryingDuty checkpointing;
+  private final RetryingDuty compacting;
   private volatile boolean running = true;
   private long lastCheckpoint = System.nanoTime();
+  private long lastProbe = System.nanoTime();
 
   MaintenanceAgent(Store store, String name) {
     this.store = store;
     this.thread = Thread.ofPlatform().daemon().name("cellar-maintenance-" + name).unstarted(this);
+    this.sealing = new RetryingDuty("sealing segments of " + store.directory());
+    this.checkpointing = new RetryingDuty("checkpoint of " + store.directory());
+    this.compacting = new RetryingDuty("compaction of " + store.directory());
   }
 
   void start() {
@@ -30,27 +42,30 @@ final class MaintenanceAgent implements Runnable {
   @Override
   public void run() {
     while (running) {
-      try {
+      if (store.writeFailure() == null) {
         doWork();
-      } catch (IOException | RuntimeException e) {
-        if (!running || store.isClosed()) {
-          return;
-        }
-        LOG.log(System.Logger.Level.WARNING, "background maintenance of " + store.directory() + " failed; will retry", e);
       }
       LockSupport.parkNanos(IDLE_MILLIS * 1_000_000);
     }
   }
 
-  private void doWork() throws IOException {
-    store.sealFullSegments();
+  private void doWork() {
+    sealing.runIfDue(store::sealFullSegments);
     long interval = store.options().checkpointInterval().toNanos();
-    if (interval > 0 && System.nanoTime() - lastCheckpoint >= interval) {
-      store.writeCheckpoint(false, false);
+    if (running && interval > 0 && System.nanoTime() - lastCheckpoint >= interval
+        && checkpointing.runIfDue(() -> store.writeCheckpoint(false, false))) {
       lastCheckpoint = System.nanoTime();
     }
-    if (store.options().backgroundCompaction() && running) {
-      store.compactInBackground();
+    if (running && store.options().backgroundCompaction()) {
+      compacting.runIfDue(store::compactInBackground);
+    }
+    if (running && store.diskFull() != null && System.nanoTime() - lastProbe >= PROBE_INTERVAL_NANOS) {
+      lastProbe = System.nanoTime();
+      try {
+        store.probeSpace();
+      } catch (java.io.IOException | RuntimeException stillFull) {
+        // Expected while the disk is full; the store logged the episode when it began.
+      }
     }
   }
 

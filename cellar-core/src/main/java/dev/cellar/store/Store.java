@@ -6,6 +6,7 @@ import dev.cellar.CellarOptions;
 import dev.cellar.CellarStats;
 import dev.cellar.Codec;
 import dev.cellar.CorruptStoreException;
+import dev.cellar.DiskFullException;
 import dev.cellar.Cursor;
 import dev.cellar.Fsync;
 import dev.cellar.LimitExceededException;
@@ -17,6 +18,7 @@ import dev.cellar.checkpoint.CheckpointImage;
 import dev.cellar.index.HashIndex;
 import dev.cellar.index.KeyHasher;
 import dev.cellar.io.FileIO;
+import dev.cellar.io.StoreFile;
 import dev.cellar.log.LogLocation;
 import dev.cellar.log.LogWriter;
 import dev.cellar.log.RecordDescriptor;
@@ -27,7 +29,7 @@ import dev.cellar.log.SegmentTable;
 import dev.cellar.recovery.Recovery;
 import dev.cellar.recovery.RecoveryReport;
 import java.io.IOException;
-import java.io.UncheckedIOException;
+import java.io.SyncFailedException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
@@ -66,6 +68,15 @@ import java.util.random.RandomGenerator;
  * segments, writes checkpoints and compacts. Checkpoints and compaction exclude each other through
  * {@link #maintenanceLock}; segments compaction replaced are deleted only after a later checkpoint
  * (which no longer names them) is durable and no cursor is open.
+ *
+ * <h2>Write failures</h2>
+ * A failed fsync of the log disables writes for good ({@link #writeFailure()}): the kernel may have
+ * dropped the pages it could not write, so no later fsync can vouch for them (PostgreSQL's
+ * "fsyncgate"); reads go on, and a reopen recovers from what is on disk. A full disk refuses writes
+ * ({@link DiskFullException}, {@link #diskFull()}) from the first one that found no space until a
+ * probe finds space again ({@link #probeSpace()}, run by each refused write and once a second by
+ * the maintenance agent, so the state clears without a write). The log reserves blocks ahead, so a
+ * refused write has written nothing, and every acknowledged one is intact.
  */
 public final class Store implements Cellar, GroupCommit.FailureSink {
   private static final System.Logger LOG = System.getLogger("dev.cellar");
@@ -98,6 +109,13 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
 
   private volatile boolean closed;
   private volatile IOException writeFailure;
+  /** The last write refused for lack of space, until a write or the space probe succeeds. */
+  private volatile DiskFullException diskFull;
+  private volatile long diskFullLoggedNanos = System.nanoTime() - DISK_FULL_LOG_NANOS;
+  /** Serialises probes, which share one scratch file. */
+  private final Object spaceProbe = new Object();
+  private volatile Exception checkpointFailure;
+  private volatile Exception compactionFailure;
   private volatile long checkpointedSeq = -1;
 
   final LongAdder compactions = new LongAdder();
@@ -321,12 +339,16 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
           "value length " + value.byteSize() + " > max " + options.maxValueBytes() + " bytes (maxValueBytes)");
     }
     checkWritable();
+    checkSpace();
     boolean always = options.fsync() == Fsync.ALWAYS;
     if (always) {
       commit.enter();
     }
     try {
       return writeAndCommit(type, key, hash, value, expireAt, always);
+    } catch (DiskFullException e) {
+      noteDiskFull(e);
+      throw e;
     } finally {
       if (always) {
         commit.exit();
@@ -417,9 +439,96 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
     }
   }
 
+  /** An fsync of the log outside group commit failed: as if group commit's had. */
+  private void syncFailed(IOException cause) {
+    writeFailed(cause);
+    commit.fail(cause);
+  }
+
   /** The fsync failure that disabled writes, or null. */
   public IOException writeFailure() {
     return writeFailure;
+  }
+
+  /**
+   * The last write refused for lack of disk space, or null once space has returned (a probe, by a
+   * later write or by the maintenance agent, found some).
+   */
+  public DiskFullException diskFull() {
+    return diskFull;
+  }
+
+  /** Why the last checkpoint attempt failed, or null if it succeeded (or none was tried). */
+  public Exception checkpointFailure() {
+    return checkpointFailure;
+  }
+
+  /** Why the last compaction pass failed, or null if it succeeded (or none was tried). */
+  public Exception compactionFailure() {
+    return compactionFailure;
+  }
+
+  /** Logs the first refusal of a disk-full episode (and at most one a minute while it lasts). */
+  private void noteDiskFull(DiskFullException e) {
+    boolean first = diskFull == null;
+    diskFull = e;
+    long now = System.nanoTime();
+    if (first && now - diskFullLoggedNanos > DISK_FULL_LOG_NANOS) {
+      diskFullLoggedNanos = now;
+      LOG.log(System.Logger.Level.WARNING, directory + ": disk full, writes refused until space returns; reads go on ("
+          + e.getMessage() + ")");
+    }
+  }
+
+  private void spaceReturned() {
+    if (diskFull != null) {
+      diskFull = null;
+      LOG.log(System.Logger.Level.INFO, directory + ": disk space returned; writes accepted again");
+    }
+  }
+
+  /**
+   * Once a write has found the disk full, every write is refused until a probe finds space again,
+   * even one small enough for the blocks still reserved ahead of the log's tail: otherwise small
+   * writes would succeed while large ones fail, and the state that {@code INFO} and health checks
+   * report would flap with each. Each refused write probes (about the system calls the failed
+   * reservation took), so writes resume with the first one after space returns.
+   */
+  private void checkSpace() {
+    DiskFullException full = diskFull;
+    if (full == null) {
+      return;
+    }
+    try {
+      probeSpace();
+    } catch (IOException e) {
+      throw new DiskFullException(full.getMessage(), e);
+    }
+  }
+
+  private static final long DISK_FULL_LOG_NANOS = 60_000_000_000L;
+  static final String SPACE_PROBE = "space-probe.tmp";
+
+  /**
+   * Tells whether space for the log's next reservation has returned: reserves as much in a scratch
+   * file (deleted at once; recovery deletes any {@code .tmp} a crash leaves) and, if that works,
+   * clears {@link #diskFull()}. The log itself is not touched, so a probe cannot disturb appends.
+   *
+   * @throws IOException if there is still no space
+   */
+  void probeSpace() throws IOException {
+    synchronized (spaceProbe) {
+      if (diskFull == null) {
+        return;
+      }
+      Path probe = directory.resolve(SPACE_PROBE);
+      try (StoreFile file = io.open(probe, true)) {
+        file.allocate(0, LogWriter.RESERVE_CHUNK + SegmentHeaderDescriptor.LENGTH);
+      } finally {
+        io.delete(probe);
+      }
+      spaceReturned();
+    }
   }
 
   // ---------------------------------------------------------------- reads
@@ -746,8 +855,16 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
     try {
       writeCheckpoint(true, false);
     } catch (IOException e) {
-      throw new UncheckedIOException("checkpoint of " + directory + " failed", e);
+      throw failure("checkpoint of " + directory + " failed", e);
     }
+  }
+
+  /** An I/O failure as the typed exception a caller can act on. */
+  private static CellarException failure(String what, IOException e) {
+    if (DiskFullException.isNoSpace(e)) {
+      return new DiskFullException(what + ": disk full (" + e.getMessage() + "); retry once space is freed", e);
+    }
+    return new StoreIOException(what + ": " + e.getMessage(), e);
   }
 
   /**
@@ -761,8 +878,14 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
         return;
       }
       List<Segment> deletable = obsoleteSnapshot();
-      new CheckpointTask(this, io, directory, shards, segments, log, locksHeld)
-          .write(checkpointSequence.incrementAndGet());
+      try {
+        new CheckpointTask(this, io, directory, shards, segments, log, locksHeld)
+            .write(checkpointSequence.incrementAndGet());
+      } catch (IOException | RuntimeException e) {
+        checkpointFailure = e;
+        throw e;
+      }
+      checkpointFailure = null;
       checkpointedSeq = seq;
       checkpoints.increment();
       deleteSegments(deletable);
@@ -773,15 +896,26 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
   public long compact() {
     checkOpen();
     try {
-      return new Compactor(this, io, directory, shards, hasher, segments, segmentIds, options, false).runOnce();
+      return runCompaction(false);
     } catch (IOException e) {
-      throw new UncheckedIOException("compaction of " + directory + " failed", e);
+      throw failure("compaction of " + directory + " failed", e);
     }
   }
 
   /** One throttled background compaction pass. */
   long compactInBackground() throws IOException {
-    return new Compactor(this, io, directory, shards, hasher, segments, segmentIds, options, true).runOnce();
+    return runCompaction(true);
+  }
+
+  private long runCompaction(boolean throttled) throws IOException {
+    try {
+      long reclaimed = new Compactor(this, io, directory, shards, hasher, segments, segmentIds, options, throttled).runOnce();
+      compactionFailure = null;
+      return reclaimed;
+    } catch (IOException | RuntimeException e) {
+      compactionFailure = e;
+      throw e;
+    }
   }
 
   void addObsolete(Segment segment) {
@@ -819,12 +953,26 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
     io.syncDirectory(directory);
   }
 
-  /** Seals segments the log writer has moved past (fsync, final header, truncate). */
+  /**
+   * Seals segments the log writer has moved past (fsync, final header, truncate). Their records are
+   * first made durable through group commit, so that a failed fsync of them reaches the writers
+   * waiting on it; a failed fsync in the seal itself disables writes just the same.
+   */
   void sealFullSegments() throws IOException {
     synchronized (maintenanceLock) {
+      boolean synced = false;
       for (Segment s : segments.all()) {
         if (s.state() == Segment.State.FULL) {
-          s.seal();
+          if (!synced) {
+            syncAll();
+            synced = true;
+          }
+          try {
+            s.seal();
+          } catch (SyncFailedException e) {
+            syncFailed(e);
+            throw e;
+          }
           log.sealed(s);
         }
       }
@@ -891,6 +1039,22 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
 
   // ---------------------------------------------------------------- close
 
+  /**
+   * The checkpoint on the way out. Everything is synced by now, so on a full disk it is only an
+   * optimisation lost (the next open replays the log instead): said in the log, not thrown.
+   */
+  private void closingCheckpoint() throws IOException {
+    try {
+      writeCheckpoint(true, true);
+    } catch (IOException e) {
+      if (!DiskFullException.isNoSpace(e)) {
+        throw e;
+      }
+      LOG.log(System.Logger.Level.WARNING, directory + ": closed without a checkpoint, the disk is full ("
+          + e.getMessage() + "); every write is synced, and the next open replays the log");
+    }
+  }
+
   @Override
   public void close() {
     if (closed) {
@@ -922,7 +1086,7 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
         commit.syncAll();
         sealFullSegments();
         log.active().seal();
-        writeCheckpoint(true, true);
+        closingCheckpoint();
       }
     } catch (IOException | RuntimeException e) {
       failure = new StoreIOException("close of " + directory + " could not sync or checkpoint: " + e.getMessage(), e);

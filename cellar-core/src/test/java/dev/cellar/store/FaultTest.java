@@ -74,4 +74,39 @@ class FaultTest {
       reopened.put("c".getBytes(UTF_8), "3".getBytes(UTF_8));
     }
   }
+
+  /**
+   * Under {@code fsync no} no write waits for an fsync, so the first fsync of a full segment is the
+   * one that seals it. Its failure must disable writes as group commit's would: sealing again and
+   * trusting the next fsync could vouch for pages the kernel dropped.
+   */
+  @Test
+  void aFailedFsyncWhileSealingASegmentDisablesWrites() {
+    FaultInjectingFileIO io = new FaultInjectingFileIO();
+    CellarOptions options = CellarOptions.defaults().fsync(Fsync.NO).segmentBytes(1 << 16).maxKeyBytes(64)
+        .maxValueBytes(4 << 10).shards(4).backgroundCompaction(false).fileIO(io);
+    Store db = (Store) Cellar.open(dir, options);
+    try {
+      byte[] value = new byte[1000];
+      for (int round = 0; round < 20 && db.writeFailure() == null; round++) {
+        long segments = db.stats().segments();
+        for (int i = 0; db.stats().segments() == segments; i++) {
+          db.put(("r" + round + "k" + i).getBytes(UTF_8), value); // until the log moves to a new segment
+        }
+        io.fsyncFails = true; // the segment just left is full and, unless the agent was quicker, unsealed
+        try {
+          db.compact(); // seals full segments first
+        } catch (StoreIOException expected) {
+          // the seal's fsync failed
+        }
+        io.fsyncFails = false;
+      }
+      assertNotNull(db.writeFailure(), "no seal ever failed");
+      StoreIOException refused = assertThrows(StoreIOException.class, () -> db.put("after".getBytes(UTF_8), value));
+      assertTrue(refused.getMessage().contains("writes are disabled"), refused.getMessage());
+      assertArrayEquals(value, db.get("r0k0".getBytes(UTF_8)), "reads go on");
+    } finally {
+      db.close();
+    }
+  }
 }

@@ -38,7 +38,7 @@ public final class CellarServer implements AutoCloseable, ServerControl {
   private final AtomicBoolean closed = new AtomicBoolean();
   private final CountDownLatch stopped = new CountDownLatch(1);
 
-  private CellarServer(ServerConfig config) {
+  private CellarServer(ServerConfig config, CellarOptions engine) {
     this.config = config;
     checkProtectedMode(config);
     // Before the store is opened: a TLS mistake should not cost a recovery, nor touch the data.
@@ -46,7 +46,7 @@ public final class CellarServer implements AutoCloseable, ServerControl {
     // Under "always" the engine does not fsync per put: the server's barrier fsyncs once for every
     // connection's batch and holds replies until then (see DurabilityBarrier).
     Fsync engineFsync = config.fsync() == Fsync.ALWAYS ? Fsync.NO : config.fsync();
-    this.store = Cellar.open(config.dir(), CellarOptions.defaults().fsync(engineFsync));
+    this.store = Cellar.open(config.dir(), engine.fsync(engineFsync));
     try {
       this.context = new ServerContext(store, config, this);
       this.listener = RespListener.start(context, new Dispatcher(context), tls);
@@ -58,7 +58,17 @@ public final class CellarServer implements AutoCloseable, ServerControl {
 
   /** Opens the store in {@code config.dir()} and starts listening; fails fast with a clear reason. */
   public static CellarServer start(ServerConfig config) {
-    return new CellarServer(config);
+    return new CellarServer(config, CellarOptions.defaults());
+  }
+
+  /**
+   * As {@link #start(ServerConfig)}, with the store opened from {@code engine}'s options rather
+   * than the defaults: for embedding a server in an application that tunes its engine, and for
+   * tests (a fault-injecting {@code FileIO}, small segments). These are not server settings; the
+   * fsync mode still comes from {@code config}.
+   */
+  public static CellarServer start(ServerConfig config, CellarOptions engine) {
+    return new CellarServer(config, engine);
   }
 
   private static void checkProtectedMode(ServerConfig config) {
@@ -163,7 +173,12 @@ public final class CellarServer implements AutoCloseable, ServerControl {
         Thread.currentThread().interrupt();
       }
       store.close(); // syncs and checkpoints
-      LOG.log(System.Logger.Level.INFO, "stopped; data synced and checkpointed in " + config.dir());
+      if (store instanceof dev.cellar.store.Store engine && engine.writeFailure() != null) {
+        LOG.log(System.Logger.Level.WARNING, "stopped; writes were disabled by a failed fsync, so nothing more was synced;"
+            + " a restart recovers from what is on disk in " + config.dir());
+      } else {
+        LOG.log(System.Logger.Level.INFO, "stopped; data synced and checkpointed in " + config.dir());
+      }
     } finally {
       stopped.countDown();
     }

@@ -22,6 +22,8 @@ public final class CommandStats {
   public final LongAdder keyspaceHits = new LongAdder();
   public final LongAdder keyspaceMisses = new LongAdder();
   public final LongAdder evictedKeys = new LongAdder();
+  /** Replies replaced by an error because the fsync covering them failed (appendfsync always). */
+  public final LongAdder unacknowledgedReplies = new LongAdder();
   public final LongAdder protocolErrors = new LongAdder();
   public final LongAdder outputLimitDisconnects = new LongAdder();
 

@@ -44,15 +44,16 @@ public final class Dispatcher {
       return;
     }
     CommandStats.Counters c = counters.get(spec);
-    if (spec.isDenyOom() && !server.memory().admit()) {
-      c.failed.increment();
-      out.error(OOM);
-      return;
-    }
     long start = System.nanoTime();
-    session.commandStarted(spec, System.currentTimeMillis());
     int mark = out.size();
     try {
+      // Inside the try: eviction deletes keys, and a delete on a full disk fails like any write.
+      if (spec.isDenyOom() && !server.memory().admit()) {
+        c.failed.increment();
+        out.error(OOM);
+        return;
+      }
+      session.commandStarted(spec, System.currentTimeMillis());
       spec.handler().run(session, request, out);
       if (spec.isWrite()) {
         session.wrote();
@@ -73,7 +74,7 @@ public final class Dispatcher {
       case CommandError error -> error.getMessage();
       case LimitExceededException limit -> "ERR " + limit.getMessage();
       case DiskFullException full -> "ERR disk full, write refused (reads go on; writes resume when space is freed): " + full.getMessage();
-      case StoreIOException io -> "ERR " + io.getMessage();
+      case StoreIOException io -> "ERR " + serverWords(io.getMessage());
       case StoreClosedException closed -> "ERR server is shutting down";
       case CorruptStoreException corrupt -> "ERR " + corrupt.getMessage();
       default -> {
@@ -81,6 +82,11 @@ public final class Dispatcher {
         yield "ERR internal error in '" + spec.name() + "': " + e;
       }
     };
+  }
+
+  /** The engine speaks of reopening the store; a server's operator restarts the server. */
+  public static String serverWords(String message) {
+    return message.replace("reopen the store", "restart the server").replace("the store is reopened", "the server is restarted");
   }
 
   /** Redis's text: the name and the first arguments, each cut so the whole stays short. */

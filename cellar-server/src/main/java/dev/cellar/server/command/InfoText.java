@@ -1,6 +1,8 @@
 package dev.cellar.server.command;
 
 import dev.cellar.CellarStats;
+import dev.cellar.DiskFullException;
+import dev.cellar.store.Store;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.util.List;
@@ -101,14 +103,28 @@ final class InfoText {
         .append("maxmemory_policy:").append(server.config().evictionPolicy().name().toLowerCase().replace('_', '-')).append("\r\n");
   }
 
+  /**
+   * Redis's status fields in Redis's meaning: {@code aof_last_write_status} is {@code err} while
+   * writes are refused (a failed fsync, until restart; a full disk, until space returns), {@code
+   * rdb_last_bgsave_status} reports the last checkpoint and {@code aof_last_bgrewrite_status} the
+   * last compaction pass; the {@code cellar_*} fields say why.
+   */
   private static void persistence(ServerContext server, CellarStats stats, StringBuilder b) {
-    IOException failure = server.store() instanceof dev.cellar.store.Store store ? store.writeFailure() : null;
+    Store store = server.store() instanceof Store s ? s : null;
+    IOException failure = store == null ? null : store.writeFailure();
+    DiskFullException full = store == null ? null : store.diskFull();
+    boolean checkpointFailed = store != null && store.checkpointFailure() != null;
+    boolean compactionFailed = store != null && store.compactionFailure() != null;
     b.append("# Persistence\r\n")
         .append("loading:0\r\n")
+        .append("rdb_last_bgsave_status:").append(checkpointFailed ? "err" : "ok").append("\r\n")
         .append("aof_enabled:1\r\n")
         .append("appendfsync:").append(server.config().fsync().name().toLowerCase()).append("\r\n")
-        .append("aof_last_write_status:").append(failure == null ? "ok" : "err").append("\r\n")
-        .append("cellar_write_failure:").append(failure == null ? "" : failure.getMessage().replace('\r', ' ').replace('\n', ' ')).append("\r\n")
+        .append("aof_last_bgrewrite_status:").append(compactionFailed ? "err" : "ok").append("\r\n")
+        .append("aof_last_write_status:").append(failure == null && full == null ? "ok" : "err").append("\r\n")
+        .append("cellar_write_failure:").append(failure == null ? "" : oneLine(failure.getMessage())).append("\r\n")
+        .append("cellar_disk_full:").append(full == null ? 0 : 1).append("\r\n")
+        .append("cellar_disk_full_error:").append(full == null ? "" : oneLine(full.getMessage())).append("\r\n")
         .append("cellar_log_bytes:").append(stats.logBytes()).append("\r\n")
         .append("cellar_garbage_bytes:").append(stats.garbageBytes()).append("\r\n")
         .append("cellar_segments:").append(stats.segments()).append("\r\n")
@@ -116,6 +132,10 @@ final class InfoText {
         .append("cellar_checkpoints:").append(stats.checkpoints()).append("\r\n")
         .append("cellar_compactions:").append(stats.compactions()).append("\r\n")
         .append("cellar_compacted_bytes:").append(stats.compactedBytes()).append("\r\n");
+  }
+
+  private static String oneLine(String text) {
+    return String.valueOf(text).replace('\r', ' ').replace('\n', ' ');
   }
 
   private static void stats(ServerContext server, CellarStats stats, StringBuilder b) {

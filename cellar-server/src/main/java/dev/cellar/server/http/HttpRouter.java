@@ -6,6 +6,7 @@ import dev.cellar.LimitExceededException;
 import dev.cellar.StoreClosedException;
 import dev.cellar.StoreIOException;
 import dev.cellar.server.command.CommandStats;
+import dev.cellar.server.command.Dispatcher;
 import dev.cellar.server.command.ServerContext;
 import dev.cellar.server.metrics.ServerMetrics;
 import java.util.EnumMap;
@@ -138,7 +139,7 @@ final class HttpRouter {
       case LimitExceededException limit -> HttpReply.error(413, "too_large", limit.getMessage());
       case DiskFullException full -> HttpReply.error(507, "disk_full",
           "disk full, write refused (reads go on; writes resume when space is freed): " + full.getMessage());
-      case StoreIOException io -> HttpReply.error(503, "unavailable", io.getMessage());
+      case StoreIOException io -> HttpReply.error(503, "unavailable", Dispatcher.serverWords(io.getMessage()));
       case StoreClosedException closed -> HttpReply.error(503, "unavailable", "the server is shutting down; retry elsewhere or later");
       case CorruptStoreException corrupt -> HttpReply.error(500, "corrupt", corrupt.getMessage());
       default -> {

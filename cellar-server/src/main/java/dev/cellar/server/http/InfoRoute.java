@@ -1,6 +1,7 @@
 package dev.cellar.server.http;
 
 import dev.cellar.CellarStats;
+import dev.cellar.DiskFullException;
 import dev.cellar.server.command.CommandStats;
 import dev.cellar.server.command.ServerContext;
 import dev.cellar.server.config.ServerConfig;
@@ -24,17 +25,26 @@ final class InfoRoute {
     this.server = server;
   }
 
-  /** 200 while writes are accepted; 503 once a failed fsync has disabled them (restart to recover). */
+  /**
+   * 200 while writes are accepted; 503 once a failed fsync has disabled them (restart to recover),
+   * or while the disk is full (it clears by itself once space returns). Reads go on in both cases.
+   */
   HttpReply health() {
     IOException failure = writeFailure();
+    DiskFullException full = server.store() instanceof Store store ? store.diskFull() : null;
     Map<String, Object> document = new LinkedHashMap<>();
-    if (failure == null) {
+    if (failure != null) {
+      document.put("status", "writes_disabled");
+      document.put("message", "writes are disabled since an fsync failed (" + failure.getMessage()
+          + "); reads go on; restart the server once the disk is healthy");
+    } else if (full != null) {
+      document.put("status", "disk_full");
+      document.put("message", "writes are refused for lack of disk space (" + full.getMessage()
+          + "); reads go on; writes resume by themselves once space is freed");
+    } else {
       document.put("status", "ok");
       return HttpReply.json(200, JsonEncoder.encode(document));
     }
-    document.put("status", "writes_disabled");
-    document.put("message", "writes are disabled since an fsync failed (" + failure.getMessage()
-        + "); reads go on; restart the server once the disk is healthy");
     return HttpReply.json(503, JsonEncoder.encode(document));
   }
 
@@ -91,6 +101,11 @@ final class InfoRoute {
     Map<String, Object> s = new LinkedHashMap<>();
     s.put("appendfsync", server.config().fsync().name().toLowerCase(Locale.ROOT));
     s.put("write_failure", failure == null ? null : failure.getMessage());
+    Store store = server.store() instanceof Store st ? st : null;
+    DiskFullException full = store == null ? null : store.diskFull();
+    s.put("disk_full", full == null ? null : full.getMessage());
+    s.put("checkpoint_failure", store == null || store.checkpointFailure() == null ? null : store.checkpointFailure().getMessage());
+    s.put("compaction_failure", store == null || store.compactionFailure() == null ? null : store.compactionFailure().getMessage());
     s.put("log_bytes", engine.logBytes());
     s.put("garbage_bytes", engine.garbageBytes());
     s.put("segments", engine.segments());

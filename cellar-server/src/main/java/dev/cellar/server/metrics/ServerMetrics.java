@@ -92,6 +92,8 @@ public final class ServerMetrics {
     counter("cellar_keyspace_misses_total", "Reads that did not find their key.", () -> stats.keyspaceMisses.sum());
     counter("cellar_evicted_keys_total", "Keys deleted by the maxmemory policy.", () -> stats.evictedKeys.sum());
     counter("cellar_protocol_errors_total", "RESP connections closed for a protocol error.", () -> stats.protocolErrors.sum());
+    counter("cellar_unacknowledged_replies_total", "Replies replaced by an error because the fsync covering them failed.",
+        () -> stats.unacknowledgedReplies.sum());
   }
 
   private void engine() {
@@ -112,6 +114,12 @@ public final class ServerMetrics {
     counter("cellar_compacted_bytes_total", "Log bytes reclaimed by compaction.", () -> engine.compactedBytes());
     gauge("cellar_write_failure", "1 when writes are disabled after a failed fsync (restart to recover), else 0.",
         () -> server.store() instanceof Store store && store.writeFailure() != null ? 1 : 0);
+    gauge("cellar_disk_full", "1 while writes are refused for lack of disk space (they resume when space returns), else 0.",
+        () -> server.store() instanceof Store store && store.diskFull() != null ? 1 : 0);
+    gauge("cellar_checkpoint_failed", "1 when the last checkpoint attempt failed (it is retried), else 0.",
+        () -> server.store() instanceof Store store && store.checkpointFailure() != null ? 1 : 0);
+    gauge("cellar_compaction_failed", "1 when the last compaction pass failed (it is retried), else 0.",
+        () -> server.store() instanceof Store store && store.compactionFailure() != null ? 1 : 0);
   }
 
   private void memory() {

@@ -18,7 +18,10 @@ import java.util.concurrent.locks.LockSupport;
  * in its only thread before writing replies.
  *
  * <p>Invariant: a reply is released only after an fsync that began after its writes were appended
- * (ticket t is completed by a sync started after {@code requested} reached t).
+ * (ticket t is completed by a sync started after {@code requested} reached t). A failed fsync
+ * completes its tickets with the failure: their connections answer errors instead of the held
+ * replies. The engine then refuses writes for good (it never retries a failed fsync), so later
+ * tickets come only from writes that raced the failure, and their syncs fail too.
  */
 final class DurabilityBarrier implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger("dev.cellar.server");
@@ -39,6 +42,8 @@ final class DurabilityBarrier implements AutoCloseable {
   private final java.util.concurrent.atomic.AtomicLong requested = new java.util.concurrent.atomic.AtomicLong();
   private volatile long completed;
   private volatile boolean closed;
+  /** Failed syncs so far; only the first is logged with its stack trace. Syncer thread only. */
+  private long failures;
 
   DurabilityBarrier(Cellar store) {
     this.store = store;
@@ -70,7 +75,11 @@ final class DurabilityBarrier implements AutoCloseable {
         store.sync();
       } catch (RuntimeException e) {
         failure = e;
-        LOG.log(System.Logger.Level.ERROR, "fsync failed; replies to the writes it covered are errors", e);
+        if (failures++ == 0) {
+          LOG.log(System.Logger.Level.ERROR, "fsync failed; replies to the writes it covered are errors", e);
+        } else {
+          LOG.log(System.Logger.Level.ERROR, "fsync failed again (" + failures + " times); replies are errors: " + e.getMessage());
+        }
       }
       completed = target;
       release(target, failure);

@@ -23,7 +23,11 @@ import java.util.concurrent.Executor;
  *
  * <p>Under {@code appendfsync always}, output that follows a write waits in {@link #held} until
  * the {@link DurabilityBarrier} reports the fsync covering it; later output queues behind it, so
- * replies keep their order.
+ * replies keep their order. If that fsync fails, every held reply is replaced by an error reply
+ * (one for one, so a pipelining client stays in step): none of those writes is acknowledged, and
+ * a reply to a read in the batch may show a write that is not durable. The connection stays open;
+ * the store refuses further writes and serves reads. (Closing it instead, as before, left clients
+ * to guess: most reconnect and retry, and none could tell the failure from a network fault.)
  */
 final class RespConnection extends ChannelInboundHandlerAdapter implements DurabilityBarrier.Waiter {
   private static final System.Logger LOG = System.getLogger("dev.cellar.server");
@@ -45,11 +49,13 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
   private byte[] in = new byte[INITIAL_INPUT];
   private int inStart;
   private int inEnd;
+  /** Replies in {@link #out} since it was last moved out. */
+  private int replies;
 
-  /** Output waiting for an fsync, with the ticket it waits for; in order. */
+  /** Output waiting for an fsync, with the ticket it waits for and the replies in it; in order. */
   private final ArrayDeque<Held> held = new ArrayDeque<>();
 
-  private record Held(ByteBuf bytes, long ticket) {}
+  private record Held(ByteBuf bytes, long ticket, int replies) {}
 
   RespConnection(ServerContext server, Dispatcher dispatcher, RequestParser parser, DurabilityBarrier barrier) {
     this.server = server;
@@ -113,6 +119,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
     } catch (ProtocolException e) {
       server.stats().protocolErrors.increment();
       out.error("ERR Protocol error: " + e.getMessage());
+      replies++;
       session.closeAfterReply();
       inStart = inEnd = 0;
     }
@@ -125,6 +132,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
       if (pending + n > server.config().maxQueryBuffer()) {
         LOG.log(System.Logger.Level.WARNING, "closing client " + session.address() + ": query buffer over client-query-buffer-limit");
         out.error("ERR Protocol error: query buffer over client-query-buffer-limit");
+        replies++;
         session.closeAfterReply();
         inStart = inEnd = 0;
         return;
@@ -155,7 +163,11 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
       if (request.argc() == 0) {
         continue;
       }
+      int before = out.size();
       dispatcher.execute(session, request, out);
+      if (out.size() > before) {
+        replies++; // every command answers once, except SHUTDOWN, which closes instead
+      }
       if (out.size() >= FLUSH_THRESHOLD) {
         writeOut();
         ctx.flush();
@@ -188,6 +200,8 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
    */
   private void writeOut() {
     boolean wrote = session.takeWrote();
+    int count = replies;
+    replies = 0;
     if (out.size() == 0) {
       return;
     }
@@ -197,7 +211,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
     out.shrinkTo(1 << 20);
     if (barrier != null && (wrote || !held.isEmpty())) {
       long ticket = wrote ? barrier.request(this) : held.peekLast().ticket;
-      held.add(new Held(bytes, ticket));
+      held.add(new Held(bytes, ticket, count));
       return;
     }
     ctx.write(bytes, ctx.voidPromise());
@@ -212,12 +226,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
   @Override
   public void durable(long completed, RuntimeException failure) {
     if (failure != null) {
-      // The fsync failed: these writes are not acknowledged. Closing the connection without
-      // their replies is the only honest answer; later writes get an error from the store.
-      for (Held h; (h = held.poll()) != null; ) {
-        h.bytes.release();
-      }
-      ctx.close();
+      refuseHeld(failure);
       return;
     }
     boolean any = false;
@@ -231,6 +240,32 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
       checkOutputLimit();
     }
     if (session.closing() && held.isEmpty()) {
+      ctx.close();
+    }
+  }
+
+  /**
+   * The fsync covering the held output failed: each held reply becomes an error, in order, so no
+   * write in it is acknowledged. Output held behind it is refused too, since it may depend on
+   * those writes (a read of a key just written).
+   */
+  private void refuseHeld(RuntimeException failure) {
+    ReplyWriter errors = new ReplyWriter(256);
+    Throwable cause = failure.getCause() == null ? failure : failure.getCause();
+    String text = "ERR fsync failed (" + cause.getMessage() + "): this command's reply is withheld and its write,"
+        + " if any, is not acknowledged (it may or may not be on disk); writes are refused until the server is"
+        + " restarted, reads go on";
+    for (Held h; (h = held.poll()) != null; ) {
+      h.bytes.release();
+      server.stats().unacknowledgedReplies.add(h.replies);
+      for (int i = 0; i < h.replies; i++) {
+        errors.error(text);
+      }
+    }
+    ByteBuf bytes = ctx.alloc().ioBuffer(errors.size());
+    bytes.writeBytes(errors.buffer(), 0, errors.size());
+    ctx.writeAndFlush(bytes, ctx.voidPromise());
+    if (session.closing()) {
       ctx.close();
     }
   }
