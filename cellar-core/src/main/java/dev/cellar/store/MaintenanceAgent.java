@@ -8,10 +8,18 @@ import java.io.IOException;
  * The background duty cycle: seal segments the writer has left, write a checkpoint when the
  * interval has passed, and run a throttled compaction pass. One thread owns all three, so they
  * never overlap.
+ *
+ * <p>A checkpoint also comes early once the segments compaction replaced add up to {@link
+ * #OBSOLETE_CHECKPOINT_BYTES} and to the index's size: those segments can only be deleted (and
+ * unmapped) after a checkpoint that no longer names them, so under heavy overwrite the timer alone
+ * lets the disk and the resident set grow by the write rate times the interval (gigabytes a
+ * minute at 100 MB/s). Waiting for as many obsolete bytes as the index holds keeps the extra
+ * checkpoint writes of a large store below what compaction itself writes.
  */
 final class MaintenanceAgent implements Runnable {
   private static final System.Logger LOG = System.getLogger("dev.cellar");
   private static final long IDLE_MILLIS = 100;
+  static final long OBSOLETE_CHECKPOINT_BYTES = 256L << 20;
 
   private final Store store;
   private final Thread thread;
@@ -45,13 +53,18 @@ final class MaintenanceAgent implements Runnable {
   private void doWork() throws IOException {
     store.sealFullSegments();
     long interval = store.options().checkpointInterval().toNanos();
-    if (interval > 0 && System.nanoTime() - lastCheckpoint >= interval) {
+    if (interval > 0 && (System.nanoTime() - lastCheckpoint >= interval || obsoletePileUp())) {
       store.writeCheckpoint(false, false);
       lastCheckpoint = System.nanoTime();
     }
     if (store.options().backgroundCompaction() && running) {
       store.compactInBackground();
     }
+  }
+
+  private boolean obsoletePileUp() {
+    long obsolete = store.obsoleteBytes();
+    return obsolete >= OBSOLETE_CHECKPOINT_BYTES && obsolete >= store.indexBytes();
   }
 
   void stop() {
