@@ -119,6 +119,8 @@ class LoadTest {
       Thread samplerThread = Thread.ofPlatform().name("rss-sampler").start(sampler);
       Thread goodThread = Thread.ofPlatform().name("good-client").start(good);
       List<Socket> slow = new ArrayList<>();
+      long floodStart = System.nanoTime();
+      long floodNanos;
       try {
         byte[] gets = RawClient.command("GET", "big");
         byte[] batch = new byte[gets.length * getsEach];
@@ -139,6 +141,7 @@ class LoadTest {
         sampler.sampleOnce(); // at least one reading with every slow client's output at its fullest
         long disconnected = awaitAtLeast(server, "stats", "client_output_buffer_limit_disconnections", slowClients);
         assertEquals(slowClients, disconnected);
+        floodNanos = System.nanoTime() - floodStart;
         sampler.sampleOnce();
       } finally {
         sampler.stop();
@@ -157,8 +160,9 @@ class LoadTest {
       long heapBound = baselineHeap + slowClients * (limit + 2L * valueBytes) + 128 * MIB;
       assertTrue(sampler.maxHeap <= heapBound, "heap peaked at " + sampler.maxHeap / MIB + " MiB, over " + heapBound / MIB + " MiB");
       assertTrue(sampler.samples > 0);
-      System.out.printf("never-reading clients: RSS %d MiB before, peak %d MiB (bound %d); heap peak %d MiB; %d samples; %d good replies%n",
-          baselineRss / MIB, sampler.maxRss / MIB, rssBound / MIB, sampler.maxHeap / MIB, sampler.samples, good.replies.get());
+      System.out.printf("never-reading clients: all cut off after %d ms; RSS %d MiB before, peak %d MiB (bound %d); heap peak %d MiB;"
+              + " %d samples; %d good replies, longest round trip %d ms%n", floodNanos / 1_000_000, baselineRss / MIB, sampler.maxRss / MIB,
+          rssBound / MIB, sampler.maxHeap / MIB, sampler.samples, good.replies.get(), good.maxWaitNanos / 1_000_000);
       assertHealthy(server);
     }
   }
@@ -354,6 +358,9 @@ class LoadTest {
     private final int port;
     private volatile boolean stopped;
     final AtomicLong replies = new AtomicLong();
+    /** Longest SET+GET round trip, for the test's printout only: nothing here is timed. */
+    volatile long maxWaitNanos;
+    private long last = System.nanoTime();
     final List<String> failures = new CopyOnWriteArrayList<>();
 
     GoodClient(int port) {
@@ -369,6 +376,9 @@ class LoadTest {
           String expected = "$" + value.length() + "\r\n" + value + "\r\n";
           assertEquals(expected, c.send("GET", "good").read(expected.length()));
           replies.addAndGet(2);
+          long now = System.nanoTime();
+          maxWaitNanos = Math.max(maxWaitNanos, now - last);
+          last = now;
         }
       } catch (Throwable e) {
         failures.add(e.toString());
