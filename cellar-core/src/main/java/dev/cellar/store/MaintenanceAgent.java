@@ -25,6 +25,11 @@ final class MaintenanceAgent implements Runnable {
   private final Thread thread;
   private volatile boolean running = true;
   private long lastCheckpoint = System.nanoTime();
+  /**
+   * Obsolete bytes a checkpoint left behind (an open cursor defers their deletion): only growth
+   * beyond them calls for another early checkpoint, or a long scan would get one every cycle.
+   */
+  private long obsoleteAfterCheckpoint;
 
   MaintenanceAgent(Store store, String name) {
     this.store = store;
@@ -56,6 +61,7 @@ final class MaintenanceAgent implements Runnable {
     if (interval > 0 && (System.nanoTime() - lastCheckpoint >= interval || obsoletePileUp())) {
       store.writeCheckpoint(false, false);
       lastCheckpoint = System.nanoTime();
+      obsoleteAfterCheckpoint = store.obsoleteBytes();
     }
     if (store.options().backgroundCompaction() && running) {
       store.compactInBackground();
@@ -64,7 +70,9 @@ final class MaintenanceAgent implements Runnable {
 
   private boolean obsoletePileUp() {
     long obsolete = store.obsoleteBytes();
-    return obsolete >= OBSOLETE_CHECKPOINT_BYTES && obsolete >= store.indexBytes();
+    obsoleteAfterCheckpoint = Math.min(obsoleteAfterCheckpoint, obsolete); // a BGSAVE or an explicit checkpoint deleted some
+    long grown = obsolete - obsoleteAfterCheckpoint;
+    return grown >= OBSOLETE_CHECKPOINT_BYTES && grown >= store.indexBytes();
   }
 
   void stop() {
