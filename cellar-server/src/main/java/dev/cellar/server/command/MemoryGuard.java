@@ -10,11 +10,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * Enforces {@code maxmemory}. Used memory is the engine's off-heap index plus the live bytes of the
  * log (records not yet known dead): what the data set costs, as Redis's {@code used_memory}
  * counts its data set. It is sampled every 100 ms (the engine sums it over shards and segments,
- * too costly per command), lowered at once by what this guard evicts, and raised at once by what
- * each admitted write brings (its arguments' bytes plus an allowance for the record and index
- * slot). Without that last part, writes admitted between two samples went uncounted: a fast
- * writer overshot the limit by up to 100 ms of its throughput, and the next sample then asked for
- * more evictions than one command makes, so even {@code allkeys-random} answered -OOM.
+ * too costly per command), lowered at once by what this guard evicts, and raised at once by the
+ * bytes of each admitted write's arguments. Without that last part, writes admitted between two
+ * samples went uncounted: a fast writer overshot the limit by up to 100 ms of its throughput, and
+ * the next sample then asked for more evictions than one command makes, so even {@code
+ * allkeys-random} answered -OOM. The arguments are a lower bound of what a new key adds to the
+ * log (the record adds a header), so the estimate never runs ahead of the next sample for new
+ * keys: an -OOM it causes is one the sample confirms.
  *
  * <p>Over the limit, {@code noeviction} refuses commands flagged {@code denyoom}; the other
  * policies delete keys first: {@code allkeys-random} any key, {@code volatile-random} keys with an
@@ -28,8 +30,8 @@ public final class MemoryGuard {
   private final Cellar store;
   private final ServerConfig config;
   private final CommandStats stats;
-  /** Estimated bytes of a record and its index slot besides the key and value. */
-  static final long RECORD_OVERHEAD = 32;
+  /** Estimated bytes of a record and its index slot besides the key and value, freed with an evicted key. */
+  private static final long RECORD_OVERHEAD = 32;
 
   /** Set by {@link #refresh()}; between samples, raised by admitted writes and lowered by evictions (event loops and HTTP threads). */
   private final AtomicLong used = new AtomicLong();
@@ -63,7 +65,7 @@ public final class MemoryGuard {
       return true;
     }
     if (used.get() <= max || makeRoom(max)) {
-      used.addAndGet(incomingBytes + RECORD_OVERHEAD);
+      used.addAndGet(incomingBytes);
       return true;
     }
     return false;

@@ -50,7 +50,7 @@ class LoadTest {
         for (int i = 0; i < connections; i++) {
           clients.add(new RawClient(server.port())); // one by one: a burst of SYNs could overflow the accept queue
         }
-        assertTrue(server.infoNumber("clients", "connected_clients") >= connections);
+        assertEquals(connections, awaitAtLeast(server, "clients", "connected_clients", connections + 1) - 1); // +1: INFO's own
         CountDownLatch go = new CountDownLatch(1);
         List<Throwable> failures = new CopyOnWriteArrayList<>();
         List<Thread> threads = new ArrayList<>();
