@@ -54,7 +54,8 @@ final class SoakRun {
         sampler = new SoakSampler(server, counters, fullCollection, begin);
         sampleUntilTheEnd(sampler, begin, samples);
       } catch (IOException e) {
-        // The server stopped answering the harness: the run ends here and the report says why.
+        // The server stopped answering the harness: the run ends here, fails, and the report says why.
+        counters.connectionFailures.increment();
         counters.problem("harness: " + e);
         log.println("soak: reading the server failed: " + e);
       } finally {
