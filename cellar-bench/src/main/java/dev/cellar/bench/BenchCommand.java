@@ -6,6 +6,7 @@ import dev.cellar.bench.groupcommit.GroupCommitBenchmark;
 import dev.cellar.bench.memory.MemoryLatencyBenchmark;
 import dev.cellar.bench.replay.ReplayBenchmark;
 import dev.cellar.bench.server.ServerBenchmark;
+import dev.cellar.bench.soak.SoakBenchmark;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -21,7 +22,7 @@ import picocli.CommandLine.Spec;
     description = "Benchmarks of Cellar against its peers.",
     subcommands = {
       EmbeddedBenchmark.class, CodecsBenchmark.class, GroupCommitBenchmark.class, ReplayBenchmark.class,
-      MemoryLatencyBenchmark.class, ServerBenchmark.class,
+      MemoryLatencyBenchmark.class, ServerBenchmark.class, SoakBenchmark.class,
       CommandLine.HelpCommand.class
     })
 public final class BenchCommand implements Runnable {

@@ -13,10 +13,18 @@ import java.util.concurrent.locks.LockSupport;
  * ({@link Store#probeSpace()}), so the store reports it without waiting for a write. After a
  * failed fsync nothing more is written at all: the store is read-only until reopened, and any
  * fsync from here on could report success for pages the kernel has dropped.
+ *
+ * <p>A checkpoint also comes early once the segments compaction replaced add up to {@link
+ * #OBSOLETE_CHECKPOINT_BYTES} and to the index's size: those segments can only be deleted (and
+ * unmapped) after a checkpoint that no longer names them, so under heavy overwrite the timer alone
+ * lets the disk and the resident set grow by the write rate times the interval (gigabytes a
+ * minute at 100 MB/s). Waiting for as many obsolete bytes as the index holds keeps the extra
+ * checkpoint writes of a large store below what compaction itself writes.
  */
 final class MaintenanceAgent implements Runnable {
   private static final long IDLE_MILLIS = 100;
   private static final long PROBE_INTERVAL_NANOS = 1_000_000_000L;
+  static final long OBSOLETE_CHECKPOINT_BYTES = 256L << 20;
 
   private final Store store;
   private final Thread thread;
@@ -26,6 +34,11 @@ final class MaintenanceAgent implements Runnable {
   private volatile boolean running = true;
   private long lastCheckpoint = System.nanoTime();
   private long lastProbe = System.nanoTime();
+  /**
+   * Obsolete bytes a checkpoint left behind (an open cursor defers their deletion): only growth
+   * beyond them calls for another early checkpoint, or a long scan would get one every cycle.
+   */
+  private long obsoleteAfterCheckpoint;
 
   MaintenanceAgent(Store store, String name) {
     this.store = store;
@@ -52,9 +65,10 @@ final class MaintenanceAgent implements Runnable {
   private void doWork() {
     sealing.runIfDue(store::sealFullSegments);
     long interval = store.options().checkpointInterval().toNanos();
-    if (running && interval > 0 && System.nanoTime() - lastCheckpoint >= interval
+    if (running && interval > 0 && (System.nanoTime() - lastCheckpoint >= interval || obsoletePileUp())
         && checkpointing.runIfDue(() -> store.writeCheckpoint(false, false))) {
       lastCheckpoint = System.nanoTime();
+      obsoleteAfterCheckpoint = store.obsoleteBytes();
     }
     if (running && store.options().backgroundCompaction()) {
       compacting.runIfDue(store::compactInBackground);
@@ -67,6 +81,13 @@ final class MaintenanceAgent implements Runnable {
         // Expected while the disk is full; the store logged the episode when it began.
       }
     }
+  }
+
+  private boolean obsoletePileUp() {
+    long obsolete = store.obsoleteBytes();
+    obsoleteAfterCheckpoint = Math.min(obsoleteAfterCheckpoint, obsolete); // a BGSAVE or an explicit checkpoint deleted some
+    long grown = obsolete - obsoleteAfterCheckpoint;
+    return grown >= OBSOLETE_CHECKPOINT_BYTES && grown >= store.indexBytes();
   }
 
   void stop() {

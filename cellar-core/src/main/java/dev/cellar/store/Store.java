@@ -925,6 +925,31 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
     }
   }
 
+  /** Bytes of the segments compaction replaced that wait for a checkpoint to be deleted. */
+  long obsoleteBytes() {
+    synchronized (obsolete) {
+      long bytes = 0;
+      for (Segment s : obsolete) {
+        bytes += s.end();
+      }
+      return bytes;
+    }
+  }
+
+  /** Off-heap bytes of the index tables: about the size of a checkpoint. */
+  long indexBytes() {
+    long bytes = 0;
+    for (Shard s : shards) {
+      long stamp = s.lock.readLock();
+      try {
+        bytes += s.index.memoryBytes();
+      } finally {
+        s.lock.unlockRead(stamp);
+      }
+    }
+    return bytes;
+  }
+
   private int obsoleteCount() {
     synchronized (obsolete) {
       return obsolete.size();
@@ -1020,7 +1045,9 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
     List<Segment> all = segments.all();
     for (Segment s : all) {
       logBytes += s.end();
-      garbage += s.garbageBytes(now);
+      // Compaction has moved everything out of an obsolete segment: all of it is dead, although it
+      // stays on disk until the next checkpoint. Counted as live, it would hold maxmemory up.
+      garbage += s.obsolete() ? s.end() : s.garbageBytes(now);
     }
     return new CellarStats(
         closed ? 0 : size(),

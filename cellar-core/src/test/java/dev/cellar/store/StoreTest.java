@@ -226,6 +226,51 @@ class StoreTest {
   }
 
   @Test
+  void segmentsCompactionReplacedCountAsDeadWhileTheyWaitForACheckpoint() {
+    try (Cellar db = Cellar.open(dir, small().backgroundCompaction(false))) {
+      // The odd keys are written once and stay live among the dead even ones, so compaction
+      // has to copy them out of the old segments.
+      for (int round = 0; round < 7; round++) {
+        for (int i = 0; i < 5000; i += round == 0 ? 1 : 2) {
+          db.put(b("k" + i), b("r" + round + "-" + "y".repeat(100)));
+        }
+      }
+      CellarStats before = db.stats();
+      long liveBefore = before.logBytes() - before.garbageBytes();
+      for (int i = 0; i < 10; i++) {
+        db.compact();
+      }
+      CellarStats after = db.stats();
+      assertTrue(after.compactions() > 0, after.toString());
+      // The replaced segments are still on disk (no checkpoint yet) but hold nothing live: what
+      // maxmemory counts must not grow by the copies compaction made.
+      assertTrue(after.logBytes() > before.logBytes(), after + " before " + before);
+      long liveAfter = after.logBytes() - after.garbageBytes();
+      assertTrue(liveAfter <= liveBefore * 1.05, "live " + liveAfter + " after compaction, " + liveBefore + " before");
+    }
+  }
+
+  @Test
+  void heavyOverwriteCheckpointsEarlySoReplacedSegmentsAreDeleted() throws InterruptedException {
+    CellarOptions opts = small().segmentBytes(8 << 20).checkpointInterval(Duration.ofHours(1));
+    byte[] value = new byte[32 << 10];
+    try (Cellar db = Cellar.open(dir, opts)) {
+      long written = 0;
+      for (int i = 0; written < MaintenanceAgent.OBSOLETE_CHECKPOINT_BYTES * 5 / 4; i++) {
+        db.put(b("k" + (i % 64)), value);
+        written += value.length;
+      }
+      long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+      while (db.stats().checkpoints() == 0 && System.nanoTime() < deadline) {
+        Thread.sleep(50);
+      }
+      CellarStats stats = db.stats();
+      assertTrue(stats.checkpoints() > 0, "no checkpoint within the hour's interval after writing " + written + " bytes: " + stats);
+      assertTrue(stats.logBytes() < written, "the log still holds " + stats.logBytes() + " of the " + written + " bytes written: " + stats);
+    }
+  }
+
+  @Test
   void typedMapRoundTrips() {
     try (Cellar db = Cellar.open(dir, small())) {
       TypedMap<String, Long> counts = db.map("counts", Codecs.utf8(), Codecs.longs());

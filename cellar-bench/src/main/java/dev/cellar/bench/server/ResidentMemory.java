@@ -5,10 +5,10 @@ package dev.cellar.bench.server;
  * is the sum of anonymous memory (heaps), file pages mapped in (for Cellar, the log segments it
  * maps) and shared memory.
  */
-record ResidentMemory(long vmRss, long rssAnon, long rssFile, long rssShmem) {
+public record ResidentMemory(long vmRss, long rssAnon, long rssFile, long rssShmem) {
 
   /** Reads the {@code Vm*}/{@code Rss*} lines of a {@code status} file ({@code "VmRSS:  21892 kB"}). */
-  static ResidentMemory parse(String status) {
+  public static ResidentMemory parse(String status) {
     return new ResidentMemory(
         kilobytes(status, "VmRSS"), kilobytes(status, "RssAnon"), kilobytes(status, "RssFile"),
         kilobytes(status, "RssShmem"));

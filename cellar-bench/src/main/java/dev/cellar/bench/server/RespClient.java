@@ -17,7 +17,7 @@ import java.time.Duration;
  * connection. Replies are returned as text; an error reply is thrown. Arrays are not needed and
  * not parsed.
  */
-final class RespClient implements AutoCloseable {
+public final class RespClient implements AutoCloseable {
   private final Socket socket;
   private final InputStream in;
   private final OutputStream out;
@@ -28,7 +28,7 @@ final class RespClient implements AutoCloseable {
     this.out = socket.getOutputStream();
   }
 
-  static RespClient connect(int port, Duration timeout) throws IOException {
+  public static RespClient connect(int port, Duration timeout) throws IOException {
     Socket socket = new Socket();
     try {
       socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), (int) timeout.toMillis());
@@ -41,7 +41,7 @@ final class RespClient implements AutoCloseable {
   }
 
   /** Sends one command and returns its reply: simple string, bulk string (null if nil) or integer. */
-  String call(String... arguments) throws IOException {
+  public String call(String... arguments) throws IOException {
     StringBuilder request = new StringBuilder().append('*').append(arguments.length).append("\r\n");
     for (String argument : arguments) {
       byte[] bytes = argument.getBytes(StandardCharsets.UTF_8);

@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
  * <p>Owned by the benchmark's main thread; {@link #close()} may also run on the shutdown hook's
  * thread, hence synchronized.
  */
-final class ServerProcess implements AutoCloseable {
+public final class ServerProcess implements AutoCloseable {
   static final Duration STOP_TIMEOUT = Duration.ofSeconds(120);
   private static final Duration CALL_TIMEOUT = Duration.ofSeconds(30);
 
@@ -56,6 +56,19 @@ final class ServerProcess implements AutoCloseable {
     }
   }
 
+  /**
+   * Starts Cellar's server through the {@code cellar} launcher, exactly as a user does: {@code
+   * cellarScript server ARGUMENTS...}, and returns once it answers PING on {@code port}.
+   */
+  public static ServerProcess startCellar(
+      Path cellarScript, List<String> arguments, int port, Path log, ChildProcesses children, Duration readyTimeout)
+      throws IOException, InterruptedException {
+    List<String> command = new java.util.ArrayList<>(List.of(cellarScript.toString(), "server"));
+    command.addAll(arguments);
+    // Cellar's program check looks at the command only, so it needs none of the tools Redis does.
+    return start(ServerKind.CELLAR, null, command, port, log, children, readyTimeout);
+  }
+
   private void awaitPong(Duration timeout) throws IOException, InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
@@ -90,34 +103,34 @@ final class ServerProcess implements AutoCloseable {
     return kind;
   }
 
-  Process process() {
+  public Process process() {
     return process;
   }
 
-  long pid() {
+  public long pid() {
     return process.pid();
   }
 
-  int port() {
+  public int port() {
     return port;
   }
 
-  RespClient connect() throws IOException {
+  public RespClient connect() throws IOException {
     return RespClient.connect(port, CALL_TIMEOUT);
   }
 
   /** Resident memory now, from {@code /proc/<pid>/status}. */
-  ResidentMemory residentMemory() throws IOException {
+  public ResidentMemory residentMemory() throws IOException {
     return ResidentMemory.parse(Files.readString(Path.of("/proc", Long.toString(pid()), "status")));
   }
 
   /** User plus system CPU time of all the server's threads so far. */
-  Duration cpuTime() {
+  public Duration cpuTime() {
     return process.info().totalCpuDuration().orElse(Duration.ZERO);
   }
 
   /** The end of the server's output, for error messages. */
-  String logTail() {
+  public String logTail() {
     try {
       List<String> lines = Files.readAllLines(log);
       return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));

@@ -29,6 +29,15 @@ public final class Dispatcher {
     }
   }
 
+  /** What a write may add to the data set: its arguments after the command name. */
+  private static long argumentBytes(Request request) {
+    long bytes = 0;
+    for (int i = 1; i < request.argc(); i++) {
+      bytes += request.length(i);
+    }
+    return bytes;
+  }
+
   public void execute(Session session, Request request, ReplyWriter out) {
     CommandSpec spec = server.commands().find(request);
     if (spec == null) {
@@ -48,7 +57,7 @@ public final class Dispatcher {
     int mark = out.size();
     try {
       // Inside the try: eviction deletes keys, and a delete on a full disk fails like any write.
-      if (spec.isDenyOom() && !server.memory().admit()) {
+      if (spec.isDenyOom() && !server.memory().admit(argumentBytes(request))) {
         c.failed.increment();
         out.error(OOM);
         return;

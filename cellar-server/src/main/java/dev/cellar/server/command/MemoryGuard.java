@@ -4,12 +4,19 @@ import dev.cellar.Cellar;
 import dev.cellar.CellarStats;
 import dev.cellar.server.config.ServerConfig;
 import dev.cellar.server.config.ServerConfig.EvictionPolicy;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Enforces {@code maxmemory}. Used memory is the engine's off-heap index plus the live bytes of the
  * log (records not yet known dead): what the data set costs, as Redis's {@code used_memory}
  * counts its data set. It is sampled every 100 ms (the engine sums it over shards and segments,
- * too costly per command) and lowered at once by what this guard evicts.
+ * too costly per command), lowered at once by what this guard evicts, and raised at once by the
+ * bytes of each admitted write's arguments. Without that last part, writes admitted between two
+ * samples went uncounted: a fast writer overshot the limit by up to 100 ms of its throughput, and
+ * the next sample then asked for more evictions than one command makes, so even {@code
+ * allkeys-random} answered -OOM. The arguments are a lower bound of what a new key adds to the
+ * log (the record adds a header), so the estimate never runs ahead of the next sample for new
+ * keys: an -OOM it causes is one the sample confirms.
  *
  * <p>Over the limit, {@code noeviction} refuses commands flagged {@code denyoom}; the other
  * policies delete keys first: {@code allkeys-random} any key, {@code volatile-random} keys with an
@@ -23,7 +30,11 @@ public final class MemoryGuard {
   private final Cellar store;
   private final ServerConfig config;
   private final CommandStats stats;
-  private volatile long used;
+  /** Estimated bytes of a record and its index slot besides the key and value, freed with an evicted key. */
+  private static final long RECORD_OVERHEAD = 32;
+
+  /** Set by {@link #refresh()}; between samples, raised by admitted writes and lowered by evictions (event loops and HTTP threads). */
+  private final AtomicLong used = new AtomicLong();
 
   public MemoryGuard(Cellar store, ServerConfig config, CommandStats stats) {
     this.store = store;
@@ -35,31 +46,44 @@ public final class MemoryGuard {
   /** Re-reads used memory from the engine; called every 100 ms. */
   public void refresh() {
     CellarStats s = store.stats();
-    used = s.indexBytes() + Math.max(0, s.logBytes() - s.garbageBytes());
+    used.set(s.indexBytes() + Math.max(0, s.logBytes() - s.garbageBytes()));
   }
 
   public long used() {
-    return used;
+    return used.get();
   }
 
-  /** Whether a command that may grow the data set can run now; evicts first if the policy allows. */
-  public boolean admit() {
+  /**
+   * Whether a command that may grow the data set by about {@code incomingBytes} can run now;
+   * evicts first if the policy allows. As in Redis, the check is whether memory is over the limit
+   * already, not whether this command would take it over; an admitted command's bytes are counted
+   * at once.
+   */
+  public boolean admit(long incomingBytes) {
     long max = config.maxMemory();
-    if (max == 0 || used <= max) {
+    if (max == 0) {
       return true;
     }
+    if (used.get() <= max || makeRoom(max)) {
+      used.addAndGet(incomingBytes);
+      return true;
+    }
+    return false;
+  }
+
+  private boolean makeRoom(long max) {
     EvictionPolicy policy = config.evictionPolicy();
     if (policy == EvictionPolicy.NOEVICTION) {
       return false;
     }
     synchronized (this) {
-      for (int i = 0; i < MAX_EVICTIONS_PER_COMMAND && used > max; i++) {
+      for (int i = 0; i < MAX_EVICTIONS_PER_COMMAND && used.get() > max; i++) {
         if (!evictOne(policy)) {
           break;
         }
       }
     }
-    return used <= max;
+    return used.get() <= max;
   }
 
   private boolean evictOne(EvictionPolicy policy) {
@@ -97,7 +121,7 @@ public final class MemoryGuard {
     Integer size = store.read(victim, v -> (int) v.byteSize());
     if (store.delete(victim)) {
       stats.evictedKeys.increment();
-      used -= victim.length + (size == null ? 0 : size) + 32L;
+      used.addAndGet(-(victim.length + (size == null ? 0 : size) + RECORD_OVERHEAD));
     }
     return true;
   }

@@ -46,7 +46,7 @@ final class KvRoute {
       throw HttpError.tooLarge("value of " + value.byteSize() + " bytes is over proto-max-bulk-len (" + max + " bytes)");
     }
     long expireAt = expiry(query);
-    if (!server.memory().admit()) {
+    if (!server.memory().admit(key.length + value.byteSize())) {
       return HttpReply.error(507, "out_of_memory", OOM);
     }
     int stripe = KeyLocks.stripe(key, 0, key.length);
