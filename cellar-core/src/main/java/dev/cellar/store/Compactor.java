@@ -87,22 +87,31 @@ final class Compactor {
       if (victims.isEmpty()) {
         return 0;
       }
-      long olderThan = lowestSeqOutside(victims);
-      for (Segment victim : victims) {
-        copyLive(victim, olderThan, now);
+      store.compacting(true);
+      try {
+        return compact(victims, now);
+      } finally {
+        store.compacting(false);
       }
-      publishOutputs();
-      applyRelocations();
-      long before = 0;
-      for (Segment victim : victims) {
-        before += victim.end();
-        store.addObsolete(victim);
-      }
-      long after = outputs.stream().mapToLong(Segment::end).sum();
-      store.compactions.increment();
-      store.compactedBytes.add(Math.max(0, before - after));
-      return Math.max(0, before - after);
     }
+  }
+
+  private long compact(List<Segment> victims, long now) throws IOException {
+    long olderThan = lowestSeqOutside(victims);
+    for (Segment victim : victims) {
+      copyLive(victim, olderThan, now);
+    }
+    publishOutputs();
+    applyRelocations();
+    long before = 0;
+    for (Segment victim : victims) {
+      before += victim.end();
+      store.addObsolete(victim);
+    }
+    long after = outputs.stream().mapToLong(Segment::end).sum();
+    store.compactions.increment();
+    store.compactedBytes.add(Math.max(0, before - after));
+    return Math.max(0, before - after);
   }
 
   private List<Segment> chooseVictims(long now) {

@@ -99,6 +99,9 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
   private volatile boolean closed;
   private volatile IOException writeFailure;
   private volatile long checkpointedSeq = -1;
+  /** What the holder of {@link #maintenanceLock} is doing, for monitoring (INFO); written under the lock. */
+  private volatile boolean compacting;
+  private volatile boolean checkpointing;
 
   final LongAdder compactions = new LongAdder();
   final LongAdder compactedBytes = new LongAdder();
@@ -415,6 +418,20 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
       writeFailure = cause;
       LOG.log(System.Logger.Level.ERROR, "fsync failed in " + directory + "; writes disabled", cause);
     }
+  }
+
+  /** Whether a compaction pass (the background agent's or {@link #compact()}'s) is rewriting segments now. */
+  public boolean compacting() {
+    return compacting;
+  }
+
+  /** Whether a checkpoint is being written now. */
+  public boolean checkpointing() {
+    return checkpointing;
+  }
+
+  void compacting(boolean running) {
+    compacting = running;
   }
 
   /** The fsync failure that disabled writes, or null. */
@@ -760,12 +777,17 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
       if (!force && seq == checkpointedSeq && obsoleteCount() == 0) {
         return;
       }
-      List<Segment> deletable = obsoleteSnapshot();
-      new CheckpointTask(this, io, directory, shards, segments, log, locksHeld)
-          .write(checkpointSequence.incrementAndGet());
-      checkpointedSeq = seq;
-      checkpoints.increment();
-      deleteSegments(deletable);
+      checkpointing = true;
+      try {
+        List<Segment> deletable = obsoleteSnapshot();
+        new CheckpointTask(this, io, directory, shards, segments, log, locksHeld)
+            .write(checkpointSequence.incrementAndGet());
+        checkpointedSeq = seq;
+        checkpoints.increment();
+        deleteSegments(deletable);
+      } finally {
+        checkpointing = false;
+      }
     }
   }
 

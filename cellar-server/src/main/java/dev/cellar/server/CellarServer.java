@@ -43,7 +43,7 @@ public final class CellarServer implements AutoCloseable, ServerControl {
     // Under "always" the engine does not fsync per put: the server's barrier fsyncs once for every
     // connection's batch and holds replies until then (see DurabilityBarrier).
     Fsync engineFsync = config.fsync() == Fsync.ALWAYS ? Fsync.NO : config.fsync();
-    this.store = Cellar.open(config.dir(), CellarOptions.defaults().fsync(engineFsync));
+    this.store = Cellar.open(config.dir(), storeOptions(config).fsync(engineFsync));
     try {
       this.context = new ServerContext(store, config, this);
       this.listener = RespListener.start(context, new Dispatcher(context));
@@ -51,6 +51,17 @@ public final class CellarServer implements AutoCloseable, ServerControl {
       store.close();
       throw e;
     }
+  }
+
+  /**
+   * The engine's settings that the server's configuration decides. A segment smaller than the
+   * default caps values at what fits one segment beside the largest key, since a record never spans
+   * two segments.
+   */
+  private static CellarOptions storeOptions(ServerConfig config) {
+    CellarOptions options = CellarOptions.defaults().segmentBytes(config.segmentSize());
+    int fitting = config.segmentSize() - CellarOptions.DEFAULT_MAX_KEY_BYTES - 96;
+    return fitting < CellarOptions.DEFAULT_MAX_VALUE_BYTES ? options.maxValueBytes(fitting) : options;
   }
 
   /** Opens the store in {@code config.dir()} and starts listening; fails fast with a clear reason. */
@@ -112,6 +123,16 @@ public final class CellarServer implements AutoCloseable, ServerControl {
   @Override
   public boolean compactAsync() {
     return runOnce(compactionRunning, store::compact);
+  }
+
+  @Override
+  public boolean checkpointRunning() {
+    return checkpointRunning.get();
+  }
+
+  @Override
+  public boolean compactionRunning() {
+    return compactionRunning.get();
   }
 
   private boolean runOnce(AtomicBoolean running, Runnable task) {

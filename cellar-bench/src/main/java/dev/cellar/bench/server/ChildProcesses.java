@@ -18,14 +18,14 @@ import java.util.concurrent.TimeUnit;
  * Once the hook has begun, nothing new may start: the main thread keeps running during JVM
  * shutdown and would otherwise start the next session's server after the hook's sweep.
  */
-final class ChildProcesses {
+public final class ChildProcesses {
   private final Set<ServerProcess> servers = ConcurrentHashMap.newKeySet();
   private final Set<Process> helpers = ConcurrentHashMap.newKeySet();
   private volatile Path scratch;
   private volatile boolean stopping;
 
   /** Stops whatever is still running when the JVM exits, normally or by a signal. */
-  ChildProcesses installShutdownHook() {
+  public ChildProcesses installShutdownHook() {
     Runtime.getRuntime().addShutdownHook(new Thread(this::stopAll, "server-bench-cleanup"));
     return this;
   }
@@ -48,8 +48,8 @@ final class ChildProcesses {
     return process;
   }
 
-  /** A directory to delete at exit, after the servers writing into it have stopped. */
-  void deleteAtExit(Path directory) {
+  /** A directory to delete at exit, after the servers writing into it have stopped (null: none). */
+  public void deleteAtExit(Path directory) {
     scratch = directory;
   }
 

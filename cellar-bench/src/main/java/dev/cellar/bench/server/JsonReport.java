@@ -26,7 +26,7 @@ import java.util.Map;
  * Every run is kept, not only the medians, so a later reader can judge the spread. Written by
  * hand: the module needs no JSON library for a shape this small.
  */
-final class JsonReport {
+public final class JsonReport {
   private JsonReport() {}
 
   static String render(Map<String, Object> machine, Map<String, Object> config, Results results, List<Target.Verdict> verdicts) {
@@ -38,6 +38,16 @@ final class JsonReport {
     root.put("memory", results.memoryRuns().stream().map(JsonReport::memory).toList());
     root.put("targets", verdicts.stream().map(JsonReport::verdict).toList());
     root.put("failures", results.failures());
+    StringBuilder json = new StringBuilder();
+    append(json, root, "");
+    return json.append('\n').toString();
+  }
+
+  /**
+   * Any tree of maps, lists, numbers, booleans and strings in this file's layout, for other
+   * reports of this module.
+   */
+  public static String render(Map<String, Object> root) {
     StringBuilder json = new StringBuilder();
     append(json, root, "");
     return json.append('\n').toString();

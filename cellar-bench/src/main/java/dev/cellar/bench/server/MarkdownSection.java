@@ -4,23 +4,28 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Replaces the lines between a line {@value #BEGIN} and a line {@value #END} in a Markdown
- * document (the marker lines stay), so a run can record its tables in {@code docs/benchmarks.md}
- * without touching the prose around them. Only a marker alone on its line counts, so prose may
- * quote the markers.
+ * Replaces the lines between a line {@value #BEGIN} and a line {@value #END} (or another pair of
+ * markers) in a Markdown document (the marker lines stay), so a run can record its tables in
+ * {@code docs/benchmarks.md} without touching the prose around them. Only a marker alone on its
+ * line counts, so prose may quote the markers.
  */
-final class MarkdownSection {
+public final class MarkdownSection {
   static final String BEGIN = "<!-- server-bench:begin -->";
   static final String END = "<!-- server-bench:end -->";
 
   private MarkdownSection() {}
 
   static String replace(String document, String section) {
+    return replace(document, section, BEGIN, END);
+  }
+
+  /** Replaces what lies between the lines {@code beginMarker} and {@code endMarker}. */
+  public static String replace(String document, String section, String beginMarker, String endMarker) {
     List<String> lines = document.lines().toList();
-    int begin = onlyLine(lines, BEGIN);
-    int end = onlyLine(lines, END);
+    int begin = onlyLine(lines, beginMarker, beginMarker, endMarker);
+    int end = onlyLine(lines, endMarker, beginMarker, endMarker);
     if (end < begin) {
-      throw new IllegalArgumentException("the line " + END + " comes before the line " + BEGIN);
+      throw new IllegalArgumentException("the line " + endMarker + " comes before the line " + beginMarker);
     }
     List<String> result = new ArrayList<>(lines.subList(0, begin + 1));
     result.addAll(section.lines().toList());
@@ -33,7 +38,12 @@ final class MarkdownSection {
     replace(document, "");
   }
 
-  private static int onlyLine(List<String> lines, String marker) {
+  /** Throws unless the document can take a section between these markers. */
+  public static void check(String document, String beginMarker, String endMarker) {
+    replace(document, "", beginMarker, endMarker);
+  }
+
+  private static int onlyLine(List<String> lines, String marker, String beginMarker, String endMarker) {
     int found = -1;
     for (int i = 0; i < lines.size(); i++) {
       if (lines.get(i).strip().equals(marker)) {
@@ -44,7 +54,7 @@ final class MarkdownSection {
       }
     }
     if (found < 0) {
-      throw new IllegalArgumentException("the document has no line " + marker + "; put " + BEGIN + " and " + END
+      throw new IllegalArgumentException("the document has no line " + marker + "; put " + beginMarker + " and " + endMarker
           + " on lines of their own where the tables belong");
     }
     return found;

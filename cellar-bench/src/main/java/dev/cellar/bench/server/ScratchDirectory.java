@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /** Removal of the benchmark's data and log directories. */
-final class ScratchDirectory {
+public final class ScratchDirectory {
   private ScratchDirectory() {}
 
   /**
@@ -18,7 +18,7 @@ final class ScratchDirectory {
    * Ctrl-C the shutdown hook and the main thread may both be removing the same tree, and a
    * stopping server may still be removing its own files.
    */
-  static void delete(Path root) throws IOException {
+  public static void delete(Path root) throws IOException {
     List<Path> paths;
     try (Stream<Path> walk = Files.walk(root)) {
       paths = walk.sorted(Comparator.reverseOrder()).toList();

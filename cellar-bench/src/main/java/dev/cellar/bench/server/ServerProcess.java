@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
  * <p>Owned by the benchmark's main thread; {@link #close()} may also run on the shutdown hook's
  * thread, hence synchronized.
  */
-final class ServerProcess implements AutoCloseable {
+public final class ServerProcess implements AutoCloseable {
   static final Duration STOP_TIMEOUT = Duration.ofSeconds(120);
   private static final Duration CALL_TIMEOUT = Duration.ofSeconds(30);
 
@@ -56,6 +56,16 @@ final class ServerProcess implements AutoCloseable {
     }
   }
 
+  /**
+   * Starts Cellar's server from {@code command} (the {@code cellar} launcher, or the java command
+   * line it execs) and returns once it answers PING. Cellar's check that the pid runs java needs
+   * none of the benchmark's other tools, hence no {@link Tools}.
+   */
+  public static ServerProcess startCellar(List<String> command, int port, Path log, ChildProcesses children, Duration readyTimeout)
+      throws IOException, InterruptedException {
+    return start(ServerKind.CELLAR, null, command, port, log, children, readyTimeout);
+  }
+
   private void awaitPong(Duration timeout) throws IOException, InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
@@ -94,11 +104,11 @@ final class ServerProcess implements AutoCloseable {
     return process;
   }
 
-  long pid() {
+  public long pid() {
     return process.pid();
   }
 
-  int port() {
+  public int port() {
     return port;
   }
 
@@ -117,12 +127,26 @@ final class ServerProcess implements AutoCloseable {
   }
 
   /** The end of the server's output, for error messages. */
-  String logTail() {
+  public String logTail() {
     try {
       List<String> lines = Files.readAllLines(log);
       return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
     } catch (IOException e) {
       return "(cannot read " + log + ": " + e + ")";
+    }
+  }
+
+  /**
+   * Kills the server with SIGKILL, as a crash would (nothing runs on the way out), and waits for it
+   * to be gone; returns its exit status (137). The process is then no longer tracked.
+   */
+  public synchronized int kill() throws InterruptedException {
+    try {
+      process.destroyForcibly(); // SIGKILL on Linux
+      return process.waitFor();
+    } finally {
+      closed = true;
+      children.finished(this);
     }
   }
 

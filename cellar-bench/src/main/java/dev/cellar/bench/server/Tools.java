@@ -15,7 +15,7 @@ import java.util.Optional;
  * <p>Cellar is started through the repository's {@code cellar} launcher script, exactly as a user
  * starts it, so the JVM flags for the server live in that one script.
  */
-record Tools(Path cellarScript, Path redisServer, Path redisCli, Path redisBenchmark, Path taskset, Optional<Path> strace) {
+public record Tools(Path cellarScript, Path redisServer, Path redisCli, Path redisBenchmark, Path taskset, Optional<Path> strace) {
 
   /**
    * Finds every tool or throws naming what is missing.
@@ -44,7 +44,7 @@ record Tools(Path cellarScript, Path redisServer, Path redisCli, Path redisBench
    * {@code ROOT/cellar-bench/target/cellar-bench.jar}, the classes of a build
    * {@code ROOT/cellar-bench/target/classes}; either way three levels below the root.
    */
-  static Path defaultCellarScript() {
+  public static Path defaultCellarScript() {
     try {
       Path location = Path.of(Tools.class.getProtectionDomain().getCodeSource().getLocation().toURI());
       return location.getParent().getParent().getParent().resolve("cellar");

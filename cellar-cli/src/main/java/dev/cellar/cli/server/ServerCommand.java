@@ -40,6 +40,7 @@ public final class ServerCommand implements Callable<Integer> {
   @Option(names = "--client-query-buffer-limit", description = "Largest unparsed input per client (default 64mb).") String queryLimit;
   @Option(names = "--client-output-buffer-limit", description = "Unsent replies at which a client is cut off (default 64mb).") String outputLimit;
   @Option(names = "--transport", description = "auto | io_uring | epoll | nio (default auto).") String transport;
+  @Option(names = "--segment-size", description = "Expert: log segment size, 256kb to 1gb (default 64mb); smaller caps values.") String segmentSize;
 
   @Override
   public Integer call() throws Exception {
@@ -63,6 +64,7 @@ public final class ServerCommand implements Callable<Integer> {
     flags.put("client-query-buffer-limit", queryLimit);
     flags.put("client-output-buffer-limit", outputLimit);
     flags.put("transport", transport);
+    flags.put("segment-size", segmentSize);
     flags.forEach((name, value) -> {
       if (value != null) {
         config.set(name, value);

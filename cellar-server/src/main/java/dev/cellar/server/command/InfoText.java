@@ -100,10 +100,17 @@ final class InfoText {
   }
 
   private static void persistence(ServerContext server, CellarStats stats, StringBuilder b) {
-    IOException failure = server.store() instanceof dev.cellar.store.Store store ? store.writeFailure() : null;
+    dev.cellar.store.Store engine = server.store() instanceof dev.cellar.store.Store store ? store : null;
+    IOException failure = engine != null ? engine.writeFailure() : null;
+    // In progress: what BGSAVE or BGREWRITEAOF started (maybe still waiting for the other to end),
+    // or the engine's own background checkpoint or compaction.
+    boolean checkpointing = server.control().checkpointRunning() || (engine != null && engine.checkpointing());
+    boolean compacting = server.control().compactionRunning() || (engine != null && engine.compacting());
     b.append("# Persistence\r\n")
         .append("loading:0\r\n")
         .append("aof_enabled:1\r\n")
+        .append("rdb_bgsave_in_progress:").append(checkpointing ? 1 : 0).append("\r\n")
+        .append("aof_rewrite_in_progress:").append(compacting ? 1 : 0).append("\r\n")
         .append("appendfsync:").append(server.config().fsync().name().toLowerCase()).append("\r\n")
         .append("aof_last_write_status:").append(failure == null ? "ok" : "err").append("\r\n")
         .append("cellar_write_failure:").append(failure == null ? "" : failure.getMessage().replace('\r', ' ').replace('\n', ' ')).append("\r\n")
