@@ -38,7 +38,8 @@ final class ClientModel {
   private final List<Violation> replyViolations = new ArrayList<>();
   private Operation inFlight;
   private long sequence;
-  private long acknowledged;
+  /** Written by the client's thread only; volatile so the loop can see that a client got going. */
+  private volatile long acknowledged;
   private int cycle;
 
   ClientModel(int id, int keys, int maxValueBytes, long seed) {

@@ -1,11 +1,11 @@
 package dev.cellar.bench.crash;
 
+import io.lettuce.core.resource.ClientResources;
 import java.util.concurrent.atomic.AtomicBoolean;
-import redis.clients.jedis.Jedis;
-import redis.clients.jedis.exceptions.JedisConnectionException;
 
 /**
- * One client of a cycle: a thread with its own Jedis connection that writes its model's operations
+ * One client of a cycle: a thread with its own connection (Jedis or Lettuce, by {@link
+ * ClientLibrary#forClient}) that writes its model's operations
  * one at a time (each marked in flight before it is sent, acknowledged when its reply arrives)
  * until the server dies under it.
  *
@@ -15,18 +15,17 @@ import redis.clients.jedis.exceptions.JedisConnectionException;
  * early for a reason nobody looked at.
  */
 final class CrashClient implements Runnable {
-  /** Long enough for an fsync on a busy machine: a timeout would end the client before the kill. */
-  private static final int SOCKET_TIMEOUT_MILLIS = 60_000;
-
   private final ClientModel model;
   private final int port;
+  private final ClientResources resources;
   private final AtomicBoolean killing;
   private final Thread thread;
   private volatile Throwable failure;
 
-  CrashClient(ClientModel model, int port, AtomicBoolean killing) {
+  CrashClient(ClientModel model, int port, ClientResources resources, AtomicBoolean killing) {
     this.model = model;
     this.port = port;
+    this.resources = resources;
     this.killing = killing;
     this.thread = Thread.ofPlatform().daemon().name("crash-client-" + model.id()).unstarted(this);
   }
@@ -40,6 +39,11 @@ final class CrashClient implements Runnable {
     return thread.join(java.time.Duration.ofMillis(millis));
   }
 
+  /** Whether the thread has ended (it only ends when its connection fails). */
+  boolean ended() {
+    return !thread.isAlive();
+  }
+
   /** Why the client stopped, if not because the server was killed. */
   Throwable failure() {
     return failure;
@@ -47,19 +51,27 @@ final class CrashClient implements Runnable {
 
   @Override
   public void run() {
-    try (Jedis jedis = new Jedis("127.0.0.1", port, SOCKET_TIMEOUT_MILLIS)) {
+    ClientConnection connection = null;
+    try {
+      connection = ClientLibrary.forClient(model.id()).connect(port, resources);
       while (true) {
         Operation op = model.next();
         model.begin(op);
-        String reply = op.send(jedis);
+        String reply = op.send(connection);
         model.acknowledge(op, reply);
       }
-    } catch (JedisConnectionException e) {
-      if (!killing.get()) {
+    } catch (RuntimeException e) {
+      if (!killing.get() || (connection != null && connection.isErrorReply(e))) {
         failure = e;
       }
-    } catch (RuntimeException e) {
-      failure = e;
+    } finally {
+      if (connection != null) {
+        try {
+          connection.close();
+        } catch (RuntimeException closingDeadConnection) {
+          // the server is gone; nothing to release on its side
+        }
+      }
     }
   }
 }

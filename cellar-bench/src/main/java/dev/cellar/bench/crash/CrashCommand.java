@@ -37,7 +37,7 @@ import picocli.CommandLine.Spec;
     name = "crash",
     mixinStandardHelpOptions = true,
     description = {
-      "Crash loop: ./cellar server --fsync always, several Jedis clients writing, SIGKILL at random",
+      "Crash loop: ./cellar server --fsync always, Jedis and Lettuce clients writing, SIGKILL at random",
       "moments and during compaction (BGREWRITEAOF) and checkpoints (BGSAVE), restart, and a check",
       "of every acknowledged write. Exit status 1 on any loss."
     })
@@ -50,7 +50,7 @@ public final class CrashCommand implements Callable<Integer> {
   @Option(names = "--cycles", defaultValue = "100", description = "Kill-restart-check cycles (default ${DEFAULT-VALUE}).")
   int cycles;
 
-  @Option(names = "--clients", defaultValue = "4", description = "Concurrent Jedis clients, each with its own keys (default ${DEFAULT-VALUE}).")
+  @Option(names = "--clients", defaultValue = "4", description = "Concurrent clients, each with its own keys, Jedis and Lettuce in turn (default ${DEFAULT-VALUE}).")
   int clients;
 
   @Option(names = "--keys", defaultValue = "200", description = "String keys per client (default ${DEFAULT-VALUE}; counters: one per 50).")

@@ -2,6 +2,8 @@ package dev.cellar.bench.crash;
 
 import dev.cellar.bench.server.ChildProcesses;
 import dev.cellar.bench.server.ServerProcess;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetAddress;
@@ -14,24 +16,26 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Pipeline;
 import redis.clients.jedis.Response;
 
 /**
- * The crash loop: a Cellar server under {@code appendfsync always}, several Jedis clients writing
- * to it, SIGKILL at a random moment or shortly after a compaction or checkpoint was started, a
+ * The crash loop: a Cellar server under {@code appendfsync always}, several Jedis and Lettuce
+ * clients writing to it, SIGKILL at a random moment or while a compaction or checkpoint runs, a
  * restart on the same directory, and a check of every key against what the clients were told.
  *
- * <p>Cycle. The clients write for a random time; then, depending on the cycle's {@link KillMoment},
- * a control connection sends {@code BGREWRITEAOF} or {@code BGSAVE}, waits a random 0 to {@code
- * maxKillDelayMillis} ms, and then until {@code INFO persistence} shows a compaction (checkpoint)
- * running (BGREWRITEAOF's or BGSAVE's, or the engine's own), for at most two seconds; the server
- * gets SIGKILL while the clients go on writing. The last INFO reading says whether the kill hit
- * the work, which the report counts. The restarted server is checked and then serves the next cycle, so
- * the store grows and ages across cycles as a real one does, and every recovery starts from what
- * the previous recovery left.
+ * <p>Cycle. Once each client has had a write acknowledged, the clients write for a random time;
+ * then, depending on the cycle's {@link KillMoment}, a control connection sends {@code
+ * BGREWRITEAOF} or {@code BGSAVE}, waits a random 0 to {@code maxKillDelayMillis} ms, and then
+ * until {@code INFO persistence} shows a compaction (checkpoint) running (BGREWRITEAOF's or
+ * BGSAVE's, or the engine's own), for at most two seconds; the server gets SIGKILL while the
+ * clients go on writing. The last INFO reading says whether the kill hit the work, which the report
+ * counts. The restarted server is checked and then serves the next cycle, so the store grows and
+ * ages across cycles as a real one does, and every recovery starts from what the previous recovery
+ * left.
  *
  * <p>What counts. Under {@code always} a reply means the write was fsynced, so after any kill every
  * key must hold its last acknowledged state or what its client's in-flight write makes of it
@@ -42,9 +46,16 @@ import redis.clients.jedis.Response;
  * each client thread owns its model, handed over by start and join.
  */
 public final class CrashLoop {
+  static {
+    // Lettuce finds Netty's io_uring transport beside epoll on the class path, picks epoll, and
+    // would log a warning about the choice at every connection.
+    System.setProperty("io.lettuce.core.iouring", "false");
+  }
+
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(180);
   private static final long CLIENT_EXIT_MILLIS = 60_000;
   private static final Duration SEEK_WORK = Duration.ofSeconds(2);
+  private static final Duration CONNECT = Duration.ofSeconds(60);
 
   private final CrashSettings settings;
   private final ServerLaunch launch;
@@ -73,11 +84,20 @@ public final class CrashLoop {
 
   /** Runs every cycle, or until the server fails to restart; the result says which. */
   public CrashResult run() throws IOException, InterruptedException {
+    ClientResources resources = DefaultClientResources.builder().ioThreadPoolSize(2).computationThreadPoolSize(2).build();
+    try {
+      return run(resources);
+    } finally {
+      resources.shutdown(0, 2, TimeUnit.SECONDS);
+    }
+  }
+
+  private CrashResult run(ClientResources resources) throws IOException, InterruptedException {
     List<CycleOutcome> outcomes = new ArrayList<>();
     ServerProcess server = start();
     try {
       for (int cycle = 1; cycle <= settings.cycles(); cycle++) {
-        Killed killed = writeAndKill(cycle, server);
+        Killed killed = writeAndKill(cycle, server, resources);
         long begin = System.nanoTime();
         try {
           server = start();
@@ -101,16 +121,17 @@ public final class CrashLoop {
       KillMoment moment, String started, long delayMillis, boolean compactionRunning, boolean checkpointRunning,
       long compactions, long writeMillis, long acknowledged, int inFlight) {}
 
-  private Killed writeAndKill(int cycle, ServerProcess server) throws IOException, InterruptedException {
+  private Killed writeAndKill(int cycle, ServerProcess server, ClientResources resources) throws IOException, InterruptedException {
     KillMoment moment = KillMoment.forCycle(cycle);
     long writeMillis = settings.minWriteMillis() + (long) (random.nextDouble() * (settings.maxWriteMillis() - settings.minWriteMillis()));
     long delayMillis = moment.delayed() ? (long) (random.nextDouble() * settings.maxKillDelayMillis()) : 0;
     long ackedBefore = acknowledged();
+    long[] ackedBeforeEach = acknowledgedEach();
     AtomicBoolean killing = new AtomicBoolean();
     List<CrashClient> clients = new ArrayList<>();
     for (ClientModel model : models) {
       model.startCycle(cycle);
-      CrashClient client = new CrashClient(model, server.port(), killing);
+      CrashClient client = new CrashClient(model, server.port(), resources, killing);
       clients.add(client);
       client.start();
     }
@@ -118,6 +139,7 @@ public final class CrashLoop {
     Map<String, String> info;
     long startedAt;
     try {
+      awaitFirstAcknowledgements(clients, ackedBeforeEach);
       Thread.sleep(writeMillis);
       try (Jedis control = new Jedis("127.0.0.1", server.port(), 60_000)) {
         startedAt = System.nanoTime();
@@ -145,6 +167,24 @@ public final class CrashLoop {
     return new Killed(moment, started, killedAfterMillis, "1".equals(info.get("aof_rewrite_in_progress")),
         "1".equals(info.get("rdb_bgsave_in_progress")), Long.parseLong(info.getOrDefault("cellar_compactions", "-1")), writeMillis,
         acknowledged() - ackedBefore, inFlight);
+  }
+
+  /**
+   * Waits until every client has had a write acknowledged (or has ended, which the caller reports),
+   * for at most {@link #CONNECT}: the writing time starts once every client is connected and
+   * writing, however long a freshly started server or a first Lettuce connection takes.
+   */
+  private void awaitFirstAcknowledgements(List<CrashClient> clients, long[] before) throws InterruptedException {
+    long deadline = System.nanoTime() + CONNECT.toNanos();
+    for (int i = 0; i < clients.size(); i++) {
+      while (models.get(i).acknowledged() == before[i] && !clients.get(i).ended() && System.nanoTime() < deadline) {
+        Thread.sleep(5);
+      }
+    }
+  }
+
+  private long[] acknowledgedEach() {
+    return models.stream().mapToLong(ClientModel::acknowledged).toArray();
   }
 
   /**

@@ -2,12 +2,10 @@ package dev.cellar.bench.crash;
 
 import java.util.List;
 import java.util.function.Function;
-import redis.clients.jedis.Jedis;
-import redis.clients.jedis.params.SetParams;
 
 /**
  * One write a crash-loop client sends: what it does to the model ({@link #after}), how it goes over
- * the wire through Jedis ({@link #send}), and what the server must answer given the state before
+ * the wire through a client library ({@link #send}), and what the server must answer given the state before
  * it ({@link #expectedReply}). Replies are compared as text, so a wrong {@code INCR} or {@code
  * APPEND} result is caught while the server runs, not only after a restart.
  */
@@ -18,7 +16,7 @@ sealed interface Operation {
   KeyState after(String key, KeyState before);
 
   /** Sends the command and returns the server's reply as text; throws if the connection fails. */
-  String send(Jedis jedis);
+  String send(ClientConnection connection);
 
   /** The reply the server must give, from the states before (looked up by key). */
   String expectedReply(Function<String, KeyState> before);
@@ -29,7 +27,7 @@ sealed interface Operation {
   record Set(String key, String value) implements Operation {
     public List<String> keys() { return List.of(key); }
     public KeyState after(String k, KeyState before) { return new KeyState(value, false); }
-    public String send(Jedis jedis) { return jedis.set(key, value); }
+    public String send(ClientConnection connection) { return connection.set(key, value); }
     public String expectedReply(Function<String, KeyState> before) { return "OK"; }
     public String command() { return "SET"; }
   }
@@ -38,9 +36,7 @@ sealed interface Operation {
   record SetEx(String key, String value, long seconds) implements Operation {
     public List<String> keys() { return List.of(key); }
     public KeyState after(String k, KeyState before) { return new KeyState(value, true); }
-    public String send(Jedis jedis) {
-      return jedis.set(key, value, SetParams.setParams().ex(seconds));
-    }
+    public String send(ClientConnection connection) { return connection.setEx(key, value, seconds); }
     public String expectedReply(Function<String, KeyState> before) { return "OK"; }
     public String command() { return "SET EX"; }
   }
@@ -48,7 +44,7 @@ sealed interface Operation {
   record Del(String key) implements Operation {
     public List<String> keys() { return List.of(key); }
     public KeyState after(String k, KeyState before) { return KeyState.ABSENT; }
-    public String send(Jedis jedis) { return Long.toString(jedis.del(key)); }
+    public String send(ClientConnection connection) { return Long.toString(connection.del(key)); }
     public String expectedReply(Function<String, KeyState> before) {
       return before.apply(key).present() ? "1" : "0";
     }
@@ -61,7 +57,7 @@ sealed interface Operation {
     public KeyState after(String k, KeyState before) {
       return new KeyState(Long.toString(count(before) + 1), before.expires());
     }
-    public String send(Jedis jedis) { return Long.toString(jedis.incr(key)); }
+    public String send(ClientConnection connection) { return Long.toString(connection.incr(key)); }
     public String expectedReply(Function<String, KeyState> before) {
       return Long.toString(count(before.apply(key)) + 1);
     }
@@ -78,7 +74,7 @@ sealed interface Operation {
     public KeyState after(String k, KeyState before) {
       return before.present() ? new KeyState(before.value() + suffix, before.expires()) : new KeyState(suffix, false);
     }
-    public String send(Jedis jedis) { return Long.toString(jedis.append(key, suffix)); }
+    public String send(ClientConnection connection) { return Long.toString(connection.append(key, suffix)); }
     public String expectedReply(Function<String, KeyState> before) {
       KeyState state = before.apply(key);
       return Long.toString((state.present() ? state.value().length() : 0) + suffix.length());
@@ -92,7 +88,7 @@ sealed interface Operation {
     public KeyState after(String k, KeyState before) {
       return new KeyState(k.equals(key1) ? value1 : value2, false);
     }
-    public String send(Jedis jedis) { return jedis.mset(key1, value1, key2, value2); }
+    public String send(ClientConnection connection) { return connection.mset(key1, value1, key2, value2); }
     public String expectedReply(Function<String, KeyState> before) { return "OK"; }
     public String command() { return "MSET"; }
   }
