@@ -58,9 +58,11 @@ public final class CellarServer implements AutoCloseable, ServerControl {
    * default caps values at what fits one segment beside the largest key, since a record never spans
    * two segments.
    */
+  private static final int RECORD_ALLOWANCE = 96; // what CellarOptions.validate adds to key and value for a record's framing
+
   private static CellarOptions storeOptions(ServerConfig config) {
     CellarOptions options = CellarOptions.defaults().segmentBytes(config.segmentSize());
-    int fitting = config.segmentSize() - CellarOptions.DEFAULT_MAX_KEY_BYTES - 96;
+    int fitting = config.segmentSize() - CellarOptions.DEFAULT_MAX_KEY_BYTES - RECORD_ALLOWANCE;
     return fitting < CellarOptions.DEFAULT_MAX_VALUE_BYTES ? options.maxValueBytes(fitting) : options;
   }
 

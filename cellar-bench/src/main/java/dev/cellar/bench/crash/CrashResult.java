@@ -52,12 +52,19 @@ public record CrashResult(CrashSettings settings, List<CycleOutcome> cycles, Str
     return cycles.stream().filter(c -> c.moment() == moment).count();
   }
 
+  /** Of those, the ones whose kill did hit its work. */
+  public long hitsAt(KillMoment moment) {
+    return cycles.stream().filter(c -> c.moment() == moment)
+        .filter(c -> moment == KillMoment.COMPACTION ? c.compactionRunning() : c.checkpointRunning()).count();
+  }
+
   public String summary() {
     return String.format(Locale.ROOT,
-        "%s: %d of %d cycles, %,d writes acknowledged, %,d key checks; kills with a compaction running %d (of %d after BGREWRITEAOF), "
-            + "with a checkpoint running %d (of %d after BGSAVE); losses %d, other violations %d%s",
+        "%s: %d of %d cycles, %,d writes acknowledged, %,d key checks; kills with a compaction running %d (%d of the %d after "
+            + "BGREWRITEAOF), with a checkpoint running %d (%d of the %d after BGSAVE); losses %d, other violations %d%s",
         passed() ? "PASSED" : "FAILED", cycles.size(), settings.cycles(), acknowledged(), keysChecked(), killsDuringCompaction(),
-        cyclesAt(KillMoment.COMPACTION), killsDuringCheckpoint(), cyclesAt(KillMoment.CHECKPOINT), losses(),
+        hitsAt(KillMoment.COMPACTION), cyclesAt(KillMoment.COMPACTION), killsDuringCheckpoint(), hitsAt(KillMoment.CHECKPOINT),
+        cyclesAt(KillMoment.CHECKPOINT), losses(),
         violations().size() - losses(), failure == null ? "" : "; stopped: " + failure);
   }
 

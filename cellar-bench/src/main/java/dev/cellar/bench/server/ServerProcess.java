@@ -104,7 +104,7 @@ public final class ServerProcess implements AutoCloseable {
     return process;
   }
 
-  public long pid() {
+  long pid() {
     return process.pid();
   }
 
@@ -127,7 +127,7 @@ public final class ServerProcess implements AutoCloseable {
   }
 
   /** The end of the server's output, for error messages. */
-  public String logTail() {
+  String logTail() {
     try {
       List<String> lines = Files.readAllLines(log);
       return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
