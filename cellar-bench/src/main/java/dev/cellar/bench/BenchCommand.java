@@ -1,6 +1,7 @@
 package dev.cellar.bench;
 
 import dev.cellar.bench.codecs.CodecsBenchmark;
+import dev.cellar.bench.crash.CrashCommand;
 import dev.cellar.bench.embedded.EmbeddedBenchmark;
 import dev.cellar.bench.groupcommit.GroupCommitBenchmark;
 import dev.cellar.bench.memory.MemoryLatencyBenchmark;
@@ -22,7 +23,7 @@ import picocli.CommandLine.Spec;
     description = "Benchmarks of Cellar against its peers.",
     subcommands = {
       EmbeddedBenchmark.class, CodecsBenchmark.class, GroupCommitBenchmark.class, ReplayBenchmark.class,
-      MemoryLatencyBenchmark.class, ServerBenchmark.class, SoakBenchmark.class,
+      MemoryLatencyBenchmark.class, ServerBenchmark.class, SoakBenchmark.class, CrashCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class BenchCommand implements Runnable {

@@ -89,27 +89,36 @@ final class Compactor {
       if (victims.isEmpty()) {
         return 0;
       }
-      long olderThan = lowestSeqOutside(victims);
+      store.compacting(true);
       try {
-        for (Segment victim : victims) {
-          copyLive(victim, olderThan, now);
-        }
-        publishOutputs();
-      } catch (IOException | RuntimeException e) {
-        discardOutputs(e);
-        throw e;
+        return compact(victims, now);
+      } finally {
+        store.compacting(false);
       }
-      applyRelocations();
-      long before = 0;
-      for (Segment victim : victims) {
-        before += victim.end();
-        store.addObsolete(victim);
-      }
-      long after = outputs.stream().mapToLong(Segment::end).sum();
-      store.compactions.increment();
-      store.compactedBytes.add(Math.max(0, before - after));
-      return Math.max(0, before - after);
     }
+  }
+
+  private long compact(List<Segment> victims, long now) throws IOException {
+    long olderThan = lowestSeqOutside(victims);
+    try {
+      for (Segment victim : victims) {
+        copyLive(victim, olderThan, now);
+      }
+      publishOutputs();
+    } catch (IOException | RuntimeException e) {
+      discardOutputs(e);
+      throw e;
+    }
+    applyRelocations();
+    long before = 0;
+    for (Segment victim : victims) {
+      before += victim.end();
+      store.addObsolete(victim);
+    }
+    long after = outputs.stream().mapToLong(Segment::end).sum();
+    store.compactions.increment();
+    store.compactedBytes.add(Math.max(0, before - after));
+    return Math.max(0, before - after);
   }
 
   private List<Segment> chooseVictims(long now) {

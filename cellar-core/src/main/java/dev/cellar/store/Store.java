@@ -117,6 +117,9 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
   private volatile Exception checkpointFailure;
   private volatile Exception compactionFailure;
   private volatile long checkpointedSeq = -1;
+  /** What the holder of {@link #maintenanceLock} is doing, for monitoring (INFO); written under the lock. */
+  private volatile boolean compacting;
+  private volatile boolean checkpointing;
 
   final LongAdder compactions = new LongAdder();
   final LongAdder compactedBytes = new LongAdder();
@@ -443,6 +446,20 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
   private void syncFailed(IOException cause) {
     writeFailed(cause);
     commit.fail(cause);
+  }
+
+  /** Whether a compaction pass (the background agent's or {@link #compact()}'s) is rewriting segments now. */
+  public boolean compacting() {
+    return compacting;
+  }
+
+  /** Whether a checkpoint is being written now. */
+  public boolean checkpointing() {
+    return checkpointing;
+  }
+
+  void compacting(boolean running) {
+    compacting = running;
   }
 
   /** The fsync failure that disabled writes, or null. */
@@ -877,18 +894,23 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
       if (!force && seq == checkpointedSeq && obsoleteCount() == 0) {
         return;
       }
-      List<Segment> deletable = obsoleteSnapshot();
+      checkpointing = true;
       try {
-        new CheckpointTask(this, io, directory, shards, segments, log, locksHeld)
-            .write(checkpointSequence.incrementAndGet());
-      } catch (IOException | RuntimeException e) {
-        checkpointFailure = e;
-        throw e;
+        List<Segment> deletable = obsoleteSnapshot();
+        try {
+          new CheckpointTask(this, io, directory, shards, segments, log, locksHeld)
+              .write(checkpointSequence.incrementAndGet());
+        } catch (IOException | RuntimeException e) {
+          checkpointFailure = e;
+          throw e;
+        }
+        checkpointFailure = null;
+        checkpointedSeq = seq;
+        checkpoints.increment();
+        deleteSegments(deletable);
+      } finally {
+        checkpointing = false;
       }
-      checkpointFailure = null;
-      checkpointedSeq = seq;
-      checkpoints.increment();
-      deleteSegments(deletable);
     }
   }
 

@@ -46,7 +46,7 @@ public final class CellarServer implements AutoCloseable, ServerControl {
     // Under "always" the engine does not fsync per put: the server's barrier fsyncs once for every
     // connection's batch and holds replies until then (see DurabilityBarrier).
     Fsync engineFsync = config.fsync() == Fsync.ALWAYS ? Fsync.NO : config.fsync();
-    this.store = Cellar.open(config.dir(), engine.fsync(engineFsync));
+    this.store = Cellar.open(config.dir(), storeOptions(config, engine).fsync(engineFsync));
     try {
       this.context = new ServerContext(store, config, this);
       this.listener = RespListener.start(context, new Dispatcher(context), tls);
@@ -54,6 +54,19 @@ public final class CellarServer implements AutoCloseable, ServerControl {
       store.close();
       throw e;
     }
+  }
+
+  /**
+   * The engine's settings that the server's configuration decides. A segment smaller than the
+   * default caps values at what fits one segment beside the largest key, since a record never spans
+   * two segments.
+   */
+  private static final int RECORD_ALLOWANCE = 96; // what CellarOptions.validate adds to key and value for a record's framing
+
+  private static CellarOptions storeOptions(ServerConfig config, CellarOptions base) {
+    CellarOptions options = base.segmentBytes(config.segmentSize());
+    int fitting = config.segmentSize() - CellarOptions.DEFAULT_MAX_KEY_BYTES - RECORD_ALLOWANCE;
+    return fitting < CellarOptions.DEFAULT_MAX_VALUE_BYTES ? options.maxValueBytes(fitting) : options;
   }
 
   /** Opens the store in {@code config.dir()} and starts listening; fails fast with a clear reason. */
@@ -135,6 +148,16 @@ public final class CellarServer implements AutoCloseable, ServerControl {
   @Override
   public boolean compactAsync() {
     return runOnce(compactionRunning, store::compact);
+  }
+
+  @Override
+  public boolean checkpointRunning() {
+    return checkpointRunning.get();
+  }
+
+  @Override
+  public boolean compactionRunning() {
+    return compactionRunning.get();
   }
 
   private boolean runOnce(AtomicBoolean running, Runnable task) {

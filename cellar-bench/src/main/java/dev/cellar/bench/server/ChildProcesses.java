@@ -50,7 +50,7 @@ public final class ChildProcesses {
     return process;
   }
 
-  /** A directory to delete at exit, after the servers writing into it have stopped. */
+  /** A directory to delete at exit, after the servers writing into it have stopped (null: none). */
   public void deleteAtExit(Path directory) {
     scratch = directory;
   }

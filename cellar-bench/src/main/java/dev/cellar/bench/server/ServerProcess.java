@@ -65,7 +65,16 @@ public final class ServerProcess implements AutoCloseable {
       throws IOException, InterruptedException {
     List<String> command = new java.util.ArrayList<>(List.of(cellarScript.toString(), "server"));
     command.addAll(arguments);
-    // Cellar's program check looks at the command only, so it needs none of the tools Redis does.
+    return startCellar(command, port, log, children, readyTimeout);
+  }
+
+  /**
+   * Starts Cellar's server from {@code command} (the {@code cellar} launcher, or the java command
+   * line it execs) and returns once it answers PING. Cellar's check that the pid runs java needs
+   * none of the benchmark's other tools, hence no {@link Tools}.
+   */
+  public static ServerProcess startCellar(List<String> command, int port, Path log, ChildProcesses children, Duration readyTimeout)
+      throws IOException, InterruptedException {
     return start(ServerKind.CELLAR, null, command, port, log, children, readyTimeout);
   }
 
@@ -136,6 +145,20 @@ public final class ServerProcess implements AutoCloseable {
       return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
     } catch (IOException e) {
       return "(cannot read " + log + ": " + e + ")";
+    }
+  }
+
+  /**
+   * Kills the server with SIGKILL, as a crash would (nothing runs on the way out), and waits for it
+   * to be gone; returns its exit status (137). The process is then no longer tracked.
+   */
+  public synchronized int kill() throws InterruptedException {
+    try {
+      process.destroyForcibly(); // SIGKILL on Linux
+      return process.waitFor();
+    } finally {
+      closed = true;
+      children.finished(this);
     }
   }
 

@@ -115,10 +115,16 @@ final class InfoText {
     DiskFullException full = store == null ? null : store.diskFull();
     boolean checkpointFailed = store != null && store.checkpointFailure() != null;
     boolean compactionFailed = store != null && store.compactionFailure() != null;
+    // In progress: what BGSAVE or BGREWRITEAOF started (maybe still waiting for the other to end),
+    // or the engine's own background checkpoint or compaction.
+    boolean checkpointing = server.control().checkpointRunning() || (store != null && store.checkpointing());
+    boolean compacting = server.control().compactionRunning() || (store != null && store.compacting());
     b.append("# Persistence\r\n")
         .append("loading:0\r\n")
         .append("rdb_last_bgsave_status:").append(checkpointFailed ? "err" : "ok").append("\r\n")
         .append("aof_enabled:1\r\n")
+        .append("rdb_bgsave_in_progress:").append(checkpointing ? 1 : 0).append("\r\n")
+        .append("aof_rewrite_in_progress:").append(compacting ? 1 : 0).append("\r\n")
         .append("appendfsync:").append(server.config().fsync().name().toLowerCase()).append("\r\n")
         .append("aof_last_bgrewrite_status:").append(compactionFailed ? "err" : "ok").append("\r\n")
         .append("aof_last_write_status:").append(failure == null && full == null ? "ok" : "err").append("\r\n")

@@ -1,5 +1,6 @@
 package dev.cellar.server.config;
 
+import dev.cellar.CellarOptions;
 import dev.cellar.Fsync;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -19,8 +20,8 @@ import java.util.function.Supplier;
  * GET/SET} work: {@code port bind dir appendfsync io-threads maxmemory maxmemory-policy requirepass
  * protected-mode maxclients proto-max-bulk-len client-query-buffer-limit
  * client-output-buffer-limit tls-port tls-cert-file tls-key-file tls-key-file-pass tls-ca-cert-file
- * tls-auth-clients tls-protocols}, plus Cellar's own {@code http-port}, {@code https-port} and
- * {@code transport}.
+ * tls-auth-clients tls-protocols}, plus Cellar's own {@code http-port}, {@code https-port},
+ * {@code transport} and the expert setting {@code segment-size}.
  *
  * <p>Secrets ({@code requirepass}, {@code tls-key-file-pass}) read back as {@code <redacted>} (or
  * empty when unset) everywhere a value is shown: {@code CONFIG GET}, {@link #all()}, logs.
@@ -53,6 +54,9 @@ public final class ServerConfig {
   private volatile long maxQueryBuffer = 64L << 20;
   private volatile long outputBufferLimit = 64L << 20;
   private volatile String transport = "auto";
+  private static final long MIN_SEGMENT_SIZE = 256 << 10;
+
+  private volatile long segmentSize = CellarOptions.DEFAULT_SEGMENT_BYTES;
 
   /** {@code tls-auth-clients}: whether a TLS client must present a certificate the CA signed. */
   public enum TlsAuthClients {
@@ -102,6 +106,9 @@ public final class ServerConfig {
     define("appendonly", false, () -> "yes", v -> { });
     define("databases", false, () -> "1", v -> { });
     define("transport", false, () -> transport, v -> transport = parseTransport(v));
+    // Expert: small segments seal (and so become compactable) after little writing, which tests of
+    // compaction under load need; production stores keep the default.
+    define("segment-size", false, () -> Long.toString(segmentSize), v -> segmentSize = parseSegmentSize(v));
     defineTls();
   }
 
@@ -242,6 +249,7 @@ public final class ServerConfig {
     }
     return tlsCaCertFile == null ? TlsAuthClients.NO : TlsAuthClients.YES;
   }
+  public int segmentSize() { return (int) segmentSize; }
 
   /** Every setting with its value (passwords redacted), for logs and {@code INFO}. */
   public Map<String, String> all() {
@@ -381,6 +389,15 @@ public final class ServerConfig {
     }
     // 0 means no limit in Redis; a server that must bound its memory keeps one, the largest.
     return hard == 0 ? Long.MAX_VALUE : atLeast("client-output-buffer-limit", hard, 1024 * 1024);
+  }
+
+  private static long parseSegmentSize(String v) {
+    long bytes = parseBytes("segment-size", v);
+    // The lower bound leaves room in a segment for the largest key and a value of 190 KiB.
+    if (bytes < MIN_SEGMENT_SIZE || bytes > CellarOptions.MAX_SEGMENT_BYTES) {
+      throw new ConfigException("argument '" + v + "' for 'segment-size' must be between 256kb and 1gb");
+    }
+    return bytes;
   }
 
   private static String parseTransport(String v) {

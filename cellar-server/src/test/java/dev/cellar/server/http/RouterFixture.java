@@ -58,6 +58,16 @@ final class RouterFixture implements AutoCloseable {
     }
 
     @Override
+    public boolean checkpointRunning() {
+      return false;
+    }
+
+    @Override
+    public boolean compactionRunning() {
+      return false;
+    }
+
+    @Override
     public String transport() {
       return "none";
     }
