@@ -39,6 +39,12 @@ final class MaintenanceAgent implements Runnable {
    * beyond them calls for another early checkpoint, or a long scan would get one every cycle.
    */
   private long obsoleteAfterCheckpoint;
+  /**
+   * Set when opening replayed at least as many log bytes as a checkpoint would write (the index):
+   * without a checkpoint soon after, every later open replays that stretch again, and a process that
+   * crashes repeatedly (a crash loop, a supervisor restarting it) replays more each time.
+   */
+  private boolean replayCheckpointDue;
 
   MaintenanceAgent(Store store, String name) {
     this.store = store;
@@ -49,6 +55,8 @@ final class MaintenanceAgent implements Runnable {
   }
 
   void start() {
+    dev.cellar.recovery.RecoveryReport recovery = store.recoveryReport();
+    replayCheckpointDue = recovery != null && recovery.replayedBytes() > 0 && recovery.replayedBytes() >= store.indexBytes();
     thread.start();
   }
 
@@ -65,8 +73,9 @@ final class MaintenanceAgent implements Runnable {
   private void doWork() {
     sealing.runIfDue(store::sealFullSegments);
     long interval = store.options().checkpointInterval().toNanos();
-    if (running && interval > 0 && (System.nanoTime() - lastCheckpoint >= interval || obsoletePileUp())
+    if (running && interval > 0 && (replayCheckpointDue || System.nanoTime() - lastCheckpoint >= interval || obsoletePileUp())
         && checkpointing.runIfDue(() -> store.writeCheckpoint(false, false))) {
+      replayCheckpointDue = false;
       lastCheckpoint = System.nanoTime();
       obsoleteAfterCheckpoint = store.obsoleteBytes();
     }

@@ -353,4 +353,33 @@ class StoreTest {
       assertTrue(s.fsyncNanos() > 0, s.toString());
     }
   }
+
+  /** A crash image (the files of an open, synced store) replays on open; the store then checkpoints soon, not after the interval. */
+  @Test
+  void anOpenThatReplayedTheLogCheckpointsSoonAfter(@TempDir Path crashImage) throws Exception {
+    CellarOptions opts = small().checkpointInterval(Duration.ofHours(1));
+    try (Cellar db = Cellar.open(dir, opts)) {
+      for (int i = 0; i < 20_000; i++) {
+        db.put(b("k" + i), b("value " + i));
+      }
+      db.sync();
+      try (var files = java.nio.file.Files.list(dir)) {
+        for (Path f : files.toList()) {
+          java.nio.file.Files.copy(f, crashImage.resolve(f.getFileName()));
+        }
+      }
+    }
+    try (Cellar db = Cellar.open(crashImage, opts)) {
+      assertTrue(db.recoveryReport().replayedRecords() >= 20_000, db.recoveryReport().toString());
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (db.stats().checkpoints() == 0 && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+      assertEquals(1, db.stats().checkpoints(), "a checkpoint after the replay, long before the hour");
+      assertArrayEquals(b("value 19999"), db.get(b("k19999")));
+    }
+    try (Cellar db = Cellar.open(crashImage, opts)) {
+      assertEquals(0, db.recoveryReport().replayedRecords(), db.recoveryReport().toString());
+    }
+  }
 }
