@@ -1,6 +1,5 @@
 package dev.cellar.server.http;
 
-import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.*;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
@@ -26,9 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
  * <ul>
  *   <li>It answers every call: nothing escapes, and never a 500 (a 500 is a bug, not an answer).
  *   <li>Every status is one the interface documents; every error is the JSON error document.
- *   <li>Round trip: any key and value put through their percent-encoding read back byte for byte,
- *       and a scan of the key as prefix finds the key.
  * </ul>
+ * {@link HttpKeyRoundTripFuzzTest} checks that keys and values come back as they went in.
  *
  * Run as regression tests by default; with {@code JAZZER_FUZZ=1} the selected target is fuzzed.
  */
@@ -66,42 +64,5 @@ class HttpRouterFuzzTest {
       assertEquals("application/json", reply.contentType());
       assertTrue(reply.bodyText().matches("(?s)\\{\"error\":\"[a-z_]+\",\"message\":\".*\"}"), reply.bodyText());
     }
-  }
-
-  @FuzzTest(maxDuration = "15s")
-  void keysAndValuesRoundTrip(FuzzedDataProvider data) {
-    byte[] key = data.consumeBytes(data.consumeInt(1, 64));
-    if (key.length == 0) {
-      return;
-    }
-    byte[] value = data.consumeRemainingAsBytes();
-    Map<String, String> auth = Map.of("Authorization", "Bearer pw");
-    String path = "/v1/kv/" + UriBytes.encode(key);
-    HttpReply put = http.call("PUT", path, value, auth);
-    if (value.length > 4096) {
-      assertEquals(413, put.status());
-      return;
-    }
-    assertEquals(204, put.status(), put.bodyText());
-    HttpReply got = http.call("GET", path, new byte[0], auth);
-    assertEquals(200, got.status());
-    assertArrayEquals(value, got.body());
-    // A page may come back empty with a cursor (a sparse index): follow the cursor to the end.
-    String element = JsonEncoder.encode(ScanRoute.keyJson(key));
-    StringBuilder pages = new StringBuilder();
-    String cursor = "";
-    for (int page = 0; page < 10_000; page++) {
-      String scan = http.call("GET", "/v1/scan?count=1&prefix=" + UriBytes.encode(key) + "&cursor=" + cursor, new byte[0], auth).bodyText();
-      pages.append(scan);
-      cursor = HttpRouterTest.cursorOf(scan);
-      if (cursor.isEmpty()) {
-        break;
-      }
-    }
-    assertEquals("", cursor, "the scan ended");
-    assertTrue(pages.toString().contains(element), pages + " should list " + element);
-    assertEquals(204, http.call("DELETE", path, new byte[0], auth).status());
-    assertEquals(404, http.call("GET", path, new byte[0], auth).status());
-    assertNull(http.store.get(key), new String(key, UTF_8));
   }
 }
