@@ -55,8 +55,30 @@ public final class PowerLossModel {
   private final List<DiskEvent> unsyncedDirectoryOps = new ArrayList<>();
   private int position;
 
+  /** The model of a trace that started on an empty disk. */
   public PowerLossModel(List<DiskEvent> trace) {
+    this(Map.of(), trace);
+  }
+
+  /**
+   * The model of a trace that started on a disk holding {@code initial} (path to content), all of
+   * it durable, with inodes numbered in path order ({@link SimulatedFileIO#recording}).
+   */
+  public PowerLossModel(Map<Path, byte[]> initial, List<DiskEvent> trace) {
     this.trace = trace;
+    int inode = 0;
+    for (Map.Entry<Path, byte[]> file : new TreeMap<>(initial).entrySet()) {
+      FileState f = file(inode);
+      byte[] content = file.getValue();
+      for (long sector = 0; sector * SECTOR < content.length; sector++) {
+        byte[] bytes = new byte[SECTOR];
+        int start = (int) (sector * SECTOR);
+        System.arraycopy(content, start, bytes, 0, Math.min(SECTOR, content.length - start));
+        f.durable.put(sector, bytes);
+      }
+      f.size = f.durableSize = content.length;
+      durableNames.put(file.getKey(), inode++);
+    }
   }
 
   /** Applies the trace's events before index {@code cut}. */

@@ -67,11 +67,28 @@ public final class SimulatedFileIO implements FileIO, AutoCloseable {
 
   /** A file system holding {@code files} (path to content), recording nothing: a crash image. */
   public static SimulatedFileIO of(Map<Path, byte[]> files, long minCapacity) {
-    SimulatedFileIO io = new SimulatedFileIO(minCapacity, false);
-    for (Map.Entry<Path, byte[]> file : files.entrySet()) {
-      Inode inode = io.new Inode(file.getValue().length);
-      MemorySegment.copy(MemorySegment.ofArray(file.getValue()), 0, inode.buffer, 0, file.getValue().length);
-      inode.size = file.getValue().length;
+    return holding(files, minCapacity, false);
+  }
+
+  /**
+   * A recording file system that starts out holding {@code files}, all durable: a crash image to
+   * recover from and crash again. Inodes are numbered in path order, as {@link
+   * PowerLossModel#PowerLossModel(Map, List)} numbers them.
+   */
+  public static SimulatedFileIO recording(Map<Path, byte[]> files, long minCapacity) {
+    return holding(files, minCapacity, true);
+  }
+
+  private static SimulatedFileIO holding(Map<Path, byte[]> files, long minCapacity, boolean recording) {
+    SimulatedFileIO io = new SimulatedFileIO(minCapacity, recording);
+    for (Map.Entry<Path, byte[]> file : new TreeMap<>(files).entrySet()) {
+      byte[] content = file.getValue();
+      Inode inode = io.new Inode(content.length);
+      MemorySegment.copy(MemorySegment.ofArray(content), 0, inode.buffer, 0, content.length);
+      if (inode.shadow != null) {
+        MemorySegment.copy(MemorySegment.ofArray(content), 0, inode.shadow, 0, content.length);
+      }
+      inode.size = content.length;
       io.names.put(file.getKey(), inode);
     }
     return io;

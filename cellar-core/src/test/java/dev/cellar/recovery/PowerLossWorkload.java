@@ -25,8 +25,9 @@ import java.util.TreeMap;
  * <h2>The workload</h2>
  * Puts of unique values (the value names its key and operation, so a value that shows up under the
  * wrong key, or was never written, is caught), overwrites, deletes, puts expiring in an hour or in a
- * few milliseconds, explicit syncs, checkpoints and compactions, over 64 KiB segments so the log
- * rolls every few dozen puts; then a clean close. Every call is bracketed by marks in the trace, so
+ * few milliseconds, explicit syncs, checkpoints, compactions and now and then a clean close and
+ * reopen (which resumes appending to the last segment), over 64 KiB segments so the log rolls every
+ * few dozen puts; then a clean close. Every call is bracketed by marks in the trace, so
  * a cut index tells which calls had returned.
  *
  * <h2>What must hold at a cut</h2>
@@ -47,7 +48,8 @@ final class PowerLossWorkload {
     SYNC,
     CHECKPOINT,
     COMPACT,
-    CLOSE
+    CLOSE,
+    OPEN
   }
 
   /** One API call and where its start and return are in the trace. */
@@ -63,14 +65,16 @@ final class PowerLossWorkload {
 
   final long seed;
   final Fsync mode;
+  final Path directory;
   final List<Op> ops = new ArrayList<>();
   final Map<String, Op> byValue = new HashMap<>();
   List<DiskEvent> trace;
   List<String> violations;
 
-  private PowerLossWorkload(long seed, Fsync mode) {
+  private PowerLossWorkload(long seed, Fsync mode, Path directory) {
     this.seed = seed;
     this.mode = mode;
+    this.directory = directory;
   }
 
   static CellarOptions options(Fsync mode, SimulatedFileIO io) {
@@ -88,14 +92,18 @@ final class PowerLossWorkload {
 
   /** Generates the workload of {@code seed} and runs it once, recording the trace. */
   static PowerLossWorkload record(long seed, Fsync mode, Path directory, int length) {
-    PowerLossWorkload w = new PowerLossWorkload(seed, mode);
+    PowerLossWorkload w = new PowerLossWorkload(seed, mode, directory);
     Random random = new Random(seed);
     try (SimulatedFileIO disk = new SimulatedFileIO(SEGMENT_BYTES)) {
       Cellar db = Cellar.open(directory, options(mode, disk));
       disk.mark("opened");
       try {
         for (int i = 0; i < length; i++) {
-          w.step(db, disk, i, random);
+          if (random.nextInt(60) == 0) {
+            db = w.reopen(db, disk, directory, i);
+          } else {
+            w.step(db, disk, i, random);
+          }
         }
       } finally {
         int begin = disk.mark("close");
@@ -106,6 +114,17 @@ final class PowerLossWorkload {
       w.violations = disk.violations();
     }
     return w;
+  }
+
+  /** A clean close (which syncs everything) and an open, as two calls. */
+  private Cellar reopen(Cellar db, SimulatedFileIO disk, Path directory, int index) {
+    int begin = disk.mark("close " + index);
+    db.close();
+    ops.add(new Op(index, Kind.CLOSE, -1, null, 0, begin, disk.mark("closed " + index)));
+    begin = disk.mark("open " + index);
+    Cellar reopened = Cellar.open(directory, options(mode, disk));
+    ops.add(new Op(index, Kind.OPEN, -1, null, 0, begin, disk.mark("opened " + index)));
+    return reopened;
   }
 
   private void step(Cellar db, SimulatedFileIO disk, int index, Random random) {
@@ -142,7 +161,7 @@ final class PowerLossWorkload {
       case SYNC -> db.sync();
       case CHECKPOINT -> db.checkpoint();
       case COMPACT -> db.compact();
-      case CLOSE -> throw new IllegalStateException("close is the last step, not a random one");
+      case CLOSE, OPEN -> throw new IllegalStateException(kind + " is not drawn at random");
     }
     Op op = new Op(index, kind, kind.ordinal() <= Kind.DELETE.ordinal() ? key : -1, value, expireAt, begin, disk.mark("done " + index));
     ops.add(op);
