@@ -210,7 +210,20 @@ public final class SimulatedFileIO implements FileIO, AutoCloseable {
   /** Frees every file's memory; mappings handed out become inaccessible. */
   @Override
   public void close() {
-    arena.close();
+    // A closed store's prefaulting thread may still be inside one madvise call on a mapping, which
+    // keeps the arena acquired for that moment: wait it out rather than fail the test.
+    for (int attempt = 0; ; attempt++) {
+      try {
+        arena.close();
+        return;
+      } catch (IllegalStateException inUse) {
+        if (attempt == 1000) {
+          throw inUse;
+        }
+        Thread.onSpinWait();
+        Thread.yield();
+      }
+    }
   }
 
   // ---------------------------------------------------------------- inodes
