@@ -54,6 +54,12 @@ class PowerLossTest {
   }
 
   @Test
+  void alwaysWithConcurrentWritersLosesNothingAcknowledged() {
+    // Group commit: one writer's fsync acknowledges the others' writes.
+    run(Fsync.ALWAYS, 4_000, 4, 120, 3);
+  }
+
+  @Test
   void everysecLosesNothingAcknowledgedBeforeTheLastSync() {
     run(Fsync.EVERYSEC, 2_000, 8, 120);
   }
@@ -69,6 +75,7 @@ class PowerLossTest {
     for (Fsync mode : Fsync.values()) {
       run(mode, 10_000 + mode.ordinal() * 1_000, 30, 300);
     }
+    run(Fsync.ALWAYS, 14_000, 20, 300, 3);
   }
 
   @Test
@@ -92,20 +99,24 @@ class PowerLossTest {
   }
 
   private void run(Fsync mode, long firstSeed, int workloads, int cutsPerWorkload) {
+    run(mode, firstSeed, workloads, cutsPerWorkload, 1);
+  }
+
+  private void run(Fsync mode, long firstSeed, int workloads, int cutsPerWorkload, int writers) {
     Totals totals = new Totals();
     long started = System.nanoTime();
     java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
     long cpuStarted = threads.getCurrentThreadCpuTime();
     for (long seed = firstSeed; seed < firstSeed + workloads; seed++) {
-      PowerLossWorkload workload = PowerLossWorkload.record(seed, mode, dir, OPS_PER_WORKLOAD);
+      PowerLossWorkload workload = PowerLossWorkload.record(seed, mode, dir, OPS_PER_WORKLOAD, writers);
       assertEquals(List.of(), workload.violations, "seed " + seed + ": writes through a mapping past the end of file");
       totals.workloads++;
       totals.events += workload.trace.size();
       cutAndRecover(workload, cutsPerWorkload, totals);
     }
     System.out.printf(
-        "power loss, fsync %s: %d workloads, %d trace events, %d cut points, %d crash states (%d unsynced sectors in all), %d second cuts during recovery, %d recoveries checked, seeds %d..%d, %.1f s (%.1f s CPU in the test thread)%n",
-        mode, totals.workloads, totals.events, totals.cuts, totals.crashStates, totals.unsyncedSectors, totals.secondCuts, totals.recoveries,
+        "power loss, fsync %s, %d writer(s): %d workloads, %d trace events, %d cut points, %d crash states (%d unsynced sectors in all), %d second cuts during recovery, %d recoveries checked, seeds %d..%d, %.1f s (%.1f s CPU in the test thread)%n",
+        mode, writers, totals.workloads, totals.events, totals.cuts, totals.crashStates, totals.unsyncedSectors, totals.secondCuts, totals.recoveries,
         firstSeed, firstSeed + workloads - 1, (System.nanoTime() - started) / 1e9, (threads.getCurrentThreadCpuTime() - cpuStarted) / 1e9);
   }
 

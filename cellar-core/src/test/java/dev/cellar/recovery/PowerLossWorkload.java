@@ -12,7 +12,6 @@ import dev.cellar.io.SimulatedFileIO;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -66,8 +65,9 @@ final class PowerLossWorkload {
   final long seed;
   final Fsync mode;
   final Path directory;
-  final List<Op> ops = new ArrayList<>();
-  final Map<String, Op> byValue = new HashMap<>();
+  /** In the order calls returned; each key's calls come from one thread, so they are in its order. */
+  final List<Op> ops = java.util.Collections.synchronizedList(new ArrayList<>());
+  final Map<String, Op> byValue = new java.util.concurrent.ConcurrentHashMap<>();
   boolean zeroFill;
   /** Keys are key-0 .. key-(keys - 1): few, for many overwrites, or enough to grow the index. */
   int keys;
@@ -97,8 +97,12 @@ final class PowerLossWorkload {
     return options(mode, io).zeroFillLog(zeroFill);
   }
 
-  /** Generates the workload of {@code seed} and runs it once, recording the trace. */
-  static PowerLossWorkload record(long seed, Fsync mode, Path directory, int length) {
+  /**
+   * Generates the workload of {@code seed} and runs it once, recording the trace. With more than one
+   * writer, that many threads run {@code length / writers} calls each at once, each on its own keys
+   * (so each key's calls are still in one order), and there is no reopen.
+   */
+  static PowerLossWorkload record(long seed, Fsync mode, Path directory, int length, int writers) {
     PowerLossWorkload w = new PowerLossWorkload(seed, mode, directory);
     Random random = new Random(seed);
     try (SimulatedFileIO disk = new SimulatedFileIO(SEGMENT_BYTES)) {
@@ -108,11 +112,15 @@ final class PowerLossWorkload {
       Cellar db = Cellar.open(directory, w.options(disk));
       disk.mark("opened");
       try {
-        for (int i = 0; i < length; i++) {
-          if (random.nextInt(60) == 0) {
-            db = w.reopen(db, disk, directory, i);
-          } else {
-            w.step(db, disk, i, random);
+        if (writers > 1) {
+          w.runConcurrently(db, disk, length, writers);
+        } else {
+          for (int i = 0; i < length; i++) {
+            if (random.nextInt(60) == 0) {
+              db = w.reopen(db, disk, directory, i);
+            } else {
+              w.step(db, disk, i, random.nextInt(w.keys), random);
+            }
           }
         }
       } finally {
@@ -126,6 +134,37 @@ final class PowerLossWorkload {
     return w;
   }
 
+  private void runConcurrently(Cellar db, SimulatedFileIO disk, int length, int writers) {
+    List<Thread> threads = new ArrayList<>();
+    List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+    for (int t = 0; t < writers; t++) {
+      int writer = t;
+      Random random = new Random(seed * 31 + writer);
+      threads.add(
+          Thread.ofPlatform().name("powerloss-writer-" + writer).start(() -> {
+            try {
+              for (int i = 0; i < length / writers; i++) {
+                int key = writer + writers * random.nextInt(Math.max(1, keys / writers));
+                step(db, disk, writer * length + i, key, random);
+              }
+            } catch (Throwable e) {
+              failures.add(e);
+            }
+          }));
+    }
+    for (Thread thread : threads) {
+      try {
+        thread.join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while writers ran", e);
+      }
+    }
+    if (!failures.isEmpty()) {
+      throw new AssertionError("a writer failed", failures.getFirst());
+    }
+  }
+
   /** A clean close (which syncs everything) and an open, as two calls. */
   private Cellar reopen(Cellar db, SimulatedFileIO disk, Path directory, int index) {
     int begin = disk.mark("close " + index);
@@ -137,9 +176,8 @@ final class PowerLossWorkload {
     return reopened;
   }
 
-  private void step(Cellar db, SimulatedFileIO disk, int index, Random random) {
+  private void step(Cellar db, SimulatedFileIO disk, int index, int key, Random random) {
     int draw = random.nextInt(100);
-    int key = random.nextInt(keys);
     Kind kind;
     String value = null;
     long expireAt = 0;
