@@ -29,8 +29,9 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>A failure names the seed, mode, cut and choice. The recording is deterministic for a seed
  * except for the store's background threads (the {@code everysec} flusher, the maintenance agent
- * sealing full segments), whose fsyncs can land elsewhere in a rerun; {@code -Dpowerloss.seed=N}
- * with {@link #replaySeed} reruns one seed in every mode.
+ * sealing full segments), whose fsyncs can land elsewhere in a rerun. {@code -Dpowerloss.seed=N}
+ * makes each test run that one seed instead, at every cut point of its trace (pick the test of the
+ * failure's mode with {@code -Dtest=PowerLossTest#...}).
  */
 class PowerLossTest {
   private static final int OPS_PER_WORKLOAD = 120;
@@ -50,23 +51,23 @@ class PowerLossTest {
 
   @Test
   void alwaysLosesNothingAcknowledged() {
-    run(Fsync.ALWAYS, 1_000, 8, 120);
+    run(Fsync.ALWAYS, 1_000, 6, 120);
   }
 
   @Test
   void alwaysWithConcurrentWritersLosesNothingAcknowledged() {
     // Group commit: one writer's fsync acknowledges the others' writes.
-    run(Fsync.ALWAYS, 4_000, 4, 120, 3);
+    run(Fsync.ALWAYS, 4_000, 3, 120, 3);
   }
 
   @Test
   void everysecLosesNothingAcknowledgedBeforeTheLastSync() {
-    run(Fsync.EVERYSEC, 2_000, 8, 120);
+    run(Fsync.EVERYSEC, 2_000, 6, 120);
   }
 
   @Test
   void noLosesNothingAcknowledgedBeforeTheLastSync() {
-    run(Fsync.NO, 3_000, 6, 120);
+    run(Fsync.NO, 3_000, 5, 120);
   }
 
   @Test
@@ -76,15 +77,6 @@ class PowerLossTest {
       run(mode, 10_000 + mode.ordinal() * 1_000, 30, 300);
     }
     run(Fsync.ALWAYS, 14_000, 20, 300, 3);
-  }
-
-  @Test
-  void replaySeed() {
-    String seed = System.getProperty("powerloss.seed");
-    org.junit.jupiter.api.Assumptions.assumeTrue(seed != null, "set -Dpowerloss.seed=N to rerun one seed");
-    for (Fsync mode : Fsync.values()) {
-      run(mode, Long.parseLong(seed), 1, 100_000);
-    }
   }
 
   /** Totals of one run, printed so that they can be quoted. */
@@ -103,6 +95,13 @@ class PowerLossTest {
   }
 
   private void run(Fsync mode, long firstSeed, int workloads, int cutsPerWorkload, int writers) {
+    String replay = System.getProperty("powerloss.seed");
+    if (replay != null) {
+      // Rerun one reported seed, at every cut point of its trace.
+      firstSeed = Long.parseLong(replay);
+      workloads = 1;
+      cutsPerWorkload = Integer.MAX_VALUE;
+    }
     Totals totals = new Totals();
     long started = System.nanoTime();
     java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
@@ -125,6 +124,11 @@ class PowerLossTest {
     int events = workload.trace.size();
     TreeSet<Integer> cuts = new TreeSet<>();
     cuts.add(events); // after the clean close: everything must be there
+    if (cutsPerWorkload > events) {
+      for (int cut = 0; cut <= events; cut++) {
+        cuts.add(cut);
+      }
+    }
     while (cuts.size() < Math.min(events + 1, cutsPerWorkload)) {
       cuts.add(random.nextInt(events + 1));
     }
