@@ -129,6 +129,23 @@ class PowerLossTest {
         cuts.add(cut);
       }
     }
+    // Half the cuts fall just before an fsync, rename or directory fsync: there the most is
+    // unsynced, and a step that publishes something before the data it needs is durable shows up
+    // only in the narrow window before the fsync that follows it.
+    List<Integer> beforeDurability = new java.util.ArrayList<>();
+    for (int i = 0; i < events; i++) {
+      DiskEvent event = workload.trace.get(i);
+      if (event instanceof DiskEvent.Force || event instanceof DiskEvent.SyncDirectory || event instanceof DiskEvent.Rename) {
+        beforeDurability.add(i);
+      }
+    }
+    java.util.Collections.shuffle(beforeDurability, random);
+    for (int cut : beforeDurability) {
+      if (cuts.size() >= cutsPerWorkload / 2) {
+        break;
+      }
+      cuts.add(cut);
+    }
     while (cuts.size() < Math.min(events + 1, cutsPerWorkload)) {
       cuts.add(random.nextInt(events + 1));
     }
