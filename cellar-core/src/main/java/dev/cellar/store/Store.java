@@ -32,7 +32,6 @@ import java.io.IOException;
 import java.io.SyncFailedException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -173,10 +172,13 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
 
   private static StoreMetaDescriptor readOrCreateMeta(FileIO io, Path directory, CellarOptions options)
       throws IOException {
-    if (Files.exists(directory.resolve(StoreMetaDescriptor.FILE_NAME))) {
+    // Asked through the seam, like every other question about the directory: a FileIO that is not
+    // the platform's (a simulated disk in the power-loss tests) is the only truth about it.
+    List<Path> files = io.list(directory);
+    if (files.contains(directory.resolve(StoreMetaDescriptor.FILE_NAME))) {
       return StoreMetaDescriptor.read(io, directory);
     }
-    for (Path file : io.list(directory)) {
+    for (Path file : files) {
       if (Segment.idOf(file.getFileName().toString()) >= 0) {
         throw new CorruptStoreException(
             "store " + directory + " has log segments but no " + StoreMetaDescriptor.FILE_NAME
