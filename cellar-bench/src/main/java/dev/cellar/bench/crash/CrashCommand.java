@@ -3,9 +3,9 @@ package dev.cellar.bench.crash;
 import dev.cellar.bench.embedded.MachineInfo;
 import dev.cellar.bench.server.ChildProcesses;
 import dev.cellar.bench.server.JsonReport;
+import dev.cellar.bench.server.LauncherOptions;
 import dev.cellar.bench.server.MarkdownSection;
 import dev.cellar.bench.server.ScratchDirectory;
-import dev.cellar.bench.server.Tools;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -20,6 +20,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
@@ -46,6 +47,8 @@ public final class CrashCommand implements Callable<Integer> {
   static final String END = "<!-- crash-bench:end -->";
 
   @Spec CommandSpec spec;
+
+  @Mixin LauncherOptions launcherOptions;
 
   @Option(names = "--cycles", defaultValue = "100", description = "Kill-restart-check cycles (default ${DEFAULT-VALUE}).")
   int cycles;
@@ -76,9 +79,6 @@ public final class CrashCommand implements Callable<Integer> {
       description = "The server's log segment size: small, so segments seal and compaction has work (default ${DEFAULT-VALUE}).")
   String segmentSize;
 
-  @Option(names = "--cellar", description = "The cellar launcher that starts the server (default: the one of this checkout).")
-  Path cellarScript;
-
   @Option(names = "--out", description = "JSON report; '-' for none (default docs/benchmarks/crash-<date>.json in the checkout).")
   String out;
 
@@ -86,27 +86,17 @@ public final class CrashCommand implements Callable<Integer> {
       + "; '-' for none (default docs/benchmarks.md in the checkout).")
   String markdown;
 
-  @Option(names = "--dir", description = "Parent of the run's data directory (default the system temp directory).")
-  Path baseDir;
-
-  @Option(names = "--keep-data", description = "Keep the data directory and server logs even when the run passes.")
-  boolean keepData;
-
   @Override
   public Integer call() throws IOException, InterruptedException {
     PrintStream log = System.out;
     CrashSettings settings = settings();
-    Path script = cellarScript != null ? cellarScript : Tools.defaultCellarScript();
-    if (!Files.isExecutable(script)) {
-      throw new ParameterException(spec.commandLine(), "no cellar launcher at " + script + " (pass --cellar PATH)");
-    }
+    Path script = launcherOptions.executableLauncher(spec);
     Path root = script.toAbsolutePath().getParent();
     Path markdownFile = target(markdown, root.resolve("docs/benchmarks.md"));
     checkMarkdownTarget(markdownFile);
     ChildProcesses children = new ChildProcesses().installShutdownHook();
-    Path parent = baseDir != null ? Files.createDirectories(baseDir) : Path.of(System.getProperty("java.io.tmpdir"));
-    Path runDir = Files.createTempDirectory(parent, "cellar-bench-crash-");
-    children.deleteAtExit(keepData ? null : runDir);
+    Path runDir = launcherOptions.newRunDirectory("cellar-bench-crash-");
+    children.deleteAtExit(launcherOptions.keepData() ? null : runDir);
     log.printf(Locale.ROOT, "crash loop: %d cycles, %d clients of %d keys, seed %d, segments of %s; data in %s%n",
         settings.cycles(), settings.clients(), settings.keysPerClient(), settings.seed(), settings.segmentSize(), runDir);
     Map<String, Object> machine = new LinkedHashMap<>(MachineInfo.describe());
@@ -123,7 +113,7 @@ public final class CrashCommand implements Callable<Integer> {
     machine.put("duration_s", (System.nanoTime() - begin) / 1_000_000_000L);
     log.println(result.summary());
     report(result, machine, root, markdownFile, log);
-    if (result.passed() && !keepData) {
+    if (result.passed() && !launcherOptions.keepData()) {
       ScratchDirectory.delete(runDir);
     } else {
       children.deleteAtExit(null);

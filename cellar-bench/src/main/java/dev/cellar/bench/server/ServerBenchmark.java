@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
@@ -49,6 +50,8 @@ public final class ServerBenchmark implements Callable<Integer> {
   private static final Set<String> WHERE_OPTIONS = Set.of("--out", "--markdown", "--dir", "--cellar", "--keep-data");
 
   @Spec CommandSpec spec;
+
+  @Mixin LauncherOptions launcherOptions;
 
   @Option(names = "--requests", defaultValue = "1000000", description = "Requests per measured test at pipelines above 1 (default ${DEFAULT-VALUE}).")
   long requests;
@@ -108,21 +111,12 @@ public final class ServerBenchmark implements Callable<Integer> {
       description = "Move this JVM's threads to the client's core (default on; --no-pin-harness when embedding the benchmark).")
   boolean pinHarness;
 
-  @Option(names = "--cellar", description = "The cellar launcher that starts the server (default: the one of this checkout).")
-  Path cellarScript;
-
   @Option(names = "--out", description = "JSON results file; '-' for none (default docs/benchmarks/server-<date>.json in the checkout).")
   String out;
 
   @Option(names = "--markdown", description = "Also write the report into this Markdown file, between "
       + MarkdownSection.BEGIN + " and " + MarkdownSection.END + " (e.g. docs/benchmarks.md).")
   Path markdown;
-
-  @Option(names = "--dir", description = "Parent of the servers' data directories (default the system temp directory).")
-  Path baseDir;
-
-  @Option(names = "--keep-data", description = "Keep the data directories and logs.")
-  boolean keepData;
 
   @Override
   public Integer call() throws IOException, InterruptedException {
@@ -139,9 +133,10 @@ public final class ServerBenchmark implements Callable<Integer> {
     if (pinHarness) {
       Host.pinThisJvm(tools, clientCpu, log);
     }
-    Path runDir = Files.createTempDirectory(baseDir != null ? Files.createDirectories(baseDir) : Path.of(System.getProperty("java.io.tmpdir")), "cellar-bench-server-");
+    Path runDir = launcherOptions.newRunDirectory("cellar-bench-server-");
     log.printf(Locale.ROOT, "server benchmark: %,d keys of %d B, %d clients, %s, pipelines %s, modes %s, %d rounds; data in %s%n",
         settings.keyspace(), settings.valueSize(), settings.clients(), settings.tests(), settings.pipelines(), modes, settings.rounds(), runDir);
+    boolean keepData = launcherOptions.keepData();
     if (!keepData) {
       children.deleteAtExit(runDir);
     }
@@ -252,7 +247,7 @@ public final class ServerBenchmark implements Callable<Integer> {
 
   private Tools tools() {
     try {
-      return Tools.locate(cellarScript != null ? cellarScript : Tools.defaultCellarScript(), strace);
+      return Tools.locate(launcherOptions.launcher(), strace);
     } catch (IllegalStateException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }
@@ -267,8 +262,5 @@ public final class ServerBenchmark implements Callable<Integer> {
     }
     return tools.repositoryRoot().resolve("docs/benchmarks/server-" + LocalDate.now(ZoneOffset.UTC) + ".json");
   }
-
-
-
 
 }

@@ -2,9 +2,9 @@ package dev.cellar.bench.soak;
 
 import dev.cellar.bench.embedded.MachineInfo;
 import dev.cellar.bench.server.ChildProcesses;
+import dev.cellar.bench.server.LauncherOptions;
 import dev.cellar.bench.server.MarkdownSection;
 import dev.cellar.bench.server.ScratchDirectory;
-import dev.cellar.bench.server.Tools;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetAddress;
@@ -23,6 +23,7 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
@@ -60,6 +61,8 @@ public final class SoakBenchmark implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
+  @Mixin LauncherOptions launcherOptions;
+
   @Option(names = "--minutes", defaultValue = "30", description = "Length of the load (default ${DEFAULT-VALUE}).")
   double minutes;
 
@@ -85,9 +88,6 @@ public final class SoakBenchmark implements Callable<Integer> {
   @Option(names = "--server-arg", description = "An extra argument for cellar server, such as --maxmemory=1gb (repeatable).")
   List<String> serverArgs = new ArrayList<>();
 
-  @Option(names = "--cellar", description = "The cellar launcher that starts the server (default: the one of this checkout).")
-  Path cellarScript;
-
   @Option(names = "--out", description = "JSON results file; '-' for none (default docs/benchmarks/soak-<date>.json in the checkout).")
   String out;
 
@@ -95,29 +95,19 @@ public final class SoakBenchmark implements Callable<Integer> {
       + "; '-' for none (default docs/benchmarks.md in the checkout).")
   String markdown;
 
-  @Option(names = "--dir", description = "Parent of the server's data directory (default the system temp directory).")
-  Path baseDir;
-
-  @Option(names = "--keep-data", description = "Keep the data directory and the server's output.")
-  boolean keepData;
-
   @Override
   public Integer call() throws IOException, InterruptedException {
     PrintStream log = System.err;
     SoakSettings settings = settings();
-    Path cellar = cellarScript != null ? cellarScript : Tools.defaultCellarScript();
-    if (!Files.isExecutable(cellar)) {
-      throw new ParameterException(spec.commandLine(), "no cellar launcher at " + cellar + " (pass --cellar PATH)");
-    }
+    Path cellar = launcherOptions.executableLauncher(spec);
     Path root = cellar.toAbsolutePath().getParent();
     Path markdownFile = markdownFile(root);
     FullCollection fullCollection = fullCollection(settings);
     Map<String, Object> machine = new LinkedHashMap<>(MachineInfo.describe());
     machine.put("load_average_start", loadAverage());
     ChildProcesses children = new ChildProcesses().installShutdownHook();
-    Path base = baseDir != null ? Files.createDirectories(baseDir) : Path.of(System.getProperty("java.io.tmpdir"));
-    Path runDir = Files.createTempDirectory(base, "cellar-soak-");
-    if (!keepData) {
+    Path runDir = launcherOptions.newRunDirectory("cellar-soak-");
+    if (!launcherOptions.keepData()) {
       children.deleteAtExit(runDir);
     }
     log.printf(Locale.ROOT, "soak: %.1f min, %d clients, %,d keys, fsync %s; data in %s%n",
@@ -126,7 +116,7 @@ public final class SoakBenchmark implements Callable<Integer> {
     try {
       result = new SoakRun(settings, fullCollection, log).run(cellar, runDir, freePort(), children);
     } finally {
-      if (!keepData) {
+      if (!launcherOptions.keepData()) {
         ScratchDirectory.delete(runDir);
       }
     }
