@@ -313,8 +313,12 @@ public final class ServerConfig {
     return p == null ? "" : p.toString();
   }
 
+  /**
+   * Blank is unset; anything else is taken as it stands, like {@code dir}: stripping it would make
+   * a value CONFIG GET reported (a path ending in whitespace) come back different when set.
+   */
   private static Path optionalPath(String name, String v) {
-    return v.isBlank() ? null : parsePath(name, v.strip());
+    return v.isBlank() ? null : parsePath(name, v);
   }
 
   private static TlsAuthClients parseAuthClients(String v) {
