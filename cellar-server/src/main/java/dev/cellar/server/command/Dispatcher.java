@@ -57,7 +57,8 @@ public final class Dispatcher {
     int mark = out.size();
     try {
       // Inside the try: eviction deletes keys, and a delete on a full disk fails like any write.
-      if (spec.isDenyOom() && !server.memory().admit(argumentBytes(request))) {
+      // Sized only under a limit: the common unlimited server does no per-command work here.
+      if (spec.isDenyOom() && server.memory().limited() && !server.memory().admit(argumentBytes(request))) {
         c.failed.increment();
         out.error(OOM);
         return;

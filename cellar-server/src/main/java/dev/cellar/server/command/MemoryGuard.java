@@ -53,6 +53,11 @@ public final class MemoryGuard {
     return used.get();
   }
 
+  /** Whether a {@code maxmemory} is set; without one, callers need not size a command to admit it. */
+  public boolean limited() {
+    return config.maxMemory() != 0;
+  }
+
   /**
    * Whether a command that may grow the data set by about {@code incomingBytes} can run now;
    * evicts first if the policy allows. As in Redis, the check is whether memory is over the limit

@@ -4,10 +4,6 @@ import static org.junit.jupiter.api.Assertions.*;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import dev.cellar.Cellar;
-import dev.cellar.CellarOptions;
-import dev.cellar.Fsync;
-import dev.cellar.server.config.ServerConfig;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -40,8 +36,7 @@ class HttpRouterFuzzTest {
 
   @BeforeAll
   static void open() {
-    ServerConfig config = new ServerConfig().set("proto-max-bulk-len", "4096").set("requirepass", "pw");
-    http = new RouterFixture(Cellar.open(dir, CellarOptions.defaults().fsync(Fsync.NO)), config);
+    http = RouterFixture.forFuzzing(dir);
   }
 
   @AfterAll

@@ -22,6 +22,15 @@ final class RouterFixture implements AutoCloseable {
     this.router = new HttpRouter(server, new ServerMetrics(server));
   }
 
+  /**
+   * What the HTTP fuzz targets run against: a store in {@code dir} with no fsync, bodies capped
+   * at 4 KiB (so the 413 path is reachable) and the password {@code pw}.
+   */
+  static RouterFixture forFuzzing(java.nio.file.Path dir) {
+    ServerConfig config = new ServerConfig().set("proto-max-bulk-len", "4096").set("requirepass", "pw");
+    return new RouterFixture(Cellar.open(dir, dev.cellar.CellarOptions.defaults().fsync(dev.cellar.Fsync.NO)), config);
+  }
+
   HttpReply call(String method, String uri) {
     return call(method, uri, new byte[0], Map.of());
   }
