@@ -18,6 +18,10 @@ import java.lang.invoke.MethodHandle;
  *       touching its contents ({@code MADV_POPULATE_WRITE}, Linux 5.14+), so the log writer does
  *       not take a page fault for each new 4 KiB page. Because it never writes data, it is safe to
  *       run on another thread while the writer appends below the range.
+ *   <li>{@link #dontNeed}: drop the page-table entries of a shared file mapping no reader needs
+ *       any more (a segment compaction replaced), so its pages leave the process's resident size
+ *       at once instead of when the file is deleted. For a shared file mapping this never loses
+ *       data ({@code MADV_DONTNEED} on a <em>private</em> or anonymous mapping would: it zeroes).
  * </ul>
  *
  * Linking {@code madvise} is a restricted FFM operation, used only when the JVM grants this module
@@ -25,6 +29,7 @@ import java.lang.invoke.MethodHandle;
  */
 public final class MemoryAdvice {
   public static final long HUGE_PAGE = 2L << 20;
+  private static final int MADV_DONTNEED = 4;
   private static final int MADV_HUGEPAGE = 14;
   private static final int MADV_POPULATE_WRITE = 23;
   private static final int PROT_READ_WRITE = 0x1 | 0x2;
@@ -94,6 +99,14 @@ public final class MemoryAdvice {
   /** Prefaults {@code memory} (page-aligned) writable; returns false if the kernel declined. */
   public static boolean populateWrite(MemorySegment memory) {
     return advise(memory, MADV_POPULATE_WRITE);
+  }
+
+  /**
+   * Drops the resident pages of {@code mapping}, which must be a page-aligned <em>shared</em> mapping
+   * of a file: its contents stay in the file and fault back in on access.
+   */
+  public static void dontNeed(MemorySegment mapping) {
+    advise(mapping, MADV_DONTNEED);
   }
 
   private static boolean advise(MemorySegment memory, int advice) {

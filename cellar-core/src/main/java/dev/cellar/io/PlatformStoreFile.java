@@ -65,6 +65,11 @@ final class PlatformStoreFile implements StoreFile {
   }
 
   @Override
+  public void releaseResidentPages(MemorySegment mapping) {
+    MemoryAdvice.dontNeed(mapping);
+  }
+
+  @Override
   public void allocate(long offset, long length) throws IOException {
     if (NativeFileOps.available()) {
       NativeFileOps.fallocate(path, offset, length);

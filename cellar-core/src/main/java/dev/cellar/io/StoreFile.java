@@ -47,6 +47,14 @@ public interface StoreFile extends Closeable {
     }
   }
 
+  /**
+   * Tells the kernel this process no longer needs the resident pages of {@code mapping}, a shared
+   * ({@link MapKind#READ_ONLY} or {@link MapKind#READ_WRITE}) mapping of this file, so they stop
+   * counting towards its resident size. The data is untouched: it stays in the file and the page
+   * cache, and a later access faults it back in. A hint; implementations may do nothing.
+   */
+  default void releaseResidentPages(MemorySegment mapping) {}
+
   /** Sets the file's length. */
   void truncate(long length) throws IOException;
 

@@ -282,8 +282,14 @@ public final class Segment implements AutoCloseable {
     return obsolete;
   }
 
+  /**
+   * Compaction has moved every live record out: from now on only a racing optimistic reader or an
+   * open scan cursor reads here. Its pages leave the process's resident size now (they fault back
+   * in for such a reader) rather than when a checkpoint lets the file be deleted, minutes later.
+   */
   public void markObsolete() {
     obsolete = true;
+    file.releaseResidentPages(memory);
   }
 
   /** Records that a record with {@code seq} now lives here. Called by its single writer. */

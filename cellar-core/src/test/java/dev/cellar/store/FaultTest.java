@@ -76,6 +76,56 @@ class FaultTest {
   }
 
   /**
+   * Writers parked behind a group-commit leader whose fsync fails must all be woken and refused:
+   * none may hang, and none may be told its write is durable.
+   */
+  @Test
+  void aFailedFsyncRefusesEveryWaitingWriter() throws Exception {
+    FaultInjectingFileIO io = new FaultInjectingFileIO();
+    CellarOptions options =
+        CellarOptions.defaults().fsync(Fsync.ALWAYS).segmentBytes(1 << 20).maxValueBytes(8 << 10).shards(4).fileIO(io);
+    try (Cellar db = Cellar.open(dir, options)) {
+      int writers = 8;
+      java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(writers);
+      java.util.concurrent.atomic.AtomicLongArray acknowledgedAfterFailure = new java.util.concurrent.atomic.AtomicLongArray(writers);
+      java.util.concurrent.atomic.AtomicBoolean failing = new java.util.concurrent.atomic.AtomicBoolean();
+      Thread[] threads = new Thread[writers];
+      Throwable[] ended = new Throwable[writers];
+      for (int t = 0; t < writers; t++) {
+        int id = t;
+        threads[t] = Thread.ofPlatform().start(() -> {
+          running.countDown();
+          try {
+            for (int i = 0; ; i++) {
+              boolean failedBefore = failing.get();
+              db.put(("w" + id + ":" + i).getBytes(UTF_8), "v".getBytes(UTF_8));
+              if (failedBefore) {
+                acknowledgedAfterFailure.incrementAndGet(id);
+              }
+            }
+          } catch (Throwable e) {
+            ended[id] = e;
+          }
+        });
+      }
+      running.await();
+      Thread.sleep(50);
+      // In this order: an fsync that covers a put begun after `failing` was set starts after the
+      // fault is on, so that put can only be refused.
+      io.fsyncFails = true;
+      failing.set(true);
+      for (Thread t : threads) {
+        t.join(30_000);
+        assertFalse(t.isAlive(), "a writer still waits after the fsync failed");
+      }
+      for (int t = 0; t < writers; t++) {
+        assertInstanceOf(StoreIOException.class, ended[t], "writer " + t);
+        assertEquals(0, acknowledgedAfterFailure.get(t), "writer " + t + " was acknowledged after fsyncs began to fail");
+      }
+    }
+  }
+
+  /**
    * Under {@code fsync no} no write waits for an fsync, so the first fsync of a full segment is the
    * one that seals it. Its failure must disable writes as group commit's would: sealing again and
    * trusting the next fsync could vouch for pages the kernel dropped.
