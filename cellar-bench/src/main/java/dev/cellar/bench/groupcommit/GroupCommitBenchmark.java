@@ -43,17 +43,30 @@ public final class GroupCommitBenchmark implements Callable<Integer> {
   @Option(names = "--keys", defaultValue = "1000000", description = "key space written at random (default: ${DEFAULT-VALUE})")
   int keys;
 
+  @Option(names = "--zero-fill-log", description = "reserve the log by writing zeros (CellarOptions.zeroFillLog) instead of fallocate")
+  boolean zeroFillLog;
+
   @Option(names = "--dir", description = "where the store is made (default: a temporary directory, deleted after)")
   Path dir;
 
   /** One measured configuration. */
-  record Result(int threads, long puts, double seconds, long fsyncs) {
+  record Result(int threads, long puts, double seconds, long fsyncs, long fsyncNanos) {
     double putsPerSecond() {
       return puts / seconds;
     }
 
     double putsPerFsync() {
       return fsyncs == 0 ? 0 : (double) puts / fsyncs;
+    }
+
+    /** Mean time inside one fsync call. */
+    double fsyncMicros() {
+      return fsyncs == 0 ? 0 : fsyncNanos / 1e3 / fsyncs;
+    }
+
+    /** Mean time from one fsync's start to the next's: the fsync plus everything between. */
+    double cycleMicros() {
+      return fsyncs == 0 ? 0 : seconds * 1e6 / fsyncs;
     }
   }
 
@@ -75,7 +88,7 @@ public final class GroupCommitBenchmark implements Callable<Integer> {
   }
 
   private Result run(Path store, int threadCount) throws Exception {
-    CellarOptions options = CellarOptions.defaults().fsync(Fsync.ALWAYS).backgroundCompaction(false);
+    CellarOptions options = CellarOptions.defaults().fsync(Fsync.ALWAYS).backgroundCompaction(false).zeroFillLog(zeroFillLog);
     try (Cellar db = Cellar.open(store, options)) {
       byte[] value = new byte[valueSize];
       LongAdder puts = new LongAdder();
@@ -105,18 +118,21 @@ public final class GroupCommitBenchmark implements Callable<Integer> {
       }
       double elapsed = (System.nanoTime() - begin) / 1e9;
       CellarStats after = db.stats();
-      return new Result(threadCount, puts.sum(), elapsed, after.fsyncs() - before.fsyncs());
+      return new Result(
+          threadCount, puts.sum(), elapsed, after.fsyncs() - before.fsyncs(), after.fsyncNanos() - before.fsyncNanos());
     }
   }
 
   private static void print(List<Result> results) {
     Result base = results.getFirst();
-    System.out.println("| writer threads | puts/s | puts per fsync | vs " + base.threads() + " thread(s) |");
-    System.out.println("|---:|---:|---:|---:|");
+    System.out.println(
+        "| writer threads | puts/s | puts per fsync | fsync, mean | fsync cycle, mean | vs " + base.threads() + " thread(s) |");
+    System.out.println("|---:|---:|---:|---:|---:|---:|");
     for (Result r : results) {
       System.out.printf(
-          Locale.ROOT, "| %d | %,.0f | %.1f | %.1fx |%n",
-          r.threads(), r.putsPerSecond(), r.putsPerFsync(), r.putsPerSecond() / base.putsPerSecond());
+          Locale.ROOT, "| %d | %,.0f | %.1f | %.0f µs | %.0f µs | %.1fx |%n",
+          r.threads(), r.putsPerSecond(), r.putsPerFsync(), r.fsyncMicros(), r.cycleMicros(),
+          r.putsPerSecond() / base.putsPerSecond());
     }
   }
 

@@ -11,9 +11,9 @@ import java.util.function.ToLongFunction;
  * {@value #MAX_GROWTH_MIB} MiB. Both bounds, because a small heap may double by a few MiB without
  * anything leaking, and a large resident set may hide a steady leak inside a small percentage.
  *
- * <p>Why peaks. The resident set is a sawtooth: the log pages of segments compaction replaced stay
- * mapped until a checkpoint deletes them, then drop at once, every half minute or so under heavy
- * overwrite. A line through every reading swings with where the last teeth fall; a leak raises the
+ * <p>Why peaks. The resident set is a sawtooth: sealed log segments stay resident, dead records
+ * included, until compaction replaces them, which it does once they are about half garbage, every
+ * half minute or so under heavy overwrite. A line through every reading swings with where the last teeth fall; a leak raises the
  * peaks as surely as the troughs, and the peak of each window of up to {@value #PEAK_WINDOW_SECONDS}
  * s (a sixth of the half, so short trial runs still get points) is steady from window to window.
  *

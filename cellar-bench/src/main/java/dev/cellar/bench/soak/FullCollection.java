@@ -1,17 +1,21 @@
 package dev.cellar.bench.soak;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Asks the server's JVM for a full collection with {@code jcmd <pid> GC.run}, so that the heap
- * read right after is the live heap. The heap read at an arbitrary moment mostly measures how long
- * ago the last young collection was, and the old generation holds garbage until a full collection
- * that the serial collector may not run for hours: neither says whether the heap grows. A full
- * collection of a heap this small takes milliseconds, so one every half minute barely touches the
- * load.
+ * Measures the server's live heap: {@code jcmd <pid> GC.class_histogram} has its JVM collect fully
+ * and then count every object still reachable, and the histogram's {@code Total} line is their
+ * size. The heap read at an arbitrary moment mostly measures how long ago the last young collection
+ * was, and the old generation holds garbage until a full collection that the serial collector may
+ * not run for hours: neither says whether the heap grows. Nor does the server's own heap figure read
+ * just after a {@code GC.run}: by the time {@code jcmd} has exited and INFO has answered, the load
+ * has allocated for the better part of a second (a first version of this harness read 8 to 18 MiB
+ * that way while the histogram counted 7 MiB). A full collection and count of a heap this small take
+ * milliseconds, so one every half minute barely touches the load.
  */
 final class FullCollection {
   private final Path jcmd;
@@ -29,18 +33,47 @@ final class FullCollection {
     return new FullCollection(jcmd);
   }
 
-  /** Runs a full collection in process {@code pid}; false if jcmd failed or took over a minute. */
-  boolean run(long pid) throws InterruptedException {
+  /**
+   * Collects fully in process {@code pid} and returns the bytes of its live objects, or -1 if jcmd
+   * failed, took over a minute or printed no total.
+   */
+  long liveHeapBytes(long pid) throws InterruptedException {
     try {
-      Process process = new ProcessBuilder(jcmd.toString(), Long.toString(pid), "GC.run")
-          .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+      Process process = new ProcessBuilder(jcmd.toString(), Long.toString(pid), "GC.class_histogram")
+          .redirectErrorStream(true).start();
+      byte[] output = process.getInputStream().readAllBytes();
       if (!process.waitFor(60, TimeUnit.SECONDS)) {
         process.destroyForcibly();
-        return false;
+        return -1;
       }
-      return process.exitValue() == 0;
+      return process.exitValue() == 0 ? histogramTotal(new String(output, StandardCharsets.UTF_8)) : -1;
     } catch (IOException e) {
-      return false;
+      return -1;
     }
+  }
+
+  /**
+   * The live bytes of a class histogram: its {@code Total} line's bytes, less the rows of the JVM's
+   * filler objects ({@code jdk.internal.vm.FillerObject}, {@code FillerElement[]}), which are not
+   * objects of the program but unused heap (the rest of a thread's allocation buffer) formatted to
+   * keep the heap walkable; they came and went by a megabyte between readings. -1 when the text has
+   * no total.
+   */
+  static long histogramTotal(String histogram) {
+    long fillers = 0;
+    for (String line : histogram.split("\n")) {
+      String[] fields = line.trim().split("\\s+");
+      if (fields.length == 3 && fields[0].equals("Total")) {
+        try {
+          return Long.parseLong(fields[2]) - fillers;
+        } catch (NumberFormatException e) {
+          return -1;
+        }
+      }
+      if (fields.length >= 4 && fields[3].contains("jdk.internal.vm.Filler")) {
+        fillers += Long.parseLong(fields[2]);
+      }
+    }
+    return -1;
   }
 }

@@ -79,7 +79,7 @@ public final class SoakBenchmark implements Callable<Integer> {
   int bgsaveSeconds;
 
   @Option(names = "--full-gc-seconds", defaultValue = "30",
-      description = "Seconds between full collections asked of the server (jcmd GC.run) to read its live heap; 0 for none (default ${DEFAULT-VALUE}).")
+      description = "Seconds between full collections asked of the server (jcmd GC.class_histogram, which also counts the live objects); 0 for none (default ${DEFAULT-VALUE}).")
   int fullGcSeconds;
 
   @Option(names = "--fsync", defaultValue = "everysec", description = "The server's appendfsync (default ${DEFAULT-VALUE}).")

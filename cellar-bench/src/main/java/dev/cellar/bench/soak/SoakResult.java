@@ -13,7 +13,7 @@ import java.util.List;
  * @param problems the first few of those, verbatim
  * @param bgsaves BGSAVEs started
  * @param bgsavesRefused BGSAVEs refused (one was still running)
- * @param fullCollectionsFailed jcmd GC.run calls that failed
+ * @param fullCollectionsFailed full collections asked (jcmd GC.class_histogram) that failed or gave no total
  * @param serverExit null if the server was alive at the end, else how it had ended
  * @param outOfMemoryLines lines of the server's output that mention OutOfMemoryError
  * @param durationSeconds wall time of the load

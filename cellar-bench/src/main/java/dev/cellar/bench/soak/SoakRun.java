@@ -114,7 +114,7 @@ final class SoakRun {
   private void progress(Sample s) {
     log.printf(Locale.ROOT, "[%02d:%02d] RSS %s (anon %s), heap %s%s, used_memory %s, log %s, %,d keys, %,.0f ops/s, %,d compactions, %d errors%n",
         s.seconds() / 60, s.seconds() % 60, SoakReport.mib(s.vmRss()), SoakReport.mib(s.rssAnon()), SoakReport.mib(s.heapUsed()),
-        s.heapLive() < 0 ? "" : " (live)", SoakReport.mib(s.usedMemory()), SoakReport.mib(s.logBytes()), s.keys(), s.opsPerSecond(),
+        s.heapLive() < 0 ? "" : ", live " + SoakReport.mib(s.heapLive()), SoakReport.mib(s.usedMemory()), SoakReport.mib(s.logBytes()), s.keys(), s.opsPerSecond(),
         s.compactions(), s.errors());
   }
 

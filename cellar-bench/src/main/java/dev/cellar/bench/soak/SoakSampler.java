@@ -8,8 +8,8 @@ import java.io.IOException;
 /**
  * Reads the server every few seconds over one connection of its own: resident memory from {@code
  * /proc/<pid>/status}, the heap, used memory, the log and compactions from INFO, and the clients'
- * operations from {@link LoadCounters}; on request it first has the server's JVM collect fully (see
- * {@link FullCollection}) so that the heap read is the live heap. It also starts the periodic
+ * operations from {@link LoadCounters}; on request it first has the server's JVM collect fully and
+ * count its live objects (see {@link FullCollection}). It also starts the periodic
  * BGSAVEs, over the same connection.
  *
  * <p>Owned by the benchmark's main thread.
@@ -34,8 +34,8 @@ final class SoakSampler implements AutoCloseable {
   }
 
   Sample take(long seconds, boolean collectFirst) throws IOException, InterruptedException {
-    boolean collected = collectFirst && fullCollection.run(server.pid());
-    if (collectFirst && !collected) {
+    long live = collectFirst ? fullCollection.liveHeapBytes(server.pid()) : -1;
+    if (collectFirst && live < 0) {
       fullCollectionsFailed++;
     }
     InfoFields fields = new InfoFields(info.call("INFO", "memory", "persistence", "keyspace"));
@@ -46,7 +46,7 @@ final class SoakSampler implements AutoCloseable {
     lastOperations = operations;
     lastNanos = now;
     long heap = fields.number("used_memory_heap", -1);
-    return new Sample(seconds, rss.vmRss(), rss.rssAnon(), heap, collected ? heap : -1, fields.number("used_memory", -1),
+    return new Sample(seconds, rss.vmRss(), rss.rssAnon(), heap, live, fields.number("used_memory", -1),
         fields.number("cellar_log_bytes", -1), fields.number("cellar_compactions", -1), fields.keys(), operations, rate,
         counters.errors());
   }
