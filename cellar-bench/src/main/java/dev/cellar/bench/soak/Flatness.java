@@ -12,10 +12,10 @@ import java.util.function.ToLongFunction;
  * anything leaking, and a large resident set may hide a steady leak inside a small percentage.
  *
  * <p>Why peaks. The resident set is a sawtooth: sealed log segments stay resident, dead records
- * included, until compaction replaces them, which it does once they are about half garbage, every
- * half minute or so under heavy overwrite. A line through every reading swings with where the last teeth fall; a leak raises the
- * peaks as surely as the troughs, and the peak of each window of up to {@value #PEAK_WINDOW_SECONDS}
- * s (a sixth of the half, so short trial runs still get points) is steady from window to window.
+ * included, until compaction replaces them, which it does once they are about half garbage. A line
+ * through every reading swings with where the last teeth fall; a leak raises the peaks as surely
+ * as the troughs, and the peak of each window of up to {@value #PEAK_WINDOW_SECONDS} s (a sixth of
+ * the half, so short trial runs still get points) is steady from window to window.
  *
  * @param name what the series is, for the report
  * @param first first reading, bytes

@@ -38,17 +38,27 @@ final class FullCollection {
    * failed, took over a minute or printed no total.
    */
   long liveHeapBytes(long pid) throws InterruptedException {
+    Path output = null;
     try {
+      // Through a file, not a pipe: a jcmd that hangs must not hang the reader past the time limit.
+      output = Files.createTempFile("cellar-soak-histogram", ".txt");
       Process process = new ProcessBuilder(jcmd.toString(), Long.toString(pid), "GC.class_histogram")
-          .redirectErrorStream(true).start();
-      byte[] output = process.getInputStream().readAllBytes();
+          .redirectErrorStream(true).redirectOutput(output.toFile()).start();
       if (!process.waitFor(60, TimeUnit.SECONDS)) {
         process.destroyForcibly();
         return -1;
       }
-      return process.exitValue() == 0 ? histogramTotal(new String(output, StandardCharsets.UTF_8)) : -1;
+      return process.exitValue() == 0 ? histogramTotal(Files.readString(output, StandardCharsets.UTF_8)) : -1;
     } catch (IOException e) {
       return -1;
+    } finally {
+      if (output != null) {
+        try {
+          Files.deleteIfExists(output);
+        } catch (IOException ignored) {
+          // a temporary file left behind is harmless
+        }
+      }
     }
   }
 
@@ -70,7 +80,7 @@ final class FullCollection {
           return -1;
         }
       }
-      if (fields.length >= 4 && fields[3].contains("jdk.internal.vm.Filler")) {
+      if (fields.length >= 4 && fields[3].contains("jdk.internal.vm.Filler") && fields[2].matches("\\d+")) {
         fillers += Long.parseLong(fields[2]);
       }
     }
