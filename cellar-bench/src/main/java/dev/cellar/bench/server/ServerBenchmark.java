@@ -12,7 +12,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -45,9 +44,6 @@ import picocli.CommandLine.Spec;
       "(strace) and resident memory. Prints a Markdown report that checks the issue's targets."
     })
 public final class ServerBenchmark implements Callable<Integer> {
-
-  /** Options that say where things go, not what is measured: left out of the command line in the report (they hold local paths). */
-  private static final Set<String> WHERE_OPTIONS = Set.of("--out", "--markdown", "--dir", "--cellar", "--keep-data");
 
   @Spec CommandSpec spec;
 
@@ -161,7 +157,7 @@ public final class ServerBenchmark implements Callable<Integer> {
     String heading = String.format(Locale.ROOT,
         "`%s`, %s, %s s: %,d keys of %d bytes loaded before measuring, %d clients, redis-benchmark requests per test %,d at P1 and %,d "
             + "at deeper pipelines, %s; Cellar %s, %s; %s cores (%s), load average %s at the start.",
-        commandLine(), machine.get("date"), machine.get("duration_s"), settings.keyspace(), settings.valueSize(), settings.clients(),
+        ReportedCommandLine.of(spec, "./cellar bench server"), machine.get("date"), machine.get("duration_s"), settings.keyspace(), settings.valueSize(), settings.clients(),
         settings.requestsP1(), settings.requests(), settings.rounds() == 1 ? "one round" : "medians of " + settings.rounds() + " rounds",
         machine.get("cellar_commit"), machine.get("redis_version"), machine.get("cores"), machine.get("cpu"),
         String.valueOf(machine.get("load_average_start")).split(" ")[0]);
@@ -171,7 +167,7 @@ public final class ServerBenchmark implements Callable<Integer> {
     if (json != null) {
       Files.createDirectories(json.toAbsolutePath().getParent());
       Map<String, Object> config = new LinkedHashMap<>(settings.describe());
-      config.put("command", commandLine());
+      config.put("command", ReportedCommandLine.of(spec, "./cellar bench server"));
       Files.writeString(json, JsonReport.render(machine, config, results, verdicts), StandardCharsets.UTF_8);
       log.println("wrote " + json);
     }
@@ -205,24 +201,6 @@ public final class ServerBenchmark implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }
-  }
-
-  /** How this run was invoked, for the report, without the options that name local paths. */
-  private String commandLine() {
-    List<String> args = spec.commandLine().getParseResult() == null ? List.of() : spec.commandLine().getParseResult().originalArgs();
-    if (!args.isEmpty() && args.getFirst().equals(spec.name())) {
-      args = args.subList(1, args.size()); // run as a subcommand of bench, picocli keeps the whole line
-    }
-    StringBuilder line = new StringBuilder("./cellar bench server");
-    for (int i = 0; i < args.size(); i++) {
-      String name = args.get(i).split("=", 2)[0];
-      if (WHERE_OPTIONS.contains(name)) {
-        i += args.get(i).contains("=") || name.equals("--keep-data") ? 0 : 1;
-      } else {
-        line.append(' ').append(args.get(i));
-      }
-    }
-    return line.toString();
   }
 
   /** Fails now, not after the run, if the report cannot go where {@code --markdown} says. */

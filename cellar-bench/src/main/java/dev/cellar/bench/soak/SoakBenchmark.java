@@ -4,6 +4,7 @@ import dev.cellar.bench.embedded.MachineInfo;
 import dev.cellar.bench.server.ChildProcesses;
 import dev.cellar.bench.server.LauncherOptions;
 import dev.cellar.bench.server.MarkdownSection;
+import dev.cellar.bench.server.ReportedCommandLine;
 import dev.cellar.bench.server.ScratchDirectory;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -19,7 +20,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -56,8 +56,6 @@ import picocli.CommandLine.Spec;
 public final class SoakBenchmark implements Callable<Integer> {
   static final String BEGIN = "<!-- soak:begin -->";
   static final String END = "<!-- soak:end -->";
-  /** Options that say where things go: left out of the command line in the report (they hold local paths). */
-  private static final Set<String> WHERE_OPTIONS = Set.of("--out", "--markdown", "--dir", "--cellar", "--keep-data");
 
   @Spec CommandSpec spec;
 
@@ -130,7 +128,7 @@ public final class SoakBenchmark implements Callable<Integer> {
     String heading = String.format(Locale.ROOT,
         "`%s`, %s: %d clients over %,d keys, values %d B to %d KiB, fsync %s, a BGSAVE every %d s, readings every %d s, "
             + "a full GC asked every %d s; %s cores (%s), load average %s at the start.",
-        commandLine(), machine.get("date"), settings.clients(), settings.keys(), MixedLoadClient.MIN_VALUE,
+        ReportedCommandLine.of(spec, "./cellar bench soak"), machine.get("date"), settings.clients(), settings.keys(), MixedLoadClient.MIN_VALUE,
         MixedLoadClient.MAX_VALUE / 1024, settings.fsync(), settings.bgsaveSeconds(), settings.sampleSeconds(), settings.fullGcSeconds(),
         machine.get("cores"), machine.get("cpu"), String.valueOf(machine.get("load_average_start")).split(" ")[0]);
     String section = SoakReport.markdown(heading, result);
@@ -139,7 +137,7 @@ public final class SoakBenchmark implements Callable<Integer> {
     if (json != null) {
       Files.createDirectories(json.toAbsolutePath().getParent());
       Map<String, Object> config = new LinkedHashMap<>(settings.describe());
-      config.put("command", commandLine());
+      config.put("command", ReportedCommandLine.of(spec, "./cellar bench soak"));
       Files.writeString(json, SoakReport.json(machine, config, result), StandardCharsets.UTF_8);
       log.println("wrote " + json);
     }
@@ -189,24 +187,6 @@ public final class SoakBenchmark implements Callable<Integer> {
       return null;
     }
     return out != null ? Path.of(out) : root.resolve("docs/benchmarks/soak-" + LocalDate.now(ZoneOffset.UTC) + ".json");
-  }
-
-  /** How this run was invoked, for the report, without the options that name local paths. */
-  private String commandLine() {
-    List<String> args = spec.commandLine().getParseResult() == null ? List.of() : spec.commandLine().getParseResult().originalArgs();
-    if (!args.isEmpty() && args.getFirst().equals(spec.name())) {
-      args = args.subList(1, args.size());
-    }
-    StringBuilder line = new StringBuilder("./cellar bench soak");
-    for (int i = 0; i < args.size(); i++) {
-      String name = args.get(i).split("=", 2)[0];
-      if (WHERE_OPTIONS.contains(name)) {
-        i += args.get(i).contains("=") || name.equals("--keep-data") ? 0 : 1;
-      } else {
-        line.append(' ').append(args.get(i));
-      }
-    }
-    return line.toString();
   }
 
   private static int freePort() throws IOException {
