@@ -65,6 +65,20 @@ public interface Cellar extends AutoCloseable {
    */
   <R> R read(MemorySegment key, Function<MemorySegment, R> reader);
 
+  /**
+   * A hint that reads or writes of {@code keys[0, count)} follow: reads, for all of them at once,
+   * the memory those operations will read first (the index slot, then the record it points at).
+   * Each operation alone waits for its own cache misses in turn; a batch of prefetched keys has
+   * them in flight together. Takes no lock, changes nothing, and never fails; a key that is absent
+   * or moves meanwhile merely gains nothing.
+   *
+   * @return a digest of the words read, meaningless except that a caller who keeps it (in a field
+   *     of its own) stops the compiler from discarding the reads as unused
+   */
+  default long prefetch(MemorySegment[] keys, int count) {
+    return 0;
+  }
+
   /** {@link #expiryOf(byte[])} with the key given as the bytes of a segment. */
   long expiryOf(MemorySegment key);
 

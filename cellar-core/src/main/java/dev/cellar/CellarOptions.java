@@ -19,6 +19,7 @@ public final class CellarOptions {
   public static final int DEFAULT_SHARDS = 64;
   public static final Duration DEFAULT_CHECKPOINT_INTERVAL = Duration.ofMinutes(5);
   public static final double DEFAULT_COMPACTION_GARBAGE_RATIO = 0.5;
+  public static final double DEFAULT_COMPACTION_SPACE_AMPLIFICATION = 2.0;
   public static final long DEFAULT_COMPACTION_BYTES_PER_SECOND = 256L << 20;
 
   private Fsync fsync = DEFAULT_FSYNC;
@@ -28,6 +29,7 @@ public final class CellarOptions {
   private int shards = DEFAULT_SHARDS;
   private Duration checkpointInterval = DEFAULT_CHECKPOINT_INTERVAL;
   private double compactionGarbageRatio = DEFAULT_COMPACTION_GARBAGE_RATIO;
+  private double compactionSpaceAmplification = DEFAULT_COMPACTION_SPACE_AMPLIFICATION;
   private long compactionBytesPerSecond = DEFAULT_COMPACTION_BYTES_PER_SECOND;
   private long expectedKeys = 0;
   private boolean backgroundCompaction = true;
@@ -51,6 +53,7 @@ public final class CellarOptions {
     c.shards = shards;
     c.checkpointInterval = checkpointInterval;
     c.compactionGarbageRatio = compactionGarbageRatio;
+    c.compactionSpaceAmplification = compactionSpaceAmplification;
     c.compactionBytesPerSecond = compactionBytesPerSecond;
     c.expectedKeys = expectedKeys;
     c.backgroundCompaction = backgroundCompaction;
@@ -108,11 +111,32 @@ public final class CellarOptions {
     return c;
   }
 
-  /** Dead fraction of a sealed segment above which compaction rewrites it; default 0.5. */
+  /**
+   * Dead fraction of a sealed segment above which an explicit {@link Cellar#compact()} rewrites it;
+   * default 0.5. Background compaction goes by {@link #compactionSpaceAmplification(double)}.
+   */
   public CellarOptions compactionGarbageRatio(double ratio) {
     CellarOptions c = copy();
     c.compactionGarbageRatio = ratio;
     return c;
+  }
+
+  /**
+   * How large the log may grow against its live data before background compaction starts: at the
+   * default 2.0 it starts once the log holds as many dead bytes as live ones (Redis's
+   * {@code auto-aof-rewrite-percentage 100}), and then rewrites the segments with the most garbage
+   * first. A larger factor costs disk and page cache and saves compaction work: under random
+   * overwrites, the segments it picks are then deader, so it copies fewer live bytes per byte it
+   * frees. Segments that are almost all garbage are reclaimed whatever the factor.
+   */
+  public CellarOptions compactionSpaceAmplification(double factor) {
+    CellarOptions c = copy();
+    c.compactionSpaceAmplification = factor;
+    return c;
+  }
+
+  public double compactionSpaceAmplification() {
+    return compactionSpaceAmplification;
   }
 
   /** Throttle for background compaction's reads and writes; default 256 MiB/s. */
@@ -254,6 +278,9 @@ public final class CellarOptions {
     require(
         compactionGarbageRatio > 0 && compactionGarbageRatio < 1,
         "compactionGarbageRatio " + compactionGarbageRatio + " outside (0, 1)");
+    require(
+        compactionSpaceAmplification > 1 && compactionSpaceAmplification <= 100,
+        "compactionSpaceAmplification " + compactionSpaceAmplification + " outside (1, 100]");
     require(expectedKeys >= 0, "expectedKeys " + expectedKeys + " < 0");
     require(compactionBytesPerSecond > 0, "compactionBytesPerSecond must be positive");
     return this;

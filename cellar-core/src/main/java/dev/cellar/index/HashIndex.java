@@ -52,6 +52,8 @@ public final class HashIndex implements AutoCloseable {
   /** Uniform draws {@link #sample} makes before walking: all but 0.05% of samples at load 3/8. */
   static final int SAMPLE_PROBES = 16;
   private static final int MIN_CAPACITY = 1024;
+  /** Slots {@link #guessLocation} looks at: one cache line's worth, which {@link #touch} brought in. */
+  private static final int GUESS_PROBES = 8;
   private static final int DIRECT_HOME_MAX_BITS = IndexSlotDescriptor.FINGERPRINT_BITS;
 
   /** The index's window onto the log: it never reads records itself. */
@@ -134,6 +136,69 @@ public final class HashIndex implements AutoCloseable {
       if (found >= 0) {
         return IndexSlotDescriptor.location(old.word(found));
       }
+    }
+    return 0;
+  }
+
+  /**
+   * Whether the key with {@code hash} is mapped to {@code location} right now. Unlike {@link #get}
+   * this compares slot words only and never reads a record: a location names one record, so the
+   * fingerprint and the location together settle it. Compaction asks this of every record it
+   * scans; comparing keys would cost a read of the key's current record, a second random miss.
+   */
+  public boolean holds(long hash, long location) {
+    long expected = IndexSlotDescriptor.word(hash, location);
+    return holdsWord(primary, hash, expected) || (retiring != null && holdsWord(retiring, hash, expected));
+  }
+
+  private static boolean holdsWord(Table t, long hash, long expected) {
+    for (long i = home(t, hash); ; i = (i + 1) & t.mask) {
+      long w = t.word(i);
+      if (w == EMPTY) {
+        return false;
+      }
+      if (w == expected) {
+        return true;
+      }
+    }
+  }
+
+  /**
+   * Reads the home slot of {@code hash} and returns it, so that a lookup soon after finds it in
+   * cache. A caller with many keys at hand touches them all first: the reads are independent, so
+   * the CPU overlaps their cache misses, where lookups one at a time (each behind a lock's atomic
+   * instruction) take them in turn. Safe without the shard's lock: it reads one word and keeps
+   * nothing, and a table freed under it is reported by its arena, not read.
+   */
+  public long touch(long hash) {
+    Table t = primary;
+    try {
+      return t.word(home(t, hash));
+    } catch (IllegalStateException freed) {
+      return 0;
+    }
+  }
+
+  /**
+   * The location of the first entry in {@code hash}'s probe run with its fingerprint, or 0: a
+   * guess at the key's location for prefetching, read without a lock and without comparing keys.
+   * Never use it to answer a lookup.
+   */
+  public long guessLocation(long hash) {
+    Table t = primary;
+    long fingerprint = IndexSlotDescriptor.fingerprint(hash);
+    try {
+      for (long i = home(t, hash), probes = 0; probes < GUESS_PROBES; i = (i + 1) & t.mask, probes++) {
+        long w = t.word(i);
+        if (w == EMPTY) {
+          return 0;
+        }
+        if ((w >>> LOCATION_BITS) == fingerprint && w != MOVED) {
+          return IndexSlotDescriptor.location(w);
+        }
+      }
+    } catch (IllegalStateException freed) {
+      // the table was replaced and freed: no guess
     }
     return 0;
   }

@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -41,6 +42,8 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class Compactor {
   private static final long THROTTLE_CHUNK = 1 << 20;
+  /** Dead fraction at which a background pass rewrites a segment whatever the log's size. */
+  static final double ALMOST_ALL_DEAD = 0.9;
 
   private final Store store;
   private final FileIO io;
@@ -50,8 +53,16 @@ final class Compactor {
   private final SegmentTable segments;
   private final AtomicLong segmentIds;
   private final CellarOptions options;
-  private final boolean throttled;
+  /** A pass of the maintenance agent: throttled, and only when the log has outgrown its live data. */
+  private final boolean background;
   private final List<Relocation> relocations = new ArrayList<>();
+  /** Records scanned per batch of index touches: enough misses in flight to fill the CPU's window. */
+  private static final int BATCH = 32;
+  private final long[] batchOffsets = new long[BATCH];
+  private final long[] batchHashes = new long[BATCH];
+  private final RecordView batchView = new RecordView();
+  /** Where the touched words go, so the JIT cannot drop the reads as unused. */
+  private long touchSink;
   private final List<Segment> outputs = new ArrayList<>();
   private Segment output;
   private long outputTail;
@@ -66,7 +77,7 @@ final class Compactor {
 
   Compactor(
       Store store, FileIO io, Path directory, Shard[] shards, KeyHasher hasher, SegmentTable segments,
-      AtomicLong segmentIds, CellarOptions options, boolean throttled) {
+      AtomicLong segmentIds, CellarOptions options, boolean background) {
     this.store = store;
     this.io = io;
     this.directory = directory;
@@ -75,7 +86,7 @@ final class Compactor {
     this.segments = segments;
     this.segmentIds = segmentIds;
     this.options = options;
-    this.throttled = throttled;
+    this.background = background;
   }
 
   /** Runs one pass; returns bytes reclaimed (victims' size minus outputs' size). */
@@ -121,21 +132,50 @@ final class Compactor {
     return Math.max(0, before - after);
   }
 
+  /**
+   * Victims of this pass. An explicit pass takes every sealed segment at least {@link
+   * CellarOptions#compactionGarbageRatio()} dead. A background pass works only once the log has
+   * outgrown its live data by {@link CellarOptions#compactionSpaceAmplification()}, and then
+   * takes the deadest segments first: under random overwrites, rewriting a segment of dead
+   * fraction g copies (1 - g) / g live bytes per byte it frees, so letting segments die further
+   * before copying them is what keeps compaction's share of the CPU small (at g = 0.5, one
+   * relocation per overwrite; at 0.8, a quarter). Segments almost entirely dead cost next to
+   * nothing to rewrite and are taken at any time, as are runs of small segments (file count).
+   */
   private List<Segment> chooseVictims(long now) {
-    List<Segment> garbage = new ArrayList<>();
-    List<Segment> small = new ArrayList<>();
+    // Writers add garbage while this runs: each segment's figures are read once, so the order and
+    // the choice agree with each other.
+    List<Candidate> sealed = new ArrayList<>();
+    long logBytes = 0;
+    long garbageBytes = 0;
     for (Segment s : segments.all()) {
-      if (s.state() != Segment.State.SEALED || s.obsolete()) {
+      if (s.obsolete()) {
         continue;
       }
       long data = s.end() - SegmentHeaderDescriptor.LENGTH;
-      if (data <= 0) {
-        continue;
+      long dead = s.garbageBytes(now);
+      logBytes += Math.max(0, data);
+      garbageBytes += dead;
+      if (s.state() == Segment.State.SEALED && data > 0) {
+        sealed.add(new Candidate(s, dead, (double) dead / data));
       }
-      if ((double) s.garbageBytes(now) / data >= options.compactionGarbageRatio()) {
-        garbage.add(s);
-      } else if (s.end() < options.segmentBytes() / 4) {
-        small.add(s);
+    }
+    sealed.sort(Comparator.comparingDouble(Candidate::deadFraction).reversed());
+    double threshold;
+    if (!background) {
+      threshold = options.compactionGarbageRatio();
+    } else if (overgrown(logBytes, garbageBytes)) {
+      threshold = Double.MIN_VALUE;
+    } else {
+      threshold = ALMOST_ALL_DEAD;
+    }
+    List<Candidate> garbage = new ArrayList<>();
+    List<Candidate> small = new ArrayList<>();
+    for (Candidate c : sealed) {
+      if (c.deadFraction() >= threshold) {
+        garbage.add(c);
+      } else if (c.segment().end() < options.segmentBytes() / 4) {
+        small.add(c);
       }
     }
     if (small.size() >= 2) {
@@ -143,15 +183,27 @@ final class Compactor {
     }
     List<Segment> chosen = new ArrayList<>();
     long live = 0;
-    for (Segment s : garbage) {
-      long estimate = s.end() - s.garbageBytes(now);
+    for (Candidate c : garbage) {
+      long estimate = c.segment().end() - c.deadBytes();
       if (!chosen.isEmpty() && live + estimate > options.segmentBytes() * 0.9) {
         break;
       }
-      chosen.add(s);
+      chosen.add(c.segment());
       live += estimate;
     }
-    return chosen.size() == 1 && small.contains(chosen.getFirst()) ? List.of() : chosen;
+    boolean loneSmall = chosen.size() == 1 && small.stream().anyMatch(c -> c.segment() == chosen.getFirst());
+    return loneSmall ? List.of() : chosen;
+  }
+
+  private record Candidate(Segment segment, long deadBytes, double deadFraction) {}
+
+  /**
+   * Whether the log has outgrown its live data by the configured factor, and by at least a
+   * segment's worth of garbage (below that, no pass could free a whole file).
+   */
+  private boolean overgrown(long logBytes, long garbageBytes) {
+    long live = logBytes - garbageBytes;
+    return garbageBytes >= options.segmentBytes() && logBytes >= live * options.compactionSpaceAmplification();
   }
 
   /** Lowest seq in any segment other than the victims: tombstones at or above it may still matter. */
@@ -165,9 +217,16 @@ final class Compactor {
     return lowest;
   }
 
+  /**
+   * Scans a victim a batch of records at a time: the batch's index slots are touched first, so
+   * their cache misses overlap, and only then is each record checked against the index and
+   * copied. Checked one by one, every record waits for its own miss, and that wait was most of a
+   * pass.
+   */
   private void copyLive(Segment victim, long lowestOtherSeq, long now) throws IOException {
     MemorySegment memory = victim.memory();
     IOException[] failure = {null};
+    int[] pending = {0};
     SegmentScanner.scan(
         memory,
         SegmentHeaderDescriptor.LENGTH,
@@ -177,30 +236,48 @@ final class Compactor {
           if (failure[0] != null) {
             return;
           }
-          try {
-            consider(victim, record, lowestOtherSeq, now);
-            throttle(record.length());
-          } catch (IOException e) {
-            failure[0] = e;
+          batchOffsets[pending[0]] = record.offset();
+          batchHashes[pending[0]] = hasher.hash(memory, record.keyOffset(), record.keyLength());
+          if (++pending[0] == BATCH) {
+            pending[0] = 0;
+            failure[0] = considerBatch(victim, BATCH, lowestOtherSeq, now);
           }
         });
+    if (failure[0] == null && pending[0] > 0) {
+      failure[0] = considerBatch(victim, pending[0], lowestOtherSeq, now);
+    }
     if (failure[0] != null) {
       throw failure[0];
     }
   }
 
-  private void consider(Segment victim, RecordView record, long lowestOtherSeq, long now) throws IOException {
-    long hash = hasher.hash(victim.memory(), record.keyOffset(), record.keyLength());
+  private IOException considerBatch(Segment victim, int count, long lowestOtherSeq, long now) {
+    for (int i = 0; i < count; i++) {
+      touch(batchHashes[i]);
+    }
+    try {
+      for (int i = 0; i < count; i++) {
+        // Verified by the scan a moment ago; parsed again only to read its fields.
+        batchView.parse(victim.memory(), batchOffsets[i], victim.end());
+        consider(victim, batchView, batchHashes[i], lowestOtherSeq, now);
+        throttle(batchView.length());
+      }
+      return null;
+    } catch (IOException e) {
+      return e;
+    }
+  }
+
+  private void consider(Segment victim, RecordView record, long hash, long lowestOtherSeq, long now) throws IOException {
     long location = LogLocation.of(victim.slot(), record.offset());
-    long current = currentLocation(hash, record.key());
     boolean olderMayExist = lowestOtherSeq < record.seq();
     if (record.isDelete()) {
-      if (current == 0 && olderMayExist) {
+      if (olderMayExist && currentLocation(hash, record.key()) == 0) {
         copy(victim.memory(), record);
       }
       return;
     }
-    if (current != location) {
+    if (!isCurrent(hash, location)) {
       return;
     }
     if (record.expiredAt(now)) {
@@ -210,6 +287,20 @@ final class Compactor {
     }
     long offset = copy(victim.memory(), record);
     relocations.add(new Relocation(hash, location, output, offset, record.length(), false, record.expireAt() != 0));
+  }
+
+  private void touch(long hash) {
+    touchSink ^= shards[(int) hash & (shards.length - 1)].index.touch(hash);
+  }
+
+  private boolean isCurrent(long hash, long location) {
+    Shard shard = shards[(int) hash & (shards.length - 1)];
+    long stamp = shard.lock.readLock();
+    try {
+      return shard.index.holds(hash, location);
+    } finally {
+      shard.lock.unlockRead(stamp);
+    }
   }
 
   private long currentLocation(long hash, MemorySegment key) {
@@ -311,7 +402,15 @@ final class Compactor {
   }
 
   private void applyRelocations() {
-    for (Relocation r : relocations) {
+    // Each relocation is a random slot; touching one BATCH ahead keeps that many misses in flight.
+    for (int i = 0; i < Math.min(BATCH, relocations.size()); i++) {
+      touch(relocations.get(i).hash());
+    }
+    for (int i = 0; i < relocations.size(); i++) {
+      if (i + BATCH < relocations.size()) {
+        touch(relocations.get(i + BATCH).hash());
+      }
+      Relocation r = relocations.get(i);
       Shard shard = shards[(int) r.hash() & (shards.length - 1)];
       long stamp = shard.lock.writeLock();
       boolean moved;
@@ -335,7 +434,7 @@ final class Compactor {
   }
 
   private void throttle(long bytes) {
-    if (!throttled) {
+    if (!background) {
       return;
     }
     processedSinceSleep += bytes;

@@ -589,6 +589,39 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
     R apply(Segment segment, RecordView view);
   }
 
+  @Override
+  public long prefetch(MemorySegment[] keys, int count) {
+    if (closed) {
+      return 0;
+    }
+    // Three tight passes rather than one: the loads of a pass are independent of each other and
+    // few instructions apart, so the CPU has many of them in flight at once.
+    long[] hashes = new long[count];
+    for (int i = 0; i < count; i++) {
+      hashes[i] = hasher.hash(keys[i]);
+    }
+    long digest = 0;
+    for (int i = 0; i < count; i++) {
+      digest ^= shards[(int) hashes[i] & shardMask].index.touch(hashes[i]);
+    }
+    // The slots are in cache now; the records they point at are the second round of misses.
+    for (int i = 0; i < count; i++) {
+      long location = shards[(int) hashes[i] & shardMask].index.guessLocation(hashes[i]);
+      Segment segment = location == 0 ? null : segments.get(LogLocation.slot(location));
+      if (segment != null) {
+        try {
+          long offset = LogLocation.offset(location);
+          if (offset < segment.end()) {
+            digest ^= segment.memory().get(ValueLayout.JAVA_BYTE, offset);
+          }
+        } catch (IllegalStateException | IndexOutOfBoundsException unmapped) {
+          // compaction replaced the segment meanwhile: nothing to gain from it
+        }
+      }
+    }
+    return digest;
+  }
+
   /**
    * Finds the live, unexpired record for {@code key} and applies {@code action} to it; returns
    * null if there is none. If compaction unmaps the record's segment while the action runs (it

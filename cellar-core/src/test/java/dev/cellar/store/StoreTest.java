@@ -226,6 +226,57 @@ class StoreTest {
   }
 
   @Test
+  void backgroundCompactionWaitsUntilTheLogHasOutgrownItsLiveData() throws Exception {
+    Map<String, String> model = new HashMap<>();
+    java.util.Random random = new java.util.Random(42);
+    int keys = 20_000;
+    try (Cellar db = Cellar.open(dir, small().backgroundCompaction(false))) {
+      Store store = (Store) db;
+      for (int i = 0; i < keys; i++) {
+        put(db, model, "k" + i, "v0-" + "y".repeat(100));
+      }
+      // Random overwrites spread the garbage over every segment, so none is almost all dead and
+      // only the log's size against its live data can start a background pass.
+      int round = 1;
+      while (amplification(db.stats()) < 1.8) {
+        put(db, model, "k" + random.nextInt(keys), "v" + round++ + "-" + "y".repeat(100));
+      }
+      store.sealFullSegments();
+      CellarStats below = db.stats();
+      assertEquals(0, store.compactInBackground(), "compacted at " + amplification(below) + "x: " + below);
+      assertEquals(below.compactions(), db.stats().compactions());
+
+      while (amplification(db.stats()) < 2.5) {
+        put(db, model, "k" + random.nextInt(keys), "v" + round++ + "-" + "y".repeat(100));
+      }
+      long reclaimed = 0;
+      for (long pass; (pass = store.compactInBackground()) > 0; ) {
+        reclaimed += pass;
+      }
+      assertTrue(reclaimed > 0, "nothing reclaimed at 2.5x: " + db.stats());
+      db.checkpoint();
+      CellarStats after = db.stats();
+      long live = after.logBytes() - after.garbageBytes();
+      // Compaction stops once the log is back under twice its live data; the active segment and
+      // the last pass's output add up to two segments more.
+      assertTrue(after.logBytes() <= 2 * live + 2 * (1 << 20), "log " + after.logBytes() + " for " + live + " live: " + after);
+      assertModel(db, model);
+    }
+    try (Cellar db = Cellar.open(dir, small())) {
+      assertModel(db, model);
+    }
+  }
+
+  private static void put(Cellar db, Map<String, String> model, String key, String value) {
+    db.put(b(key), b(value));
+    model.put(key, value);
+  }
+
+  private static double amplification(CellarStats stats) {
+    return (double) stats.logBytes() / (stats.logBytes() - stats.garbageBytes());
+  }
+
+  @Test
   void segmentsCompactionReplacedCountAsDeadWhileTheyWaitForACheckpoint() {
     try (Cellar db = Cellar.open(dir, small().backgroundCompaction(false))) {
       // The odd keys are written once and stay live among the dead even ones, so compaction
@@ -268,6 +319,33 @@ class StoreTest {
       assertTrue(stats.checkpoints() > 0, "no checkpoint within the hour's interval after writing " + written + " bytes: " + stats);
       assertTrue(stats.logBytes() < written, "the log still holds " + stats.logBytes() + " of the " + written + " bytes written: " + stats);
     }
+  }
+
+  @Test
+  void prefetchIsAHintThatChangesNothingAndNeverFails() {
+    java.lang.foreign.MemorySegment[] keys = new java.lang.foreign.MemorySegment[64];
+    for (int i = 0; i < keys.length; i++) {
+      keys[i] = java.lang.foreign.MemorySegment.ofArray(b("k" + i));
+    }
+    Cellar closed;
+    try (Cellar db = Cellar.open(dir, small().backgroundCompaction(false))) {
+      closed = db;
+      db.prefetch(keys, 64); // an empty store
+      for (int round = 0; round < 3; round++) {
+        for (int i = 0; i < 32; i++) {
+          db.put(b("k" + i), b("v" + round + "-" + "x".repeat(200)));
+        }
+      }
+      db.compact(); // replaced segments: guessed locations may point into them
+      db.checkpoint();
+      db.prefetch(keys, 64); // half present, half absent
+      db.prefetch(keys, 0);
+      for (int i = 0; i < 64; i++) {
+        assertArrayEquals(i < 32 ? b("v2-" + "x".repeat(200)) : null, db.get(b("k" + i)));
+      }
+      assertEquals(32, db.size());
+    }
+    assertEquals(0, closed.prefetch(keys, 64), "after close: nothing read, no failure");
   }
 
   @Test

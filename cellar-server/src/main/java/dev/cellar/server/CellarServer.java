@@ -57,14 +57,20 @@ public final class CellarServer implements AutoCloseable, ServerControl {
   }
 
   /**
-   * The engine's settings that the server's configuration decides. A segment smaller than the
-   * default caps values at what fits one segment beside the largest key, since a record never spans
-   * two segments.
+   * The engine's settings that the server's configuration decides. {@code
+   * auto-aof-rewrite-percentage} P lets the log grow to (1 + P/100) times its live data before
+   * background compaction starts, as Redis lets its AOF grow by P percent before a rewrite. A
+   * segment smaller than the default caps values at what fits one segment beside the largest key,
+   * since a record never spans two segments.
    */
   private static final int RECORD_ALLOWANCE = 96; // what CellarOptions.validate adds to key and value for a record's framing
 
-  private static CellarOptions storeOptions(ServerConfig config, CellarOptions base) {
+  static CellarOptions storeOptions(ServerConfig config, CellarOptions base) {
     CellarOptions options = base.segmentBytes(config.segmentSize());
+    int growth = config.aofRewritePercentage();
+    options = growth == 0
+        ? options.backgroundCompaction(false)
+        : options.compactionSpaceAmplification(1 + growth / 100.0);
     int fitting = config.segmentSize() - CellarOptions.DEFAULT_MAX_KEY_BYTES - RECORD_ALLOWANCE;
     return fitting < CellarOptions.DEFAULT_MAX_VALUE_BYTES ? options.maxValueBytes(fitting) : options;
   }

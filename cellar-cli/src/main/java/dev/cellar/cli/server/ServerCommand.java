@@ -48,6 +48,7 @@ public final class ServerCommand implements Callable<Integer> {
   @Option(names = "--tls-ca-cert-file", description = "CA certificates that sign client certificates, PEM.") String tlsCaCertFile;
   @Option(names = "--tls-auth-clients", description = "yes | no | optional: client certificates (default yes with a CA, no without).") String tlsAuthClients;
   @Option(names = "--tls-protocols", description = "TLS versions, space-separated (default \"TLSv1.2 TLSv1.3\").") String tlsProtocols;
+  @Option(names = "--auto-aof-rewrite-percentage", description = "Background compaction starts once the log has grown this many percent beyond its live data (default 100; 0: only BGREWRITEAOF).") String aofRewritePercentage;
   @Option(names = "--segment-size", description = "Expert: log segment size, 256kb to 1gb (default 64mb); smaller caps values.") String segmentSize;
 
   @Override
@@ -81,6 +82,7 @@ public final class ServerCommand implements Callable<Integer> {
     flags.put("tls-auth-clients", tlsAuthClients);
     flags.put("tls-protocols", tlsProtocols);
     flags.put("segment-size", segmentSize);
+    flags.put("auto-aof-rewrite-percentage", aofRewritePercentage);
     flags.forEach((name, value) -> {
       if (value != null) {
         config.set(name, value);

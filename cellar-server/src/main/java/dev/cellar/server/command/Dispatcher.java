@@ -38,22 +38,31 @@ public final class Dispatcher {
     return bytes;
   }
 
-  public void execute(Session session, Request request, ReplyWriter out) {
+  /**
+   * Runs one command and appends its reply. The clock is read once per command: {@code
+   * startNanos} is when this command's turn began (the end of the previous command of the batch,
+   * so a command's time includes its parsing), and the return value is when it ended, which the
+   * caller passes on as the next command's start. {@code batchMillis}, the wall-clock time of the
+   * batch, is what {@code CLIENT LIST} shows as the last command's time. Reading the clock three
+   * times a command was 6% of a pipelined SET's time.
+   *
+   * @return the time this command ended, in {@link System#nanoTime()} units
+   */
+  public long execute(Session session, Request request, ReplyWriter out, long startNanos, long batchMillis) {
     CommandSpec spec = server.commands().find(request);
     if (spec == null) {
       out.error(unknownCommand(request));
-      return;
+      return startNanos;
     }
     if (!session.authenticated() && !spec.isNoAuth()) {
       out.error("NOAUTH Authentication required.");
-      return;
+      return startNanos;
     }
     if (!spec.arityAccepts(request.argc())) {
       out.error("ERR wrong number of arguments for '" + spec.name() + "' command");
-      return;
+      return startNanos;
     }
     CommandStats.Counters c = counters.get(spec);
-    long start = System.nanoTime();
     int mark = out.size();
     try {
       // Inside the try: eviction deletes keys, and a delete on a full disk fails like any write.
@@ -61,9 +70,9 @@ public final class Dispatcher {
       if (spec.isDenyOom() && server.memory().limited() && !server.memory().admit(argumentBytes(request))) {
         c.failed.increment();
         out.error(OOM);
-        return;
+        return startNanos;
       }
-      session.commandStarted(spec, System.currentTimeMillis());
+      session.commandStarted(spec, batchMillis);
       spec.handler().run(session, request, out);
       if (spec.isWrite()) {
         session.wrote();
@@ -73,10 +82,12 @@ public final class Dispatcher {
       out.error(errorText(spec, e));
       c.failed.increment();
     }
-    long nanos = System.nanoTime() - start;
+    long end = System.nanoTime();
+    long nanos = end - startNanos;
     c.calls.increment();
     c.nanos.add(nanos);
     server.latency().record(spec, nanos);
+    return end;
   }
 
   private static String errorText(CommandSpec spec, RuntimeException e) {

@@ -57,6 +57,7 @@ public final class ServerConfig {
   private static final long MIN_SEGMENT_SIZE = 256 << 10;
 
   private volatile long segmentSize = CellarOptions.DEFAULT_SEGMENT_BYTES;
+  private volatile int aofRewritePercentage = 100;
 
   /** {@code tls-auth-clients}: whether a TLS client must present a certificate the CA signed. */
   public enum TlsAuthClients {
@@ -109,6 +110,10 @@ public final class ServerConfig {
     // Expert: small segments seal (and so become compactable) after little writing, which tests of
     // compaction under load need; production stores keep the default.
     define("segment-size", false, () -> Long.toString(segmentSize), v -> segmentSize = parseSegmentSize(v));
+    // Redis's trigger for an automatic AOF rewrite: how far the log may outgrow its live data before
+    // background compaction starts (100: to twice its size); 0 leaves compaction to BGREWRITEAOF.
+    define("auto-aof-rewrite-percentage", false, () -> Integer.toString(aofRewritePercentage),
+        v -> aofRewritePercentage = intIn("auto-aof-rewrite-percentage", v, 0, 9900));
     defineTls();
   }
 
@@ -250,6 +255,7 @@ public final class ServerConfig {
     return tlsCaCertFile == null ? TlsAuthClients.NO : TlsAuthClients.YES;
   }
   public int segmentSize() { return (int) segmentSize; }
+  public int aofRewritePercentage() { return aofRewritePercentage; }
 
   /** Every setting with its value (passwords redacted), for logs and {@code INFO}. */
   public Map<String, String> all() {

@@ -11,6 +11,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.concurrent.Executor;
 
@@ -19,7 +20,7 @@ import java.util.concurrent.Executor;
  * complete request in it is parsed in place and executed on this event loop, its reply appended
  * to one output array; when the read batch ends, the whole output goes to the socket in one write.
  * So a pipelined batch read in one syscall is answered in one syscall, and the GET/SET path
- * allocates nothing per request beyond the key view the engine is given.
+ * allocates nothing per request beyond the key views the engine is given.
  *
  * <p>Under {@code appendfsync always}, output that follows a write waits in {@link #held} until
  * the {@link DurabilityBarrier} reports the fsync covering it; later output queues behind it, so
@@ -34,12 +35,18 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
   /** Above this much pending output in one batch, write it out rather than let the array grow. */
   private static final int FLUSH_THRESHOLD = 64 * 1024;
   private static final int INITIAL_INPUT = 16 * 1024;
+  private static final int LOOKAHEAD = 32;
 
   private final ServerContext server;
   private final Dispatcher dispatcher;
   private final RequestParser parser;
   private final DurabilityBarrier barrier;
-  private final Request request = new Request();
+  /** Requests parsed ahead of execution, at most {@link #LOOKAHEAD}; see {@link #processInput}. */
+  private Request[] pending = new Request[1];
+  private final int[] ends = new int[LOOKAHEAD];
+  private MemorySegment[] prefetchKeys = new MemorySegment[0];
+  /** What the engine's prefetch read; kept so the reads are not optimised away. */
+  private long prefetchDigest;
   private final ReplyWriter out = new ReplyWriter(16 * 1024);
   private Session session;
   private ChannelHandlerContext ctx;
@@ -153,24 +160,61 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
     inEnd += n;
   }
 
+  /**
+   * Executes every complete request in the input, in order. Requests are parsed up to {@link
+   * #LOOKAHEAD} ahead, so that when a client pipelines, the engine can prefetch the keys of the
+   * whole run at once ({@link dev.cellar.Cellar#prefetch}): their cache misses then overlap
+   * instead of each command waiting for its own. A malformed request ends the run; the requests
+   * before it are executed and answered first, as when they were parsed one at a time.
+   */
   private void processInput() throws ProtocolException {
     while (inStart < inEnd && !session.closing()) {
-      int next = parser.parse(in, inStart, inEnd, request);
-      if (next == RequestParser.NEED_MORE) {
+      int parsed = 0;
+      int position = inStart;
+      boolean needMore = false;
+      ProtocolException malformed = null;
+      try {
+        while (parsed < LOOKAHEAD) {
+          Request r = pending(parsed);
+          int next = parser.parse(in, position, inEnd, r);
+          if (next == RequestParser.NEED_MORE) {
+            needMore = true;
+            break;
+          }
+          position = next;
+          if (r.argc() > 0) {
+            ends[parsed++] = next;
+          }
+        }
+      } catch (ProtocolException e) {
+        malformed = e;
+      }
+      if (parsed > 1 && session.authenticated()) {
+        prefetch(parsed);
+      }
+      long now = System.nanoTime();
+      long batchMillis = System.currentTimeMillis();
+      for (int i = 0; i < parsed && !session.closing(); i++) {
+        inStart = ends[i];
+        int before = out.size();
+        now = dispatcher.execute(session, pending[i], out, now, batchMillis);
+        if (out.size() > before) {
+          replies++; // every command answers once, except SHUTDOWN, which closes instead
+        }
+        if (out.size() >= FLUSH_THRESHOLD) {
+          writeOut();
+          ctx.flush();
+        }
+      }
+      if (session.closing()) {
         break;
       }
-      inStart = next;
-      if (request.argc() == 0) {
-        continue;
+      inStart = position; // past empty requests after the last command too
+      if (malformed != null) {
+        throw malformed;
       }
-      int before = out.size();
-      dispatcher.execute(session, request, out);
-      if (out.size() > before) {
-        replies++; // every command answers once, except SHUTDOWN, which closes instead
-      }
-      if (out.size() >= FLUSH_THRESHOLD) {
-        writeOut();
-        ctx.flush();
+      if (needMore) {
+        break;
       }
     }
     if (inStart == inEnd) {
@@ -179,6 +223,32 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
         in = new byte[INITIAL_INPUT]; // a large request has passed: give the memory back
       }
     }
+  }
+
+  /** The lookahead's request {@code i}; allocated on first use, so idle connections stay small. */
+  private Request pending(int i) {
+    if (i == pending.length) {
+      pending = java.util.Arrays.copyOf(pending, Math.min(LOOKAHEAD, i * 2));
+    }
+    Request r = pending[i];
+    if (r == null) {
+      r = pending[i] = new Request();
+    }
+    return r;
+  }
+
+  private void prefetch(int count) {
+    if (prefetchKeys.length < count) {
+      prefetchKeys = new MemorySegment[LOOKAHEAD];
+    }
+    int keys = 0;
+    for (int i = 0; i < count; i++) {
+      if (pending[i].argc() >= 2) {
+        prefetchKeys[keys++] = pending[i].segment(1); // the first key of most commands
+      }
+    }
+    prefetchDigest ^= server.store().prefetch(prefetchKeys, keys);
+    java.util.Arrays.fill(prefetchKeys, 0, keys, null); // keep no view of the input alive
   }
 
   @Override

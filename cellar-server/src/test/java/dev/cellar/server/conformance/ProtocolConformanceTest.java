@@ -146,6 +146,19 @@ class ProtocolConformanceTest extends AbstractConformanceTest {
   }
 
   @Test
+  void nothingPipelinedAfterQuitRuns() throws IOException {
+    // Requests are parsed ahead of execution in runs; QUIT must still end the run where it stands.
+    try (RawClient d = server.connect()) {
+      d.sendRaw(RawClient.command("SET", "q-before", "1") + RawClient.command("QUIT") + RawClient.command("SET", "q-after", "1"));
+      assertEquals(OK, d.readReply());
+      assertEquals(OK, d.readReply());
+      assertTrue(d.closedByServer(), "QUIT closes the connection");
+    }
+    assertEquals(bulk("1"), c.call("GET", "q-before"));
+    assertEquals(NIL, c.call("GET", "q-after"), "nothing after QUIT runs");
+  }
+
+  @Test
   void repliesBeforeTheViolationAreSentFirst() throws IOException {
     c.sendRaw(RawClient.command("SET", "before", "1") + "PING\r\n*abc\r\n" + RawClient.command("SET", "after", "1"));
     assertEquals(OK, c.readReply());
