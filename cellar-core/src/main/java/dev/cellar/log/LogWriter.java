@@ -58,6 +58,8 @@ public final class LogWriter {
 
   /** Segments written to since their last fsync (the active one and FULL ones not yet sealed). */
   private final List<Segment> unsynced = new ArrayList<>();
+  /** Told when a segment fills (it then awaits sealing); set once before appends begin. */
+  private Runnable onFull = () -> { };
 
   public LogWriter(
       FileIO io, Path directory, SegmentTable table, AtomicLong segmentIds, long segmentBytes, long nextSeq, LongSupplier clock) {
@@ -183,8 +185,9 @@ public final class LogWriter {
       }
       throw e;
     }
-    if (active != null) {
-      active.markFull();
+    Segment full = active;
+    if (full != null) {
+      full.markFull();
     }
     table.add(next);
     active = next;
@@ -192,6 +195,14 @@ public final class LogWriter {
     tail = SegmentHeaderDescriptor.LENGTH;
     reservedUpTo = Math.min(segmentBytes, RESERVE_CHUNK);
     prefaulter.request(next.memory(), 0, reservedUpTo);
+    if (full != null) {
+      onFull.run();
+    }
+  }
+
+  /** Calls {@code listener} (on the writing thread, briefly) each time a segment fills. */
+  public void onSegmentFull(Runnable listener) {
+    onFull = listener;
   }
 
   /**

@@ -22,7 +22,14 @@ import java.util.concurrent.locks.LockSupport;
  * checkpoint writes of a large store below what compaction itself writes.
  */
 final class MaintenanceAgent implements Runnable {
-  private static final long IDLE_MILLIS = 100;
+  /** Pause after a cycle that compacted or checkpointed: more may be due soon. */
+  private static final long BUSY_NANOS = 100_000_000L;
+  /**
+   * Pause after a cycle that found nothing to do. The log wakes the agent when a segment fills
+   * ({@link #wake}), which is when sealing and compaction become due, so waiting longer costs
+   * nothing; waking ten times a second on an idle store cost a server twenty futex calls a second.
+   */
+  private static final long IDLE_NANOS = 1_000_000_000L;
   private static final long PROBE_INTERVAL_NANOS = 1_000_000_000L;
   static final long OBSOLETE_CHECKPOINT_BYTES = 256L << 20;
 
@@ -63,14 +70,29 @@ final class MaintenanceAgent implements Runnable {
   @Override
   public void run() {
     while (running) {
-      if (store.writeFailure() == null) {
-        doWork();
-      }
-      LockSupport.parkNanos(IDLE_MILLIS * 1_000_000);
+      boolean busy = store.writeFailure() == null && doWork();
+      LockSupport.parkNanos(busy ? BUSY_NANOS : idleNanos());
     }
   }
 
-  private void doWork() {
+  /** Asks for a cycle now: a segment has filled, so sealing, and maybe compaction, are due. */
+  void wake() {
+    LockSupport.unpark(thread);
+  }
+
+  /** Until the next timed duty: a checkpoint interval shorter than a second is kept. */
+  private long idleNanos() {
+    long interval = store.options().checkpointInterval().toNanos();
+    if (interval <= 0) {
+      return IDLE_NANOS;
+    }
+    long untilCheckpoint = interval - (System.nanoTime() - lastCheckpoint);
+    return Math.clamp(untilCheckpoint, BUSY_NANOS / 10, IDLE_NANOS);
+  }
+
+  /** One cycle; returns whether it compacted or checkpointed (so another cycle should follow soon). */
+  private boolean doWork() {
+    boolean busy = false;
     sealing.runIfDue(store::sealFullSegments);
     long interval = store.options().checkpointInterval().toNanos();
     if (running && interval > 0 && (replayCheckpointDue || System.nanoTime() - lastCheckpoint >= interval || obsoletePileUp())
@@ -78,9 +100,12 @@ final class MaintenanceAgent implements Runnable {
       replayCheckpointDue = false;
       lastCheckpoint = System.nanoTime();
       obsoleteAfterCheckpoint = store.obsoleteBytes();
+      busy = true;
     }
     if (running && store.options().backgroundCompaction()) {
-      compacting.runIfDue(store::compactInBackground);
+      long[] reclaimed = {0};
+      compacting.runIfDue(() -> reclaimed[0] = store.compactInBackground());
+      busy |= reclaimed[0] > 0;
     }
     if (running && store.diskFull() != null && System.nanoTime() - lastProbe >= PROBE_INTERVAL_NANOS) {
       lastProbe = System.nanoTime();
@@ -90,6 +115,7 @@ final class MaintenanceAgent implements Runnable {
         // Expected while the disk is full; the store logged the episode when it began.
       }
     }
+    return busy;
   }
 
   private boolean obsoletePileUp() {

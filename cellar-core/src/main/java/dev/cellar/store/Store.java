@@ -252,6 +252,7 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
       flusher.start();
     }
     maintenance = new MaintenanceAgent(this, directory.getFileName() + "");
+    log.onSegmentFull(maintenance::wake);
     maintenance.start();
   }
 
