@@ -80,14 +80,18 @@ final class MaintenanceAgent implements Runnable {
     LockSupport.unpark(thread);
   }
 
-  /** Until the next timed duty: a checkpoint interval shorter than a second is kept. */
+  /**
+   * Until the next timed duty: a checkpoint interval shorter than a second is kept. Never below
+   * the busy pause: a checkpoint that is overdue because it keeps failing (a full disk) must not
+   * turn the agent into a loop that wakes a hundred times a second to back off again.
+   */
   private long idleNanos() {
     long interval = store.options().checkpointInterval().toNanos();
     if (interval <= 0) {
       return IDLE_NANOS;
     }
     long untilCheckpoint = interval - (System.nanoTime() - lastCheckpoint);
-    return Math.clamp(untilCheckpoint, BUSY_NANOS / 10, IDLE_NANOS);
+    return Math.clamp(untilCheckpoint, BUSY_NANOS, IDLE_NANOS);
   }
 
   /** One cycle; returns whether it compacted or checkpointed (so another cycle should follow soon). */
