@@ -148,19 +148,7 @@ public final class HashIndex implements AutoCloseable {
    */
   public boolean holds(long hash, long location) {
     long expected = IndexSlotDescriptor.word(hash, location);
-    return holdsWord(primary, hash, expected) || (retiring != null && holdsWord(retiring, hash, expected));
-  }
-
-  private static boolean holdsWord(Table t, long hash, long expected) {
-    for (long i = home(t, hash); ; i = (i + 1) & t.mask) {
-      long w = t.word(i);
-      if (w == EMPTY) {
-        return false;
-      }
-      if (w == expected) {
-        return true;
-      }
-    }
+    return slotOfWord(primary, hash, expected) >= 0 || (retiring != null && slotOfWord(retiring, hash, expected) >= 0);
   }
 
   /**
@@ -273,45 +261,48 @@ public final class HashIndex implements AutoCloseable {
   public boolean removeLocation(long hash, long location) {
     migrateStep();
     long expected = IndexSlotDescriptor.word(hash, location);
-    for (long i = home(primary, hash); ; i = (i + 1) & primary.mask) {
-      long w = primary.word(i);
-      if (w == EMPTY) {
-        break;
-      }
-      if (w == expected) {
-        deleteAndShift(primary, i);
-        size--;
-        return true;
-      }
+    long at = slotOfWord(primary, hash, expected);
+    if (at >= 0) {
+      deleteAndShift(primary, at);
+      size--;
+      return true;
     }
     if (retiring != null) {
-      for (long i = home(retiring, hash); ; i = (i + 1) & retiring.mask) {
-        long w = retiring.word(i);
-        if (w == EMPTY) {
-          break;
-        }
-        if (w == expected) {
-          retiring.set(i, MOVED);
-          size--;
-          return true;
-        }
+      at = slotOfWord(retiring, hash, expected);
+      if (at >= 0) {
+        retiring.set(at, MOVED);
+        size--;
+        return true;
       }
     }
     return false;
   }
 
   private boolean replaceWord(Table t, long hash, long expected, long replacement) {
+    long at = slotOfWord(t, hash, expected);
+    if (at >= 0) {
+      t.set(at, replacement);
+    }
+    return at >= 0;
+  }
+
+  /**
+   * The slot holding exactly {@code word} in {@code hash}'s probe run, or -1: the lookup of the
+   * location-only operations, which compare whole slot words (fingerprint and location) and never
+   * read a record.
+   */
+  private static long slotOfWord(Table t, long hash, long word) {
     for (long i = home(t, hash); ; i = (i + 1) & t.mask) {
       long w = t.word(i);
       if (w == EMPTY) {
-        return false;
+        return -1;
       }
-      if (w == expected) {
-        t.set(i, replacement);
-        return true;
+      if (w == word) {
+        return i;
       }
     }
   }
+
 
   /**
    * Calls {@code action} with the location of every entry whose fingerprint lies in {@code [from,

@@ -289,12 +289,16 @@ final class Compactor {
     relocations.add(new Relocation(hash, location, output, offset, record.length(), false, record.expireAt() != 0));
   }
 
+  private Shard shardOf(long hash) {
+    return shards[(int) hash & (shards.length - 1)];
+  }
+
   private void touch(long hash) {
-    touchSink ^= shards[(int) hash & (shards.length - 1)].index.touch(hash);
+    touchSink ^= shardOf(hash).index.touch(hash);
   }
 
   private boolean isCurrent(long hash, long location) {
-    Shard shard = shards[(int) hash & (shards.length - 1)];
+    Shard shard = shardOf(hash);
     long stamp = shard.lock.readLock();
     try {
       return shard.index.holds(hash, location);
@@ -304,7 +308,7 @@ final class Compactor {
   }
 
   private long currentLocation(long hash, MemorySegment key) {
-    Shard shard = shards[(int) hash & (shards.length - 1)];
+    Shard shard = shardOf(hash);
     long stamp = shard.lock.readLock();
     try {
       return shard.index.get(hash, key);
@@ -411,7 +415,7 @@ final class Compactor {
         touch(relocations.get(i + BATCH).hash());
       }
       Relocation r = relocations.get(i);
-      Shard shard = shards[(int) r.hash() & (shards.length - 1)];
+      Shard shard = shardOf(r.hash());
       long stamp = shard.lock.writeLock();
       boolean moved;
       try {
