@@ -55,7 +55,7 @@ public final class ServerBenchmark implements Callable<Integer> {
   @Option(names = "--requests-p1", defaultValue = "200000", description = "Requests per measured test at pipeline 1 (default ${DEFAULT-VALUE}).")
   long requestsP1;
 
-  @Option(names = "--warmup", defaultValue = "200000", description = "Untimed requests per test (pipeline 16) before measuring; 0 for none (default ${DEFAULT-VALUE}).")
+  @Option(names = "--warmup", defaultValue = "200000", description = "Untimed requests per test and pipeline depth before measuring; 0 for none (default ${DEFAULT-VALUE}).")
   long warmup;
 
   @Option(names = "--modes", split = ",", defaultValue = "no,everysec,always", description = "Durability levels: no, everysec, always (default ${DEFAULT-VALUE}).")

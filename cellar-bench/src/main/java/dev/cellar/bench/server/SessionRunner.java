@@ -15,9 +15,9 @@ import java.util.Locale;
  * syscalls, stop it. Each session starts from nothing, so no run inherits another's data, log
  * or JIT profile.
  *
- * <p>Warm-up: both servers get the same untimed requests ({@code --warmup} per test at pipeline
- * 16) after the load. Redis has nothing to warm but its caches; for the JVM it means the measured
- * runs time compiled code, which is how a long-running server runs.
+ * <p>Warm-up: both servers get the same untimed requests ({@code --warmup} per test at each
+ * measured pipeline depth) after the load. Redis has nothing to warm but its caches; for the JVM
+ * it means the measured runs time compiled code, which is how a long-running server runs.
  */
 final class SessionRunner {
   /** A first start may build the project ({@code ./cellar} builds when sources changed). */
@@ -53,9 +53,11 @@ final class SessionRunner {
         results.add(memory(server, round));
       }
       RedisBenchmarkRunner benchmark = new RedisBenchmarkRunner(tools, children, sessionDir);
-      for (String test : settings.tests()) {
-        if (settings.warmup() > 0) {
-          benchmark.run(port, placement, settings.warmup(test));
+      if (settings.warmup() > 0) {
+        for (int pipeline : settings.pipelines()) {
+          for (String test : settings.tests()) {
+            benchmark.run(port, placement, settings.warmup(test, pipeline));
+          }
         }
       }
       for (int pipeline : settings.pipelines()) {

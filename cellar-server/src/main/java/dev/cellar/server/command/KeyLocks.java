@@ -1,5 +1,6 @@
 package dev.cellar.server.command;
 
+import dev.cellar.server.config.ServerConfig;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -8,15 +9,42 @@ import java.util.concurrent.locks.ReentrantLock;
  * Striped: a key maps to one of a fixed set of locks; multi-key commands take their stripes in
  * index order, so two of them can never deadlock. Reads take no lock (the engine makes a single
  * read atomic).
+ *
+ * <p>When one thread runs every command (one event loop and no HTTP endpoint, the configuration
+ * Redis itself has), commands are already serial and the locks lock nothing: an uncontended
+ * lock and unlock are two atomic instructions per write, about 5% of a pipelined SET.
  */
 public final class KeyLocks {
   private static final int STRIPES = 1024;
-  private final ReentrantLock[] locks = new ReentrantLock[STRIPES];
+  private final ReentrantLock[] locks;
+  private final boolean serial;
 
+  /** Locks for commands that may run on several threads at once. */
   public KeyLocks() {
-    for (int i = 0; i < STRIPES; i++) {
+    this(false);
+  }
+
+  /** @param serial whether one thread runs every command, so there is nothing to lock */
+  public KeyLocks(boolean serial) {
+    this.serial = serial;
+    this.locks = new ReentrantLock[serial ? 0 : STRIPES];
+    for (int i = 0; i < locks.length; i++) {
       locks[i] = new ReentrantLock();
     }
+  }
+
+  /**
+   * The locks a server with {@code config} needs: serial when one event loop runs every RESP
+   * command and no HTTP or HTTPS endpoint (whose requests run on worker threads) writes beside
+   * it. None of these settings changes at run time.
+   */
+  public static KeyLocks forServer(ServerConfig config) {
+    return new KeyLocks(config.threads() == 1 && config.httpPort() == 0 && config.httpsPort() == 0);
+  }
+
+  /** Whether these locks lock nothing, because one thread runs every command. */
+  public boolean serial() {
+    return serial;
   }
 
   /** The stripe of the key {@code b[offset, offset+length)}. */
@@ -32,15 +60,22 @@ public final class KeyLocks {
   }
 
   public void lock(int stripe) {
-    locks[stripe].lock();
+    if (!serial) {
+      locks[stripe].lock();
+    }
   }
 
   public void unlock(int stripe) {
-    locks[stripe].unlock();
+    if (!serial) {
+      locks[stripe].unlock();
+    }
   }
 
   /** Locks several stripes, sorted and deduplicated in place; returns how many to unlock. */
   public int lockAll(int[] stripes, int count) {
+    if (serial) {
+      return 0;
+    }
     java.util.Arrays.sort(stripes, 0, count);
     int unique = 0;
     for (int i = 0; i < count; i++) {

@@ -8,7 +8,7 @@ public final class ServerContext {
   private final Cellar store;
   private final ServerConfig config;
   private final CommandTable commands;
-  private final KeyLocks locks = new KeyLocks();
+  private final KeyLocks locks;
   private final ClientRegistry clients = new ClientRegistry();
   private final CommandStats stats = new CommandStats();
   private final MemoryGuard memory;
@@ -20,6 +20,7 @@ public final class ServerContext {
     this.store = store;
     this.config = config;
     this.control = control;
+    this.locks = KeyLocks.forServer(config);
     this.memory = new MemoryGuard(store, config, stats);
     this.commands = Commands.table();
   }
