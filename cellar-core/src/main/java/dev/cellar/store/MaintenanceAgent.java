@@ -1,5 +1,6 @@
 package dev.cellar.store;
 
+import dev.cellar.io.ThreadPriority;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -69,6 +70,7 @@ final class MaintenanceAgent implements Runnable {
 
   @Override
   public void run() {
+    ThreadPriority.lowerCurrentThread(store.options().backgroundNice());
     while (running) {
       boolean busy = store.writeFailure() == null && doWork();
       LockSupport.parkNanos(busy ? BUSY_NANOS : idleNanos());

@@ -1,0 +1,63 @@
+package dev.cellar.io;
+
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+
+/**
+ * Lowers the CPU priority of the calling thread, best effort ({@code setpriority(2)} on its Linux
+ * thread id), so that background work can yield a shared core to the application's threads; the
+ * kernel weighs a thread at nice 10 about a tenth of one at nice 0. RocksDB offers the same for
+ * its background pools ({@code Env::LowerThreadPoolCPUPriority}).
+ *
+ * <p>One way only: an unprivileged process may raise a thread's nice value but not lower it
+ * again, so a value already at or above the one asked for is left alone. Without native access,
+ * or off Linux, nothing happens.
+ */
+public final class ThreadPriority {
+  private static final int PRIO_PROCESS = 0;
+  private static final MethodHandle GETTID = Libc.function("gettid", FunctionDescriptor.of(ValueLayout.JAVA_INT));
+  private static final MethodHandle SETPRIORITY =
+      Libc.function(
+          "setpriority", FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+  private static final MethodHandle GETPRIORITY =
+      Libc.function("getpriority", FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+
+  private ThreadPriority() {}
+
+  /**
+   * Sets the calling platform thread's nice value to {@code nice} (0 to 19) if that lowers its
+   * priority; returns whether the thread now runs at {@code nice} or lower priority.
+   */
+  public static boolean lowerCurrentThread(int nice) {
+    if (nice < 0 || nice > 19) {
+      throw new IllegalArgumentException("nice must be 0 to 19, got " + nice);
+    }
+    if (GETTID == null || SETPRIORITY == null || Thread.currentThread().isVirtual()) {
+      return false;
+    }
+    try {
+      int tid = (int) GETTID.invokeExact();
+      if (GETPRIORITY != null && (int) GETPRIORITY.invokeExact(PRIO_PROCESS, tid) >= nice) {
+        return true; // already this low: never raise a priority someone lowered on purpose
+      }
+      return (int) SETPRIORITY.invokeExact(PRIO_PROCESS, tid, nice) == 0;
+    } catch (Throwable t) {
+      return false;
+    }
+  }
+
+  /** The calling thread's nice value, or null when it cannot be read. */
+  public static Integer currentNice() {
+    if (GETTID == null || GETPRIORITY == null || Thread.currentThread().isVirtual()) {
+      return null;
+    }
+    try {
+      int tid = (int) GETTID.invokeExact();
+      // getpriority may legitimately return -1; errno is not reachable here, so a -1 is reported as is.
+      return (int) GETPRIORITY.invokeExact(PRIO_PROCESS, tid);
+    } catch (Throwable t) {
+      return null;
+    }
+  }
+}
