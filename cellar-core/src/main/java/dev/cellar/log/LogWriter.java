@@ -55,6 +55,7 @@ public final class LogWriter {
   private long nextSeq;
   private volatile long appendedSeq;
   private volatile boolean zeroFill;
+  private volatile boolean hugePages = true;
 
   /** Segments written to since their last fsync (the active one and FULL ones not yet sealed). */
   private final List<Segment> unsynced = new ArrayList<>();
@@ -81,6 +82,19 @@ public final class LogWriter {
    */
   public void zeroFill(boolean enabled) {
     this.zeroFill = enabled;
+  }
+
+  /**
+   * Whether new segments are mapped with transparent huge pages (see {@link
+   * dev.cellar.CellarOptions#hugePageLogTail}): not for a store that fsyncs after small writes.
+   */
+  public void hugePages(boolean enabled) {
+    this.hugePages = enabled;
+  }
+
+  /** Whether segments this writer creates or reopens ask for huge pages. */
+  public boolean hugePages() {
+    return hugePages;
   }
 
   /**
@@ -160,7 +174,7 @@ public final class LogWriter {
     Path path = directory.resolve(Segment.fileName(id));
     Segment next = null;
     try {
-      next = Segment.create(io, path, id, SegmentHeaderDescriptor.KIND_LOG, segmentBytes, clock.getAsLong());
+      next = Segment.create(io, path, id, SegmentHeaderDescriptor.KIND_LOG, segmentBytes, clock.getAsLong(), hugePages);
       // From the header on: the zero-filling fallback of reserve() would erase it otherwise.
       if (zeroFill) {
         next.zeroFill(SegmentHeaderDescriptor.LENGTH, Math.min(segmentBytes, RESERVE_CHUNK));

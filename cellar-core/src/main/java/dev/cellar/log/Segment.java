@@ -86,6 +86,15 @@ public final class Segment implements AutoCloseable {
    */
   public static Segment create(FileIO io, Path path, long id, short kind, long capacity, long nowMillis)
       throws IOException {
+    return create(io, path, id, kind, capacity, nowMillis, true);
+  }
+
+  /**
+   * As {@link #create(FileIO, Path, long, short, long, long)}; {@code hugePages} says whether the
+   * writable mapping asks for transparent huge pages (see {@code CellarOptions.hugePageLogTail}).
+   */
+  public static Segment create(FileIO io, Path path, long id, short kind, long capacity, long nowMillis, boolean hugePages)
+      throws IOException {
     StoreFile file = io.open(path, true);
     Arena arena = Arena.ofShared();
     try {
@@ -96,7 +105,7 @@ public final class Segment implements AutoCloseable {
       ByteBuffer header = ByteBuffer.allocate(SegmentHeaderDescriptor.LENGTH);
       SegmentHeaderDescriptor.writeOpen(MemorySegment.ofBuffer(header), kind, id, nowMillis);
       file.write(header, 0);
-      MemorySegment memory = mapForAppend(file, capacity, arena);
+      MemorySegment memory = mapForAppend(file, capacity, arena, hugePages);
       return new Segment(id, kind, path, file, arena, memory, State.ACTIVE, SegmentHeaderDescriptor.LENGTH);
     } catch (IOException | RuntimeException e) {
       arena.close();
@@ -138,11 +147,11 @@ public final class Segment implements AutoCloseable {
    * closed cleanly), so that reopening a store does not leave a trail of small files. The header
    * is rewritten unsealed and made durable before any append.
    */
-  public static Segment reopenForAppend(FileIO io, Segment sealed, long capacity) throws IOException {
+  public static Segment reopenForAppend(FileIO io, Segment sealed, long capacity, boolean hugePages) throws IOException {
     StoreFile file = io.open(sealed.path, false);
     Arena arena = Arena.ofShared();
     try {
-      MemorySegment memory = mapForAppend(file, capacity, arena);
+      MemorySegment memory = mapForAppend(file, capacity, arena, hugePages);
       ByteBuffer header = ByteBuffer.allocate(SegmentHeaderDescriptor.LENGTH);
       MemorySegment h = MemorySegment.ofBuffer(header);
       SegmentHeaderDescriptor.writeOpen(
@@ -168,11 +177,13 @@ public final class Segment implements AutoCloseable {
    * memory, and recovery, which reads an unsealed segment to its end, raised SIGBUS on a tmpfs
    * that could not hold a whole segment. Appends never touch the mapping past the reservation.
    */
-  private static MemorySegment mapForAppend(StoreFile file, long capacity, Arena arena) throws IOException {
+  private static MemorySegment mapForAppend(StoreFile file, long capacity, Arena arena, boolean hugePages) throws IOException {
     long length = file.size();
     MemorySegment memory = file.map(StoreFile.MapKind.READ_WRITE, 0, capacity, arena);
     file.truncate(length);
-    MemoryAdvice.hugePages(memory);
+    if (hugePages) {
+      MemoryAdvice.hugePages(memory);
+    }
     return memory;
   }
 

@@ -218,6 +218,7 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
     long maxSeq = recovery.maxSeq();
     log = new LogWriter(io, directory, segments, segmentIds, options.segmentBytes(), maxSeq + 1, System::currentTimeMillis);
     log.zeroFill(options.zeroFillLog());
+    log.hugePages(options.hugePageLogTail());
     commit = new GroupCommit(log, this, maxSeq);
     log.start(resumableTail());
     if (recoveryReport.replayedRecords() > 0 || !recoveryReport.notes().isEmpty()) {
@@ -240,7 +241,7 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
         || last.memory().byteSize() < last.end()) {
       return null;
     }
-    Segment reopened = Segment.reopenForAppend(io, last, options.segmentBytes());
+    Segment reopened = Segment.reopenForAppend(io, last, options.segmentBytes(), options.hugePageLogTail());
     segments.replace(last, reopened);
     last.close();
     return reopened;

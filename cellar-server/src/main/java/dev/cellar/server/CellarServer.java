@@ -61,7 +61,8 @@ public final class CellarServer implements AutoCloseable, ServerControl {
    * auto-aof-rewrite-percentage} P lets the log grow to (1 + P/100) times its live data before
    * background compaction starts, as Redis lets its AOF grow by P percent before a rewrite. A
    * segment smaller than the default caps values at what fits one segment beside the largest key,
-   * since a record never spans two segments.
+   * since a record never spans two segments. Under {@code appendfsync always} the log's tail is
+   * mapped with small pages ({@link CellarOptions#hugePageLogTail}).
    */
   private static final int RECORD_ALLOWANCE = 96; // what CellarOptions.validate adds to key and value for a record's framing
 
@@ -71,6 +72,10 @@ public final class CellarServer implements AutoCloseable, ServerControl {
     options = growth == 0
         ? options.backgroundCompaction(false)
         : options.compactionSpaceAmplification(1 + growth / 100.0);
+    if (config.fsync() == Fsync.ALWAYS) {
+      // The barrier fsyncs after every batch: with huge pages each fsync would write a 2 MiB folio.
+      options = options.hugePageLogTail(false);
+    }
     int fitting = config.segmentSize() - CellarOptions.DEFAULT_MAX_KEY_BYTES - RECORD_ALLOWANCE;
     return fitting < CellarOptions.DEFAULT_MAX_VALUE_BYTES ? options.maxValueBytes(fitting) : options;
   }

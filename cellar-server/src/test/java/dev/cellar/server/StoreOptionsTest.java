@@ -37,4 +37,12 @@ class StoreOptionsTest {
     assertEquals(1 << 20, options.segmentBytes());
     options.validate();
   }
+
+  @Test
+  void appendfsyncAlwaysMapsTheLogTailWithSmallPages() {
+    assertTrue(CellarServer.storeOptions(new ServerConfig().set("appendfsync", "everysec"), CellarOptions.defaults()).hugePageLogTail());
+    assertTrue(CellarServer.storeOptions(new ServerConfig().set("appendfsync", "no"), CellarOptions.defaults()).hugePageLogTail());
+    // The server opens the engine with fsync no under "always" (its barrier fsyncs), so the option must say it.
+    assertFalse(CellarServer.storeOptions(new ServerConfig().set("appendfsync", "always"), CellarOptions.defaults()).hugePageLogTail());
+  }
 }

@@ -1,12 +1,14 @@
 package dev.cellar.server.net;
 
 import dev.cellar.Cellar;
+import io.netty.util.concurrent.EventExecutor;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -28,7 +30,7 @@ final class DurabilityBarrier implements AutoCloseable {
 
   /** A connection waiting for its ticket. */
   interface Waiter {
-    Executor loop();
+    EventExecutor loop();
 
     /** Runs on the waiter's loop: releases replies up to {@code completed}, or fails them. */
     void durable(long completed, RuntimeException failure);
@@ -39,6 +41,8 @@ final class DurabilityBarrier implements AutoCloseable {
   private final Cellar store;
   private final Thread syncer;
   private final ConcurrentLinkedQueue<Pending> pending = new ConcurrentLinkedQueue<>();
+  /** Per loop thread: whether a task to wake the syncer is already queued for this pass. */
+  private final ThreadLocal<boolean[]> wakeQueued = ThreadLocal.withInitial(() -> new boolean[1]);
   private final java.util.concurrent.atomic.AtomicLong requested = new java.util.concurrent.atomic.AtomicLong();
   private volatile long completed;
   private volatile boolean closed;
@@ -51,12 +55,42 @@ final class DurabilityBarrier implements AutoCloseable {
     syncer.start();
   }
 
-  /** Called on a loop after it appended writes; the waiter is told when they are durable. */
+  /**
+   * Called on a loop after it appended writes; the waiter is told when they are durable.
+   *
+   * <p>The syncer is woken once per pass of the loop, by a task that runs after the pass has read
+   * every ready connection, not once per connection: woken at the first connection's ticket, it
+   * would fsync that one client's writes (on a shared core the woken thread even preempts the
+   * loop), and the other clients of the same pass would wait for a second fsync. Redis gets the
+   * same batching by fsyncing in {@code beforeSleep}, after its pass over ready clients.
+   */
   long request(Waiter waiter) {
     long ticket = requested.incrementAndGet();
     pending.add(new Pending(waiter, ticket));
-    LockSupport.unpark(syncer);
+    wakeSyncerAfterThisPass(waiter.loop());
     return ticket;
+  }
+
+  private void wakeSyncerAfterThisPass(EventExecutor loop) {
+    if (!loop.inEventLoop()) {
+      LockSupport.unpark(syncer);
+      return;
+    }
+    // Confined to this loop's thread: set here, cleared by the task, which runs on the same thread.
+    boolean[] queued = wakeQueued.get();
+    if (queued[0]) {
+      return;
+    }
+    queued[0] = true;
+    try {
+      loop.execute(() -> {
+        queued[0] = false;
+        LockSupport.unpark(syncer);
+      });
+    } catch (RejectedExecutionException shuttingDown) {
+      queued[0] = false;
+      LockSupport.unpark(syncer);
+    }
   }
 
   long completed() {

@@ -11,6 +11,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.concurrent.EventExecutor;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.concurrent.Executor;
@@ -289,7 +290,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
   }
 
   @Override
-  public Executor loop() {
+  public EventExecutor loop() {
     return ctx.executor();
   }
 
