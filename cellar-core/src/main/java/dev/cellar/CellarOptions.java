@@ -159,8 +159,9 @@ public final class CellarOptions {
    * one core and SETs arriving as fast as it can answer them, at nice 10 no compaction pass
    * finished in 4M overwrites of 1M keys and the log reached 4.9 times its live data, where at
    * 0 two passes ran and it ended at 2.6 times (4.3 at its highest, before a pass). Worth
-   * raising where writes come in bursts and disk is not tight. Best effort: without native access, or off Linux, the thread keeps its
-   * priority; an unprivileged process can raise a nice value but not lower it again.
+   * raising where writes come in bursts and disk is not tight. Best effort: without native
+   * access, or off Linux, the thread keeps its priority; an unprivileged process can raise a nice
+   * value but not lower it again.
    */
   public CellarOptions backgroundNice(int nice) {
     CellarOptions c = copy();

@@ -85,16 +85,11 @@ public final class LogWriter {
   }
 
   /**
-   * Whether new segments are mapped with transparent huge pages (see {@link
+   * Whether segments this writer creates are mapped with transparent huge pages (see {@link
    * dev.cellar.CellarOptions#hugePageLogTail}): not for a store that fsyncs after small writes.
    */
   public void hugePages(boolean enabled) {
     this.hugePages = enabled;
-  }
-
-  /** Whether segments this writer creates or reopens ask for huge pages. */
-  public boolean hugePages() {
-    return hugePages;
   }
 
   /**

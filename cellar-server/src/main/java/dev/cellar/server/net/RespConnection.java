@@ -14,7 +14,6 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.concurrent.EventExecutor;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
-import java.util.concurrent.Executor;
 
 /**
  * One client connection. Bytes from the socket are copied into a growable heap array; every
