@@ -70,7 +70,11 @@ final class MaintenanceAgent implements Runnable {
 
   @Override
   public void run() {
-    ThreadPriority.lowerCurrentThread(store.options().backgroundNice());
+    int nice = store.options().backgroundNice();
+    if (nice > 0) {
+      // 0 means "the application's priority", which may be below 0: leave the thread as it started.
+      ThreadPriority.lowerCurrentThread(nice);
+    }
     while (running) {
       boolean busy = store.writeFailure() == null && doWork();
       LockSupport.parkNanos(busy ? BUSY_NANOS : idleNanos());
