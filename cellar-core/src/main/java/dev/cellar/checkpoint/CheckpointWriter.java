@@ -90,11 +90,12 @@ public final class CheckpointWriter {
         long[] position = {at};
         shard.writeSlots(
             (slots, keyCount) -> {
-              ByteBuffer head = ByteBuffer.allocate(SHARD_HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
-              head.putLong(slots.byteSize() / 8).putLong(keyCount).flip();
-              long p = writeBody(file, head, position[0], bodyCrc);
+              // The shard header and the zeros up to the aligned slots go in one write: a
+              // checkpoint of many small shards is otherwise mostly syscalls.
               long aligned = slotsOffset(position[0]);
-              p = writeBody(file, ByteBuffer.allocate((int) (aligned - p)), p, bodyCrc);
+              ByteBuffer head = ByteBuffer.allocate((int) (aligned - position[0])).order(ByteOrder.LITTLE_ENDIAN);
+              head.putLong(slots.byteSize() / 8).putLong(keyCount).clear();
+              long p = writeBody(file, head, position[0], bodyCrc);
               for (long off = 0; off < slots.byteSize(); off += CHUNK) {
                 long n = Math.min(CHUNK, slots.byteSize() - off);
                 p = writeBody(file, slots.asSlice(off, n).asByteBuffer(), p, bodyCrc);

@@ -21,6 +21,8 @@ import java.nio.file.Path;
  */
 final class NativeFileOps {
   private static final int O_RDWR = 2;
+  /** Linux x86-64 and aarch64: the descriptor is kept open, so a child process must not inherit it. */
+  private static final int O_CLOEXEC = 0x80000;
   private static final int ENOSPC = 28;
   /** Linux x86-64 and aarch64: a quota is full, which for the store is the same as a full disk. */
   private static final int EDQUOT = 122;
@@ -43,31 +45,52 @@ final class NativeFileOps {
     return OPEN != null && CLOSE != null && POSIX_FALLOCATE != null;
   }
 
-  /** Reserves blocks for the range; throws an IOException naming ENOSPC when the disk is full. */
-  static void fallocate(Path path, long offset, long length) throws IOException {
+  /**
+   * Opens {@code path} for writing and returns its descriptor, for {@link #fallocate}: a
+   * {@link java.nio.channels.FileChannel} does not give its own away.
+   */
+  static int open(Path path) throws IOException {
     try (Arena arena = Arena.ofConfined()) {
-      int fd = (int) OPEN.invokeExact(arena.allocateFrom(path.toString()), O_RDWR);
+      int fd = (int) OPEN.invokeExact(arena.allocateFrom(path.toString()), O_RDWR | O_CLOEXEC);
       if (fd < 0) {
         throw new IOException("cannot open " + path + " to reserve space");
       }
-      try {
-        int err = (int) POSIX_FALLOCATE.invokeExact(fd, offset, length);
-        if (err == ENOSPC) {
-          throw new IOException("No space left on device: cannot reserve " + length + " bytes in " + path);
-        }
-        if (err == EDQUOT) {
-          throw new IOException("Disk quota exceeded: cannot reserve " + length + " bytes in " + path);
-        }
-        if (err != 0) {
-          throw new IOException("posix_fallocate failed with errno " + err + " on " + path);
-        }
-      } finally {
-        int ignored = (int) CLOSE.invokeExact(fd);
-      }
+      return fd;
     } catch (IOException | RuntimeException | Error e) {
       throw e;
     } catch (Throwable t) {
+      throw new IOException("open failed on " + path, t);
+    }
+  }
+
+  /** Closes a descriptor from {@link #open}; a failure to close has nothing left to lose. */
+  static void close(int fd) {
+    try {
+      int ignored = (int) CLOSE.invokeExact(fd);
+    } catch (Throwable t) {
+      // Nothing was written through this descriptor (fallocate only), so no data depends on it.
+    }
+  }
+
+  /**
+   * Reserves blocks for the range of the file open on {@code fd}; throws an IOException naming
+   * ENOSPC when the disk is full. {@code path} only names the file in messages.
+   */
+  static void fallocate(int fd, Path path, long offset, long length) throws IOException {
+    int err;
+    try {
+      err = (int) POSIX_FALLOCATE.invokeExact(fd, offset, length);
+    } catch (Throwable t) {
       throw new IOException("posix_fallocate call failed on " + path, t);
+    }
+    if (err == ENOSPC) {
+      throw new IOException("No space left on device: cannot reserve " + length + " bytes in " + path);
+    }
+    if (err == EDQUOT) {
+      throw new IOException("Disk quota exceeded: cannot reserve " + length + " bytes in " + path);
+    }
+    if (err != 0) {
+      throw new IOException("posix_fallocate failed with errno " + err + " on " + path);
     }
   }
 }

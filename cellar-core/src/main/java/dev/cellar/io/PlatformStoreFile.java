@@ -20,6 +20,12 @@ final class PlatformStoreFile implements StoreFile {
   private final Path path;
   private final FileChannel channel;
   private final boolean writable;
+  /**
+   * A second descriptor of the file, for {@code posix_fallocate}, opened on the first reservation
+   * and kept: a log reserves space chunk by chunk, and reopening the file for each chunk cost two
+   * syscalls a time. -1 until then; guarded by this.
+   */
+  private int reserveFd = -1;
 
   PlatformStoreFile(Path path, FileChannel channel, boolean writable) {
     this.path = path;
@@ -72,7 +78,7 @@ final class PlatformStoreFile implements StoreFile {
   @Override
   public void allocate(long offset, long length) throws IOException {
     if (NativeFileOps.available()) {
-      NativeFileOps.fallocate(path, offset, length);
+      NativeFileOps.fallocate(reserveFd(), path, offset, length);
       return;
     }
     ByteBuffer zeros = ByteBuffer.allocateDirect(ZERO_CHUNK);
@@ -106,8 +112,21 @@ final class PlatformStoreFile implements StoreFile {
     }
   }
 
+  private synchronized int reserveFd() throws IOException {
+    if (reserveFd < 0) {
+      reserveFd = NativeFileOps.open(path);
+    }
+    return reserveFd;
+  }
+
   @Override
   public void close() throws IOException {
+    synchronized (this) {
+      if (reserveFd >= 0) {
+        NativeFileOps.close(reserveFd);
+        reserveFd = -1;
+      }
+    }
     channel.close();
   }
 

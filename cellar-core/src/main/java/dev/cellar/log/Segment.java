@@ -44,8 +44,22 @@ public final class Segment implements AutoCloseable {
   private volatile long end;
   private volatile int slot = -1;
   private volatile boolean obsolete;
+  private volatile boolean damaged;
 
   private final AtomicLong deadBytes = new AtomicLong();
+  /**
+   * Records compaction may skip without looking their keys up: one bit per 8-byte granule of the
+   * segment, set for the granule where a record starts once the index stopped pointing at it. A
+   * record is at least {@link RecordDescriptor#MIN_LENGTH} (9) bytes, so no two start in one
+   * granule. A set bit is final: nothing is ever written again at a used offset, so a location the
+   * index left is never current again. A clear bit says nothing ("look it up"): the map is a hint,
+   * never persisted, and a reopened store starts without one. Allocated from the segment's arena
+   * at the first mark, so it lives exactly as long as the mapping; null until then.
+   */
+  private volatile MemorySegment deadRecords;
+
+  private final Object deadRecordsLock = new Object();
+  private static final java.lang.invoke.VarHandle DEAD_WORD = ValueLayout.JAVA_LONG.varHandle();
   private final AtomicLong ttlLiveBytes = new AtomicLong();
   private final AtomicLong maxExpiry = new AtomicLong();
   private volatile long minSeq = Long.MAX_VALUE;
@@ -303,6 +317,19 @@ public final class Segment implements AutoCloseable {
     file.releaseResidentPages(memory);
   }
 
+  /**
+   * Compaction found bytes here that are not valid records: the segment stays as it is (its intact
+   * records stay readable, recovery reports the damage) and compaction no longer takes it, since
+   * rewriting it would drop whatever the damaged bytes held without a word.
+   */
+  public void markDamaged() {
+    damaged = true;
+  }
+
+  public boolean damaged() {
+    return damaged;
+  }
+
   /** Records that a record with {@code seq} now lives here. Called by its single writer. */
   public void noteSeq(long seq) {
     if (seq < minSeq) {
@@ -327,6 +354,40 @@ public final class Segment implements AutoCloseable {
 
   public long deadBytes() {
     return deadBytes.get();
+  }
+
+  /**
+   * Marks the record at {@code offset} as one the index no longer points at. Only for a record that
+   * is no longer current and never will be again (see {@link #deadRecords}); a wrong mark makes
+   * compaction drop a live record. Safe from any thread.
+   */
+  public void markDead(long offset) {
+    long granule = offset >>> 3;
+    DEAD_WORD.getAndBitwiseOr(deadMap(), (granule >>> 6) * Long.BYTES, 1L << granule);
+  }
+
+  /** Whether {@link #markDead} was called for the record at {@code offset}. */
+  public boolean markedDead(long offset) {
+    MemorySegment map = deadRecords;
+    if (map == null) {
+      return false;
+    }
+    long granule = offset >>> 3;
+    return ((long) DEAD_WORD.getAcquire(map, (granule >>> 6) * Long.BYTES) & (1L << granule)) != 0;
+  }
+
+  private MemorySegment deadMap() {
+    MemorySegment map = deadRecords;
+    if (map != null) {
+      return map;
+    }
+    synchronized (deadRecordsLock) {
+      if (deadRecords == null) {
+        long words = (memory.byteSize() / 8 + 63) / 64;
+        deadRecords = arena.allocate(Math.max(1, words) * Long.BYTES, Long.BYTES);
+      }
+      return deadRecords;
+    }
   }
 
   /** Records a live record that expires at {@code expireAt}. */

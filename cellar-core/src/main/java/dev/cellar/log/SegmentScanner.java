@@ -69,6 +69,24 @@ public final class SegmentScanner {
    */
   public static Result scan(
       MemorySegment memory, long start, long limit, boolean sealed, boolean increasingSeqs, Visitor visitor) {
+    return scan(memory, start, limit, sealed, increasingSeqs, null, visitor);
+  }
+
+  /**
+   * As {@link #scan(MemorySegment, long, long, boolean, boolean, Visitor)}, but a PUT record whose
+   * offset {@code knownDead} accepts is stepped over unverified and not visited: its CRC is not
+   * checked and its key and value are not read. For compaction, which drops such records anyway.
+   * A damaged header is still found: a record that does not parse is damage whatever the predicate
+   * says, and a wrong length read from a damaged header lands the scan on bytes that do not parse.
+   */
+  public static Result scan(
+      MemorySegment memory,
+      long start,
+      long limit,
+      boolean sealed,
+      boolean increasingSeqs,
+      java.util.function.LongPredicate knownDead,
+      Visitor visitor) {
     RecordView view = new RecordView();
     List<Damage> damage = new ArrayList<>();
     long position = start;
@@ -76,7 +94,15 @@ public final class SegmentScanner {
     long records = 0;
     long lastSeq = -1;
     while (position < limit) {
-      if (view.parse(memory, position, limit) && view.checksumValid() && (!increasingSeqs || view.seq() > lastSeq)) {
+      boolean parsed = view.parse(memory, position, limit);
+      boolean inOrder = parsed && (!increasingSeqs || view.seq() > lastSeq);
+      if (inOrder && knownDead != null && !view.isDelete() && knownDead.test(position)) {
+        lastSeq = view.seq();
+        position += view.length();
+        validEnd = position;
+        continue;
+      }
+      if (inOrder && view.checksumValid()) {
         visitor.record(view);
         records++;
         lastSeq = view.seq();

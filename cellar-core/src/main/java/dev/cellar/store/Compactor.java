@@ -23,17 +23,25 @@ import java.util.concurrent.atomic.AtomicLong;
  * small) into new segments, points the index at the copies, and retires the old segments.
  *
  * <h2>Crash safety</h2>
- * Outputs are written under a temporary name, sealed (fsync), renamed and the directory fsynced
- * before the index points at them; the victims stay on disk, merely obsolete, until a later
+ * Outputs are written under a temporary name and registered in the segment table as they are
+ * created, and a live record is copied and its key pointed at the copy in one step, while its
+ * index slot is still in cache (a second pass over the slots to point them at the copies was a
+ * third of a pass). The index reaching not-yet-durable copies is safe because the index is never
+ * durable by itself: only a checkpoint makes it so, a checkpoint cannot run during a pass (both
+ * hold the maintenance lock), and the outputs are sealed (fsync), renamed and the directory
+ * fsynced before the pass ends. The victims stay on disk, merely obsolete, until a later
  * checkpoint that no longer names them is durable. Recovery deletes an output that no checkpoint
  * names, and full replay without a checkpoint orders records by sequence number, so duplicates are
  * harmless. A kill at any step therefore leaves every acknowledged write readable. A pass that
- * fails (a full disk, an I/O error) before the index points at its outputs deletes them and leaves
- * the victims as they were; the maintenance agent retries later.
+ * fails (a full disk, an I/O error) points every key it moved back at its victim, unregisters and
+ * deletes its outputs, and leaves the victims as they were; the maintenance agent retries later.
+ * Expired records are different: taking their keys out of the index must wait until the
+ * tombstones that shadow older records are durable, so those changes are applied after publishing.
  *
  * <h2>Readers</h2>
- * Readers are never blocked: each relocation takes the key's shard write lock for one index update,
- * which invalidates optimistic readers of that shard only for that instant.
+ * Readers are never blocked: each move takes the key's shard write lock for one copy and one index
+ * update, which invalidates optimistic readers of that shard only for that instant. A reader that
+ * found a copy in an output that a failing pass then unmaps retries, as for any unmapped segment.
  *
  * <h2>What is dropped</h2>
  * Overwritten and deleted values. A tombstone, or an expired value (rewritten as a tombstone), is
@@ -55,7 +63,7 @@ final class Compactor {
   private final CellarOptions options;
   /** A pass of the maintenance agent: throttled, and only when the log has outgrown its live data. */
   private final boolean background;
-  private final List<Relocation> relocations = new ArrayList<>();
+  private final RelocationList relocations = new RelocationList();
   /** Records scanned per batch of index touches: enough misses in flight to fill the CPU's window. */
   private static final int BATCH = 32;
   private final long[] batchOffsets = new long[BATCH];
@@ -71,9 +79,6 @@ final class Compactor {
   private static final long RESERVE_CHUNK = 4L << 20;
   private long processedSinceSleep;
   private long throttleStart = System.nanoTime();
-
-  /** A record copied to an output, to be pointed at once the output is durable. */
-  private record Relocation(long hash, long from, Segment output, long offset, long length, boolean expire, boolean hasTtl) {}
 
   Compactor(
       Store store, FileIO io, Path directory, Shard[] shards, KeyHasher hasher, SegmentTable segments,
@@ -156,7 +161,7 @@ final class Compactor {
       long dead = s.garbageBytes(now);
       logBytes += Math.max(0, data);
       garbageBytes += dead;
-      if (s.state() == Segment.State.SEALED && data > 0) {
+      if (s.state() == Segment.State.SEALED && data > 0 && !s.damaged()) {
         sealed.add(new Candidate(s, dead, (double) dead / data));
       }
     }
@@ -227,11 +232,15 @@ final class Compactor {
     MemorySegment memory = victim.memory();
     IOException[] failure = {null};
     int[] pending = {0};
-    SegmentScanner.scan(
+    // Records the index is known to have left are stepped over without their CRC, hash or index
+    // lookup, which were most of the cost of the dead majority of a victim.
+    SegmentScanner.Result scanned = SegmentScanner.scan(
         memory,
         SegmentHeaderDescriptor.LENGTH,
         victim.end(),
         true,
+        false,
+        victim::markedDead,
         record -> {
           if (failure[0] != null) {
             return;
@@ -248,6 +257,18 @@ final class Compactor {
     }
     if (failure[0] != null) {
       throw failure[0];
+    }
+    if (!scanned.damage().isEmpty()) {
+      // The scan stepped over bytes that are not records. A live record among them would be left
+      // behind, its key pointing into a file this pass deletes: fail the pass (its outputs are
+      // discarded, nothing moved) and leave the segment alone from now on.
+      victim.markDamaged();
+      SegmentScanner.Damage first = scanned.damage().getFirst();
+      throw new IOException(
+          victim.path().getFileName() + " holds " + scanned.damage().size() + " damaged region(s), the first "
+              + first.length() + " bytes at offset " + first.offset() + " (" + first.reason()
+              + "); compaction leaves this segment as it is from now on. Its intact records stay readable; "
+              + "'cellar tool verify' lists the damage");
     }
   }
 
@@ -277,16 +298,34 @@ final class Compactor {
       }
       return;
     }
-    if (!isCurrent(hash, location)) {
-      return;
-    }
     if (record.expiredAt(now)) {
-      long offset = olderMayExist ? writeTombstone(record) : -1;
-      relocations.add(new Relocation(hash, location, output, offset, 0, true, false));
+      if (isCurrent(hash, location)) {
+        long offset = olderMayExist ? writeTombstone(record) : -1;
+        relocations.addExpiry(hash, location, outputs.size() - 1, offset);
+      }
       return;
     }
-    long offset = copy(victim.memory(), record);
-    relocations.add(new Relocation(hash, location, output, offset, record.length(), false, record.expireAt() != 0));
+    if (output == null || outputTail + record.length() > options.segmentBytes()) {
+      // Starting an output is file work, not for under a shard lock, and not for a dead record.
+      if (!isCurrent(hash, location)) {
+        return;
+      }
+    }
+    ensureOutput(record.length());
+    Shard shard = shardOf(hash);
+    long stamp = shard.lock.writeLock();
+    try {
+      if (!shard.index.holds(hash, location)) {
+        return;
+      }
+      long offset = copyReserved(victim.memory(), record);
+      if (!shard.index.relocate(hash, location, LogLocation.of(output.slot(), offset))) {
+        throw new IllegalStateException("index slot of a current record changed under its shard's write lock");
+      }
+      relocations.addMove(hash, location, outputs.size() - 1, offset);
+    } finally {
+      shard.lock.unlockWrite(stamp);
+    }
   }
 
   private Shard shardOf(long hash) {
@@ -320,6 +359,11 @@ final class Compactor {
   /** Copies a record's bytes verbatim (its CRC stays valid); returns its offset in the output. */
   private long copy(MemorySegment from, RecordView record) throws IOException {
     ensureOutput(record.length());
+    return copyReserved(from, record);
+  }
+
+  /** {@link #copy} into space {@link #ensureOutput} already made: no file work, so fine under a lock. */
+  private long copyReserved(MemorySegment from, RecordView record) {
     long offset = outputTail;
     MemorySegment.copy(from, record.offset(), output.memory(), offset, record.length());
     advance(record.length(), record.seq());
@@ -354,6 +398,8 @@ final class Compactor {
     output =
         Segment.create(io, temp, id, SegmentHeaderDescriptor.KIND_COMPACTED, options.segmentBytes(), System.currentTimeMillis());
     outputs.add(output);
+    // Registered now, for a slot: keys are pointed at copies here as they are made.
+    segments.add(output);
     outputTail = SegmentHeaderDescriptor.LENGTH;
     outputReserved = outputTail;
     reserveOutput(length);
@@ -380,19 +426,20 @@ final class Compactor {
     }
     if (!outputs.isEmpty()) {
       io.syncDirectory(directory);
-      for (Segment s : outputs) {
-        segments.add(s);
-      }
     }
   }
 
   /**
-   * Closes and deletes the outputs of a pass that failed before the index pointed at any of them
-   * (nothing refers to them): a pass that fails for lack of space and is retried must not leave
-   * files holding the very space it lacked, nor their descriptors and mappings.
+   * Undoes a pass that failed: points the keys it moved back at their victims, then unregisters,
+   * closes and deletes its outputs (nothing refers to them any more). A pass that fails for lack
+   * of space and is retried must not leave files holding the very space it lacked, nor their
+   * descriptors and mappings.
    */
   private void discardOutputs(Exception failure) {
+    moveBack();
     for (Segment s : outputs) {
+      // Out of the table before unmapping: a reader that meets the unmapped copy then retries.
+      segments.remove(s);
       s.close();
       try {
         io.delete(s.path());
@@ -405,34 +452,48 @@ final class Compactor {
     output = null;
   }
 
+  /** Takes the keys of expired records out of the index, now that their tombstones are durable. */
   private void applyRelocations() {
-    // Each relocation is a random slot; touching one BATCH ahead keeps that many misses in flight.
-    for (int i = 0; i < Math.min(BATCH, relocations.size()); i++) {
-      touch(relocations.get(i).hash());
+    try {
+      removeExpired();
+    } finally {
+      relocations.clear();
     }
-    for (int i = 0; i < relocations.size(); i++) {
-      if (i + BATCH < relocations.size()) {
-        touch(relocations.get(i + BATCH).hash());
+  }
+
+  private void removeExpired() {
+    for (long i = 0; i < relocations.size(); i++) {
+      if (!relocations.expired(i)) {
+        continue;
       }
-      Relocation r = relocations.get(i);
-      Shard shard = shardOf(r.hash());
+      long hash = relocations.hash(i);
+      Shard shard = shardOf(hash);
       long stamp = shard.lock.writeLock();
-      boolean moved;
       try {
-        if (r.expire()) {
-          moved = shard.index.removeLocation(r.hash(), r.from());
-        } else {
-          moved = shard.index.relocate(r.hash(), r.from(), LogLocation.of(r.output().slot(), r.offset()));
-        }
+        shard.index.removeLocation(hash, relocations.from(i));
       } finally {
         shard.lock.unlockWrite(stamp);
       }
-      if (!moved && !r.expire()) {
-        // Overwritten or deleted while we copied: the copy is garbage from birth.
-        r.output().addDead(r.length());
-        if (r.hasTtl()) {
-          r.output().removeTtl(r.length());
-        }
+    }
+  }
+
+  /**
+   * Points every key this pass moved, and that still points at its copy, back at its victim: the
+   * outputs are about to be discarded. A key overwritten since points at its new record and stays.
+   */
+  private void moveBack() {
+    for (long i = 0; i < relocations.size(); i++) {
+      if (relocations.expired(i)) {
+        continue;
+      }
+      long hash = relocations.hash(i);
+      long copy = LogLocation.of(outputs.get(relocations.output(i)).slot(), relocations.offset(i));
+      Shard shard = shardOf(hash);
+      long stamp = shard.lock.writeLock();
+      try {
+        shard.index.relocate(hash, copy, relocations.from(i));
+      } finally {
+        shard.lock.unlockWrite(stamp);
       }
     }
   }

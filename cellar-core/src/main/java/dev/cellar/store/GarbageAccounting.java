@@ -18,8 +18,9 @@ final class GarbageAccounting {
   }
 
   /**
-   * Accounts the record at {@code location} as garbage now that the index no longer points at it;
-   * returns whether it held a live (unexpired) value.
+   * Accounts the record at {@code location} as garbage now that the index no longer points at it,
+   * and marks it so compaction can step over it; returns whether it held a live (unexpired) value.
+   * Only for a location just taken out of the index: the mark is final (see {@link Segment#markDead}).
    */
   boolean retire(long location) {
     Segment segment = segments.get(LogLocation.slot(location));
@@ -30,6 +31,9 @@ final class GarbageAccounting {
     segment.addDead(view.length());
     if (view.expireAt() != 0) {
       segment.removeTtl(view.length());
+    }
+    if (!view.isDelete()) {
+      segment.markDead(view.offset());
     }
     return !view.isDelete() && (view.expireAt() == 0 || !view.expiredAt(System.currentTimeMillis()));
   }

@@ -45,7 +45,11 @@ final class ReplayApplier implements Recovery.Target, AutoCloseable {
     }
     long newestSeq = existing != 0 ? seqAt(existing) : tombstoneSeq(shardId, hash, key);
     if (newestSeq >= record.seq()) {
+      // A newer record of the key is in the index: this one can never be current again.
       segment.addDead(record.length());
+      if (!record.isDelete()) {
+        segment.markDead(record.offset());
+      }
       return;
     }
     if (record.isDelete()) {
