@@ -22,6 +22,7 @@ public final class CellarOptions {
   public static final double DEFAULT_COMPACTION_SPACE_AMPLIFICATION = 2.0;
   public static final long DEFAULT_COMPACTION_BYTES_PER_SECOND = 256L << 20;
   public static final int DEFAULT_BACKGROUND_NICE = 0;
+  public static final double DEFAULT_IDLE_COMPACTION_LIMIT = 3.0;
 
   private Fsync fsync = DEFAULT_FSYNC;
   private int segmentBytes = DEFAULT_SEGMENT_BYTES;
@@ -33,6 +34,7 @@ public final class CellarOptions {
   private double compactionSpaceAmplification = DEFAULT_COMPACTION_SPACE_AMPLIFICATION;
   private long compactionBytesPerSecond = DEFAULT_COMPACTION_BYTES_PER_SECOND;
   private int backgroundNice = DEFAULT_BACKGROUND_NICE;
+  private double idleCompactionLimit = DEFAULT_IDLE_COMPACTION_LIMIT;
   private long expectedKeys = 0;
   private boolean backgroundCompaction = true;
   private boolean zeroFillLog;
@@ -59,6 +61,7 @@ public final class CellarOptions {
     c.compactionSpaceAmplification = compactionSpaceAmplification;
     c.compactionBytesPerSecond = compactionBytesPerSecond;
     c.backgroundNice = backgroundNice;
+    c.idleCompactionLimit = idleCompactionLimit;
     c.expectedKeys = expectedKeys;
     c.backgroundCompaction = backgroundCompaction;
     c.zeroFillLog = zeroFillLog;
@@ -142,6 +145,29 @@ public final class CellarOptions {
 
   public double compactionSpaceAmplification() {
     return compactionSpaceAmplification;
+  }
+
+  /**
+   * Up to this many times its live data, the log is compacted only with CPU the application leaves
+   * idle: background passes run on a thread of Linux's idle scheduling class ({@code SCHED_IDLE}),
+   * which a waking application thread preempts at once, and a pass gives up (undoing its work) when the log
+   * reaches the limit. From the limit on, passes run at the maintenance thread's priority and
+   * share the CPU with the application until the log is back under it. Default 3.0: compaction
+   * starts at {@link #compactionSpaceAmplification(double)} (2.0) and competes only past 3.0. Why:
+   * with the application and compaction on one core, a pass cut throughput by a fifth while it ran
+   * even when the application left a sixth of the core idle. A limit at or below the space
+   * amplification makes every pass run at the maintenance thread's priority. Without native
+   * access, or off Linux, the low-priority thread keeps the normal priority (where {@code
+   * SCHED_IDLE} is refused, it runs at nice 19).
+   */
+  public CellarOptions idleCompactionLimit(double factor) {
+    CellarOptions c = copy();
+    c.idleCompactionLimit = factor;
+    return c;
+  }
+
+  public double idleCompactionLimit() {
+    return idleCompactionLimit;
   }
 
   /** Throttle for background compaction's reads and writes; default 256 MiB/s. */
@@ -333,6 +359,9 @@ public final class CellarOptions {
     require(expectedKeys >= 0, "expectedKeys " + expectedKeys + " < 0");
     require(compactionBytesPerSecond > 0, "compactionBytesPerSecond must be positive");
     require(backgroundNice >= 0 && backgroundNice <= 19, "backgroundNice " + backgroundNice + " outside [0, 19]");
+    require(
+        idleCompactionLimit > 1 && idleCompactionLimit <= 100,
+        "idleCompactionLimit " + idleCompactionLimit + " outside (1, 100]");
     return this;
   }
 

@@ -50,6 +50,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class Compactor {
   private static final long THROTTLE_CHUNK = 1 << 20;
+  private static final long THROTTLE_SLICE_NANOS = 50_000_000L;
   /** Dead fraction at which a background pass rewrites a segment whatever the log's size. */
   static final double ALMOST_ALL_DEAD = 0.9;
 
@@ -77,12 +78,16 @@ final class Compactor {
   /** End of the blocks reserved in {@code output}; at least {@link #outputTail}. */
   private long outputReserved;
   private static final long RESERVE_CHUNK = 4L << 20;
+  /** Asked every {@link #YIELD_CHECK_RECORDS} records; when true, the pass gives up. Null: never. */
+  private final java.util.function.BooleanSupplier yieldWhen;
+  private static final int YIELD_CHECK_RECORDS = 1024;
+  private int recordsSinceYieldCheck;
   private long processedSinceSleep;
   private long throttleStart = System.nanoTime();
 
   Compactor(
       Store store, FileIO io, Path directory, Shard[] shards, KeyHasher hasher, SegmentTable segments,
-      AtomicLong segmentIds, CellarOptions options, boolean background) {
+      AtomicLong segmentIds, CellarOptions options, boolean background, java.util.function.BooleanSupplier yieldWhen) {
     this.store = store;
     this.io = io;
     this.directory = directory;
@@ -92,11 +97,19 @@ final class Compactor {
     this.segmentIds = segmentIds;
     this.options = options;
     this.background = background;
+    this.yieldWhen = yieldWhen;
   }
 
   /** Runs one pass; returns bytes reclaimed (victims' size minus outputs' size). */
   long runOnce() throws IOException {
+    boolean lowPriority = yieldWhen != null;
+    if (!lowPriority) {
+      store.maintenanceWaiters.incrementAndGet(); // a low-priority pass yields to this one
+    }
     synchronized (store.maintenanceLock) {
+      if (!lowPriority) {
+        store.maintenanceWaiters.decrementAndGet();
+      }
       // Segments the writer has left are candidates as soon as they are sealed; do it now rather
       // than leave a caller's compact() to the agent's timing.
       store.sealFullSegments();
@@ -203,6 +216,24 @@ final class Compactor {
   private record Candidate(Segment segment, long deadBytes, double deadFraction) {}
 
   /**
+   * The log's size over its live data, as a background pass judges it: obsolete segments (already
+   * compacted, waiting for a checkpoint) and the outputs of a pass in progress do not count.
+   */
+  static double logAmplification(SegmentTable segments, long now) {
+    long logBytes = 0;
+    long garbageBytes = 0;
+    for (Segment s : segments.all()) {
+      if (s.obsolete() || (s.kind() == SegmentHeaderDescriptor.KIND_COMPACTED && s.state() != Segment.State.SEALED)) {
+        continue;
+      }
+      logBytes += Math.max(0, s.end() - SegmentHeaderDescriptor.LENGTH);
+      garbageBytes += s.garbageBytes(now);
+    }
+    long live = logBytes - garbageBytes;
+    return live <= 0 ? (logBytes > 0 ? Double.POSITIVE_INFINITY : 1) : (double) logBytes / live;
+  }
+
+  /**
    * Whether the log has outgrown its live data by the configured factor, and by at least a
    * segment's worth of garbage (below that, no pass could free a whole file).
    */
@@ -273,6 +304,13 @@ final class Compactor {
   }
 
   private IOException considerBatch(Segment victim, int count, long lowestOtherSeq, long now) {
+    recordsSinceYieldCheck += count;
+    if (yieldWhen != null && recordsSinceYieldCheck >= YIELD_CHECK_RECORDS) {
+      recordsSinceYieldCheck = 0;
+      if (yieldWhen.getAsBoolean()) {
+        return new CompactionYieldedException("low-priority compaction pass yielded");
+      }
+    }
     for (int i = 0; i < count; i++) {
       touch(batchHashes[i]);
     }
@@ -498,7 +536,7 @@ final class Compactor {
     }
   }
 
-  private void throttle(long bytes) {
+  private void throttle(long bytes) throws CompactionYieldedException {
     if (!background) {
       return;
     }
@@ -507,12 +545,17 @@ final class Compactor {
       return;
     }
     long allowedNanos = processedSinceSleep * 1_000_000_000L / options.compactionBytesPerSecond();
-    long elapsed = System.nanoTime() - throttleStart;
-    if (allowedNanos > elapsed) {
+    long until = throttleStart + allowedNanos;
+    // In slices, so that a pass that should yield does not first sleep out its whole budget.
+    for (long left; (left = until - System.nanoTime()) > 0; ) {
+      if (yieldWhen != null && yieldWhen.getAsBoolean()) {
+        throw new CompactionYieldedException("low-priority compaction pass yielded while throttled");
+      }
       try {
-        Thread.sleep((allowedNanos - elapsed) / 1_000_000);
+        Thread.sleep(Math.max(1, Math.min(left, THROTTLE_SLICE_NANOS) / 1_000_000));
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
+        break;
       }
     }
     processedSinceSleep = 0;

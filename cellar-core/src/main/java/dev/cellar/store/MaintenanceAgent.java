@@ -5,8 +5,9 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * The background duty cycle: seal segments the writer has left, write a checkpoint when the
- * interval has passed, and run a throttled compaction pass. One thread owns all three, so they
- * never overlap.
+ * interval has passed, and run a throttled compaction pass once the log has reached {@link
+ * dev.cellar.CellarOptions#idleCompactionLimit} (below it, the low-priority {@link IdleCompactor}
+ * compacts). Sealing, checkpoints and passes never overlap: they hold the store's maintenance lock.
  *
  * <p>Failures: each duty backs off and logs on its own ({@link RetryingDuty}), so a full disk that
  * stops checkpoints does not also delay sealing (which gives space back by truncating segments).
@@ -103,7 +104,7 @@ final class MaintenanceAgent implements Runnable {
   /** One cycle; returns whether it compacted or checkpointed (so another cycle should follow soon). */
   private boolean doWork() {
     boolean busy = false;
-    sealing.runIfDue(store::sealFullSegments);
+    sealing.runIfDue(store::sealFullSegmentsUnlessIdlePass);
     long interval = store.options().checkpointInterval().toNanos();
     if (running && interval > 0 && (replayCheckpointDue || System.nanoTime() - lastCheckpoint >= interval || obsoletePileUp())
         && checkpointing.runIfDue(() -> store.writeCheckpoint(false, false))) {
@@ -112,7 +113,8 @@ final class MaintenanceAgent implements Runnable {
       obsoleteAfterCheckpoint = store.obsoleteBytes();
       busy = true;
     }
-    if (running && store.options().backgroundCompaction()) {
+    // Below the idle-compaction limit the low-priority IdleCompactor does this, with idle CPU only.
+    if (running && store.options().backgroundCompaction() && store.compactionUrgent()) {
       long[] reclaimed = {0};
       compacting.runIfDue(() -> reclaimed[0] = store.compactInBackground());
       busy |= reclaimed[0] > 0;

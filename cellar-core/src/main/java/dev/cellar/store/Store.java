@@ -99,12 +99,21 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
   private final AtomicLong checkpointSequence = new AtomicLong();
   private final AtomicInteger openCursors = new AtomicInteger();
   final Object maintenanceLock = new Object();
+  /**
+   * Threads about to wait for {@link #maintenanceLock} other than the low-priority compactor, which
+   * yields to them: starved of CPU by a busy application, its pass could otherwise hold a
+   * checkpoint, a SHUTDOWN or an explicit compaction back for as long as the application is busy.
+   */
+  final java.util.concurrent.atomic.AtomicInteger maintenanceWaiters = new java.util.concurrent.atomic.AtomicInteger();
+  /** A low-priority pass holds, or is about to take, {@link #maintenanceLock}. */
+  private volatile boolean idlePassRunning;
   private final List<Segment> obsolete = new ArrayList<>();
   private LogWriter log;
   private GroupCommit commit;
   private RecoveryReport recoveryReport;
   private FlushAgent flusher;
   private MaintenanceAgent maintenance;
+  private IdleCompactor idleCompactor;
 
   private volatile boolean closed;
   private volatile IOException writeFailure;
@@ -253,8 +262,14 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
       flusher.start();
     }
     maintenance = new MaintenanceAgent(this, directory.getFileName() + "");
-    log.onSegmentFull(maintenance::wake);
+    if (options.backgroundCompaction()) {
+      idleCompactor = new IdleCompactor(this, directory.getFileName() + "");
+    }
+    log.onSegmentFull(this::wakeAgents);
     maintenance.start();
+    if (idleCompactor != null) {
+      idleCompactor.start();
+    }
   }
 
   /** Releases everything after a failed open, writing nothing. */
@@ -926,7 +941,9 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
    * locksHeld} when the caller holds every shard's write lock (close).
    */
   void writeCheckpoint(boolean force, boolean locksHeld) throws IOException {
+    maintenanceWaiters.incrementAndGet(); // a low-priority compaction pass yields to us
     synchronized (maintenanceLock) {
+      maintenanceWaiters.decrementAndGet();
       long seq = log.appendedSeq();
       if (!force && seq == checkpointedSeq && obsoleteCount() == 0) {
         return;
@@ -955,22 +972,69 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
   public long compact() {
     checkOpen();
     try {
-      return runCompaction(false);
+      return runCompaction(false, null);
     } catch (IOException e) {
       throw failure("compaction of " + directory + " failed", e);
     }
   }
 
-  /** One throttled background compaction pass. */
+  /** One throttled background compaction pass at the caller's priority. */
   long compactInBackground() throws IOException {
-    return runCompaction(true);
+    return runCompaction(true, null);
   }
 
-  private long runCompaction(boolean throttled) throws IOException {
+  /**
+   * One throttled background pass for the low-priority thread: it gives up, undoing its work, once
+   * the log reaches {@link CellarOptions#idleCompactionLimit()} (a pass at normal priority takes
+   * over) or {@code stopping} says so; returns bytes reclaimed, 0 if it gave up.
+   */
+  long compactWhileIdle(java.util.function.BooleanSupplier stopping) throws IOException {
+    idlePassRunning = true;
     try {
-      long reclaimed = new Compactor(this, io, directory, shards, hasher, segments, segmentIds, options, throttled).runOnce();
+      if (maintenanceWaiters.get() > 0) {
+        return 0;
+      }
+      return runCompaction(true, () -> stopping.getAsBoolean() || maintenanceWaiters.get() > 0 || compactionUrgent());
+    } catch (CompactionYieldedException yielded) {
+      return 0;
+    } finally {
+      idlePassRunning = false;
+    }
+  }
+
+  /**
+   * Whether a low-priority pass holds the maintenance lock, or is about to: the agent then leaves
+   * sealing to that pass (which seals first) rather than wait behind it.
+   */
+  boolean idlePassRunning() {
+    return idlePassRunning;
+  }
+
+  /**
+   * Whether background compaction should compete with the application for CPU: the log has
+   * reached {@link CellarOptions#idleCompactionLimit()} times its live data (or the limit is not
+   * above the point where compaction starts).
+   */
+  boolean compactionUrgent() {
+    return options.idleCompactionLimit() <= options.compactionSpaceAmplification()
+        || Compactor.logAmplification(segments, System.currentTimeMillis()) >= options.idleCompactionLimit();
+  }
+
+  private void wakeAgents() {
+    maintenance.wake();
+    if (idleCompactor != null) {
+      idleCompactor.wake();
+    }
+  }
+
+  private long runCompaction(boolean throttled, java.util.function.BooleanSupplier yieldWhen) throws IOException {
+    try {
+      long reclaimed =
+          new Compactor(this, io, directory, shards, hasher, segments, segmentIds, options, throttled, yieldWhen).runOnce();
       compactionFailure = null;
       return reclaimed;
+    } catch (CompactionYieldedException yielded) {
+      throw yielded;
     } catch (IOException | RuntimeException e) {
       compactionFailure = e;
       throw e;
@@ -1042,6 +1106,23 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
    * first made durable through group commit, so that a failed fsync of them reaches the writers
    * waiting on it; a failed fsync in the seal itself disables writes just the same.
    */
+  /**
+   * The agent's sealing: skipped while a low-priority compaction pass holds the maintenance lock
+   * (that pass seals first), rather than waiting behind it for as long as the application keeps
+   * the CPU busy.
+   */
+  void sealFullSegmentsUnlessIdlePass() throws IOException {
+    // Counted first, then checked: a pass that starts meanwhile sees the count and gives up.
+    maintenanceWaiters.incrementAndGet();
+    try {
+      if (!idlePassRunning) {
+        sealFullSegments();
+      }
+    } finally {
+      maintenanceWaiters.decrementAndGet();
+    }
+  }
+
   void sealFullSegments() throws IOException {
     synchronized (maintenanceLock) {
       boolean synced = false;
@@ -1154,6 +1235,9 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
     }
     if (flusher != null) {
       flusher.stop();
+    }
+    if (idleCompactor != null) {
+      idleCompactor.stop();
     }
     if (maintenance != null) {
       maintenance.stop();

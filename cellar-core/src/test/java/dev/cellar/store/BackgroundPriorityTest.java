@@ -17,8 +17,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The maintenance thread runs at the configured nice value, read back from the kernel
- * ({@code /proc/self/task/TID/stat}), and the application's threads keep theirs.
+ * The maintenance thread runs at the configured nice value and the idle compactor in the idle
+ * scheduling class, both read back from the kernel ({@code /proc/self/task/TID/stat}), and the
+ * application's threads keep theirs.
  */
 class BackgroundPriorityTest {
   @TempDir Path dir;
@@ -44,14 +45,34 @@ class BackgroundPriorityTest {
   }
 
   @Test
+  void idleCompactionRunsOnAThreadOfTheIdleSchedulingClass() throws Exception {
+    try (Cellar db = Cellar.open(dir, CellarOptions.defaults().fsync(Fsync.NO))) {
+      db.put(new byte[] {1}, new byte[] {2});
+      assertEquals(List.of(SCHED_IDLE), awaitStatField("cellar-idle-com", POLICY_FIELD, p -> p == SCHED_IDLE));
+      assertEquals(List.of(SCHED_OTHER), awaitStatField("cellar-maintena", POLICY_FIELD, p -> true),
+          "the maintenance thread keeps the normal policy");
+    }
+  }
+
+  private static final int SCHED_OTHER = 0;
+  private static final int SCHED_IDLE = 5;
+  /** {@code policy} in proc(5)'s stat fields, 1-based. */
+  private static final int POLICY_FIELD = 41;
+  private static final int NICE_FIELD = 19;
+
+  private static List<Integer> awaitNiceOf(String prefix, IntPredicate done) throws IOException, InterruptedException {
+    return awaitStatField(prefix, NICE_FIELD, done);
+  }
+
+  @Test
   void niceValuesOutsideZeroToNineteenAreRefusedByName() {
     IllegalArgumentException e = assertThrows(
         IllegalArgumentException.class, () -> Cellar.open(dir, CellarOptions.defaults().backgroundNice(20)));
     assertEquals("invalid Cellar option: backgroundNice 20 outside [0, 19]", e.getMessage());
   }
 
-  /** The nice values of this process's threads named {@code prefix}..., once there are some and all pass {@code done}. */
-  private static List<Integer> awaitNiceOf(String prefix, IntPredicate done) throws IOException, InterruptedException {
+  /** A stat field of this process's threads named {@code prefix}..., once there are some and all pass {@code done}. */
+  private static List<Integer> awaitStatField(String prefix, int field, IntPredicate done) throws IOException, InterruptedException {
     List<Integer> found = new ArrayList<>();
     for (int attempt = 0; attempt < 200; attempt++) {
       found.clear();
@@ -60,9 +81,9 @@ class BackgroundPriorityTest {
           try {
             if (Files.readString(task.resolve("comm")).strip().startsWith(prefix)) {
               String stat = Files.readString(task.resolve("stat"));
-              // Fields after the command name, which is in parentheses: state is field 3, nice field 19.
+              // Fields after the command name, which is in parentheses: state is field 3.
               String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-              found.add(Integer.parseInt(fields[19 - 3]));
+              found.add(Integer.parseInt(fields[field - 3]));
             }
           } catch (IOException gone) {
             // a thread that ended while we listed

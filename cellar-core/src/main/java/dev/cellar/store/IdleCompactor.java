@@ -1,0 +1,66 @@
+package dev.cellar.store;
+
+import dev.cellar.io.ThreadPriority;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Runs background compaction passes on a thread at idle CPU priority ({@code SCHED_IDLE}) while the log is under
+ * {@link dev.cellar.CellarOptions#idleCompactionLimit}, so they take only CPU the application
+ * leaves idle; past the limit the {@link MaintenanceAgent} compacts at its own priority, and a pass
+ * in progress here yields to it (see {@link Store#compactWhileIdle}).
+ *
+ * <p>Why a thread of its own: an unprivileged process can lower a thread's priority but never raise
+ * it again, so the thread that must compete when the log is overgrown cannot be the one that waits
+ * for idle CPU.
+ */
+final class IdleCompactor implements Runnable {
+  private static final long BUSY_NANOS = 100_000_000L;
+  /** Woken by the log when a segment fills, which is when a pass can become due. */
+  private static final long IDLE_NANOS = 1_000_000_000L;
+
+  private final Store store;
+  private final Thread thread;
+  private final RetryingDuty compacting;
+  private volatile boolean running = true;
+
+  IdleCompactor(Store store, String name) {
+    this.store = store;
+    this.thread = Thread.ofPlatform().daemon().name("cellar-idle-compaction-" + name).unstarted(this);
+    this.compacting = new RetryingDuty("low-priority compaction of " + store.directory());
+  }
+
+  void start() {
+    thread.start();
+  }
+
+  @Override
+  public void run() {
+    ThreadPriority.idleCurrentThread();
+    while (running) {
+      long[] reclaimed = {0};
+      if (store.writeFailure() == null && !store.compactionUrgent()) {
+        compacting.runIfDue(() -> reclaimed[0] = store.compactWhileIdle(this::stopping));
+      }
+      LockSupport.parkNanos(reclaimed[0] > 0 ? BUSY_NANOS : IDLE_NANOS);
+    }
+  }
+
+  void wake() {
+    LockSupport.unpark(thread);
+  }
+
+  private boolean stopping() {
+    return !running;
+  }
+
+  /** Stops the thread; a pass in progress yields (undoing its work) rather than finishing at low priority. */
+  void stop() {
+    running = false;
+    LockSupport.unpark(thread);
+    try {
+      thread.join();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,101 @@
+package dev.cellar.store;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.cellar.Cellar;
+import dev.cellar.CellarOptions;
+import dev.cellar.CellarStats;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Background compaction below {@link CellarOptions#idleCompactionLimit}: a low-priority pass gives
+ * way to anything else that needs the maintenance lock, and past the limit the normal-priority
+ * maintenance thread compacts.
+ */
+class IdleCompactionTest {
+  @TempDir Path dir;
+
+  /** A log at about 2.5 times its live data, with random overwrites spread over every segment. */
+  private static Map<String, String> overgrow(Cellar db, int keys) {
+    Map<String, String> model = new HashMap<>();
+    Random random = new Random(5);
+    for (int i = 0; i < keys; i++) {
+      put(db, model, "k" + i, "v0-" + "y".repeat(100));
+    }
+    for (int round = 1; amplification(db.stats()) < 2.5; round++) {
+      put(db, model, "k" + random.nextInt(keys), "v" + round + "-" + "y".repeat(100));
+    }
+    return model;
+  }
+
+  @Test
+  void aStalledLowPriorityPassYieldsToACheckpointAndToClose() throws Exception {
+    // One byte a second: the pass sleeps in its throttle once it has copied its first MiB, holding
+    // the lock. Segments of 8 MiB give a pass several MiB to copy.
+    CellarOptions options = StoreTest.small().segmentBytes(8 << 20).compactionBytesPerSecond(1).idleCompactionLimit(100);
+    Map<String, String> model;
+    try (Cellar db = Cellar.open(dir, options)) {
+      model = overgrow(db, 100_000);
+      Store store = (Store) db;
+      for (int i = 0; i < 500 && !store.idlePassRunning(); i++) {
+        Thread.sleep(20);
+      }
+      assertTrue(store.idlePassRunning(), "no low-priority pass started at " + amplification(db.stats()) + "x");
+      Thread.sleep(500); // well into its throttle
+      long passes = db.stats().compactions();
+      // Unyielding, the checkpoint would wait for the pass: a megabyte at one byte a second.
+      assertTimeoutPreemptively(java.time.Duration.ofSeconds(30), db::checkpoint, "the checkpoint waited behind the pass");
+      assertEquals(passes, db.stats().compactions(), "the pass gave up, it did not finish");
+      StoreTest.assertModel(db, model);
+    }
+    try (Cellar db = Cellar.open(dir, StoreTest.small())) {
+      StoreTest.assertModel(db, model);
+    }
+  }
+
+  @Test
+  void pastTheLimitTheMaintenanceThreadCompacts() throws Exception {
+    // A limit at the space amplification: every background pass is urgent, none runs at low priority.
+    CellarOptions options = StoreTest.small().idleCompactionLimit(2.0);
+    try (Cellar db = Cellar.open(dir, options)) {
+      Map<String, String> model = overgrow(db, 20_000);
+      Store store = (Store) db;
+      assertTrue(store.compactionUrgent());
+      for (int i = 0; i < 500 && db.stats().compactions() == 0; i++) {
+        Thread.sleep(20);
+      }
+      assertTrue(db.stats().compactions() > 0, "no pass ran: " + db.stats());
+      StoreTest.assertModel(db, model);
+    }
+  }
+
+  @Test
+  void belowTheLimitTheLowPriorityThreadCompactsOnItsOwn() throws Exception {
+    try (Cellar db = Cellar.open(dir, StoreTest.small())) {
+      Map<String, String> model = overgrow(db, 20_000);
+      assertTrue(!((Store) db).compactionUrgent(), "2.5x is under the default limit of 3");
+      for (int i = 0; i < 500 && db.stats().compactions() == 0; i++) {
+        Thread.sleep(20);
+      }
+      assertTrue(db.stats().compactions() > 0, "no pass ran: " + db.stats());
+      StoreTest.assertModel(db, model);
+    }
+  }
+
+  private static void put(Cellar db, Map<String, String> model, String key, String value) {
+    db.put(key.getBytes(UTF_8), value.getBytes(UTF_8));
+    model.put(key, value);
+  }
+
+  private static double amplification(CellarStats stats) {
+    return (double) stats.logBytes() / (stats.logBytes() - stats.garbageBytes());
+  }
+}
