@@ -12,7 +12,8 @@ import java.util.Map;
  * {"machine": {"cores": 2, ...}, "config": {"keyspace": 1000000, ...},
  *  "runs": [{"placement": "pinned", "durability": "no", "server": "redis", "round": 1, "test": "set",
  *            "pipeline": 1, "requests": 200000, "ops_per_s": 81234.5, "avg_ms": .., "min_ms": ..,
- *            "p50_ms": .., "p95_ms": .., "p99_ms": .., "max_ms": .., "server_cpu_share": 0.99}, ...],
+ *            "p50_ms": .., "p95_ms": .., "p99_ms": .., "max_ms": .., "server_cpu_share": 0.99,
+ *            "jit_cpu_share": 0.01}, ...],
  *  "syscalls": [{"server": "cellar", "test": "set", "pipeline": 1, "requests": 100000,
  *                "total": 200345, "per_op": 2.003, "calls": {"sendto": 100001, ...}}, ...],
  *  "memory": [{"server": "redis", "round": 1, "vm_rss_bytes": .., "rss_anon_bytes": ..,
@@ -33,6 +34,7 @@ public final class JsonReport {
     Map<String, Object> root = new LinkedHashMap<>();
     root.put("machine", machine);
     root.put("config", config);
+    root.put("warmups", results.warmupRuns().stream().map(JsonReport::warmup).toList());
     root.put("runs", results.runs().stream().map(JsonReport::run).toList());
     root.put("syscalls", results.syscallRuns().stream().map(JsonReport::syscalls).toList());
     root.put("memory", results.memoryRuns().stream().map(JsonReport::memory).toList());
@@ -70,6 +72,18 @@ public final class JsonReport {
     m.put("p99_ms", r.row().p99Ms());
     m.put("max_ms", r.row().maxMs());
     m.put("server_cpu_share", Math.round(r.serverCpuShare() * 1000) / 1000.0);
+    m.put("jit_cpu_share", Math.round(r.compilerCpuShare() * 1000) / 1000.0);
+    return m;
+  }
+
+  private static Map<String, Object> warmup(Results.WarmupRun w) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("placement", w.placement());
+    m.put("durability", w.durability().id());
+    m.put("server", w.server().id());
+    m.put("round", w.round());
+    m.put("warmup_rounds", w.rounds());
+    m.put("last_round_jit_cpu_share", Math.round(w.lastCompilerShare() * 1000) / 1000.0);
     return m;
   }
 

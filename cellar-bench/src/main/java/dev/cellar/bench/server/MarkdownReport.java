@@ -21,6 +21,7 @@ final class MarkdownReport {
     for (Placement placement : placements) {
       throughput(md, settings, placement, results);
     }
+    warmup(md, settings, results);
     syscalls(md, settings, results);
     memory(md, settings, results);
     targets(md, verdicts);
@@ -53,6 +54,29 @@ final class MarkdownReport {
       }
     }
     md.append('\n');
+  }
+
+  /** How long each server took to warm up, and how much its JIT compilers still took when measured. */
+  private static void warmup(StringBuilder md, Settings settings, Results results) {
+    if (results.warmupRuns().isEmpty()) {
+      return;
+    }
+    md.append(String.format(Locale.ROOT,
+        "**Warm-up**: rounds of %,d untimed requests per test and depth until the JIT compilers use under %s of %d rounds in a row (at most %d rounds).",
+        settings.warmup(), Format.percent(Settings.QUIET_COMPILER_SHARE), Settings.QUIET_ROUNDS, settings.warmupRounds()));
+    for (ServerKind server : List.of(ServerKind.REDIS, ServerKind.CELLAR)) {
+      List<Results.WarmupRun> warmups = results.warmupRuns().stream().filter(w -> w.server() == server).toList();
+      if (warmups.isEmpty()) {
+        continue;
+      }
+      int fewest = warmups.stream().mapToInt(Results.WarmupRun::rounds).min().orElseThrow();
+      int most = warmups.stream().mapToInt(Results.WarmupRun::rounds).max().orElseThrow();
+      double jit = results.runs().stream().filter(r -> r.server() == server).mapToDouble(Results.Run::compilerCpuShare).max().orElse(0);
+      md.append(String.format(Locale.ROOT, " %s: %s round%s; compilers at most %s of a measured run.",
+          server == ServerKind.REDIS ? "Redis" : "Cellar", fewest == most ? Integer.toString(fewest) : fewest + " to " + most,
+          most == 1 ? "" : "s", Format.percent(jit)));
+    }
+    md.append("\n\n");
   }
 
   private static String latencies(Optional<Results.Summary> summary) {

@@ -19,6 +19,7 @@ final class Results {
   private final List<Run> runs = new ArrayList<>();
   private final List<SyscallRun> syscalls = new ArrayList<>();
   private final List<MemoryRun> memory = new ArrayList<>();
+  private final List<WarmupRun> warmups = new ArrayList<>();
   private final List<String> failures = new ArrayList<>();
 
   /**
@@ -26,9 +27,19 @@ final class Results {
    *
    * @param serverCpuShare the server's CPU time over the run's wall time: near 1.0 when pinned
    *     means the server's core was saturated; well below means the client was the limit
+   * @param compilerCpuShare the part of that wall time the server's JIT compilers used (0 for Redis)
    */
   record Run(String placement, Durability durability, ServerKind server, int round, Workload workload,
-             RedisBenchmarkCsv.Row row, double serverCpuShare) {}
+             RedisBenchmarkCsv.Row row, double serverCpuShare, double compilerCpuShare) {}
+
+  /**
+   * One session's warm-up.
+   *
+   * @param rounds warm-up rounds run (each: every test at every measured depth)
+   * @param lastCompilerShare the JIT compilers' CPU over the last round's wall time
+   */
+  record WarmupRun(String placement, Durability durability, ServerKind server, int round, int rounds,
+                   double lastCompilerShare) {}
 
   /** Syscalls counted while one traced workload ran. */
   record SyscallRun(ServerKind server, Workload workload, StraceSummary summary) {
@@ -62,6 +73,14 @@ final class Results {
 
   void add(Run run) {
     runs.add(run);
+  }
+
+  void add(WarmupRun run) {
+    warmups.add(run);
+  }
+
+  List<WarmupRun> warmupRuns() {
+    return List.copyOf(warmups);
   }
 
   void add(SyscallRun run) {

@@ -55,8 +55,12 @@ public final class ServerBenchmark implements Callable<Integer> {
   @Option(names = "--requests-p1", defaultValue = "200000", description = "Requests per measured test at pipeline 1 (default ${DEFAULT-VALUE}).")
   long requestsP1;
 
-  @Option(names = "--warmup", defaultValue = "200000", description = "Untimed requests per test and pipeline depth before measuring; 0 for none (default ${DEFAULT-VALUE}).")
+  @Option(names = "--warmup", defaultValue = "200000", description = "Untimed requests per test and pipeline depth in one warm-up round; 0 for no warm-up (default ${DEFAULT-VALUE}).")
   long warmup;
+
+  @Option(names = "--warmup-rounds", defaultValue = "10",
+      description = "Most warm-up rounds; a server stops earlier once its JIT compilers used under 2%% of two rounds in a row (Redis: after two) (default ${DEFAULT-VALUE}).")
+  int warmupRounds;
 
   @Option(names = "--modes", split = ",", defaultValue = "no,everysec,always", description = "Durability levels: no, everysec, always (default ${DEFAULT-VALUE}).")
   List<String> modes;
@@ -189,6 +193,7 @@ public final class ServerBenchmark implements Callable<Integer> {
       positive("--requests", requests);
       positive("--requests-p1", requestsP1);
       positive("--repeat", repeat);
+      positive("--warmup-rounds", warmupRounds);
       positive("--keyspace", keyspace);
       positive("--clients", clients);
       positive("--strace-requests", straceRequests);
@@ -196,7 +201,7 @@ public final class ServerBenchmark implements Callable<Integer> {
         throw new IllegalArgumentException("pinning needs two distinct cores (--server-cpu " + serverCpu + ", --client-cpu " + clientCpu
             + ", " + Runtime.getRuntime().availableProcessors() + " available)");
       }
-      return new Settings(keyspace, valueSize, clients, testNames, pipelines, requests, requestsP1, Math.max(0, warmup), repeat,
+      return new Settings(keyspace, valueSize, clients, testNames, pipelines, requests, requestsP1, Math.max(0, warmup), warmupRounds, repeat,
           durabilities, strace, straceRequests, stracePipelines, rss, unpinned);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());

@@ -138,6 +138,11 @@ public final class ServerProcess implements AutoCloseable {
     return process.info().totalCpuDuration().orElse(Duration.ZERO);
   }
 
+  /** CPU time the server's JIT compiler threads have used so far; zero for a native server. */
+  public Duration compilerCpuTime() throws IOException {
+    return CompilerThreads.cpuTime(pid());
+  }
+
   /** The end of the server's output, for error messages. */
   public String logTail() {
     try {

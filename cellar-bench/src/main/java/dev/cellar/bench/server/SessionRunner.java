@@ -15,9 +15,11 @@ import java.util.Locale;
  * syscalls, stop it. Each session starts from nothing, so no run inherits another's data, log
  * or JIT profile.
  *
- * <p>Warm-up: both servers get the same untimed requests ({@code --warmup} per test at each
- * measured pipeline depth) after the load. Redis has nothing to warm but its caches; for the JVM
- * it means the measured runs time compiled code, which is how a long-running server runs.
+ * <p>Warm-up: after the load, both servers get rounds of untimed requests ({@code --warmup} per
+ * test at each measured pipeline depth) until their JIT compilers are nearly idle (see {@link
+ * #warmUp}). Redis has nothing to warm but its caches; for the JVM it means the measured runs time
+ * compiled code, which is how a long-running server runs. Each measured run records how much of
+ * its time the compilers still took.
  */
 final class SessionRunner {
   /** A first start may build the project ({@code ./cellar} builds when sources changed). */
@@ -54,11 +56,10 @@ final class SessionRunner {
       }
       RedisBenchmarkRunner benchmark = new RedisBenchmarkRunner(tools, children, sessionDir);
       if (settings.warmup() > 0) {
-        for (int pipeline : settings.pipelines()) {
-          for (String test : settings.tests()) {
-            benchmark.run(port, placement, settings.warmup(test, pipeline));
-          }
-        }
+        Results.WarmupRun warmup = warmUp(server, benchmark, placement, durability, round);
+        results.add(warmup);
+        progress("%s: warmed up in %d round(s), JIT compilers at %s in the last", name, warmup.rounds(),
+            Format.percent(warmup.lastCompilerShare()));
       }
       for (int pipeline : settings.pipelines()) {
         for (String test : settings.tests()) {
@@ -75,14 +76,46 @@ final class SessionRunner {
     }
   }
 
+  /**
+   * Runs the warm-up set (every test at every measured depth, {@code --warmup} requests each) until
+   * {@link Settings#QUIET_ROUNDS} rounds in a row in which the server's JIT compilers used less than
+   * {@link Settings#QUIET_COMPILER_SHARE} of the round's wall time, or {@code --warmup-rounds}
+   * rounds. Redis has no compiler and stops after the minimum; a JVM server keeps compiling for
+   * millions of requests, and pinned to one core its compilers take that CPU from the event loop,
+   * so a fixed warm-up timed the JIT, not the server. Two quiet rounds, not one: code that first
+   * runs later (Cellar's first compaction pass, once the log has doubled) compiles then.
+   */
+  private Results.WarmupRun warmUp(ServerProcess server, RedisBenchmarkRunner benchmark, Placement placement,
+      Durability durability, int round) throws IOException, InterruptedException {
+    int quiet = 0;
+    for (int rounds = 1; ; rounds++) {
+      Duration compilerBefore = server.compilerCpuTime();
+      long begin = System.nanoTime();
+      for (int pipeline : settings.pipelines()) {
+        for (String test : settings.tests()) {
+          benchmark.run(server.port(), placement, settings.warmup(test, pipeline));
+        }
+      }
+      double wall = (System.nanoTime() - begin) / 1e9;
+      double share = server.compilerCpuTime().minus(compilerBefore).toNanos() / 1e9 / wall;
+      progress("  warm-up round %d: %.1f s, JIT compilers %s", rounds, wall, Format.percent(share));
+      quiet = share < Settings.QUIET_COMPILER_SHARE ? quiet + 1 : 0;
+      if (quiet == Settings.QUIET_ROUNDS || rounds >= settings.warmupRounds()) {
+        return new Results.WarmupRun(placement.id(), durability, server.kind(), round, rounds, share);
+      }
+    }
+  }
+
   private Results.Run measure(ServerProcess server, RedisBenchmarkRunner benchmark, Placement placement, Durability durability,
       int round, Workload workload) throws IOException, InterruptedException {
     Duration cpuBefore = server.cpuTime();
+    Duration compilerBefore = server.compilerCpuTime();
     long begin = System.nanoTime();
     RedisBenchmarkCsv.Row row = benchmark.run(server.port(), placement, workload);
     double wall = (System.nanoTime() - begin) / 1e9;
     double cpu = server.cpuTime().minus(cpuBefore).toNanos() / 1e9;
-    return new Results.Run(placement.id(), durability, server.kind(), round, workload, row, cpu / wall);
+    double compiler = server.compilerCpuTime().minus(compilerBefore).toNanos() / 1e9;
+    return new Results.Run(placement.id(), durability, server.kind(), round, workload, row, cpu / wall, compiler / wall);
   }
 
   private void traceSyscalls(ServerProcess server, RedisBenchmarkRunner benchmark, SyscallTracer tracer, Placement placement,

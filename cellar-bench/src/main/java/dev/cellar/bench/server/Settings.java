@@ -9,13 +9,24 @@ import java.util.Map;
  *
  * @param requests requests per measured test at pipelines above 1
  * @param requestsP1 requests per measured test at pipeline 1 (unpipelined runs are the slowest)
- * @param warmup requests per test and measured pipeline depth, run and discarded before measuring
+ * @param warmup requests per test and measured pipeline depth in one warm-up round
+ * @param warmupRounds most warm-up rounds; fewer once the JIT compilers are nearly idle
  * @param straceRequests requests per traced test
  */
 record Settings(
     int keyspace, int valueSize, int clients, List<String> tests, List<Integer> pipelines,
-    long requests, long requestsP1, long warmup, int rounds, List<Durability> modes,
+    long requests, long requestsP1, long warmup, int warmupRounds, int rounds, List<Durability> modes,
     boolean strace, long straceRequests, List<Integer> stracePipelines, boolean memory, boolean unpinned) {
+
+  /**
+   * A warm-up round in which the JIT compilers used less than this share of the wall time ends the
+   * warm-up. Not zero: the compilers never go fully quiet (rare paths, compaction), and measured
+   * after ten million requests they still used 2 to 5% of a round.
+   */
+  static final double QUIET_COMPILER_SHARE = 0.02;
+
+  /** Consecutive quiet warm-up rounds that end the warm-up. */
+  static final int QUIET_ROUNDS = 2;
 
   Workload measured(String test, int pipeline) {
     return new Workload(test, pipeline, pipeline == 1 ? requestsP1 : requests, clients, keyspace, valueSize);
@@ -45,6 +56,9 @@ record Settings(
     config.put("requests", requests);
     config.put("requests_p1", requestsP1);
     config.put("warmup_requests", warmup);
+    config.put("warmup_max_rounds", warmupRounds);
+    config.put("warmup_quiet_compiler_share", QUIET_COMPILER_SHARE);
+    config.put("warmup_quiet_rounds", QUIET_ROUNDS);
     config.put("rounds", rounds);
     config.put("modes", modes.stream().map(Durability::id).toList());
     config.put("strace", strace);
