@@ -81,13 +81,16 @@ final class Compactor {
   /** Asked every {@link #YIELD_CHECK_RECORDS} records; when true, the pass gives up. Null: never. */
   private final java.util.function.BooleanSupplier yieldWhen;
   private static final int YIELD_CHECK_RECORDS = 1024;
+  /** The low-priority pass: others waiting for the maintenance lock make it yield (see runOnce). */
+  private final boolean idle;
   private int recordsSinceYieldCheck;
   private long processedSinceSleep;
   private long throttleStart = System.nanoTime();
 
   Compactor(
       Store store, FileIO io, Path directory, Shard[] shards, KeyHasher hasher, SegmentTable segments,
-      AtomicLong segmentIds, CellarOptions options, boolean background, java.util.function.BooleanSupplier yieldWhen) {
+      AtomicLong segmentIds, CellarOptions options, boolean background, java.util.function.BooleanSupplier yieldWhen,
+      boolean idle) {
     this.store = store;
     this.io = io;
     this.directory = directory;
@@ -98,16 +101,16 @@ final class Compactor {
     this.options = options;
     this.background = background;
     this.yieldWhen = yieldWhen;
+    this.idle = idle;
   }
 
   /** Runs one pass; returns bytes reclaimed (victims' size minus outputs' size). */
   long runOnce() throws IOException {
-    boolean lowPriority = yieldWhen != null;
-    if (!lowPriority) {
+    if (!idle) {
       store.maintenanceWaiters.incrementAndGet(); // a low-priority pass yields to this one
     }
     synchronized (store.maintenanceLock) {
-      if (!lowPriority) {
+      if (!idle) {
         store.maintenanceWaiters.decrementAndGet();
       }
       // Segments the writer has left are candidates as soon as they are sealed; do it now rather
@@ -308,7 +311,7 @@ final class Compactor {
     if (yieldWhen != null && recordsSinceYieldCheck >= YIELD_CHECK_RECORDS) {
       recordsSinceYieldCheck = 0;
       if (yieldWhen.getAsBoolean()) {
-        return new CompactionYieldedException("low-priority compaction pass yielded");
+        return new CompactionYieldedException("compaction pass yielded");
       }
     }
     for (int i = 0; i < count; i++) {
@@ -549,7 +552,7 @@ final class Compactor {
     // In slices, so that a pass that should yield does not first sleep out its whole budget.
     for (long left; (left = until - System.nanoTime()) > 0; ) {
       if (yieldWhen != null && yieldWhen.getAsBoolean()) {
-        throw new CompactionYieldedException("low-priority compaction pass yielded while throttled");
+        throw new CompactionYieldedException("compaction pass yielded while throttled");
       }
       try {
         Thread.sleep(Math.max(1, Math.min(left, THROTTLE_SLICE_NANOS) / 1_000_000));

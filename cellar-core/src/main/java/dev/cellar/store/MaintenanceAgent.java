@@ -116,7 +116,7 @@ final class MaintenanceAgent implements Runnable {
     // Below the idle-compaction limit the low-priority IdleCompactor does this, with idle CPU only.
     if (running && store.options().backgroundCompaction() && store.compactionUrgent()) {
       long[] reclaimed = {0};
-      compacting.runIfDue(() -> reclaimed[0] = store.compactInBackground());
+      compacting.runIfDue(() -> reclaimed[0] = store.compactInBackground(() -> !running));
       busy |= reclaimed[0] > 0;
     }
     if (running && store.diskFull() != null && System.nanoTime() - lastProbe >= PROBE_INTERVAL_NANOS) {

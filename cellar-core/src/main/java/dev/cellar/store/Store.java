@@ -972,7 +972,7 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
   public long compact() {
     checkOpen();
     try {
-      return runCompaction(false, null);
+      return runCompaction(false, null, false);
     } catch (IOException e) {
       throw failure("compaction of " + directory + " failed", e);
     }
@@ -980,7 +980,19 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
 
   /** One throttled background compaction pass at the caller's priority. */
   long compactInBackground() throws IOException {
-    return runCompaction(true, null);
+    return runCompaction(true, null, false);
+  }
+
+  /**
+   * As {@link #compactInBackground()}, for the maintenance thread: the pass gives up, undoing its
+   * work, once {@code stopping} says so, so that close() does not wait out a throttled pass.
+   */
+  long compactInBackground(java.util.function.BooleanSupplier stopping) throws IOException {
+    try {
+      return runCompaction(true, stopping, false);
+    } catch (CompactionYieldedException yielded) {
+      return 0;
+    }
   }
 
   /**
@@ -994,7 +1006,7 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
       if (maintenanceWaiters.get() > 0) {
         return 0;
       }
-      return runCompaction(true, () -> stopping.getAsBoolean() || maintenanceWaiters.get() > 0 || compactionUrgent());
+      return runCompaction(true, () -> stopping.getAsBoolean() || maintenanceWaiters.get() > 0 || compactionUrgent(), true);
     } catch (CompactionYieldedException yielded) {
       return 0;
     } finally {
@@ -1027,10 +1039,15 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
     }
   }
 
-  private long runCompaction(boolean throttled, java.util.function.BooleanSupplier yieldWhen) throws IOException {
+  /**
+   * @param yieldWhen asked during the pass; when true, the pass gives up (null: never)
+   * @param idle whether this is the low-priority pass, which does not count as waiting for the
+   *     maintenance lock (the others do, and it yields to them)
+   */
+  private long runCompaction(boolean throttled, java.util.function.BooleanSupplier yieldWhen, boolean idle) throws IOException {
     try {
       long reclaimed =
-          new Compactor(this, io, directory, shards, hasher, segments, segmentIds, options, throttled, yieldWhen).runOnce();
+          new Compactor(this, io, directory, shards, hasher, segments, segmentIds, options, throttled, yieldWhen, idle).runOnce();
       compactionFailure = null;
       return reclaimed;
     } catch (CompactionYieldedException yielded) {
@@ -1245,6 +1262,21 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
     if (log != null) {
       log.stopPrefaulting();
     }
+    CellarException failure;
+    // The maintenance lock first, then the shard locks: the order of a compaction pass, which holds
+    // the first while it takes the second. The other way round, a close() during an explicit
+    // compaction (a server's BGREWRITEAOF, then SHUTDOWN) waited for the pass, which waited for it.
+    maintenanceWaiters.incrementAndGet();
+    synchronized (maintenanceLock) {
+      maintenanceWaiters.decrementAndGet();
+      failure = closeUnderMaintenanceLock();
+    }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  private CellarException closeUnderMaintenanceLock() {
     // Wait for writes already past their open check.
     long[] stamps = new long[shards.length];
     for (int i = 0; i < shards.length; i++) {
@@ -1270,8 +1302,6 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
       }
       closeQuietly(lock);
     }
-    if (failure != null) {
-      throw failure;
-    }
+    return failure;
   }
 }

@@ -78,6 +78,44 @@ class IdleCompactionTest {
   }
 
   @Test
+  void closeDoesNotWaitOutAThrottledPassOfTheMaintenanceThread() throws Exception {
+    // Every pass urgent (on the maintenance thread), and throttled to one byte a second.
+    CellarOptions options = StoreTest.small().segmentBytes(8 << 20).compactionBytesPerSecond(1).idleCompactionLimit(2.0);
+    Map<String, String> model;
+    Cellar db = Cellar.open(dir, options);
+    model = overgrow(db, 100_000);
+    Thread.sleep(1000); // the agent has started its pass and copied its first MiB
+    long passes = db.stats().compactions();
+    assertTimeoutPreemptively(java.time.Duration.ofSeconds(30), db::close, "close waited for the throttled pass");
+    assertEquals(passes, db.stats().compactions());
+    try (Cellar reopened = Cellar.open(dir, StoreTest.small())) {
+      StoreTest.assertModel(reopened, model);
+    }
+  }
+
+  @Test
+  void closeDuringAnExplicitCompactionDoesNotDeadlock() throws Exception {
+    // An explicit pass holds the maintenance lock and takes shard locks; close() takes both too.
+    // In opposite orders, the two waited for each other (the server: BGREWRITEAOF, then SHUTDOWN).
+    for (int attempt = 0; attempt < 20; attempt++) {
+      Path store = dir.resolve("s" + attempt);
+      Cellar db = Cellar.open(store, StoreTest.small().backgroundCompaction(false));
+      overgrow(db, 20_000);
+      Thread compaction = Thread.ofPlatform().start(() -> {
+        try {
+          db.compact();
+        } catch (RuntimeException closed) {
+          // the store closed under the pass: expected
+        }
+      });
+      Thread.sleep(attempt % 5);
+      assertTimeoutPreemptively(java.time.Duration.ofSeconds(30), db::close, "close deadlocked with compaction, attempt " + attempt);
+      compaction.join(30_000);
+      assertTrue(!compaction.isAlive(), "the compaction never finished, attempt " + attempt);
+    }
+  }
+
+  @Test
   void belowTheLimitTheLowPriorityThreadCompactsOnItsOwn() throws Exception {
     try (Cellar db = Cellar.open(dir, StoreTest.small())) {
       Map<String, String> model = overgrow(db, 20_000);
