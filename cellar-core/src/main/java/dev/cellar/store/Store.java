@@ -630,6 +630,8 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
           long offset = LogLocation.offset(location);
           if (offset < segment.end()) {
             digest ^= segment.memory().get(ValueLayout.JAVA_BYTE, offset);
+            // A SET of this key will mark that record dead; its word of the dead map is a miss too.
+            digest ^= segment.touchDeadMark(offset);
           }
         } catch (IllegalStateException | IndexOutOfBoundsException unmapped) {
           // compaction replaced the segment meanwhile: nothing to gain from it

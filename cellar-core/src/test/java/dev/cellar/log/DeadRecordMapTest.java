@@ -38,6 +38,17 @@ class DeadRecordMapTest {
   }
 
   @Test
+  void touchReadsTheWordThatHoldsTheMark() throws Exception {
+    try (Segment segment = Segment.create(FileIO.platform(), dir.resolve("s.log"), 1, SegmentHeaderDescriptor.KIND_LOG, 1 << 20, 0, false)) {
+      assertEquals(0, segment.touchDeadMark(4096), "no map yet");
+      segment.markDead(4096 + 8 * 5);
+      // Granule 517 is bit 5 of word 8, which also holds the granule of offset 4096.
+      assertEquals(1L << 5, segment.touchDeadMark(4096));
+      assertEquals(0, segment.touchDeadMark(4096 + 512));
+    }
+  }
+
+  @Test
   void concurrentMarksAreAllKept() throws Exception {
     try (Segment segment = Segment.create(FileIO.platform(), dir.resolve("s.log"), 1, SegmentHeaderDescriptor.KIND_LOG, 1 << 20, 0, false)) {
       int threads = 4;
