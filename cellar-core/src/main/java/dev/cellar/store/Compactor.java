@@ -294,8 +294,8 @@ final class Compactor {
     }
     if (!scanned.damage().isEmpty()) {
       // The scan stepped over bytes that are not records. A live record among them would be left
-      // behind, its key pointing into a file this pass deletes: fail the pass (its outputs are
-      // discarded, nothing moved) and leave the segment alone from now on.
+      // behind, its key pointing into a file this pass deletes: fail the pass (which moves the
+      // keys it re-pointed back and discards its outputs) and leave the segment alone from now on.
       victim.markDamaged();
       SegmentScanner.Damage first = scanned.damage().getFirst();
       throw new IOException(

@@ -10,12 +10,11 @@ final class FlushAgent implements Runnable {
   static final long INTERVAL_MILLIS = 1000;
 
   private final Store store;
-  private final Thread thread;
-  private volatile boolean running = true;
+  private final AgentThread thread;
 
   FlushAgent(Store store, String name) {
     this.store = store;
-    this.thread = Thread.ofPlatform().daemon().name("cellar-flusher-" + name).unstarted(this);
+    this.thread = new AgentThread("cellar-flusher-" + name, this);
   }
 
   void start() {
@@ -24,7 +23,7 @@ final class FlushAgent implements Runnable {
 
   @Override
   public void run() {
-    while (running) {
+    while (thread.running()) {
       long started = System.nanoTime();
       if (store.appendedSeq() > store.durableSeq()) {
         try {
@@ -42,13 +41,6 @@ final class FlushAgent implements Runnable {
   }
 
   void stop() {
-    running = false;
-    // Never interrupt: an interrupt during FileChannel I/O closes the channel under the store.
-    LockSupport.unpark(thread);
-    try {
-      thread.join();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    thread.stop();
   }
 }

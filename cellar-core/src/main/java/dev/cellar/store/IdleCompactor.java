@@ -19,13 +19,12 @@ final class IdleCompactor implements Runnable {
   private static final long IDLE_NANOS = 1_000_000_000L;
 
   private final Store store;
-  private final Thread thread;
+  private final AgentThread thread;
   private final RetryingDuty compacting;
-  private volatile boolean running = true;
 
   IdleCompactor(Store store, String name) {
     this.store = store;
-    this.thread = Thread.ofPlatform().daemon().name("cellar-idle-compaction-" + name).unstarted(this);
+    this.thread = new AgentThread("cellar-idle-compaction-" + name, this);
     this.compacting = new RetryingDuty("low-priority compaction of " + store.directory());
   }
 
@@ -36,31 +35,21 @@ final class IdleCompactor implements Runnable {
   @Override
   public void run() {
     ThreadPriority.idleCurrentThread();
-    while (running) {
+    while (thread.running()) {
       long[] reclaimed = {0};
       if (store.writeFailure() == null && !store.compactionUrgent()) {
-        compacting.runIfDue(() -> reclaimed[0] = store.compactWhileIdle(this::stopping));
+        compacting.runIfDue(() -> reclaimed[0] = store.compactWhileIdle(() -> !thread.running()));
       }
       LockSupport.parkNanos(reclaimed[0] > 0 ? BUSY_NANOS : IDLE_NANOS);
     }
   }
 
   void wake() {
-    LockSupport.unpark(thread);
-  }
-
-  private boolean stopping() {
-    return !running;
+    thread.wake();
   }
 
   /** Stops the thread; a pass in progress yields (undoing its work) rather than finishing at low priority. */
   void stop() {
-    running = false;
-    LockSupport.unpark(thread);
-    try {
-      thread.join();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    thread.stop();
   }
 }

@@ -36,11 +36,10 @@ final class MaintenanceAgent implements Runnable {
   static final long OBSOLETE_CHECKPOINT_BYTES = 256L << 20;
 
   private final Store store;
-  private final Thread thread;
+  private final AgentThread thread;
   private final RetryingDuty sealing;
   private final RetryingDuty checkpointing;
   private final RetryingDuty compacting;
-  private volatile boolean running = true;
   private long lastCheckpoint = System.nanoTime();
   private long lastProbe = System.nanoTime();
   /**
@@ -57,7 +56,7 @@ final class MaintenanceAgent implements Runnable {
 
   MaintenanceAgent(Store store, String name) {
     this.store = store;
-    this.thread = Thread.ofPlatform().daemon().name("cellar-maintenance-" + name).unstarted(this);
+    this.thread = new AgentThread("cellar-maintenance-" + name, this);
     this.sealing = new RetryingDuty("sealing segments of " + store.directory());
     this.checkpointing = new RetryingDuty("checkpoint of " + store.directory());
     this.compacting = new RetryingDuty("compaction of " + store.directory());
@@ -76,7 +75,7 @@ final class MaintenanceAgent implements Runnable {
       // 0 means "the application's priority", which may be below 0: leave the thread as it started.
       ThreadPriority.lowerCurrentThread(nice);
     }
-    while (running) {
+    while (thread.running()) {
       boolean busy = store.writeFailure() == null && doWork();
       LockSupport.parkNanos(busy ? BUSY_NANOS : idleNanos());
     }
@@ -84,7 +83,7 @@ final class MaintenanceAgent implements Runnable {
 
   /** Asks for a cycle now: a segment has filled, so sealing, and maybe compaction, are due. */
   void wake() {
-    LockSupport.unpark(thread);
+    thread.wake();
   }
 
   /**
@@ -106,7 +105,7 @@ final class MaintenanceAgent implements Runnable {
     boolean busy = false;
     sealing.runIfDue(store::sealFullSegmentsUnlessIdlePass);
     long interval = store.options().checkpointInterval().toNanos();
-    if (running && interval > 0 && (replayCheckpointDue || System.nanoTime() - lastCheckpoint >= interval || obsoletePileUp())
+    if (thread.running() && interval > 0 && (replayCheckpointDue || System.nanoTime() - lastCheckpoint >= interval || obsoletePileUp())
         && checkpointing.runIfDue(() -> store.writeCheckpoint(false, false))) {
       replayCheckpointDue = false;
       lastCheckpoint = System.nanoTime();
@@ -114,12 +113,12 @@ final class MaintenanceAgent implements Runnable {
       busy = true;
     }
     // Below the idle-compaction limit the low-priority IdleCompactor does this, with idle CPU only.
-    if (running && store.options().backgroundCompaction() && store.compactionUrgent()) {
+    if (thread.running() && store.options().backgroundCompaction() && store.compactionUrgent()) {
       long[] reclaimed = {0};
-      compacting.runIfDue(() -> reclaimed[0] = store.compactInBackground(() -> !running));
+      compacting.runIfDue(() -> reclaimed[0] = store.compactInBackground(() -> !thread.running()));
       busy |= reclaimed[0] > 0;
     }
-    if (running && store.diskFull() != null && System.nanoTime() - lastProbe >= PROBE_INTERVAL_NANOS) {
+    if (thread.running() && store.diskFull() != null && System.nanoTime() - lastProbe >= PROBE_INTERVAL_NANOS) {
       lastProbe = System.nanoTime();
       try {
         store.probeSpace();
@@ -138,13 +137,6 @@ final class MaintenanceAgent implements Runnable {
   }
 
   void stop() {
-    running = false;
-    // Never interrupt: an interrupt during FileChannel I/O closes the channel under the store.
-    LockSupport.unpark(thread);
-    try {
-      thread.join();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    thread.stop();
   }
 }

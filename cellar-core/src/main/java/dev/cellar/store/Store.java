@@ -990,11 +990,7 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
    * work, once {@code stopping} says so, so that close() does not wait out a throttled pass.
    */
   long compactInBackground(java.util.function.BooleanSupplier stopping) throws IOException {
-    try {
-      return runCompaction(true, stopping, false);
-    } catch (CompactionYieldedException yielded) {
-      return 0;
-    }
+    return runCompaction(true, stopping, false);
   }
 
   /**
@@ -1009,8 +1005,6 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
         return 0;
       }
       return runCompaction(true, () -> stopping.getAsBoolean() || maintenanceWaiters.get() > 0 || compactionUrgent(), true);
-    } catch (CompactionYieldedException yielded) {
-      return 0;
     } finally {
       idlePassRunning = false;
     }
@@ -1042,6 +1036,8 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
   }
 
   /**
+   * One pass; returns bytes reclaimed, 0 when it gave up (a yield is not a failure).
+   *
    * @param yieldWhen asked during the pass; when true, the pass gives up (null: never)
    * @param idle whether this is the low-priority pass, which does not count as waiting for the
    *     maintenance lock (the others do, and it yields to them)
@@ -1053,7 +1049,7 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
       compactionFailure = null;
       return reclaimed;
     } catch (CompactionYieldedException yielded) {
-      throw yielded;
+      return 0;
     } catch (IOException | RuntimeException e) {
       compactionFailure = e;
       throw e;
