@@ -13,8 +13,12 @@ import io.netty.channel.uring.IoUringServerSocketChannel;
 
 /**
  * The socket layer: Linux's io_uring or epoll through Netty's native transports, or the JDK's NIO
- * where neither loads. {@code auto} takes epoll first: on the machines we measured it served
- * request/reply traffic faster than io_uring (see {@code docs/benchmarks.md}).
+ * where neither loads. {@code auto} takes io_uring first: a loop iteration hands all its reads and
+ * writes to the kernel in one {@code io_uring_enter}, where epoll costs a {@code read} and a
+ * {@code write} per connection, so syscalls per request fall 10-20x and pipelined throughput rose
+ * (measured side by side in docs/benchmarks.md). epoll stays the fallback for kernels without
+ * io_uring or where it is switched off ({@code kernel.io_uring_disabled}, container seccomp
+ * profiles).
  */
 record Transport(String name, IoHandlerFactory handlers, Class<? extends ServerChannel> serverChannel) {
 
@@ -24,9 +28,9 @@ record Transport(String name, IoHandlerFactory handlers, Class<? extends ServerC
       case "epoll" -> epoll(true);
       case "nio" -> nio();
       default -> {
-        Transport t = epoll(false);
+        Transport t = ioUring(false);
         if (t == null) {
-          t = ioUring(false);
+          t = epoll(false);
         }
         yield t != null ? t : nio();
       }
