@@ -61,6 +61,14 @@ public final class HashIndex implements AutoCloseable {
     /** Whether the record at {@code location} has key {@code key}. */
     boolean matches(long location, MemorySegment key);
 
+    /**
+     * {@link #matches}, asked by {@link #put} of a candidate it will replace if the key matches:
+     * the log may start loading what retiring that record will touch.
+     */
+    default boolean matchesForReplacement(long location, MemorySegment key) {
+      return matches(location, key);
+    }
+
     /** The hash of the key of the record at {@code location} (for tables over 2^22 slots). */
     long hashAt(long location);
   }
@@ -213,7 +221,7 @@ public final class HashIndex implements AutoCloseable {
         growIfNeeded();
         return previous;
       }
-      if (sameFingerprint(w, hash) && keys.matches(IndexSlotDescriptor.location(w), key)) {
+      if (sameFingerprint(w, hash) && keys.matchesForReplacement(IndexSlotDescriptor.location(w), key)) {
         primary.set(i, word);
         return IndexSlotDescriptor.location(w);
       }
