@@ -8,6 +8,7 @@ import java.io.SyncFailedException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicLong;
@@ -59,7 +60,7 @@ public final class Segment implements AutoCloseable {
   private volatile MemorySegment deadRecords;
 
   private final Object deadRecordsLock = new Object();
-  private static final java.lang.invoke.VarHandle DEAD_WORD = ValueLayout.JAVA_LONG.varHandle();
+  private static final VarHandle DEAD_WORD = ValueLayout.JAVA_LONG.varHandle();
   private final AtomicLong ttlLiveBytes = new AtomicLong();
   private final AtomicLong maxExpiry = new AtomicLong();
   private volatile long minSeq = Long.MAX_VALUE;

@@ -3,6 +3,7 @@ package dev.cellar.log;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.LongPredicate;
 
 /**
  * Walks the records of one segment, verifying each CRC, and describes whatever is not a valid
@@ -85,7 +86,7 @@ public final class SegmentScanner {
       long limit,
       boolean sealed,
       boolean increasingSeqs,
-      java.util.function.LongPredicate knownDead,
+      LongPredicate knownDead,
       Visitor visitor) {
     RecordView view = new RecordView();
     List<Damage> damage = new ArrayList<>();

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 
 /**
  * One compaction pass: copies the live records of sealed segments that are mostly garbage (or
@@ -79,7 +80,7 @@ final class Compactor {
   private long outputReserved;
   private static final long RESERVE_CHUNK = 4L << 20;
   /** Asked every {@link #YIELD_CHECK_RECORDS} records; when true, the pass gives up. Null: never. */
-  private final java.util.function.BooleanSupplier yieldWhen;
+  private final BooleanSupplier yieldWhen;
   private static final int YIELD_CHECK_RECORDS = 1024;
   /** The low-priority pass: others waiting for the maintenance lock make it yield (see runOnce). */
   private final boolean idle;
@@ -89,7 +90,7 @@ final class Compactor {
 
   Compactor(
       Store store, FileIO io, Path directory, Shard[] shards, KeyHasher hasher, SegmentTable segments,
-      AtomicLong segmentIds, CellarOptions options, boolean background, java.util.function.BooleanSupplier yieldWhen,
+      AtomicLong segmentIds, CellarOptions options, boolean background, BooleanSupplier yieldWhen,
       boolean idle) {
     this.store = store;
     this.io = io;

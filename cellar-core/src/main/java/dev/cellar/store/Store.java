@@ -41,6 +41,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.random.RandomGenerator;
 
@@ -104,7 +105,7 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
    * yields to them: starved of CPU by a busy application, its pass could otherwise hold a
    * checkpoint, a SHUTDOWN or an explicit compaction back for as long as the application is busy.
    */
-  final java.util.concurrent.atomic.AtomicInteger maintenanceWaiters = new java.util.concurrent.atomic.AtomicInteger();
+  final AtomicInteger maintenanceWaiters = new AtomicInteger();
   /** A low-priority pass holds, or is about to take, {@link #maintenanceLock}. */
   private volatile boolean idlePassRunning;
   private final List<Segment> obsolete = new ArrayList<>();
@@ -989,7 +990,7 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
    * As {@link #compactInBackground()}, for the maintenance thread: the pass gives up, undoing its
    * work, once {@code stopping} says so, so that close() does not wait out a throttled pass.
    */
-  long compactInBackground(java.util.function.BooleanSupplier stopping) throws IOException {
+  long compactInBackground(BooleanSupplier stopping) throws IOException {
     return runCompaction(true, stopping, false);
   }
 
@@ -998,7 +999,7 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
    * the log reaches {@link CellarOptions#idleCompactionLimit()} (a pass at normal priority takes
    * over) or {@code stopping} says so; returns bytes reclaimed, 0 if it gave up.
    */
-  long compactWhileIdle(java.util.function.BooleanSupplier stopping) throws IOException {
+  long compactWhileIdle(BooleanSupplier stopping) throws IOException {
     idlePassRunning = true;
     try {
       if (maintenanceWaiters.get() > 0) {
@@ -1042,7 +1043,7 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
    * @param idle whether this is the low-priority pass, which does not count as waiting for the
    *     maintenance lock (the others do, and it yields to them)
    */
-  private long runCompaction(boolean throttled, java.util.function.BooleanSupplier yieldWhen, boolean idle) throws IOException {
+  private long runCompaction(boolean throttled, BooleanSupplier yieldWhen, boolean idle) throws IOException {
     try {
       long reclaimed =
           new Compactor(this, io, directory, shards, hasher, segments, segmentIds, options, throttled, yieldWhen, idle).runOnce();
@@ -1117,11 +1118,6 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
   }
 
   /**
-   * Seals segments the log writer has moved past (fsync, final header, truncate). Their records are
-   * first made durable through group commit, so that a failed fsync of them reaches the writers
-   * waiting on it; a failed fsync in the seal itself disables writes just the same.
-   */
-  /**
    * The agent's sealing: skipped while a low-priority compaction pass holds the maintenance lock
    * (that pass seals first), rather than waiting behind it for as long as the application keeps
    * the CPU busy.
@@ -1138,6 +1134,11 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
     }
   }
 
+  /**
+   * Seals segments the log writer has moved past (fsync, final header, truncate). Their records are
+   * first made durable through group commit, so that a failed fsync of them reaches the writers
+   * waiting on it; a failed fsync in the seal itself disables writes just the same.
+   */
   void sealFullSegments() throws IOException {
     synchronized (maintenanceLock) {
       boolean synced = false;

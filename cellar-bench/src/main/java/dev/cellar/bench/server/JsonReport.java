@@ -55,12 +55,23 @@ public final class JsonReport {
     return json.append('\n').toString();
   }
 
-  private static Map<String, Object> run(Results.Run r) {
+  /** The fields that name a session: where it ran, at which durability, which server, which round. */
+  private static Map<String, Object> session(String placement, Durability durability, ServerKind server, int round) {
     Map<String, Object> m = new LinkedHashMap<>();
-    m.put("placement", r.placement());
-    m.put("durability", r.durability().id());
-    m.put("server", r.server().id());
-    m.put("round", r.round());
+    m.put("placement", placement);
+    m.put("durability", durability.id());
+    m.put("server", server.id());
+    m.put("round", round);
+    return m;
+  }
+
+  /** A share of CPU time, to three decimals. */
+  private static double share(double fraction) {
+    return Math.round(fraction * 1000) / 1000.0;
+  }
+
+  private static Map<String, Object> run(Results.Run r) {
+    Map<String, Object> m = session(r.placement(), r.durability(), r.server(), r.round());
     m.put("test", r.workload().test());
     m.put("pipeline", r.workload().pipeline());
     m.put("requests", r.workload().requests());
@@ -71,19 +82,15 @@ public final class JsonReport {
     m.put("p95_ms", r.row().p95Ms());
     m.put("p99_ms", r.row().p99Ms());
     m.put("max_ms", r.row().maxMs());
-    m.put("server_cpu_share", Math.round(r.serverCpuShare() * 1000) / 1000.0);
-    m.put("jit_cpu_share", Math.round(r.compilerCpuShare() * 1000) / 1000.0);
+    m.put("server_cpu_share", share(r.serverCpuShare()));
+    m.put("jit_cpu_share", share(r.compilerCpuShare()));
     return m;
   }
 
   private static Map<String, Object> warmup(Results.WarmupRun w) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("placement", w.placement());
-    m.put("durability", w.durability().id());
-    m.put("server", w.server().id());
-    m.put("round", w.round());
+    Map<String, Object> m = session(w.placement(), w.durability(), w.server(), w.round());
     m.put("warmup_rounds", w.rounds());
-    m.put("last_round_jit_cpu_share", Math.round(w.lastCompilerShare() * 1000) / 1000.0);
+    m.put("last_round_jit_cpu_share", share(w.lastCompilerShare()));
     return m;
   }
 
