@@ -48,6 +48,16 @@ public interface Cellar extends AutoCloseable {
   /** Stores the bytes of {@code value} (copied once, into the log) under the bytes of {@code key}. */
   void put(MemorySegment key, MemorySegment value, long expireAtEpochMillis);
 
+  /**
+   * {@link #put(MemorySegment, MemorySegment, long)} with the key and the value given as ranges of
+   * larger segments: the key is the {@code keyLength} bytes of {@code keySource} from {@code
+   * keyOffset}, the value likewise. For a caller that parses requests out of a buffer of its own,
+   * as the server does: no slice object is made per call.
+   */
+  void put(
+      MemorySegment keySource, long keyOffset, long keyLength,
+      MemorySegment valueSource, long valueOffset, long valueLength, long expireAtEpochMillis);
+
   /** Returns a copy of the value, or {@code null} when the key is absent or expired. */
   byte[] get(byte[] key);
 
@@ -66,16 +76,25 @@ public interface Cellar extends AutoCloseable {
   <R> R read(MemorySegment key, Function<MemorySegment, R> reader);
 
   /**
-   * A hint that reads or writes of {@code keys[0, count)} follow: reads, for all of them at once,
+   * Zero-copy read that allocates nothing: calls {@code sink} with the range of the log that holds
+   * the value of the key in {@code keySource[keyOffset, keyOffset + keyLength)} and returns true,
+   * or returns false without calling it when the key is absent or expired. The range is valid only
+   * during the call. If compaction moves the value while the sink runs, the sink is called again
+   * with its new place, as with {@link #read(MemorySegment, Function)}.
+   */
+  boolean read(MemorySegment keySource, long keyOffset, long keyLength, ValueSink sink);
+
+  /**
+   * A hint that reads or writes of {@code count} keys follow, key {@code i} being the {@code
+   * lengths[i]} bytes of {@code source} from {@code offsets[i]}: reads, for all of them at once,
    * the memory those operations will read first (the index slot, then the record it points at).
    * Each operation alone waits for its own cache misses in turn; a batch of prefetched keys has
-   * them in flight together. Takes no lock, changes nothing, and never fails; a key that is absent
-   * or moves meanwhile merely gains nothing.
-   *
+   * them in flight together. Takes no lock, changes nothing, allocates nothing and never fails; a
+   * key that is absent or moves meanwhile merely gains nothing.
    * @return a digest of the words read, meaningless except that a caller who keeps it (in a field
    *     of its own) stops the compiler from discarding the reads as unused
    */
-  default long prefetch(MemorySegment[] keys, int count) {
+  default long prefetch(MemorySegment source, long[] offsets, long[] lengths, int count) {
     return 0;
   }
 

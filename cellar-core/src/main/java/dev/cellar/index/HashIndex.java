@@ -58,15 +58,19 @@ public final class HashIndex implements AutoCloseable {
 
   /** The index's window onto the log: it never reads records itself. */
   public interface Keys {
-    /** Whether the record at {@code location} has key {@code key}. */
-    boolean matches(long location, MemorySegment key);
+    /**
+     * Whether the record at {@code location} has as its key the {@code length} bytes of {@code
+     * source} from {@code offset}. Keys come as ranges so that a caller holding them inside a larger
+     * buffer (a server's input) looks them up without a slice object per key.
+     */
+    boolean matches(long location, MemorySegment source, long offset, long length);
 
     /**
      * {@link #matches}, asked by {@link #put} of a candidate it will replace if the key matches:
      * the log may start loading what retiring that record will touch.
      */
-    default boolean matchesForReplacement(long location, MemorySegment key) {
-      return matches(location, key);
+    default boolean matchesForReplacement(long location, MemorySegment source, long offset, long length) {
+      return matches(location, source, offset, length);
     }
 
     /** The hash of the key of the record at {@code location} (for tables over 2^22 slots). */
@@ -134,13 +138,18 @@ public final class HashIndex implements AutoCloseable {
 
   /** The location stored for {@code key}, or 0. */
   public long get(long hash, MemorySegment key) {
-    long found = find(primary, hash, key);
+    return get(hash, key, 0, key.byteSize());
+  }
+
+  /** The location stored for the key in {@code source[offset, offset + length)}, or 0. */
+  public long get(long hash, MemorySegment source, long offset, long length) {
+    long found = find(primary, hash, source, offset, length);
     if (found >= 0) {
       return IndexSlotDescriptor.location(primary.word(found));
     }
     Table old = retiring;
     if (old != null) {
-      found = find(old, hash, key);
+      found = find(old, hash, source, offset, length);
       if (found >= 0) {
         return IndexSlotDescriptor.location(old.word(found));
       }
@@ -201,10 +210,15 @@ public final class HashIndex implements AutoCloseable {
 
   /** Maps {@code key} to {@code location}; returns the location it replaced, or 0. */
   public long put(long hash, MemorySegment key, long location) {
+    return put(hash, key, 0, key.byteSize(), location);
+  }
+
+  /** {@link #put(long, MemorySegment, long)} with the key in {@code source[offset, offset + length)}. */
+  public long put(long hash, MemorySegment source, long offset, long length, long location) {
     migrateStep();
     long previous = 0;
     if (retiring != null) {
-      long at = find(retiring, hash, key);
+      long at = find(retiring, hash, source, offset, length);
       if (at >= 0) {
         previous = IndexSlotDescriptor.location(retiring.word(at));
         retiring.set(at, MOVED);
@@ -221,7 +235,7 @@ public final class HashIndex implements AutoCloseable {
         growIfNeeded();
         return previous;
       }
-      if (sameFingerprint(w, hash) && keys.matchesForReplacement(IndexSlotDescriptor.location(w), key)) {
+      if (sameFingerprint(w, hash) && keys.matchesForReplacement(IndexSlotDescriptor.location(w), source, offset, length)) {
         primary.set(i, word);
         return IndexSlotDescriptor.location(w);
       }
@@ -230,8 +244,13 @@ public final class HashIndex implements AutoCloseable {
 
   /** Removes {@code key}; returns the location it had, or 0. */
   public long remove(long hash, MemorySegment key) {
+    return remove(hash, key, 0, key.byteSize());
+  }
+
+  /** {@link #remove(long, MemorySegment)} with the key in {@code source[offset, offset + length)}. */
+  public long remove(long hash, MemorySegment source, long offset, long length) {
     migrateStep();
-    long at = find(primary, hash, key);
+    long at = find(primary, hash, source, offset, length);
     if (at >= 0) {
       long location = IndexSlotDescriptor.location(primary.word(at));
       deleteAndShift(primary, at);
@@ -239,7 +258,7 @@ public final class HashIndex implements AutoCloseable {
       return location;
     }
     if (retiring != null) {
-      at = find(retiring, hash, key);
+      at = find(retiring, hash, source, offset, length);
       if (at >= 0) {
         long location = IndexSlotDescriptor.location(retiring.word(at));
         retiring.set(at, MOVED);
@@ -459,14 +478,14 @@ public final class HashIndex implements AutoCloseable {
     return primary.memory;
   }
 
-  private long find(Table t, long hash, MemorySegment key) {
+  private long find(Table t, long hash, MemorySegment source, long offset, long length) {
     long mask = t.mask;
     for (long i = home(t, hash), probes = 0; probes <= mask; i = (i + 1) & mask, probes++) {
       long w = t.word(i);
       if (w == EMPTY) {
         return -1;
       }
-      if (sameFingerprint(w, hash) && keys.matches(IndexSlotDescriptor.location(w), key)) {
+      if (sameFingerprint(w, hash) && keys.matches(IndexSlotDescriptor.location(w), source, offset, length)) {
         return i;
       }
     }

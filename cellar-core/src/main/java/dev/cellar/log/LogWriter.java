@@ -99,15 +99,26 @@ public final class LogWriter {
    * @throws DiskFullException when no block could be reserved; nothing was written
    */
   public long append(int type, MemorySegment key, MemorySegment value, long expireAt) {
-    long valueLength = value == null ? 0 : value.byteSize();
+    return value == null
+        ? append(type, key, 0, key.byteSize(), null, 0, 0, expireAt)
+        : append(type, key, 0, key.byteSize(), value, 0, value.byteSize(), expireAt);
+  }
+
+  /**
+   * {@link #append(int, MemorySegment, MemorySegment, long)} with the key and the value given as
+   * ranges of larger segments ({@code value} null and {@code valueLength} 0 for a delete).
+   */
+  public long append(
+      int type, MemorySegment key, long keyOffset, long keyLength,
+      MemorySegment value, long valueOffset, long valueLength, long expireAt) {
     appendLock.lock();
     try {
       long seq = nextSeq;
-      long length = RecordDescriptor.length(key.byteSize(), valueLength, seq, expireAt != 0);
+      long length = RecordDescriptor.length(keyLength, valueLength, seq, expireAt != 0);
       ensureRoom(length);
       long offset = tail;
       byte[] record = scratch(length);
-      RecordDescriptor.encode(record, type, key, value, seq, expireAt);
+      RecordDescriptor.encode(record, type, key, keyOffset, keyLength, value, valueOffset, valueLength, seq, expireAt);
       MemorySegment.copy(record, 0, active.memory(), ValueLayout.JAVA_BYTE, offset, (int) length);
       tail = offset + length;
       active.end(tail);

@@ -67,8 +67,19 @@ public final class RecordDescriptor {
    * @param expireAt epoch millis, or 0 for none
    */
   public static int encode(byte[] out, int type, MemorySegment key, MemorySegment value, long seq, long expireAt) {
-    long keyLength = key.byteSize();
-    long valueLength = value == null ? 0 : value.byteSize();
+    return value == null
+        ? encode(out, type, key, 0, key.byteSize(), null, 0, 0, seq, expireAt)
+        : encode(out, type, key, 0, key.byteSize(), value, 0, value.byteSize(), seq, expireAt);
+  }
+
+  /**
+   * {@link #encode(byte[], int, MemorySegment, MemorySegment, long, long)} with the key and the
+   * value given as ranges of larger segments ({@code value} null for a delete), so a caller that
+   * parsed them out of a buffer need not slice it.
+   */
+  public static int encode(
+      byte[] out, int type, MemorySegment key, long keyOffset, long keyLength,
+      MemorySegment value, long valueOffset, long valueLength, long seq, long expireAt) {
     boolean hasExpiry = expireAt != 0;
     out[TYPE_OFFSET] = (byte) (type | (hasExpiry ? EXPIRY_BIT : 0));
     int at = Varint.write(out, VARINTS_OFFSET, keyLength);
@@ -78,10 +89,10 @@ public final class RecordDescriptor {
       HEAP_LONG.set(out, at, expireAt);
       at += EXPIRY_BYTES;
     }
-    MemorySegment.copy(key, ValueLayout.JAVA_BYTE, 0, out, at, (int) keyLength);
+    MemorySegment.copy(key, ValueLayout.JAVA_BYTE, keyOffset, out, at, (int) keyLength);
     at += (int) keyLength;
     if (valueLength > 0) {
-      MemorySegment.copy(value, ValueLayout.JAVA_BYTE, 0, out, at, (int) valueLength);
+      MemorySegment.copy(value, ValueLayout.JAVA_BYTE, valueOffset, out, at, (int) valueLength);
       at += (int) valueLength;
     }
     HEAP_INT.set(out, CRC_OFFSET, Crc32c.masked(out, TYPE_OFFSET, at - TYPE_OFFSET));

@@ -283,7 +283,12 @@ public final class RecordView {
 
   /** Whether this record's key equals {@code key}. */
   public boolean keyEquals(MemorySegment key) {
-    return key.byteSize() == keyLength
-        && MemorySegment.mismatch(log, keyOffset, keyOffset + keyLength, key, 0, keyLength) == -1;
+    return keyEquals(key, 0, key.byteSize());
+  }
+
+  /** Whether this record's key equals the {@code length} bytes of {@code source} from {@code offset}. */
+  public boolean keyEquals(MemorySegment source, long offset, long length) {
+    return length == keyLength
+        && MemorySegment.mismatch(log, keyOffset, keyOffset + keyLength, source, offset, offset + length) == -1;
   }
 }

@@ -41,6 +41,8 @@ public final class Segment implements AutoCloseable {
   private final StoreFile file;
   private final Arena arena;
   private final MemorySegment memory;
+  /** {@link #memory} read-only, made once: readers are handed it with a range instead of a slice each. */
+  private final MemorySegment readOnlyMemory;
   private volatile State state;
   private volatile long end;
   private volatile int slot = -1;
@@ -73,6 +75,7 @@ public final class Segment implements AutoCloseable {
     this.file = file;
     this.arena = arena;
     this.memory = memory;
+    this.readOnlyMemory = memory.asReadOnly();
     this.state = state;
     this.end = end;
   }
@@ -277,6 +280,11 @@ public final class Segment implements AutoCloseable {
 
   public MemorySegment memory() {
     return memory;
+  }
+
+  /** The same mapping as {@link #memory()}, read-only: for handing out to callers. */
+  public MemorySegment readOnlyMemory() {
+    return readOnlyMemory;
   }
 
   public State state() {

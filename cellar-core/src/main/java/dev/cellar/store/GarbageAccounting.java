@@ -13,6 +13,9 @@ import dev.cellar.log.SegmentTable;
 final class GarbageAccounting {
   private final SegmentTable segments;
 
+  /** Per-thread header scratch: every overwrite retires a record (see {@code Shard.MATCH_VIEW}). */
+  private static final ThreadLocal<RecordView> SCRATCH = ThreadLocal.withInitial(RecordView::new);
+
   GarbageAccounting(SegmentTable segments) {
     this.segments = segments;
   }
@@ -24,7 +27,7 @@ final class GarbageAccounting {
    */
   boolean retire(long location) {
     Segment segment = segments.get(LogLocation.slot(location));
-    RecordView view = new RecordView();
+    RecordView view = SCRATCH.get();
     if (segment == null || !view.parse(segment.memory(), LogLocation.offset(location), segment.end())) {
       return false;
     }
@@ -41,7 +44,7 @@ final class GarbageAccounting {
   /** Accounts a record that is garbage from birth (a tombstone). */
   void deadAt(long location) {
     Segment segment = segments.get(LogLocation.slot(location));
-    RecordView view = new RecordView();
+    RecordView view = SCRATCH.get();
     if (segment != null && view.parse(segment.memory(), LogLocation.offset(location), segment.end())) {
       segment.addDead(view.length());
     }

@@ -30,23 +30,30 @@ final class Shard implements HashIndex.Keys {
   /** Where prefetching loads put their values, so that the JIT keeps them; never read. */
   private long prefetched;
 
+  /**
+   * Per-thread header scratch for {@link #matches}, which every lookup and every write calls: a
+   * new view each time is garbage wherever the JIT does not inline the parse far enough to remove
+   * it. Not the reads' own scratch, as a read's view is in use while the index calls this.
+   */
+  private static final ThreadLocal<RecordView> MATCH_VIEW = ThreadLocal.withInitial(RecordView::new);
+
   Shard(SegmentTable segments, KeyHasher hasher) {
     this.segments = segments;
     this.hasher = hasher;
   }
 
   @Override
-  public boolean matches(long location, MemorySegment key) {
+  public boolean matches(long location, MemorySegment source, long keyOffset, long keyLength) {
     Segment segment = segments.get(LogLocation.slot(location));
     if (segment == null) {
       return false;
     }
     MemorySegment log = segment.memory();
     long offset = LogLocation.offset(location);
-    RecordView view = new RecordView();
+    RecordView view = MATCH_VIEW.get();
     // Bounded by the segment's end, not its mapping: past a sealed segment's end the file may be
     // truncated, and touching a mapped page beyond the file's end is SIGBUS.
-    return view.parse(log, offset, segment.end()) && view.keyEquals(key);
+    return view.parse(log, offset, segment.end()) && view.keyEquals(source, keyOffset, keyLength);
   }
 
   /**
@@ -58,12 +65,12 @@ final class Shard implements HashIndex.Keys {
    * without it (four interleaved pairs, 701-787k against 577-717k overwrites a second).
    */
   @Override
-  public boolean matchesForReplacement(long location, MemorySegment key) {
+  public boolean matchesForReplacement(long location, MemorySegment source, long keyOffset, long keyLength) {
     Segment segment = segments.get(LogLocation.slot(location));
     if (segment != null) {
       prefetched ^= segment.touchDeadMark(LogLocation.offset(location));
     }
-    return matches(location, key);
+    return matches(location, source, keyOffset, keyLength);
   }
 
   @Override

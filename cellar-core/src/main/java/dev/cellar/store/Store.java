@@ -14,6 +14,7 @@ import dev.cellar.ScanPage;
 import dev.cellar.StoreClosedException;
 import dev.cellar.StoreIOException;
 import dev.cellar.TypedMap;
+import dev.cellar.ValueSink;
 import dev.cellar.checkpoint.CheckpointImage;
 import dev.cellar.index.HashIndex;
 import dev.cellar.index.KeyHasher;
@@ -309,7 +310,7 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
   public void put(byte[] key, byte[] value) {
     Objects.requireNonNull(value, "value");
     MemorySegment k = segmentOf(key);
-    write(RecordDescriptor.PUT, k, hasher.hash(key), MemorySegment.ofArray(value), 0);
+    write(RecordDescriptor.PUT, k, 0, key.length, hasher.hash(key), MemorySegment.ofArray(value), 0, value.length, 0);
   }
 
   @Override
@@ -331,35 +332,52 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
   public void put(MemorySegment key, MemorySegment value, long expireAtEpochMillis) {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(value, "value");
+    put(key, 0, key.byteSize(), value, 0, value.byteSize(), expireAtEpochMillis);
+  }
+
+  @Override
+  public void put(
+      MemorySegment keySource, long keyOffset, long keyLength,
+      MemorySegment valueSource, long valueOffset, long valueLength, long expireAtEpochMillis) {
+    Objects.requireNonNull(keySource, "key");
+    Objects.requireNonNull(valueSource, "value");
+    Objects.checkFromIndexSize(keyOffset, keyLength, keySource.byteSize());
+    Objects.checkFromIndexSize(valueOffset, valueLength, valueSource.byteSize());
     if (expireAtEpochMillis < 0) {
       throw new LimitExceededException("expiry " + expireAtEpochMillis + " is negative");
     }
+    long hash = hasher.hash(keySource, keyOffset, keyLength);
     if (expireAtEpochMillis != NO_EXPIRY && expireAtEpochMillis <= System.currentTimeMillis()) {
       // Redis semantics: setting an expiry in the past deletes the key.
-      delete(key);
+      write(RecordDescriptor.DELETE, keySource, keyOffset, keyLength, hash, null, 0, 0, 0);
       return;
     }
-    write(RecordDescriptor.PUT, key, hasher.hash(key), value, expireAtEpochMillis);
+    write(RecordDescriptor.PUT, keySource, keyOffset, keyLength, hash, valueSource, valueOffset, valueLength, expireAtEpochMillis);
   }
 
   @Override
   public boolean delete(byte[] key) {
     MemorySegment k = segmentOf(key);
-    return write(RecordDescriptor.DELETE, k, hasher.hash(key), null, 0);
+    return write(RecordDescriptor.DELETE, k, 0, key.length, hasher.hash(key), null, 0, 0, 0);
   }
 
   @Override
   public boolean delete(MemorySegment key) {
     Objects.requireNonNull(key, "key");
-    return write(RecordDescriptor.DELETE, key, hasher.hash(key), null, 0);
+    return write(RecordDescriptor.DELETE, key, 0, key.byteSize(), hasher.hash(key), null, 0, 0, 0);
   }
 
-  /** Appends a put or delete; returns whether a live value existed before. */
-  private boolean write(int type, MemorySegment key, long hash, MemorySegment value, long expireAt) {
-    checkKey(key);
-    if (value != null && value.byteSize() > options.maxValueBytes()) {
+  /**
+   * Appends a put or a delete (then {@code value} is null) of the key in {@code key[keyOffset,
+   * keyOffset + keyLength)}; returns whether a live value existed before.
+   */
+  private boolean write(
+      int type, MemorySegment key, long keyOffset, long keyLength, long hash,
+      MemorySegment value, long valueOffset, long valueLength, long expireAt) {
+    checkKey(keyLength);
+    if (valueLength > options.maxValueBytes()) {
       throw new LimitExceededException(
-          "value length " + value.byteSize() + " > max " + options.maxValueBytes() + " bytes (maxValueBytes)");
+          "value length " + valueLength + " > max " + options.maxValueBytes() + " bytes (maxValueBytes)");
     }
     checkWritable();
     checkSpace();
@@ -368,7 +386,7 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
       commit.enter();
     }
     try {
-      return writeAndCommit(type, key, hash, value, expireAt, always);
+      return writeAndCommit(type, key, keyOffset, keyLength, hash, value, valueOffset, valueLength, expireAt, always);
     } catch (DiskFullException e) {
       noteDiskFull(e);
       throw e;
@@ -379,24 +397,26 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
     }
   }
 
-  private boolean writeAndCommit(int type, MemorySegment key, long hash, MemorySegment value, long expireAt, boolean always) {
+  private boolean writeAndCommit(
+      int type, MemorySegment key, long keyOffset, long keyLength, long hash,
+      MemorySegment value, long valueOffset, long valueLength, long expireAt, boolean always) {
     Shard shard = shards[(int) hash & shardMask];
     boolean existed;
     long stamp = shard.lock.writeLock();
     try {
       checkOpen();
       if (type == RecordDescriptor.PUT) {
-        long location = log.append(type, key, value, expireAt);
-        long previous = shard.index.put(hash, key, location);
+        long location = log.append(type, key, keyOffset, keyLength, value, valueOffset, valueLength, expireAt);
+        long previous = shard.index.put(hash, key, keyOffset, keyLength, location);
         existed = previous != 0 && accounting.retire(previous);
         shard.puts++;
       } else {
-        long previous = shard.index.get(hash, key);
+        long previous = shard.index.get(hash, key, keyOffset, keyLength);
         if (previous == 0) {
           return false;
         }
-        long location = log.append(type, key, null, 0);
-        shard.index.remove(hash, key);
+        long location = log.append(type, key, keyOffset, keyLength, null, 0, 0, 0);
+        shard.index.remove(hash, key, keyOffset, keyLength);
         existed = accounting.retire(previous);
         accounting.deadAt(location);
         shard.deletes++;
@@ -426,8 +446,7 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
     return MemorySegment.ofArray(key);
   }
 
-  private void checkKey(MemorySegment key) {
-    long length = key.byteSize();
+  private void checkKey(long length) {
     if (length == 0) {
       throw new LimitExceededException("key is empty; keys must be 1 to " + options.maxKeyBytes() + " bytes");
     }
@@ -572,16 +591,7 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
 
   @Override
   public byte[] get(byte[] key) {
-    return readLive(
-        segmentOf(key),
-        (segment, view) -> {
-          // One copy of the whole record serves both the CRC check and the value.
-          byte[] record = view.copy();
-          if (options.verifyChecksumsOnRead() && !RecordView.checksumValid(record)) {
-            throw corruptRecord(segment, view);
-          }
-          return view.valueOf(record);
-        });
+    return readLive(segmentOf(key), 0, key.length, copyOut, null);
   }
 
   @Override
@@ -590,33 +600,83 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
   }
 
   @Override
+  @SuppressWarnings("unchecked")
   public <R> R read(MemorySegment key, Function<MemorySegment, R> reader) {
     Objects.requireNonNull(key, "key");
-    return readLive(
-        key,
-        (segment, view) -> {
-          if (options.verifyChecksumsOnRead() && !view.checksumValid()) {
-            throw corruptRecord(segment, view);
-          }
-          return reader.apply(view.value().asReadOnly());
-        });
-  }
-
-  /** What a read does with the live record it found. */
-  private interface RecordAction<R> {
-    R apply(Segment segment, RecordView view);
+    Objects.requireNonNull(reader, "reader");
+    return (R) readLive(key, 0, key.byteSize(), applyReader, reader);
   }
 
   @Override
-  public long prefetch(MemorySegment[] keys, int count) {
+  public boolean read(MemorySegment keySource, long keyOffset, long keyLength, ValueSink sink) {
+    Objects.requireNonNull(keySource, "key");
+    Objects.requireNonNull(sink, "sink");
+    Objects.checkFromIndexSize(keyOffset, keyLength, keySource.byteSize());
+    return readLive(keySource, keyOffset, keyLength, feedSink, sink) != null;
+  }
+
+  /**
+   * What a read does with the live record it found, given the caller's argument ({@code with}):
+   * one instance per kind of read, made with the store, so that a read creates no lambda.
+   */
+  private interface RecordAction<R, A> {
+    R apply(Segment segment, RecordView view, A with);
+  }
+
+  private final RecordAction<byte[], Void> copyOut = (segment, view, unused) -> {
+    // One copy of the whole record serves both the CRC check and the value.
+    byte[] record = view.copy();
+    if (verifiesChecksumsOnRead() && !RecordView.checksumValid(record)) {
+      throw corruptRecord(segment, view);
+    }
+    return view.valueOf(record);
+  };
+
+  private final RecordAction<Object, Function<MemorySegment, ?>> applyReader = (segment, view, reader) -> {
+    verifyOnRead(segment, view);
+    return reader.apply(view.value().asReadOnly());
+  };
+
+  private final RecordAction<Boolean, ValueSink> feedSink = (segment, view, sink) -> {
+    verifyOnRead(segment, view);
+    sink.accept(segment.readOnlyMemory(), view.valueOffset(), view.valueLength());
+    return Boolean.TRUE;
+  };
+
+  private void verifyOnRead(Segment segment, RecordView view) {
+    if (verifiesChecksumsOnRead() && !view.checksumValid()) {
+      throw corruptRecord(segment, view);
+    }
+  }
+
+  private boolean verifiesChecksumsOnRead() {
+    return options.verifyChecksumsOnRead();
+  }
+
+  /**
+   * Per-thread header scratch for lookups, so a read allocates none. Safe to share between nested
+   * reads on one thread (a reader that reads the store again) because no read looks at the view
+   * after it has called out to a caller's code: a retry parses it anew.
+   */
+  private static final ThreadLocal<RecordView> LOOKUP_VIEW = ThreadLocal.withInitial(RecordView::new);
+
+  /** Per-thread room for {@link #prefetch}'s hashes. */
+  private static final ThreadLocal<long[]> PREFETCH_HASHES = ThreadLocal.withInitial(() -> new long[64]);
+
+  @Override
+  public long prefetch(MemorySegment source, long[] offsets, long[] lengths, int count) {
     if (closed) {
       return 0;
     }
+    long[] hashes = PREFETCH_HASHES.get();
+    if (hashes.length < count) {
+      hashes = new long[count];
+      PREFETCH_HASHES.set(hashes);
+    }
     // Three tight passes rather than one: the loads of a pass are independent of each other and
     // few instructions apart, so the CPU has many of them in flight at once.
-    long[] hashes = new long[count];
     for (int i = 0; i < count; i++) {
-      hashes[i] = hasher.hash(keys[i]);
+      hashes[i] = hasher.hash(source, offsets[i], lengths[i]);
     }
     long digest = 0;
     for (int i = 0; i < count; i++) {
@@ -643,22 +703,23 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
   }
 
   /**
-   * Finds the live, unexpired record for {@code key} and applies {@code action} to it; returns
-   * null if there is none. If compaction unmaps the record's segment while the action runs (it
-   * moved the record after we found it), the lookup is repeated, so the action may run twice.
+   * Finds the live, unexpired record for the key in {@code key[offset, offset + length)} and
+   * applies {@code action} to it; returns null if there is none. If compaction unmaps the record's
+   * segment while the action runs (it moved the record after we found it), the lookup is repeated,
+   * so the action may run twice.
    */
-  private <R> R readLive(MemorySegment k, RecordAction<R> action) {
+  private <R, A> R readLive(MemorySegment key, long offset, long length, RecordAction<R, A> action, A with) {
     checkOpen();
-    long hash = hasher.hash(k);
+    long hash = hasher.hash(key, offset, length);
     Shard shard = shards[(int) hash & shardMask];
-    RecordView view = new RecordView();
+    RecordView view = LOOKUP_VIEW.get();
     for (int attempt = 0; ; attempt++) {
-      Segment segment = locate(shard, hash, k, view, attempt);
+      Segment segment = locate(shard, hash, key, offset, length, view, attempt);
       if (segment == null || (view.expireAt() != 0 && view.expiredAt(System.currentTimeMillis()))) {
         return null;
       }
       try {
-        return action.apply(segment, view);
+        return action.apply(segment, view, with);
       } catch (IllegalStateException e) {
         // Compaction removes a segment from the table before it unmaps it: anything else is not
         // ours to retry (a caller's reader may throw this exception for its own reasons).
@@ -675,7 +736,8 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
    * segment, or null if the key is absent (tombstones read as absent). The result was current at
    * some instant during the call.
    */
-  private Segment locate(Shard shard, long hash, MemorySegment key, RecordView view, int retries) {
+  private Segment locate(
+      Shard shard, long hash, MemorySegment key, long keyOffset, long keyLength, RecordView view, int retries) {
     for (int attempt = 0; ; attempt++) {
       boolean locked = attempt + retries >= OPTIMISTIC_ATTEMPTS;
       long stamp = locked ? shard.lock.readLock() : shard.lock.tryOptimisticRead();
@@ -684,7 +746,7 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
           Thread.onSpinWait();
           continue;
         }
-        long location = shard.index.get(hash, key);
+        long location = shard.index.get(hash, key, keyOffset, keyLength);
         Segment segment = location == 0 ? null : segments.get(LogLocation.slot(location));
         boolean parsed =
             segment != null && view.parse(segment.memory(), LogLocation.offset(location), segment.end());
@@ -727,24 +789,24 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
   @Override
   public long expiryOf(MemorySegment key) {
     Objects.requireNonNull(key, "key");
-    Long expiry = readMeta(key);
-    return expiry == null ? ABSENT : expiry;
+    return readMeta(key);
   }
 
-  private Long readMeta(MemorySegment k) {
+  /** The expiry of the live record for {@code k}, {@link #NO_EXPIRY} for none, or {@link #ABSENT}. */
+  private long readMeta(MemorySegment k) {
     checkOpen();
     long hash = hasher.hash(k);
-    RecordView view = new RecordView();
-    Segment segment = locate(shards[(int) hash & shardMask], hash, k, view, 0);
+    RecordView view = LOOKUP_VIEW.get();
+    Segment segment = locate(shards[(int) hash & shardMask], hash, k, 0, k.byteSize(), view, 0);
     if (segment == null || view.expiredAt(System.currentTimeMillis())) {
-      return null;
+      return ABSENT;
     }
     return view.expireAt();
   }
 
   @Override
   public boolean contains(byte[] key) {
-    return readMeta(segmentOf(key)) != null;
+    return readMeta(segmentOf(key)) != ABSENT;
   }
 
   @Override

@@ -44,8 +44,8 @@ class HashIndexLocationTest {
     }
 
     @Override
-    public boolean matches(long location, MemorySegment key) {
-      return keyAt.get(location) == key.get(ValueLayout.JAVA_LONG_UNALIGNED, 0);
+    public boolean matches(long location, MemorySegment source, long offset, long length) {
+      return length == Long.BYTES && keyAt.get(location) == source.get(ValueLayout.JAVA_LONG_UNALIGNED, offset);
     }
 
     @Override

@@ -59,8 +59,8 @@ class HashIndexScanTest {
     }
 
     @Override
-    public boolean matches(long location, MemorySegment key) {
-      return key.get(ValueLayout.JAVA_LONG_UNALIGNED, 0) == location - BASE;
+    public boolean matches(long location, MemorySegment source, long offset, long length) {
+      return length == Long.BYTES && source.get(ValueLayout.JAVA_LONG_UNALIGNED, offset) == location - BASE;
     }
 
     @Override

@@ -55,8 +55,8 @@ class HostileKeysTest {
   private static int longestRun(KeyHasher hasher, List<byte[]> keys) {
     HashIndex.Keys byPosition = new HashIndex.Keys() {
       @Override
-      public boolean matches(long location, MemorySegment key) {
-        return Arrays.equals(keys.get((int) location - 2), key.toArray(ValueLayout.JAVA_BYTE));
+      public boolean matches(long location, MemorySegment source, long offset, long length) {
+        return Arrays.equals(keys.get((int) location - 2), source.asSlice(offset, length).toArray(ValueLayout.JAVA_BYTE));
       }
 
       @Override

@@ -8,6 +8,8 @@ import dev.cellar.CellarOptions;
 import dev.cellar.Cursor;
 import dev.cellar.Fsync;
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
@@ -31,7 +33,8 @@ import net.jqwik.api.Combinators;
 class StorePropertyTest {
   sealed interface Op permits Put, PutTtl, Delete, Reopen, ReplayReopen, Compact, Checkpoint, Scan {}
 
-  record Put(int key, int size) implements Op {}
+  /** {@code offset} 0: a put of arrays; otherwise of ranges that start that far into a buffer. */
+  record Put(int key, int size, int offset) implements Op {}
 
   record PutTtl(int key, boolean alreadyExpired) implements Op {}
 
@@ -54,7 +57,8 @@ class StorePropertyTest {
   @Provide
   Arbitrary<List<Op>> operations() {
     Arbitrary<Integer> keys = Arbitraries.integers().between(0, 40);
-    Arbitrary<Op> put = Combinators.combine(keys, Arbitraries.integers().between(0, 3000)).as(Put::new);
+    Arbitrary<Op> put =
+        Combinators.combine(keys, Arbitraries.integers().between(0, 3000), Arbitraries.integers().between(0, 9)).as(Put::new);
     Arbitrary<Op> ttl = Combinators.combine(keys, Arbitraries.of(true, false)).as(PutTtl::new);
     Arbitrary<Op> delete = keys.map(Delete::new);
     Arbitrary<Op> op =
@@ -83,7 +87,13 @@ class StorePropertyTest {
           case Put p -> {
             String k = "key" + p.key();
             String v = version + ":" + "x".repeat(p.size());
-            db.put(k.getBytes(UTF_8), v.getBytes(UTF_8));
+            if (p.offset() == 0) {
+              db.put(k.getBytes(UTF_8), v.getBytes(UTF_8));
+            } else {
+              // key and value inside one buffer, junk around them, as a server's input holds them
+              MemorySegment buffer = MemorySegment.ofArray((".".repeat(p.offset()) + k + "|" + v + "!").getBytes(UTF_8));
+              db.put(buffer, p.offset(), k.length(), buffer, p.offset() + k.length() + 1, v.length(), Cellar.NO_EXPIRY);
+            }
             model.put(k, v);
             assertEquals(v, get(db, k));
           }
@@ -145,9 +155,17 @@ class StorePropertyTest {
     }
   }
 
+  /** The value as {@code get} returns it, after checking that a read of ranges agrees. */
   private static String get(Cellar db, String key) {
     byte[] v = db.get(key.getBytes(UTF_8));
-    return v == null ? null : new String(v, UTF_8);
+    String value = v == null ? null : new String(v, UTF_8);
+    MemorySegment buffer = MemorySegment.ofArray(("**" + key + "*").getBytes(UTF_8));
+    String[] sunk = new String[1];
+    boolean found = db.read(buffer, 2, key.length(), (source, offset, length) ->
+        sunk[0] = new String(source.asSlice(offset, length).toArray(ValueLayout.JAVA_BYTE), UTF_8));
+    assertEquals(value != null, found, "read of ranges found " + key);
+    assertEquals(value, sunk[0], "read of ranges of " + key);
+    return value;
   }
 
   private static void assertAll(Cellar db, Map<String, String> model) {

@@ -431,31 +431,97 @@ class StoreTest {
     }
   }
 
+  /** The value {@code read} of ranges hands its sink, copied out, or null if it was not called. */
+  private static byte[] readRange(Cellar db, java.lang.foreign.MemorySegment source, long offset, long length) {
+    byte[][] got = new byte[1][];
+    boolean found = db.read(source, offset, length,
+        (memory, at, bytes) -> got[0] = memory.asSlice(at, bytes).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+    assertEquals(found, got[0] != null, "read's result and its sink disagree");
+    return got[0];
+  }
+
+  @Test
+  void rangesOfABufferWorkLikeTheKeysAndValuesTheyHold() {
+    java.lang.foreign.MemorySegment input = java.lang.foreign.MemorySegment.ofArray(b("xxSETalpha12345GETalpha"));
+    try (Cellar db = Cellar.open(dir, small())) {
+      db.put(input, 5, 5, input, 10, 5, Cellar.NO_EXPIRY); // alpha -> 12345
+      assertArrayEquals(b("12345"), db.get(b("alpha")));
+      assertArrayEquals(b("12345"), readRange(db, input, 18, 5));
+      assertNull(readRange(db, input, 18, 4), "alph is another key");
+      assertNull(readRange(db, input, 0, 2));
+
+      // a sink that reads the store again sees its own values, and its caller's stay intact
+      db.put(b("beta"), b("67"));
+      byte[][] inner = new byte[1][];
+      boolean found = db.read(input, 18, 5, (memory, at, length) -> {
+        inner[0] = db.get(b("beta"));
+        assertArrayEquals(b("12345"), memory.asSlice(at, length).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+      });
+      assertTrue(found);
+      assertArrayEquals(b("67"), inner[0]);
+
+      // an expiry in the past deletes, as with arrays
+      db.put(input, 5, 5, input, 10, 5, System.currentTimeMillis() - 1000);
+      assertNull(db.get(b("alpha")));
+      db.put(input, 5, 5, input, 10, 5, System.currentTimeMillis() + 60_000);
+      assertArrayEquals(b("12345"), readRange(db, input, 18, 5));
+
+      assertThrows(IndexOutOfBoundsException.class, () -> db.put(input, 20, 5, input, 0, 1, Cellar.NO_EXPIRY));
+      assertThrows(IndexOutOfBoundsException.class, () -> db.put(input, 0, 1, input, -1, 2, Cellar.NO_EXPIRY));
+      assertThrows(IndexOutOfBoundsException.class, () -> readRange(db, input, 22, 2));
+      LimitExceededException empty =
+          assertThrows(LimitExceededException.class, () -> db.put(input, 3, 0, input, 0, 1, Cellar.NO_EXPIRY));
+      assertTrue(empty.getMessage().contains("key is empty"), empty.getMessage());
+      java.lang.foreign.MemorySegment big = java.lang.foreign.MemorySegment.ofArray(new byte[(64 << 10) + 10]);
+      LimitExceededException tooLong =
+          assertThrows(LimitExceededException.class, () -> db.put(input, 5, 5, big, 5, (64 << 10) + 1, Cellar.NO_EXPIRY));
+      assertTrue(tooLong.getMessage().contains("value length 65537 > max 65536"), tooLong.getMessage());
+      assertArrayEquals(b("12345"), db.get(b("alpha")), "a refused put changes nothing");
+    }
+    try (Cellar db = Cellar.open(dir, small())) {
+      assertArrayEquals(b("12345"), readRange(db, input, 18, 5), "range puts survive a reopen");
+    }
+    Cellar closed = Cellar.open(dir, small());
+    closed.close();
+    assertThrows(StoreClosedException.class, () -> readRange(closed, input, 18, 5));
+    assertThrows(StoreClosedException.class, () -> closed.put(input, 5, 5, input, 10, 5, Cellar.NO_EXPIRY));
+  }
+
   @Test
   void prefetchIsAHintThatChangesNothingAndNeverFails() {
-    java.lang.foreign.MemorySegment[] keys = new java.lang.foreign.MemorySegment[64];
-    for (int i = 0; i < keys.length; i++) {
-      keys[i] = java.lang.foreign.MemorySegment.ofArray(b("k" + i));
+    // 100 keys, more than the per-thread room prefetch starts with, packed into one buffer after a
+    // byte of junk, as a server's input holds them.
+    int count = 100;
+    java.io.ByteArrayOutputStream packed = new java.io.ByteArrayOutputStream();
+    packed.write('*');
+    long[] offsets = new long[count];
+    long[] lengths = new long[count];
+    for (int i = 0; i < count; i++) {
+      byte[] key = b("k" + i);
+      offsets[i] = packed.size();
+      lengths[i] = key.length;
+      packed.writeBytes(key);
     }
+    java.lang.foreign.MemorySegment source = java.lang.foreign.MemorySegment.ofArray(packed.toByteArray());
     Cellar closed;
     try (Cellar db = Cellar.open(dir, small().backgroundCompaction(false))) {
       closed = db;
-      db.prefetch(keys, 64); // an empty store
+      db.prefetch(source, offsets, lengths, count); // an empty store
       for (int round = 0; round < 3; round++) {
-        for (int i = 0; i < 32; i++) {
+        for (int i = 0; i < count / 2; i++) {
           db.put(b("k" + i), b("v" + round + "-" + "x".repeat(200)));
         }
       }
       db.compact(); // replaced segments: guessed locations may point into them
       db.checkpoint();
-      db.prefetch(keys, 64); // half present, half absent
-      db.prefetch(keys, 0);
-      for (int i = 0; i < 64; i++) {
-        assertArrayEquals(i < 32 ? b("v2-" + "x".repeat(200)) : null, db.get(b("k" + i)));
+      db.prefetch(source, offsets, lengths, count); // half present, half absent
+      db.prefetch(source, offsets, lengths, 0);
+      for (int i = 0; i < count; i++) {
+        assertArrayEquals(i < count / 2 ? b("v2-" + "x".repeat(200)) : null, db.get(b("k" + i)));
       }
-      assertEquals(32, db.size());
+      assertEquals(count / 2, db.size());
     }
-    assertEquals(0, closed.prefetch(keys, 64), "after close: nothing read, no failure");
+    assertEquals(0, closed.prefetch(source, offsets, lengths, count), "after close: nothing read, no failure");
   }
 
   @Test

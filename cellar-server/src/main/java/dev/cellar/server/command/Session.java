@@ -1,8 +1,7 @@
 package dev.cellar.server.command;
 
 import dev.cellar.server.resp.ReplyWriter;
-import java.lang.foreign.MemorySegment;
-import java.util.function.Function;
+import dev.cellar.ValueSink;
 
 /**
  * What the server knows about one client connection: identity for {@code CLIENT}, whether it has
@@ -31,7 +30,7 @@ public final class Session {
   private boolean wroteInBatch;
 
   /** Writes a value from the log as a bulk reply: made once per connection, so GET allocates none. */
-  final Function<MemorySegment, Boolean> bulkReply;
+  final ValueSink bulkReply;
 
   public Session(long id, String address, String localAddress, ReplyWriter out, ServerContext server) {
     this.id = id;
@@ -40,10 +39,7 @@ public final class Session {
     this.out = out;
     this.server = server;
     this.authenticated = server.config().requirePass() == null;
-    this.bulkReply = value -> {
-      this.out.bulk(value);
-      return Boolean.TRUE;
-    };
+    this.bulkReply = out::bulk;
   }
 
   public long id() { return id; }

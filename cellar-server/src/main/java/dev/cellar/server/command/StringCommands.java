@@ -42,7 +42,7 @@ final class StringCommands {
   static void get(Session s, Request r, ReplyWriter out) {
     ServerContext server = s.server();
     // The reader writes the value straight from the log into the reply buffer: no copy on the heap.
-    if (server.store().read(r.segment(1), s.bulkReply) == null) {
+    if (!server.store().read(r.input(), r.offset(1), r.length(1), s.bulkReply)) {
       out.nullBulk();
       server.stats().keyspaceMisses.increment();
     } else {
@@ -63,7 +63,7 @@ final class StringCommands {
       int stripe = stripe(r, 1);
       server.locks().lock(stripe);
       try {
-        store.put(r.segment(1), r.segment(2), Cellar.NO_EXPIRY);
+        put(store, r, Cellar.NO_EXPIRY);
       } finally {
         server.locks().unlock(stripe);
       }
@@ -93,13 +93,11 @@ final class StringCommands {
     int stripe = stripe(r, 1);
     server.locks().lock(stripe);
     try {
-      MemorySegment key = r.segment(1);
-      Values.Current current = (flags & (NX | XX | GET | KEEPTTL)) != 0 ? Values.current(store, key) : null;
+      Values.Current current = (flags & (NX | XX | GET | KEEPTTL)) != 0 ? Values.current(store, r.segment(1)) : null;
       boolean exists = current != null;
       boolean write = !((flags & NX) != 0 && exists) && !((flags & XX) != 0 && !exists);
       if (write) {
-        long expiry = (flags & KEEPTTL) != 0 && exists ? current.expireAt() : expireAt;
-        store.put(key, r.segment(2), expiry);
+        put(store, r, (flags & KEEPTTL) != 0 && exists ? current.expireAt() : expireAt);
       }
       if ((flags & GET) != 0) {
         if (exists) {
@@ -115,6 +113,11 @@ final class StringCommands {
     } finally {
       server.locks().unlock(stripe);
     }
+  }
+
+  /** Stores argument 2 under argument 1, handing the engine ranges of the input: no allocation. */
+  private static void put(Cellar store, Request r, long expireAt) {
+    store.put(r.input(), r.offset(1), r.length(1), r.input(), r.offset(2), r.length(2), expireAt);
   }
 
   /**
@@ -268,7 +271,7 @@ final class StringCommands {
     ServerContext server = s.server();
     out.array(r.argc() - 1);
     for (int i = 1; i < r.argc(); i++) {
-      if (server.store().read(r.segment(i), s.bulkReply) == null) {
+      if (!server.store().read(r.input(), r.offset(i), r.length(i), s.bulkReply)) {
         out.nullBulk();
         server.stats().keyspaceMisses.increment();
       } else {

@@ -44,7 +44,9 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
   /** Requests parsed ahead of execution, at most {@link #LOOKAHEAD}; see {@link #processInput}. */
   private Request[] pending = new Request[1];
   private final int[] ends = new int[LOOKAHEAD];
-  private MemorySegment[] prefetchKeys = new MemorySegment[0];
+  /** The ranges of the input that hold the keys to prefetch; see {@link #prefetch}. */
+  private final long[] prefetchOffsets = new long[LOOKAHEAD];
+  private final long[] prefetchLengths = new long[LOOKAHEAD];
   /** What the engine's prefetch read; kept so the reads are not optimised away. */
   private long prefetchDigest;
   private final ReplyWriter out = new ReplyWriter(16 * 1024);
@@ -238,17 +240,14 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
   }
 
   private void prefetch(int count) {
-    if (prefetchKeys.length < count) {
-      prefetchKeys = new MemorySegment[LOOKAHEAD];
-    }
     int keys = 0;
     for (int i = 0; i < count; i++) {
       if (pending[i].argc() >= 2) {
-        prefetchKeys[keys++] = pending[i].segment(1); // the first key of most commands
+        prefetchOffsets[keys] = pending[i].offset(1); // the first key of most commands
+        prefetchLengths[keys++] = pending[i].length(1);
       }
     }
-    prefetchDigest ^= server.store().prefetch(prefetchKeys, keys);
-    java.util.Arrays.fill(prefetchKeys, 0, keys, null); // keep no view of the input alive
+    prefetchDigest ^= server.store().prefetch(pending[0].input(), prefetchOffsets, prefetchLengths, keys);
   }
 
   @Override

@@ -15,12 +15,15 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.util.concurrent.FastThreadLocalThread;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The listening sockets: RESP on {@code port} and, with TLS, on {@code tls-port}; HTTP on {@code
@@ -43,10 +46,20 @@ public final class RespListener implements AutoCloseable {
   private final DurabilityBarrier barrier;
   private final ScheduledFuture<?> memoryRefresh;
 
+  /**
+   * The event loops' threads are Netty's own kind: on any other thread its recycler pools nothing
+   * (one outbound-buffer entry allocated per write) and its allocator takes buffers from magazines
+   * shared between threads instead of the loop's own.
+   */
+  private static ThreadFactory loopThreads() {
+    AtomicInteger next = new AtomicInteger();
+    return task -> new FastThreadLocalThread(task, "cellar-loop-" + next.getAndIncrement());
+  }
+
   private RespListener(ServerContext server, Dispatcher dispatcher, ServerTls tls) {
     ServerConfig config = server.config();
     transport = Transport.choose(config.transport());
-    loops = new MultiThreadIoEventLoopGroup(config.threads(), Thread.ofPlatform().name("cellar-loop-", 0).factory(), transport.handlers());
+    loops = new MultiThreadIoEventLoopGroup(config.threads(), loopThreads(), transport.handlers());
     barrier = config.fsync() == Fsync.ALWAYS ? new DurabilityBarrier(server.store()) : null;
     boolean httpOn = config.httpPort() != 0 || config.httpsPort() != 0;
     httpEndpoint = httpOn ? new HttpEndpoint(server) : null;

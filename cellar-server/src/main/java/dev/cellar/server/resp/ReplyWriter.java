@@ -136,10 +136,14 @@ public final class ReplyWriter {
 
   /** A bulk string copied straight from a segment (a value in the log). */
   public void bulk(MemorySegment value) {
-    long length = value.byteSize();
+    bulk(value, 0, value.byteSize());
+  }
+
+  /** A bulk string of the {@code length} bytes of {@code source} from {@code offset}. */
+  public void bulk(MemorySegment source, long offset, long length) {
     header((byte) '$', length);
     ensure(length + 2);
-    MemorySegment.copy(value, 0, segment, position, length);
+    MemorySegment.copy(source, offset, segment, position, length);
     position += (int) length;
     buffer[position++] = '\r';
     buffer[position++] = '\n';
