@@ -16,7 +16,7 @@ import java.util.List;
 public record ServerLaunch(List<String> prefix) {
   /** The JVM options of the launcher's {@code server} branch, in its order; a test keeps them in step. */
   public static final List<String> LAUNCHER_JVM_OPTIONS = List.of(
-      "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xms32m", "-Xmx1g", "-Xss512k", "-XX:TrimNativeHeapInterval=60000", "-Dio.netty.jfr.enabled=false",
+      "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xms8m", "-Xmx1g", "-Xss512k", "-XX:TrimNativeHeapInterval=60000", "-Dio.netty.jfr.enabled=false",
       "-Dio.netty.leakDetection.level=disabled");
   /** The main class of the {@code cellar} command (cellar-cli). */
   public static final String MAIN_CLASS = "dev.cellar.cli.CellarCommand";

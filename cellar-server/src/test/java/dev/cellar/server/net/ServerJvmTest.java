@@ -30,7 +30,7 @@ class ServerJvmTest {
   @TempDir Path dir;
 
   /** The launcher's options for the server (see the {@code cellar} script). */
-  static final List<String> LAUNCHER_OPTIONS = List.of("--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xms32m", "-Xmx1g", "-Xss512k", "-XX:TrimNativeHeapInterval=60000", "-Dio.netty.jfr.enabled=false",
+  static final List<String> LAUNCHER_OPTIONS = List.of("--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xms8m", "-Xmx1g", "-Xss512k", "-XX:TrimNativeHeapInterval=60000", "-Dio.netty.jfr.enabled=false",
       "-Dio.netty.leakDetection.level=disabled");
 
   @Test
