@@ -15,13 +15,6 @@ public final class Crc32c {
 
   private Crc32c() {}
 
-  /**
-   * One checksum object per thread for {@link #masked(byte[], int, int)}, which every append
-   * calls: a new one each time is garbage per write wherever the JIT does not inline far enough
-   * to remove it.
-   */
-  private static final ThreadLocal<CRC32C> HEAP_CRC = ThreadLocal.withInitial(CRC32C::new);
-
   /** The unmasked CRC32C of {@code length} bytes of {@code segment} from {@code offset}. */
   public static int compute(MemorySegment segment, long offset, long length) {
     CRC32C crc = new CRC32C();
@@ -36,8 +29,7 @@ public final class Crc32c {
    * would write.
    */
   public static int masked(byte[] bytes, int offset, int length) {
-    CRC32C crc = HEAP_CRC.get();
-    crc.reset();
+    CRC32C crc = new CRC32C();
     crc.update(bytes, offset, length);
     return mask((int) crc.getValue());
   }

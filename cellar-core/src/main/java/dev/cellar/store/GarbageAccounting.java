@@ -13,9 +13,6 @@ import dev.cellar.log.SegmentTable;
 final class GarbageAccounting {
   private final SegmentTable segments;
 
-  /** Per-thread header scratch: every overwrite retires a record (see {@code Shard.MATCH_VIEW}). */
-  private static final ThreadLocal<RecordView> SCRATCH = ThreadLocal.withInitial(RecordView::new);
-
   GarbageAccounting(SegmentTable segments) {
     this.segments = segments;
   }
@@ -27,7 +24,7 @@ final class GarbageAccounting {
    */
   boolean retire(long location) {
     Segment segment = segments.get(LogLocation.slot(location));
-    RecordView view = SCRATCH.get();
+    RecordView view = new RecordView();
     if (segment == null || !view.parse(segment.memory(), LogLocation.offset(location), segment.end())) {
       return false;
     }
@@ -44,7 +41,7 @@ final class GarbageAccounting {
   /** Accounts a record that is garbage from birth (a tombstone). */
   void deadAt(long location) {
     Segment segment = segments.get(LogLocation.slot(location));
-    RecordView view = SCRATCH.get();
+    RecordView view = new RecordView();
     if (segment != null && view.parse(segment.memory(), LogLocation.offset(location), segment.end())) {
       segment.addDead(view.length());
     }

@@ -12,7 +12,6 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.concurrent.EventExecutor;
-import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 
 /**
