@@ -4,8 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.netty.channel.epoll.Epoll;
-import io.netty.channel.uring.IoUring;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
@@ -30,7 +28,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * place, the engine is handed ranges of the input buffer, and the value is copied from the log
  * into the reply buffer. What remains is Netty's, per socket read or write, not per request (on
  * io_uring a submission object for each read and each write, and on every transport a ByteBuffer
- * duplicate to copy a received buffer out, since without sun.misc.Unsafe Netty has no other way):
+ * duplicate to copy a received buffer out, Netty's only way when it may not reach memory directly):
  * with 64 requests a read, a few bytes a request.
  *
  * <p>Measured with the JVM's per-thread allocation counter on the loop thread of a server in a
@@ -52,18 +50,10 @@ class GarbageFreePathTest {
 
   @TempDir Path dir;
 
-  private static boolean available(String transport) {
-    return switch (transport) {
-      case "io_uring" -> IoUring.isAvailable();
-      case "epoll" -> Epoll.isAvailable();
-      default -> true;
-    };
-  }
-
   @ParameterizedTest
   @ValueSource(strings = {"io_uring", "epoll", "nio"})
   void pipelinedGetsAndSetsAllocateNothingPerRequest(String transport) throws Exception {
-    assumeTrue(available(transport), transport + " does not load on this machine");
+    assumeTrue(TransportTest.available(transport), transport + " does not load on this machine");
     byte[] value = "v".repeat(VALUE_BYTES).getBytes(StandardCharsets.US_ASCII);
     List<byte[]> sets = batches("SET", value);
     List<byte[]> gets = batches("GET", null);
@@ -72,7 +62,7 @@ class GarbageFreePathTest {
         .getBytes(StandardCharsets.US_ASCII);
     byte[] reply = new byte[Math.max(okReplies.length, valueReplies.length)];
     try (Probe probe = Probe.start(dir.resolve(transport), transport);
-        Socket socket = new Socket("127.0.0.1", probe.port)) {
+        Socket socket = new Socket("127.0.0.1", probe.port())) {
       socket.setSoTimeout(30_000);
       socket.setTcpNoDelay(true);
       OutputStream out = socket.getOutputStream();
@@ -98,18 +88,7 @@ class GarbageFreePathTest {
   }
 
   /** {@link AllocationProbeMain} in a JVM with the launcher's options, and a line protocol to it. */
-  private static final class Probe implements AutoCloseable {
-    private final Process process;
-    private final BufferedReader out;
-    private final Path errors;
-    final int port;
-
-    private Probe(Process process, BufferedReader out, Path errors, int port) {
-      this.process = process;
-      this.out = out;
-      this.errors = errors;
-      this.port = port;
-    }
+  private record Probe(Process process, BufferedReader out, Path errors, int port) implements AutoCloseable {
 
     static Probe start(Path dir, String transport) throws IOException {
       Files.createDirectories(dir);

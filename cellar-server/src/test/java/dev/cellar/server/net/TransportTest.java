@@ -28,7 +28,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 class TransportTest {
   @TempDir Path dir;
 
-  private static boolean available(String transport) {
+  /** Whether {@code transport} ("io_uring", "epoll" or "nio") loads on this machine. */
+  static boolean available(String transport) {
     return switch (transport) {
       case "io_uring" -> IoUring.isAvailable();
       case "epoll" -> Epoll.isAvailable();
