@@ -203,6 +203,31 @@ public final class RecordView {
         == Crc32c.masked(log, offset + RecordDescriptor.TYPE_OFFSET, length - RecordDescriptor.TYPE_OFFSET);
   }
 
+  /**
+   * The value on the heap, copied from the very bytes whose CRC was checked when {@code verify}; null
+   * if that check fails. Allocates only the value: a record that fits the per-thread scratch is
+   * checked there and its value taken from it. Call only after a successful parse.
+   */
+  public byte[] checkedValue(boolean verify) {
+    int from = (int) (keyOffset + keyLength - offset);
+    if (!verify) {
+      byte[] out = new byte[(int) valueLength];
+      MemorySegment.copy(log, ValueLayout.JAVA_BYTE, offset + from, out, 0, out.length);
+      return out;
+    }
+    if (length <= SCRATCH_BYTES) {
+      byte[] scratch = CHECK_SCRATCH.get();
+      MemorySegment.copy(log, ValueLayout.JAVA_BYTE, offset, scratch, 0, (int) length);
+      int stored = (int) STORED_CRC.get(scratch, RecordDescriptor.CRC_OFFSET);
+      if (stored != Crc32c.masked(scratch, RecordDescriptor.TYPE_OFFSET, (int) length - RecordDescriptor.TYPE_OFFSET)) {
+        return null;
+      }
+      return java.util.Arrays.copyOfRange(scratch, from, from + (int) valueLength);
+    }
+    byte[] record = copy();
+    return checksumValid(record) ? valueOf(record) : null;
+  }
+
   /** The whole record, copied onto the heap. */
   public byte[] copy() {
     byte[] out = new byte[(int) length];

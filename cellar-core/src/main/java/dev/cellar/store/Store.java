@@ -591,8 +591,25 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
 
   @Override
   public byte[] get(byte[] key) {
-    return readLive(segmentOf(key), 0, key.length, copyOut, null);
+    Objects.requireNonNull(key, "key");
+    // A segment over the caller's array would be allocated per call (the lookup is too large for
+    // escape analysis to remove it): a short key is looked up from a per-thread copy instead, so
+    // the value returned is the call's only allocation. No caller code runs during the lookup
+    // (copyOut calls none), so a nested read cannot overwrite the copy while it is in use.
+    MemorySegment lookupKey;
+    if (key.length <= KEY_SCRATCH_BYTES) {
+      lookupKey = KEY_SCRATCH.get();
+      MemorySegment.copy(key, 0, lookupKey, ValueLayout.JAVA_BYTE, 0, key.length);
+    } else {
+      lookupKey = MemorySegment.ofArray(key);
+    }
+    return readLive(lookupKey, 0, key.length, hasher.hash(key), copyOut, null);
   }
+
+  /** Keys up to this length are looked up by {@link #get(byte[])} from {@link #KEY_SCRATCH}. */
+  private static final int KEY_SCRATCH_BYTES = 256;
+  private static final ThreadLocal<MemorySegment> KEY_SCRATCH =
+      ThreadLocal.withInitial(() -> MemorySegment.ofArray(new byte[KEY_SCRATCH_BYTES]));
 
   @Override
   public <R> R read(byte[] key, Function<MemorySegment, R> reader) {
@@ -624,12 +641,11 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
   }
 
   private final RecordAction<byte[], Void> copyOut = (segment, view, unused) -> {
-    // One copy of the whole record serves both the CRC check and the value.
-    byte[] record = view.copy();
-    if (verifiesChecksumsOnRead() && !RecordView.checksumValid(record)) {
+    byte[] value = view.checkedValue(verifiesChecksumsOnRead());
+    if (value == null) {
       throw corruptRecord(segment, view);
     }
-    return view.valueOf(record);
+    return value;
   };
 
   private final RecordAction<Object, Function<MemorySegment, ?>> applyReader = (segment, view, reader) -> {
@@ -709,8 +725,13 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
    * so the action may run twice.
    */
   private <R, A> R readLive(MemorySegment key, long offset, long length, RecordAction<R, A> action, A with) {
+    return readLive(key, offset, length, hasher.hash(key, offset, length), action, with);
+  }
+
+  /** {@link #readLive}, given the key's hash. */
+  private <R, A> R readLive(
+      MemorySegment key, long offset, long length, long hash, RecordAction<R, A> action, A with) {
     checkOpen();
-    long hash = hasher.hash(key, offset, length);
     Shard shard = shards[(int) hash & shardMask];
     RecordView view = LOOKUP_VIEW.get();
     for (int attempt = 0; ; attempt++) {

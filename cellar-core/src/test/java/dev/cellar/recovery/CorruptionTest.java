@@ -191,6 +191,52 @@ class CorruptionTest {
   }
 
   @Test
+  void damagedValueOfEverySizeIsNeverReturned() throws Exception {
+    // Small records are checked in a per-thread scratch buffer, large ones in a copy of their own:
+    // both paths, each damaged at its first, middle and last value byte.
+    Path dir = root.resolve("db");
+    int[] sizes = {1, 60, 4000, 4096, 5000, 60_000};
+    try (Cellar db = Cellar.open(dir, OPTIONS)) {
+      for (int size : sizes) {
+        byte[] value = new byte[size];
+        for (int i = 0; i < size; i++) {
+          value[i] = (byte) (i * 31 + size);
+        }
+        db.put(("big" + size).getBytes(UTF_8), value);
+      }
+    }
+    for (int size : sizes) {
+      Located victim = records(dir).stream().filter(r -> r.key().equals("big" + size)).findFirst().orElseThrow();
+      for (long at : java.util.stream.LongStream.of(0, size / 2, size - 1).distinct().toArray()) {
+        Path copy = root.resolve("copy-" + size + "-" + at);
+        copyDir(dir, copy);
+        flipByte(copy.resolve(victim.file().getFileName()), victim.valueOffset() + at);
+        try (Cellar db = Cellar.open(copy, OPTIONS)) {
+          CorruptStoreException e = assertThrows(CorruptStoreException.class, () -> db.get(("big" + size).getBytes(UTF_8)),
+              "value of " + size + " bytes damaged at " + at);
+          assertTrue(e.getMessage().contains("offset " + victim.offset()), e.getMessage());
+        }
+        // With checks off (an option for callers who verify elsewhere), the same read returns the
+        // stored bytes, damage included: the check, not the copy, is what refuses them.
+        try (Cellar db = Cellar.open(copy, OPTIONS.verifyChecksumsOnRead(false))) {
+          byte[] read = db.get(("big" + size).getBytes(UTF_8));
+          assertEquals(size, read.length);
+          assertEquals((byte) ((at * 31 + size) ^ 0x10), read[(int) at]);
+        }
+      }
+    }
+    try (Cellar db = Cellar.open(dir, OPTIONS)) {
+      for (int size : sizes) {
+        byte[] read = db.get(("big" + size).getBytes(UTF_8));
+        assertEquals(size, read.length);
+        for (int i = 0; i < size; i++) {
+          assertEquals((byte) (i * 31 + size), read[i], "byte " + i + " of " + size);
+        }
+      }
+    }
+  }
+
+  @Test
   void bitFlipInSegmentHeaderIsReported() throws Exception {
     Path dir = root.resolve("db");
     populate(dir, 100);

@@ -441,6 +441,28 @@ class StoreTest {
   }
 
   @Test
+  void getFindsKeysOfEveryLengthWhateverWasLookedUpBefore() {
+    // get(byte[]) looks short keys up from a per-thread copy and long ones from the caller's array:
+    // lengths on both sides of the switch, keys that are prefixes of each other, lookups in an order
+    // where a longer key leaves bytes behind in the copy for a shorter one.
+    int[] lengths = {1, 2, 255, 256, 257, 1000};
+    try (Cellar db = Cellar.open(dir, small())) {
+      for (int length : lengths) {
+        db.put("k".repeat(length).getBytes(UTF_8), ("v" + length).getBytes(UTF_8));
+      }
+      for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < lengths.length; i++) {
+          int length = round == 0 ? lengths[i] : lengths[lengths.length - 1 - i];
+          assertArrayEquals(("v" + length).getBytes(UTF_8), db.get("k".repeat(length).getBytes(UTF_8)), "length " + length);
+          assertNull(db.get(("k".repeat(length - 1) + "x").getBytes(UTF_8)), "length " + length + ", last byte differs");
+        }
+      }
+      assertNull(db.get("k".repeat(3).getBytes(UTF_8)));
+      assertNull(db.get("k".repeat(258).getBytes(UTF_8)));
+    }
+  }
+
+  @Test
   void rangesOfABufferWorkLikeTheKeysAndValuesTheyHold() {
     java.lang.foreign.MemorySegment input = java.lang.foreign.MemorySegment.ofArray(b("xxSETalpha12345GETalpha"));
     try (Cellar db = Cellar.open(dir, small())) {
