@@ -55,7 +55,26 @@ sealed interface Target {
       }
       String measured = String.format(Locale.ROOT, "%s vs %s = %.2fx",
           Format.rate(c.get().cellar().opsPerSecond()), Format.rate(c.get().redis().opsPerSecond()), c.get().ratio());
-      return new Verdict(name, required, measured, c.get().ratio() >= minRatio);
+      return new Verdict(name, required, measured + clientCeiling(results, c.get()), c.get().ratio() >= minRatio);
+    }
+
+    /**
+     * At depth 1 redis-benchmark's own core is the limit, and Redis without persistence runs at
+     * about that limit: against a durable Redis, no server can show more than that rate over
+     * Redis's. Reported beside a durable depth-1 target so that a reader can tell a target no
+     * server could meet in this run from one Cellar missed; it does not change the verdict.
+     */
+    private String clientCeiling(Results results, Results.Comparison durable) {
+      if (durability == Durability.NO || pipeline != 1) {
+        return "";
+      }
+      Optional<Results.Comparison> plain = results.compare(placement, Durability.NO, test, pipeline);
+      if (plain.isEmpty()) {
+        return "";
+      }
+      double ceiling = plain.get().redis().opsPerSecond();
+      return String.format(Locale.ROOT, " (the client's ceiling, Redis without persistence in this run: %s, at most %.2fx)",
+          Format.rate(ceiling), ceiling / durable.redis().opsPerSecond());
     }
   }
 

@@ -51,6 +51,25 @@ class ResultsTest {
   }
 
   @Test
+  void durableDepthOneTargetsNameTheClientsCeiling() {
+    Results results = new Results();
+    Workload depthOne = new Workload("set", 1, 1000, 50, 1000, 60);
+    for (Durability durability : List.of(Durability.NO, Durability.ALWAYS)) {
+      for (ServerKind server : ServerKind.values()) {
+        double ops = durability == Durability.NO ? 80_000 : server == ServerKind.REDIS ? 40_000 : 70_000;
+        results.add(new Results.Run("pinned", durability, server, 1, depthOne,
+            new RedisBenchmarkCsv.Row("SET", ops, 1, 0.1, 1, 2, 3, 9), 0.99, 0));
+      }
+    }
+    Target.Verdict always = new Target.Throughput("pinned", Durability.ALWAYS, "set", 1, 1.5).evaluate(results);
+    assertTrue(always.met());
+    assertTrue(always.measured().endsWith("= 1.75x (the client's ceiling, Redis without persistence in this run: "
+        + Format.rate(80_000) + ", at most 2.00x)"), always.measured());
+    Target.Verdict plain = new Target.Throughput("pinned", Durability.NO, "set", 1, 1.0).evaluate(results);
+    assertFalse(plain.measured().contains("ceiling"), plain.measured());
+  }
+
+  @Test
   void syscallTargetComparesCallsPerRequest() {
     Results results = new Results();
     Workload traced = new Workload("get", 1, 1000, 50, 1000, 60);
