@@ -190,10 +190,7 @@ public final class RecordView {
       // A per-thread scratch array, not a new one per read: a server thread checks a record on
       // every GET, and this copy was the largest allocation of the GET path. The check calls no
       // user code, so the scratch cannot be reentered.
-      byte[] scratch = CHECK_SCRATCH.get();
-      MemorySegment.copy(log, ValueLayout.JAVA_BYTE, offset, scratch, 0, (int) length);
-      int stored = (int) STORED_CRC.get(scratch, RecordDescriptor.CRC_OFFSET);
-      return stored == Crc32c.masked(scratch, RecordDescriptor.TYPE_OFFSET, (int) length - RecordDescriptor.TYPE_OFFSET);
+      return copyAndCheck(CHECK_SCRATCH.get());
     }
     if (length <= COPY_TO_CHECK) {
       return checksumValid(copy());
@@ -217,15 +214,17 @@ public final class RecordView {
     }
     if (length <= SCRATCH_BYTES) {
       byte[] scratch = CHECK_SCRATCH.get();
-      MemorySegment.copy(log, ValueLayout.JAVA_BYTE, offset, scratch, 0, (int) length);
-      int stored = (int) STORED_CRC.get(scratch, RecordDescriptor.CRC_OFFSET);
-      if (stored != Crc32c.masked(scratch, RecordDescriptor.TYPE_OFFSET, (int) length - RecordDescriptor.TYPE_OFFSET)) {
-        return null;
-      }
-      return java.util.Arrays.copyOfRange(scratch, from, from + (int) valueLength);
+      return copyAndCheck(scratch) ? java.util.Arrays.copyOfRange(scratch, from, from + (int) valueLength) : null;
     }
     byte[] record = copy();
     return checksumValid(record) ? valueOf(record) : null;
+  }
+
+  /** Copies the record into {@code scratch} (at least {@link #length} bytes) and checks its CRC there. */
+  private boolean copyAndCheck(byte[] scratch) {
+    MemorySegment.copy(log, ValueLayout.JAVA_BYTE, offset, scratch, 0, (int) length);
+    int stored = (int) STORED_CRC.get(scratch, RecordDescriptor.CRC_OFFSET);
+    return stored == Crc32c.masked(scratch, RecordDescriptor.TYPE_OFFSET, (int) length - RecordDescriptor.TYPE_OFFSET);
   }
 
   /** The whole record, copied onto the heap. */
