@@ -205,8 +205,9 @@ class CorruptionTest {
         db.put(("big" + size).getBytes(UTF_8), value);
       }
     }
+    List<Located> written = records(dir);
     for (int size : sizes) {
-      Located victim = records(dir).stream().filter(r -> r.key().equals("big" + size)).findFirst().orElseThrow();
+      Located victim = written.stream().filter(r -> r.key().equals("big" + size)).findFirst().orElseThrow();
       for (long at : java.util.stream.LongStream.of(0, size / 2, size - 1).distinct().toArray()) {
         Path copy = root.resolve("copy-" + size + "-" + at);
         copyDir(dir, copy);
