@@ -19,8 +19,34 @@ import io.netty.channel.uring.IoUringServerSocketChannel;
  * pipelined throughput was at least epoll's (measured side by side in docs/benchmarks.md). epoll
  * stays the fallback for kernels without io_uring or where it is switched off
  * ({@code kernel.io_uring_disabled}, container seccomp profiles).
+ *
+ * <p>io_uring runs with multishot {@code POLL_ADD} off. With it on (Netty's default through 4.2.18),
+ * a client that sends part of a request and then resets the connection before the server has read
+ * it is never released: the poll that should report the reset ends without {@code POLLIN}, Netty
+ * drops that completion, and the channel stays open with no read armed, its descriptor held for
+ * good (1,000 such resets left 373 channels open; with one-shot polls, none). One-shot polls cost
+ * one more submission-queue entry per read loop and no syscall, since the entry goes to the kernel
+ * in the loop's one {@code io_uring_enter}. The switch is a Netty system property read once, when
+ * its {@code IoUring} class initialises, so it is set here before anything touches that class; if
+ * something did first, {@code auto} falls back to epoll and an explicit {@code io_uring} is refused,
+ * rather than serving with a transport that leaks.
  */
 record Transport(String name, IoHandlerFactory handlers, Class<? extends ServerChannel> serverChannel) {
+  private static final String POLL_MULTISHOT = "io.netty.iouring.pollAddMultishotEnabled";
+
+  static {
+    System.setProperty(POLL_MULTISHOT, "false");
+  }
+
+  /** Whether {@code name} ("io_uring", "epoll" or "nio") can serve on this machine, as {@link #choose} would find it. */
+  static boolean available(String name) {
+    return switch (name) {
+      case "io_uring" -> ioUringProblem() == null;
+      case "epoll" -> Epoll.isAvailable();
+      case "nio" -> true;
+      default -> throw new IllegalArgumentException("unknown transport " + name);
+    };
+  }
 
   static Transport choose(String requested) {
     return switch (requested) {
@@ -37,10 +63,23 @@ record Transport(String name, IoHandlerFactory handlers, Class<? extends ServerC
     };
   }
 
-  private static Transport ioUring(boolean required) {
+  /** Why io_uring cannot serve here, or null when it can. */
+  private static String ioUringProblem() {
     if (!IoUring.isAvailable()) {
+      return "io_uring is not available here: " + IoUring.unavailabilityCause();
+    }
+    if (IoUring.isPollAddMultishotEnabled()) {
+      return "io_uring was initialised with multishot polls (" + POLL_MULTISHOT + "), which leak connections reset"
+          + " mid-request; do not set that property, or choose transport epoll";
+    }
+    return null;
+  }
+
+  private static Transport ioUring(boolean required) {
+    String problem = ioUringProblem();
+    if (problem != null) {
       if (required) {
-        throw new IllegalStateException("io_uring is not available here: " + IoUring.unavailabilityCause());
+        throw new IllegalStateException(problem);
       }
       return null;
     }

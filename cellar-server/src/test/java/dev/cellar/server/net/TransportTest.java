@@ -7,8 +7,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.cellar.server.CellarServer;
 import dev.cellar.server.config.ServerConfig;
-import io.netty.channel.epoll.Epoll;
-import io.netty.channel.uring.IoUring;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -30,11 +28,7 @@ class TransportTest {
 
   /** Whether {@code transport} ("io_uring", "epoll" or "nio") loads on this machine. */
   static boolean available(String transport) {
-    return switch (transport) {
-      case "io_uring" -> IoUring.isAvailable();
-      case "epoll" -> Epoll.isAvailable();
-      default -> true;
-    };
+    return Transport.available(transport);
   }
 
   private CellarServer start(String transport, String fsync) {
@@ -45,7 +39,7 @@ class TransportTest {
 
   @Test
   void autoTakesIoUringWhereItLoadsAndEpollWhereOnlyThatDoes() {
-    String expected = IoUring.isAvailable() ? "io_uring" : Epoll.isAvailable() ? "epoll" : "nio";
+    String expected = available("io_uring") ? "io_uring" : available("epoll") ? "epoll" : "nio";
     try (CellarServer server = CellarServer.start(new ServerConfig().set("port", "0").set("http-port", "0").set("dir", dir.toString()))) {
       assertEquals(expected, server.transport());
     }
