@@ -92,6 +92,11 @@ public final class HttpEndpoint implements AutoCloseable {
     }
   }
 
+  /** The open HTTP and HTTPS connections. */
+  public Iterable<Channel> connections() {
+    return connections;
+  }
+
   /**
    * Closes the connections and stops the workers, after the listening channels are closed.
    * Requests in progress finish (their answers go nowhere once the connections are closed).

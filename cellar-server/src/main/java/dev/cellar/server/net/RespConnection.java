@@ -75,6 +75,11 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
   @Override
   public void channelActive(ChannelHandlerContext ctx) {
     this.ctx = ctx;
+    if (Transport.closedByKernel(ctx.channel())) {
+      rejected = true; // reset before it was accepted: nobody to answer (see DeadPeerSweep)
+      ctx.close();
+      return;
+    }
     server.stats().connectionsReceived.increment();
     session = new Session(server.clients().nextId(), String.valueOf(ctx.channel().remoteAddress()).replaceFirst("^/", ""),
         String.valueOf(ctx.channel().localAddress()).replaceFirst("^/", ""), out, server);
@@ -154,6 +159,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
         System.arraycopy(in, inStart, bigger, 0, pending);
         in = bigger;
       }
+      parser.moved(inStart, in, 0);
       inStart = 0;
       inEnd = pending;
     }
@@ -174,8 +180,13 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
       int position = inStart;
       boolean needMore = false;
       ProtocolException malformed = null;
+      // Before AUTH, one request at a time: the limits on its size depend on whether the request
+      // before it (an AUTH) succeeded, as in Redis.
+      boolean authenticated = session.authenticated();
+      int lookahead = authenticated ? LOOKAHEAD : 1;
+      parser.authenticated(authenticated);
       try {
-        while (parsed < LOOKAHEAD) {
+        while (parsed < lookahead) {
           Request r = pending(parsed);
           int next = parser.parse(in, position, inEnd, r);
           if (next == RequestParser.NEED_MORE) {
@@ -215,6 +226,12 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
         throw malformed;
       }
       if (needMore) {
+        if (parsed > 0) {
+          // The incomplete request goes first next time, so that the parser resumes it there.
+          Request partial = pending[parsed];
+          pending[parsed] = pending[0];
+          pending[0] = partial;
+        }
         break;
       }
     }
@@ -351,7 +368,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-    if (!(cause instanceof java.io.IOException)) {
+    if (!(cause instanceof java.io.IOException) && session != null) {
       LOG.log(System.Logger.Level.WARNING, "connection " + session.address() + " failed", cause);
     }
     ctx.close();

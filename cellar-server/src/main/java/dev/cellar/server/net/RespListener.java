@@ -45,6 +45,7 @@ public final class RespListener implements AutoCloseable {
   private final ChannelGroup clients = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
   private final DurabilityBarrier barrier;
   private final ScheduledFuture<?> memoryRefresh;
+  private final DeadPeerSweep deadPeers;
 
   /**
    * The event loops' threads are Netty's own kind: on any other thread its recycler pools nothing
@@ -83,6 +84,7 @@ public final class RespListener implements AutoCloseable {
       throw e;
     }
     memoryRefresh = loops.next().scheduleAtFixedRate(server.memory()::refresh, 100, 100, TimeUnit.MILLISECONDS);
+    deadPeers = new DeadPeerSweep(loops, httpEndpoint == null ? List.of(clients) : List.of(clients, httpEndpoint.connections()));
   }
 
   private static Channel bound(List<Channel> bound, Channel channel) {
@@ -152,6 +154,7 @@ public final class RespListener implements AutoCloseable {
   @Override
   public void close() {
     memoryRefresh.cancel(false);
+    deadPeers.close();
     for (Channel listening : new Channel[] {resp, respTls, http, https}) {
       if (listening != null) {
         listening.close().syncUninterruptibly();

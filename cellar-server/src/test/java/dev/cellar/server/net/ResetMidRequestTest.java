@@ -21,9 +21,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Clients that send part of a request and then reset the connection (SO_LINGER 0, close) must be
  * released, on every transport and on both protocols: their channel closed, their descriptor given
- * back, and {@code INFO clients} counting only the clients really connected. On io_uring with
- * Netty's multishot polls, a few hundred of every thousand such clients stayed open for good, and
- * after about ten thousand every new client was refused (see {@link Transport}).
+ * back, and {@code INFO clients} counting only the clients really connected. On io_uring, a few
+ * hundred of every thousand such clients had stayed open for good (800 of 3,000 in this test),
+ * and after about ten thousand every new client was refused (see {@link DeadPeerSweep}).
  */
 class ResetMidRequestTest {
   private static final int RESETS = 3000;
