@@ -93,6 +93,7 @@ public final class Dispatcher {
   private static String errorText(CommandSpec spec, RuntimeException e) {
     return switch (e) {
       case CommandError error -> error.getMessage();
+      case ReplyWriter.ReplyTooLarge large -> "ERR " + large.getMessage();
       case LimitExceededException limit -> "ERR " + limit.getMessage();
       case DiskFullException full -> "ERR disk full, write refused (reads go on; writes resume when space is freed): " + full.getMessage();
       case StoreIOException io -> "ERR " + serverWords(io.getMessage());

@@ -100,7 +100,9 @@ final class InfoText {
         .append("used_memory_heap_committed:").append(heap.getCommitted()).append("\r\n")
         .append("maxmemory:").append(server.config().maxMemory()).append("\r\n")
         .append("maxmemory_human:").append(human(server.config().maxMemory())).append("\r\n")
-        .append("maxmemory_policy:").append(server.config().evictionPolicy().name().toLowerCase().replace('_', '-')).append("\r\n");
+        .append("maxmemory_policy:").append(server.config().evictionPolicy().name().toLowerCase().replace('_', '-')).append("\r\n")
+        .append("mem_clients_normal:").append(server.clientMemory().used()).append("\r\n")
+        .append("maxmemory_clients:").append(server.config().maxMemoryClients() == Long.MAX_VALUE ? 0 : server.config().maxMemoryClients()).append("\r\n");
   }
 
   /**
@@ -150,6 +152,7 @@ final class InfoText {
         .append("total_connections_received:").append(c.connectionsReceived.sum()).append("\r\n")
         .append("total_commands_processed:").append(c.totalCommands()).append("\r\n")
         .append("rejected_connections:").append(c.connectionsRejected.sum()).append("\r\n")
+        .append("evicted_clients:").append(server.clientMemory().evictions()).append("\r\n")
         .append("expired_keys:0\r\n")
         .append("evicted_keys:").append(c.evictedKeys.sum()).append("\r\n")
         .append("keyspace_hits:").append(c.keyspaceHits.sum()).append("\r\n")

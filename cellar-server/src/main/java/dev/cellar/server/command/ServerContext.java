@@ -10,6 +10,7 @@ public final class ServerContext {
   private final CommandTable commands;
   private final KeyLocks locks;
   private final ClientRegistry clients = new ClientRegistry();
+  private final ClientMemory clientMemory;
   private final CommandStats stats = new CommandStats();
   private final MemoryGuard memory;
   private final ServerControl control;
@@ -21,6 +22,7 @@ public final class ServerContext {
     this.config = config;
     this.control = control;
     this.locks = KeyLocks.forServer(config);
+    this.clientMemory = new ClientMemory(config::maxMemoryClients);
     this.memory = new MemoryGuard(store, config, stats);
     this.commands = Commands.table();
   }
@@ -30,6 +32,7 @@ public final class ServerContext {
   public CommandTable commands() { return commands; }
   public KeyLocks locks() { return locks; }
   public ClientRegistry clients() { return clients; }
+  public ClientMemory clientMemory() { return clientMemory; }
   public CommandStats stats() { return stats; }
   public MemoryGuard memory() { return memory; }
   public ServerControl control() { return control; }

@@ -53,6 +53,8 @@ public final class ServerConfig {
   private volatile long maxBulkLength = 16L << 20;
   private volatile long maxQueryBuffer = 64L << 20;
   private volatile long outputBufferLimit = 64L << 20;
+  /** {@code maxmemory-clients} as set: a percentage of the maximum heap ("25%") or bytes; 0 is no limit. */
+  private volatile String maxMemoryClients = "25%";
   private volatile String transport = "auto";
   private static final long MIN_SEGMENT_SIZE = 256 << 10;
 
@@ -101,6 +103,10 @@ public final class ServerConfig {
         v -> maxQueryBuffer = atLeast("client-query-buffer-limit", parseBytes("client-query-buffer-limit", v), 1024 * 1024));
     define("client-output-buffer-limit", true, () -> "normal " + outputBufferLimit + " 0 0",
         v -> outputBufferLimit = parseOutputLimit(v));
+    define("maxmemory-clients", true, () -> maxMemoryClients, v -> {
+      parseClientMemory(v, Runtime.getRuntime().maxMemory());
+      maxMemoryClients = v.trim();
+    });
     // Redis settings that clients read (redis-benchmark asks for save and appendonly): Cellar's
     // answers are fixed, since its log is always on and it has no RDB snapshots.
     define("save", false, () -> "", v -> { });
@@ -236,6 +242,27 @@ public final class ServerConfig {
   public long maxBulkLength() { return maxBulkLength; }
   public long maxQueryBuffer() { return maxQueryBuffer; }
   public long outputBufferLimit() { return outputBufferLimit; }
+
+  /**
+   * {@code maxmemory-clients} in bytes: the most that all clients' buffers together may hold
+   * (query and reply buffers, unsent output, HTTP bodies being received) before the clients with the
+   * largest are disconnected; {@code Long.MAX_VALUE} when set to 0. A percentage is of the maximum
+   * heap (Redis takes it of {@code maxmemory}; Cellar's data is not on the heap, its clients' buffers
+   * are).
+   */
+  public long maxMemoryClients() {
+    long bytes = parseClientMemory(maxMemoryClients, Runtime.getRuntime().maxMemory());
+    return bytes == 0 ? Long.MAX_VALUE : bytes;
+  }
+
+  static long parseClientMemory(String v, long maxHeap) {
+    String s = v.trim();
+    if (s.endsWith("%")) {
+      int percent = intIn("maxmemory-clients", s.substring(0, s.length() - 1), 1, 100);
+      return maxHeap / 100 * percent;
+    }
+    return parseBytes("maxmemory-clients", s);
+  }
   public String transport() { return transport; }
   public int tlsPort() { return tlsPort; }
   public int httpsPort() { return httpsPort; }

@@ -1,10 +1,12 @@
 package dev.cellar.server.http;
 
+import dev.cellar.server.command.ClientMemory;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.FullHttpMessage;
+import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMessage;
@@ -34,8 +36,32 @@ final class BodyAggregator extends HttpObjectAggregator {
     }
   }
 
-  BodyAggregator(int maxBody) {
+  /** A body that would take the clients' buffers over maxmemory-clients: the connection is closed. */
+  static final class OverClientMemory extends RuntimeException {
+    OverClientMemory(String message) {
+      super(message, null, false, false);
+    }
+  }
+
+  private final ClientMemory clientMemory;
+  private final ClientMemory.Account memory;
+
+  BodyAggregator(int maxBody, ClientMemory clientMemory, ClientMemory.Account memory) {
     super(maxBody);
+    this.clientMemory = clientMemory;
+    this.memory = memory;
+  }
+
+  /** Each piece of a body is counted as it arrives; the answer's end gives it back ({@link HttpConnection}). */
+  @Override
+  protected void aggregate(FullHttpMessage aggregated, HttpContent content) throws Exception {
+    super.aggregate(aggregated, content);
+    int bytes = aggregated.content().readableBytes();
+    if (!clientMemory.set(memory, bytes)) {
+      String why = "its request body has reached " + bytes + " bytes";
+      clientMemory.evictedSelf(memory, why);
+      throw new OverClientMemory("client buffers over maxmemory-clients: " + why);
+    }
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.cellar.server.http;
 
+import dev.cellar.server.command.ClientMemory;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
@@ -41,12 +42,16 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
 
   private final HttpRouter router;
   private final Executor workers;
+  private final ClientMemory clientMemory;
+  private final ClientMemory.Account memory;
   private final ArrayDeque<FullHttpRequest> waiting = new ArrayDeque<>();
   private boolean answering;
 
-  HttpConnection(HttpRouter router, Executor workers) {
+  HttpConnection(HttpRouter router, Executor workers, ClientMemory clientMemory, ClientMemory.Account memory) {
     this.router = router;
     this.workers = workers;
+    this.clientMemory = clientMemory;
+    this.memory = memory;
   }
 
   @Override
@@ -97,6 +102,7 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
       }
     } finally {
       request.release();
+      clientMemory.set(memory, 0); // one request at a time: its body was all this connection held
     }
     write(ctx, reply, keepAlive);
   }

@@ -1,5 +1,6 @@
 package dev.cellar.server.http;
 
+import dev.cellar.server.command.ClientMemory;
 import dev.cellar.server.command.ServerContext;
 import dev.cellar.server.metrics.ServerMetrics;
 import dev.cellar.server.tls.ServerTls;
@@ -77,10 +78,13 @@ public final class HttpEndpoint implements AutoCloseable {
               if (tls != null) {
                 tls.addTo(ch);
               }
+              // Bodies being received count against maxmemory-clients, as RESP's buffers do.
+              ClientMemory.Account memory = server.clientMemory().open("http " + ch.remoteAddress(), ch::close);
+              ch.closeFuture().addListener(closed -> server.clientMemory().close(memory));
               ch.pipeline()
                   .addLast(new HttpServerCodec(new HttpDecoderConfig().setMaxInitialLineLength(MAX_REQUEST_LINE).setMaxHeaderSize(MAX_HEADERS)))
-                  .addLast(new BodyAggregator(maxBody(server)))
-                  .addLast(new HttpConnection(router, pool));
+                  .addLast(new BodyAggregator(maxBody(server), server.clientMemory(), memory))
+                  .addLast(new HttpConnection(router, pool, server.clientMemory(), memory));
             }
           })
           .bind(new InetSocketAddress(host, port))

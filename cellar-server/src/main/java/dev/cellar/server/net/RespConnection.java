@@ -1,5 +1,6 @@
 package dev.cellar.server.net;
 
+import dev.cellar.server.command.ClientMemory;
 import dev.cellar.server.command.Dispatcher;
 import dev.cellar.server.command.ServerContext;
 import dev.cellar.server.command.Session;
@@ -60,6 +61,11 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
   /** Replies in {@link #out} since it was last moved out. */
   private int replies;
 
+  /** This client's share of {@code maxmemory-clients} (see {@link #accountMemory}). */
+  private ClientMemory.Account memory;
+  /** Bytes in {@link #held}. */
+  private long heldBytes;
+
   /** Output waiting for an fsync, with the ticket it waits for and the replies in it; in order. */
   private final ArrayDeque<Held> held = new ArrayDeque<>();
 
@@ -96,6 +102,9 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
       return;
     }
     server.clients().add(session);
+    memory = server.clientMemory().open(session.address(), () -> ctx.channel().close());
+    out.limitGrowth((from, to) -> accountMemory(in.length, to));
+    accountMemory(in.length, out.capacity());
     ctx.fireChannelActive();
   }
 
@@ -103,6 +112,9 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
   public void channelInactive(ChannelHandlerContext ctx) {
     if (session != null) {
       server.clients().remove(session);
+    }
+    if (memory != null) {
+      server.clientMemory().close(memory);
     }
     for (Held h; (h = held.poll()) != null; ) {
       h.bytes.release();
@@ -155,9 +167,20 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
       } else {
         // Grow by what arrived, not by what a header claims: a client that announces a large
         // bulk and sends nothing makes the server allocate nothing.
-        byte[] bigger = new byte[(int) Math.min(Integer.MAX_VALUE - 16, Math.max(pending + (long) n, in.length * 2L))];
+        int length = (int) Math.min(Integer.MAX_VALUE - 16, Math.max(pending + (long) n, in.length * 2L));
+        // Both arrays are live while the bytes are copied, so both are counted.
+        if (!accountMemory(in.length + length, out.capacity())) {
+          server.clientMemory().evictedSelf(memory, "its request needs a query buffer of " + length + " bytes");
+          out.error("ERR client buffers over maxmemory-clients: this request does not fit now; send it again later or in parts");
+          replies++;
+          session.closeAfterReply();
+          inStart = inEnd = 0;
+          return;
+        }
+        byte[] bigger = new byte[length];
         System.arraycopy(in, inStart, bigger, 0, pending);
         in = bigger;
+        accountMemory(in.length, out.capacity());
       }
       parser.moved(inStart, in, 0);
       inStart = 0;
@@ -239,6 +262,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
       inStart = inEnd = 0;
       if (in.length > 1 << 20) {
         in = new byte[INITIAL_INPUT]; // a large request has passed: give the memory back
+        accountMemory(in.length, out.capacity());
       }
     }
   }
@@ -297,10 +321,39 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
     if (barrier != null && (wrote || !held.isEmpty())) {
       long ticket = wrote ? barrier.request(this) : held.peekLast().ticket;
       held.add(new Held(bytes, ticket, count));
+      heldBytes += bytes.readableBytes();
+      checkOutputLimit();
       return;
     }
-    ctx.write(bytes, ctx.voidPromise());
+    write(bytes);
     checkOutputLimit();
+  }
+
+  /**
+   * Writes {@code bytes} out (not yet flushed). A large write is followed to its end, so that this
+   * client's share of {@code maxmemory-clients} drops when the socket has taken it, not at the
+   * client's next request; small ones take Netty's shared void promise and allocate nothing.
+   */
+  private void write(ByteBuf bytes) {
+    if (bytes.readableBytes() < FLUSH_THRESHOLD) {
+      ctx.write(bytes, ctx.voidPromise());
+    } else {
+      ctx.write(bytes).addListener(done -> accountMemory(in.length, out.capacity()));
+    }
+  }
+
+  /**
+   * Sets this client's share of {@code maxmemory-clients} to its buffers as they are (or are about
+   * to be: the sizes are given): query buffer, reply buffer, output waiting for an fsync and output
+   * the socket has not taken yet. False when it would not fit and this client holds the most.
+   */
+  private boolean accountMemory(int inCapacity, int outCapacity) {
+    if (memory == null) {
+      return true;
+    }
+    var outbound = ctx.channel().unsafe().outboundBuffer();
+    long total = inCapacity + (long) outCapacity + heldBytes + (outbound == null ? 0 : outbound.totalPendingWriteBytes());
+    return total == memory.bytes() || server.clientMemory().set(memory, total);
   }
 
   @Override
@@ -317,7 +370,8 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
     boolean any = false;
     for (Held h; (h = held.peek()) != null && h.ticket <= completed; ) {
       held.poll();
-      ctx.write(h.bytes, ctx.voidPromise());
+      heldBytes -= h.bytes.readableBytes();
+      write(h.bytes);
       any = true;
     }
     if (any) {
@@ -341,6 +395,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
         + " if any, is not acknowledged (it may or may not be on disk); writes are refused until the server is"
         + " restarted, reads go on";
     for (Held h; (h = held.poll()) != null; ) {
+      heldBytes -= h.bytes.readableBytes();
       h.bytes.release();
       server.stats().unacknowledgedReplies.add(h.replies);
       for (int i = 0; i < h.replies; i++) {
@@ -361,6 +416,12 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
     if (outbound != null && outbound.totalPendingWriteBytes() > server.config().outputBufferLimit()) {
       server.stats().outputLimitDisconnects.increment();
       LOG.log(System.Logger.Level.WARNING, "closing client " + session.address() + ": output over client-output-buffer-limit");
+      ctx.close();
+      session.closeAfterReply();
+      return;
+    }
+    if (!accountMemory(in.length, out.capacity())) {
+      server.clientMemory().evictedSelf(memory, "its unsent output holds the most of any client");
       ctx.close();
       session.closeAfterReply();
     }

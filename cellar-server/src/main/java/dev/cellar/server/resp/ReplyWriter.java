@@ -16,14 +16,38 @@ public final class ReplyWriter {
   private static final byte[] NULL_ARRAY2 = "*-1\r\n".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] NULL3 = "_\r\n".getBytes(StandardCharsets.US_ASCII);
 
+  /** Asked before the buffer grows; see {@link #limitGrowth}. */
+  public interface Growth {
+    /** Whether the buffer may grow from {@code from} to {@code to} bytes. */
+    boolean allow(int from, int to);
+  }
+
+  /** A reply the writer's {@link Growth} did not let it hold; the command fails with this message. */
+  public static final class ReplyTooLarge extends RuntimeException {
+    ReplyTooLarge(String message) {
+      super(message, null, false, false);
+    }
+  }
+
   private byte[] buffer;
   private MemorySegment segment;
+  private Growth growth = (from, to) -> true;
   private int position;
   private int protocol = 2;
 
   public ReplyWriter(int initialCapacity) {
     buffer = new byte[initialCapacity];
     segment = MemorySegment.ofArray(buffer);
+  }
+
+  /** Asks {@code growth} before each growth of the buffer, so that a reply cannot outgrow the clients' memory budget. */
+  public void limitGrowth(Growth growth) {
+    this.growth = growth;
+  }
+
+  /** Bytes the buffer holds (its capacity, not what is written). */
+  public int capacity() {
+    return buffer.length;
   }
 
   public int protocol() {
@@ -67,6 +91,14 @@ public final class ReplyWriter {
         throw new IllegalStateException("reply larger than 2 GiB");
       }
       int capacity = (int) Math.min(Integer.MAX_VALUE - 16, Math.max(needed, buffer.length * 2L));
+      if (!growth.allow(buffer.length, capacity)) {
+        // Doubling would not fit the budget: exactly what is needed might.
+        capacity = (int) needed;
+        if (!growth.allow(buffer.length, capacity)) {
+          throw new ReplyTooLarge("reply of more than " + needed + " bytes would take the clients' buffers over"
+              + " maxmemory-clients; ask for less at a time (a range, SCAN, GETRANGE)");
+        }
+      }
       buffer = java.util.Arrays.copyOf(buffer, capacity);
       segment = MemorySegment.ofArray(buffer);
     }

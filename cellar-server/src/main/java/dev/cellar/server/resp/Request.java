@@ -26,6 +26,16 @@ public final class Request {
     count = 0;
   }
 
+  /** The input moved by {@code delta} bytes, into {@code buffer}: the arguments so far move with it. */
+  void moved(byte[] buffer, int delta) {
+    int keep = count;
+    reset(buffer);
+    count = keep;
+    for (int i = 0; i < count; i++) {
+      offsets[i] += delta;
+    }
+  }
+
   void add(int offset, int length) {
     if (count == offsets.length) {
       offsets = Arrays.copyOf(offsets, count * 2);
