@@ -38,6 +38,7 @@ public final class ServerCommand implements Callable<Integer> {
   @Option(names = "--maxclients", description = "Most clients at once (default 10000).") String maxClients;
   @Option(names = "--proto-max-bulk-len", description = "Largest bulk string (default 16mb).") String maxBulk;
   @Option(names = "--client-query-buffer-limit", description = "Largest unparsed input per client (default 64mb).") String queryLimit;
+  @Option(names = "--maxmemory-clients", description = "Most memory all clients' buffers may hold together, bytes or a percentage of the heap (default 25%%; 0: no limit).") String clientMemory;
   @Option(names = "--client-output-buffer-limit", description = "Unsent replies at which a client is cut off (default 64mb).") String outputLimit;
   @Option(names = "--transport", description = "auto | io_uring | epoll | nio (default auto).") String transport;
   @Option(names = "--tls-port", description = "RESP over TLS port (default 0: off); with it, --port 0 turns plaintext RESP off.") String tlsPort;
@@ -71,6 +72,7 @@ public final class ServerCommand implements Callable<Integer> {
     flags.put("maxclients", maxClients);
     flags.put("proto-max-bulk-len", maxBulk);
     flags.put("client-query-buffer-limit", queryLimit);
+    flags.put("maxmemory-clients", clientMemory);
     flags.put("client-output-buffer-limit", outputLimit);
     flags.put("transport", transport);
     flags.put("tls-port", tlsPort);

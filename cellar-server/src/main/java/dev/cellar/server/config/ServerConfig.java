@@ -55,6 +55,9 @@ public final class ServerConfig {
   private volatile long outputBufferLimit = 64L << 20;
   /** {@code maxmemory-clients} as set: a percentage of the maximum heap ("25%") or bytes; 0 is no limit. */
   private volatile String maxMemoryClients = "25%";
+  private volatile int httpMaxClients = 1000;
+  private volatile int httpIdleTimeout = 120;
+  private volatile int httpHeaderTimeout = 10;
   private volatile String transport = "auto";
   private static final long MIN_SEGMENT_SIZE = 256 << 10;
 
@@ -107,6 +110,9 @@ public final class ServerConfig {
       parseClientMemory(v, Runtime.getRuntime().maxMemory());
       maxMemoryClients = v.trim();
     });
+    define("http-maxclients", true, () -> Integer.toString(httpMaxClients), v -> httpMaxClients = intIn("http-maxclients", v, 1, 1_000_000));
+    define("http-idle-timeout", true, () -> Integer.toString(httpIdleTimeout), v -> httpIdleTimeout = intIn("http-idle-timeout", v, 0, 86_400));
+    define("http-header-timeout", true, () -> Integer.toString(httpHeaderTimeout), v -> httpHeaderTimeout = intIn("http-header-timeout", v, 0, 86_400));
     // Redis settings that clients read (redis-benchmark asks for save and appendonly): Cellar's
     // answers are fixed, since its log is always on and it has no RDB snapshots.
     define("save", false, () -> "", v -> { });
@@ -242,6 +248,12 @@ public final class ServerConfig {
   public long maxBulkLength() { return maxBulkLength; }
   public long maxQueryBuffer() { return maxQueryBuffer; }
   public long outputBufferLimit() { return outputBufferLimit; }
+  /** Most HTTP and HTTPS connections open at once; more are answered 503 and closed. */
+  public int httpMaxClients() { return httpMaxClients; }
+  /** Seconds an HTTP connection may sit idle between requests; 0: no limit. */
+  public int httpIdleTimeout() { return httpIdleTimeout; }
+  /** Seconds a request's line and headers may take once its first byte has arrived; 0: no limit. */
+  public int httpHeaderTimeout() { return httpHeaderTimeout; }
 
   /**
    * {@code maxmemory-clients} in bytes: the most that all clients' buffers together may hold

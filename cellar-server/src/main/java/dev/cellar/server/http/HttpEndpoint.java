@@ -6,6 +6,9 @@ import dev.cellar.server.metrics.ServerMetrics;
 import dev.cellar.server.tls.ServerTls;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -14,6 +17,7 @@ import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.util.concurrent.ExecutorService;
@@ -34,9 +38,11 @@ import java.util.concurrent.TimeUnit;
  * connections' teardown raced the loops' termination) and virtual threads (unbounded CPU-bound
  * scans).
  *
- * <p>Pipeline: TLS on the HTTPS port ({@link ServerTls}), {@link HttpServerCodec} (request line up
- * to 200 KiB, enough for a 64 KiB key percent-encoded whole), {@link BodyAggregator} (body up to
- * {@code proto-max-bulk-len}), then {@link HttpConnection}, which hands requests to the workers.
+ * <p>Pipeline: TLS on the HTTPS port ({@link ServerTls}), {@link HttpTimeouts}' byte side, {@link
+ * HttpServerCodec} (request line up to 200 KiB, enough for a 64 KiB key percent-encoded whole),
+ * {@link HttpTimeouts}' message side, {@link BodyAggregator} (body up to {@code
+ * proto-max-bulk-len}), then {@link HttpConnection}, which hands requests to the workers. A
+ * connection over {@code http-maxclients} gets only the codec and a 503.
  *
  * <p>Metrics are created here, since only HTTP serves them; with HTTP off the command path records
  * no latency at all.
@@ -78,11 +84,19 @@ public final class HttpEndpoint implements AutoCloseable {
               if (tls != null) {
                 tls.addTo(ch);
               }
+              HttpServerCodec codec = new HttpServerCodec(new HttpDecoderConfig().setMaxInitialLineLength(MAX_REQUEST_LINE).setMaxHeaderSize(MAX_HEADERS));
+              if (connections.size() > server.config().httpMaxClients()) {
+                ch.pipeline().addLast(codec).addLast(refusal(server.config().httpMaxClients()));
+                return;
+              }
               // Bodies being received count against maxmemory-clients, as RESP's buffers do.
               ClientMemory.Account memory = server.clientMemory().open("http " + ch.remoteAddress(), ch::close);
               ch.closeFuture().addListener(closed -> server.clientMemory().close(memory));
+              HttpTimeouts timeouts = new HttpTimeouts(server.config().httpIdleTimeout() * 1000L, server.config().httpHeaderTimeout() * 1000L);
               ch.pipeline()
-                  .addLast(new HttpServerCodec(new HttpDecoderConfig().setMaxInitialLineLength(MAX_REQUEST_LINE).setMaxHeaderSize(MAX_HEADERS)))
+                  .addLast(timeouts.bytes())
+                  .addLast(codec)
+                  .addLast(timeouts.messages())
                   .addLast(new BodyAggregator(maxBody(server), server.clientMemory(), memory))
                   .addLast(new HttpConnection(router, pool, server.clientMemory(), memory));
             }
@@ -109,6 +123,22 @@ public final class HttpEndpoint implements AutoCloseable {
   public void close() {
     connections.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
     pool.shutdown();
+  }
+
+  /** Answers a connection over {@code http-maxclients} with 503 and closes it. */
+  private static ChannelInboundHandlerAdapter refusal(int max) {
+    return new ChannelInboundHandlerAdapter() {
+      @Override
+      public void channelActive(ChannelHandlerContext ctx) {
+        HttpReply reply = HttpReply.error(503, "unavailable", "too many HTTP connections (http-maxclients " + max + "); retry later");
+        ctx.writeAndFlush(HttpConnection.response(reply, false)).addListener(ChannelFutureListener.CLOSE);
+      }
+
+      @Override
+      public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        ReferenceCountUtil.release(msg);
+      }
+    };
   }
 
   /** proto-max-bulk-len as the aggregator's int limit, read per connection so CONFIG SET applies to new ones. */

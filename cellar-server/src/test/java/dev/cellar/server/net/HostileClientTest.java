@@ -166,4 +166,77 @@ class HostileClientTest {
       assertEquals(":" + pairs + "\r\n", pinger.send("DBSIZE").readLine());
     }
   }
+
+  /** Half-sent headers (a slowloris) are cut at http-header-timeout; idle keep-alive at http-idle-timeout. */
+  @Test
+  void httpConnectionsThatStallInHeadersOrSitIdleAreClosed() throws Exception {
+    int httpPort = BufferLeakTest.freePort();
+    try (CellarServer server = start("http-port", Integer.toString(httpPort), "http-header-timeout", "1", "http-idle-timeout", "2")) {
+      List<Socket> stalled = new ArrayList<>();
+      try {
+        for (int i = 0; i < 200; i++) {
+          Socket s = new Socket("127.0.0.1", httpPort);
+          s.setSoTimeout(10_000);
+          s.getOutputStream().write("GET /v1/kv/key HTTP/1.1\r\nHost: x\r\nX-Slow: ".getBytes(StandardCharsets.US_ASCII));
+          stalled.add(s);
+        }
+        for (Socket s : stalled) {
+          assertEquals(-1, s.getInputStream().read(), "a connection with half its headers was answered or kept");
+        }
+      } finally {
+        for (Socket s : stalled) {
+          s.close();
+        }
+      }
+      try (Socket s = new Socket("127.0.0.1", httpPort)) {
+        s.setSoTimeout(10_000);
+        s.getOutputStream().write("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+        String head = new String(s.getInputStream().readNBytes(12), StandardCharsets.US_ASCII);
+        assertEquals("HTTP/1.1 200", head);
+        long answered = System.nanoTime();
+        s.getInputStream().readAllBytes(); // ends when the idle connection is closed
+        assertTrue(System.nanoTime() - answered >= 1_500_000_000L, "closed before http-idle-timeout");
+      }
+    }
+  }
+
+  @Test
+  void httpConnectionsOverTheCapAreAnswered503AndClosed() throws Exception {
+    int httpPort = BufferLeakTest.freePort();
+    try (CellarServer server = start("http-port", Integer.toString(httpPort), "http-maxclients", "5")) {
+      List<Socket> open = new ArrayList<>();
+      try {
+        for (int i = 0; i < 5; i++) {
+          Socket s = new Socket("127.0.0.1", httpPort);
+          s.setSoTimeout(10_000);
+          s.getOutputStream().write("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+          assertEquals("HTTP/1.1 200", new String(s.getInputStream().readNBytes(12), StandardCharsets.US_ASCII));
+          open.add(s);
+        }
+        try (Socket sixth = new Socket("127.0.0.1", httpPort)) {
+          sixth.setSoTimeout(10_000);
+          String answer = new String(sixth.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+          assertTrue(answer.startsWith("HTTP/1.1 503"), answer);
+          assertTrue(answer.contains("http-maxclients"), answer);
+        }
+      } finally {
+        for (Socket s : open) {
+          s.close();
+        }
+      }
+      long deadline = System.nanoTime() + 10_000_000_000L;
+      while (true) {
+        try (Socket again = new Socket("127.0.0.1", httpPort)) {
+          again.setSoTimeout(10_000);
+          again.getOutputStream().write("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+          String answer = new String(again.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+          if (answer.startsWith("HTTP/1.1 200") || System.nanoTime() > deadline) {
+            assertTrue(answer.startsWith("HTTP/1.1 200"), "still refused after the others closed: " + answer);
+            break;
+          }
+        }
+        Thread.sleep(50);
+      }
+    }
+  }
 }
