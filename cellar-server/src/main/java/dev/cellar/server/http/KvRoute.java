@@ -1,6 +1,7 @@
 package dev.cellar.server.http;
 
 import dev.cellar.Cellar;
+import dev.cellar.CellarOptions;
 import dev.cellar.Fsync;
 import dev.cellar.server.command.KeyLocks;
 import dev.cellar.server.command.ServerContext;
@@ -30,7 +31,15 @@ final class KvRoute {
     this.server = server;
   }
 
+  /** A key over the engine's limit is refused as too large on every method, as docs/http.md says: never "not found". */
+  private static void checkKey(byte[] key) {
+    if (key.length > CellarOptions.DEFAULT_MAX_KEY_BYTES) {
+      throw HttpError.tooLarge("key of " + key.length + " bytes is over the limit of " + CellarOptions.DEFAULT_MAX_KEY_BYTES + " bytes");
+    }
+  }
+
   HttpReply get(byte[] key) {
+    checkKey(key);
     byte[] value = server.store().read(MemorySegment.ofArray(key), v -> v.toArray(ValueLayout.JAVA_BYTE));
     if (value == null) {
       server.stats().keyspaceMisses.increment();
@@ -41,6 +50,7 @@ final class KvRoute {
   }
 
   HttpReply put(byte[] key, MemorySegment value, QueryParameters query) {
+    checkKey(key);
     long max = server.config().maxBulkLength();
     if (value.byteSize() > max) {
       throw HttpError.tooLarge("value of " + value.byteSize() + " bytes is over proto-max-bulk-len (" + max + " bytes)");
@@ -61,6 +71,7 @@ final class KvRoute {
   }
 
   HttpReply delete(byte[] key) {
+    checkKey(key);
     int stripe = KeyLocks.stripe(key, 0, key.length);
     boolean deleted;
     server.locks().lock(stripe);

@@ -239,4 +239,22 @@ class HostileClientTest {
       }
     }
   }
+
+  @Test
+  void anHttpKeyOverTheKeyLimitIsTooLargeOnEveryMethod() throws Exception {
+    int httpPort = BufferLeakTest.freePort();
+    String key = "a".repeat(70_000);
+    try (CellarServer server = start("http-port", Integer.toString(httpPort))) {
+      for (String method : List.of("GET", "PUT", "DELETE")) {
+        try (Socket s = new Socket("127.0.0.1", httpPort)) {
+          s.setSoTimeout(10_000);
+          String body = method.equals("PUT") ? "Content-Length: 1\r\n\r\nv" : "\r\n";
+          s.getOutputStream().write((method + " /v1/kv/" + key + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" + body)
+              .getBytes(StandardCharsets.US_ASCII));
+          String answer = new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+          assertTrue(answer.startsWith("HTTP/1.1 413"), method + ": " + answer.substring(0, Math.min(200, answer.length())));
+        }
+      }
+    }
+  }
 }
