@@ -113,7 +113,8 @@ class HttpRouterTest {
     assertError(http.call("GET", "/v1/kv/\u0100"), 400, "bad_request");
     String overLong = "/v1/kv/" + "k".repeat(65 * 1024);
     assertError(http.put(overLong, "v"), 413, "too_large");
-    assertError(http.call("GET", overLong), 404, "not_found");
+    assertError(http.call("GET", overLong), 413, "too_large");
+    assertError(http.call("DELETE", overLong), 413, "too_large");
   }
 
   @Test
