@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -13,6 +14,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -308,6 +312,55 @@ class LoadTest {
       Thread.sleep(20);
     }
     return value;
+  }
+
+  /**
+   * docs/server.md promises no -OOM under an evicting policy while there is something to evict.
+   * Clients on both event loops pipelining 64 KiB SETs had got a few: a writer that had made room
+   * decided on a fresh read, after writers on the other loop had taken that room.
+   */
+  @Test
+  void allkeysRandomAnswersConcurrentPipelinedLargeWritesWithoutOom() throws Exception {
+    int clients = 8;
+    int batches = 16;
+    int pipeline = 32;
+    String v = "b".repeat(64 * 1024);
+    try (ServerJvm server = ServerJvm.start(dir, "maxmemory", "16mb", "maxmemory-policy", "allkeys-random")) {
+      ExecutorService pool = Executors.newFixedThreadPool(clients);
+      List<Future<Integer>> refused = new ArrayList<>();
+      for (int t = 0; t < clients; t++) {
+        int id = t;
+        refused.add(pool.submit(() -> {
+          int oom = 0;
+          try (RawClient c = new RawClient(server.port())) {
+            for (int b = 0; b < batches; b++) {
+              ByteArrayOutputStream batch = new ByteArrayOutputStream();
+              for (int i = 0; i < pipeline; i++) {
+                batch.writeBytes(RawClient.command("SET", "c" + id + ":" + ((b * pipeline + i) % 97), v));
+              }
+              c.send(batch.toByteArray());
+              for (int i = 0; i < pipeline; i++) {
+                String reply = c.readLine();
+                if (reply.startsWith("-OOM")) {
+                  oom++;
+                } else {
+                  assertEquals("+OK\r\n", reply);
+                }
+              }
+            }
+          }
+          return oom;
+        }));
+      }
+      int ooms = 0;
+      for (Future<Integer> f : refused) {
+        ooms += f.get(5, TimeUnit.MINUTES);
+      }
+      pool.shutdown();
+      assertEquals(0, ooms, "-OOM replies under allkeys-random, " + clients * batches * pipeline + " SETs of 64 KiB");
+      assertTrue(server.infoNumber("stats", "evicted_keys") > 0);
+      assertHealthy(server);
+    }
   }
 
   private static void assertHealthy(ServerJvm server) throws IOException {
