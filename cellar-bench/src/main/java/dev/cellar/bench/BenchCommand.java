@@ -36,6 +36,7 @@ public final class BenchCommand implements Runnable {
   }
 
   public static void main(String[] args) {
-    System.exit(new CommandLine(new BenchCommand()).execute(args));
+    // Named as the person typed it (the launcher drops "cellar"), so usage lines read "cellar bench server ...".
+    System.exit(new CommandLine(new BenchCommand()).setCommandName("cellar bench").execute(args));
   }
 }

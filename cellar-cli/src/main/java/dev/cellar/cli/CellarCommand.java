@@ -1,6 +1,7 @@
 package dev.cellar.cli;
 
 import dev.cellar.CellarException;
+import dev.cellar.cli.bench.BenchCommand;
 import dev.cellar.cli.demo.DemoCommand;
 import dev.cellar.cli.server.ServerCommand;
 import dev.cellar.cli.tool.ToolCommand;
@@ -16,7 +17,7 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code cellar}: the top of the command tree. The root launcher runs this class for every
- * subcommand except {@code bench}, which lives in cellar-bench.
+ * subcommand except {@code bench}, which lives in cellar-bench ({@link BenchCommand} only lists it).
  *
  * <p>Exit codes are the contract scripts rely on: {@link #EXIT_OK}, {@link #EXIT_FAILURE} (damage
  * found, or an expected failure such as a locked or missing store) and {@link #EXIT_USAGE}.
@@ -29,12 +30,10 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
     description = "A persistent off-heap key-value store for the JVM.",
-    footer = {
-      "",
-      "Exit codes: 0 ok, 1 damage found or failure, 2 usage error.",
-      "Benchmarks run with `./cellar bench` (the cellar-bench module)."
-    },
-    subcommands = {ServerCommand.class, DemoCommand.class, ToolCommand.class, CommandLine.HelpCommand.class})
+    footer = {"", "Exit codes: 0 ok, 1 damage found or failure, 2 usage error."},
+    subcommands = {
+      ServerCommand.class, DemoCommand.class, ToolCommand.class, BenchCommand.class, CommandLine.HelpCommand.class
+    })
 public final class CellarCommand implements Runnable {
   public static final int EXIT_OK = 0;
   public static final int EXIT_FAILURE = 1;
@@ -44,7 +43,7 @@ public final class CellarCommand implements Runnable {
 
   @Override
   public void run() {
-    throw new CommandLine.ParameterException(spec.commandLine(), "name a command: server, demo or tool");
+    throw new CommandLine.ParameterException(spec.commandLine(), "name a command: server, demo, tool or bench");
   }
 
   /** A command line wired with Cellar's exit codes and error reporting. */

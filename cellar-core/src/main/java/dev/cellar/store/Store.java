@@ -19,6 +19,7 @@ import dev.cellar.checkpoint.CheckpointImage;
 import dev.cellar.index.HashIndex;
 import dev.cellar.index.KeyHasher;
 import dev.cellar.io.FileIO;
+import dev.cellar.io.NativeAccess;
 import dev.cellar.io.StoreFile;
 import dev.cellar.log.LogLocation;
 import dev.cellar.log.LogWriter;
@@ -152,6 +153,7 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
   public static Store open(Path directory, CellarOptions options) {
     Objects.requireNonNull(directory, "directory");
     options.validate();
+    NativeAccess.warnOnceIfDenied(LOG);
     FileIO io = options.fileIO();
     DirectoryLock lock;
     StoreMetaDescriptor meta;

@@ -38,9 +38,10 @@ import picocli.CommandLine.Spec;
     name = "crash",
     mixinStandardHelpOptions = true,
     description = {
-      "Crash loop: ./cellar server --fsync always, Jedis and Lettuce clients writing, SIGKILL at random",
-      "moments and during compaction (BGREWRITEAOF) and checkpoints (BGSAVE), restart, and a check",
-      "of every acknowledged write. Exit status 1 on any loss."
+      "Crash loop: ./cellar server --fsync always, Jedis and Lettuce clients writing, SIGKILL at random"
+          + " moments and during compaction (BGREWRITEAOF) and checkpoints (BGSAVE), restart, and a check"
+          + " of every acknowledged write.",
+      "Exit status 1 on any loss."
     })
 public final class CrashCommand implements Callable<Integer> {
   static final String BEGIN = "<!-- crash-bench:begin -->";

@@ -48,10 +48,10 @@ import picocli.CommandLine.Spec;
     name = "soak",
     mixinStandardHelpOptions = true,
     description = {
-      "The server under long mixed load: SET/GET/DEL/EXPIRE/INCR/APPEND,",
-      "values of 10 B to 64 KiB, heavy overwrite, a BGSAVE a minute. Reads RSS,",
-      "heap, used memory and the log every 10 s and judges whether memory stays",
-      "flat. Exit status 1 if it does not, or if any request failed."
+      "The server under long mixed load: SET/GET/DEL/EXPIRE/INCR/APPEND, values of 10 B to 64 KiB,"
+          + " heavy overwrite, a BGSAVE a minute.",
+      "Reads RSS, heap, used memory and the log every 10 s and judges whether memory stays flat."
+          + " Exit status 1 if it does not, or if any request failed."
     })
 public final class SoakBenchmark implements Callable<Integer> {
   static final String BEGIN = "<!-- soak:begin -->";

@@ -18,8 +18,9 @@ import picocli.CommandLine.Parameters;
     name = "server",
     mixinStandardHelpOptions = true,
     description = {
-      "Runs the Cellar server: the Redis protocol (RESP2/RESP3) on --port and HTTP on --http-port,",
-      "over a store in --dir. SIGTERM or SHUTDOWN flush, fsync and checkpoint before exit."
+      "Runs the Cellar server: the Redis protocol (RESP2/RESP3) on --port and HTTP on --http-port,"
+          + " over a store in --dir.",
+      "SIGTERM or SHUTDOWN flush, fsync and checkpoint before exit."
     })
 public final class ServerCommand implements Callable<Integer> {
   @Parameters(index = "0", arity = "0..1", paramLabel = "CONFIG-FILE", description = "Redis-style config file (name value per line).")

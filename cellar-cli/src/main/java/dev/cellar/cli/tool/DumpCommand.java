@@ -22,7 +22,9 @@ import picocli.CommandLine.Spec;
 /**
  * {@code cellar tool dump DIR}: every valid record of a store's segments, one line each (see {@link
  * RecordPrinter}), in file order. Damaged regions appear as {@code #} comment lines after their
- * segment's records, classified as {@code tool verify} would.
+ * segment's records, classified as {@code tool verify} would, and as {@code verify} does the dump
+ * fails (exit 1) when any is an error. Since the output usually goes to a file or a pager, a line
+ * on stderr counts what was found, so damage is not noticed only by whoever reads to the end.
  *
  * <p>Output is buffered (a store can hold millions of records) and the dump stops when its reader
  * goes away, so {@code cellar tool dump DIR | head} returns at once.
@@ -30,7 +32,12 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "dump",
     mixinStandardHelpOptions = true,
-    description = "Prints the records of a store directory in readable form, offline and read-only.")
+    description = {
+      "Prints the records of a store directory in readable form, offline and read-only.",
+      "Damaged regions of the segments show as # ERROR and # WARNING lines among the records, as tool verify"
+          + " classifies them, and are counted on stderr."
+    },
+    footer = {"", "Exit codes: 0 no errors (warnings allowed), 1 errors found, 2 usage error."})
 public final class DumpCommand implements Callable<Integer> {
   /** How many lines go out between checks that the reader is still there. */
   private static final int LINES_PER_PIPE_CHECK = 4096;
@@ -76,13 +83,14 @@ public final class DumpCommand implements Callable<Integer> {
     }
     PrintWriter out = new PrintWriter(new BufferedWriter(spec.commandLine().getOut(), 1 << 16));
     ProgressBar bar = progress.bar(spec.commandLine().getErr(), total, out);
+    Run run = new Run(out, bar, ReplayPosition.of(store));
     try {
-      new Run(out, bar, ReplayPosition.of(store)).dump(segments);
+      run.dump(segments);
     } finally {
       bar.clear();
       out.flush();
     }
-    return CellarCommand.EXIT_OK;
+    return run.report(spec.commandLine().getErr());
   }
 
   private List<Path> selectSegments(StoreDirectory store) {
@@ -122,6 +130,8 @@ public final class DumpCommand implements Callable<Integer> {
     private final RecordPrinter printer = new RecordPrinter(values);
     private long printed;
     private long scannedBefore;
+    private int errors;
+    private int warnings;
 
     Run(PrintWriter out, ProgressBar bar, ReplayPosition durable) {
       this.out = out;
@@ -152,9 +162,29 @@ public final class DumpCommand implements Callable<Integer> {
         for (Finding finding : result.findings()) {
           bar.clear();
           out.println("# " + finding);
+          switch (finding.severity()) {
+            case ERROR -> errors++;
+            case WARNING -> warnings++;
+            case NOTE -> { }
+          }
         }
         scannedBefore += file.size();
       }
+    }
+
+    /** Counts the damage on {@code err}, if there was any; returns the exit code. */
+    int report(PrintWriter err) {
+      if (errors + warnings > 0) {
+        err.printf(Locale.ROOT, "%s: %s, %s in the segments read (the # ERROR and # WARNING lines of the dump);"
+                + " cellar tool verify %s checks the checkpoints too%n",
+            spec.qualifiedName(), count(errors, "error"), count(warnings, "warning"), directory);
+        err.flush();
+      }
+      return errors == 0 ? CellarCommand.EXIT_OK : CellarCommand.EXIT_FAILURE;
+    }
+
+    private static String count(int n, String noun) {
+      return n + " " + noun + (n == 1 ? "" : "s");
     }
 
     private void print(String file, RecordView record) {

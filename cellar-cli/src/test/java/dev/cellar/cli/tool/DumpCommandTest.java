@@ -81,7 +81,42 @@ class DumpCommandTest {
 
     CommandRun run = CommandRun.of("tool", "dump", "--segment", first.getFileName().toString(), dir.toString());
 
-    assertEquals(CellarCommand.EXIT_OK, run.exitCode(), run::toString);
+    assertEquals(CellarCommand.EXIT_FAILURE, run.exitCode(), "damage fails the dump, as it fails verify: " + run);
     assertTrue(run.out().lines().anyMatch(l -> l.startsWith("# ERROR " + first.getFileName() + " offset ")), run::toString);
+    assertTrue(run.err().startsWith("cellar tool dump: 1 error, 0 warnings in the segments read"), run::toString);
+  }
+
+  @Test
+  void damageInAnyOfManySegmentsFailsTheWholeDump() throws IOException {
+    Path middle = TestStore.segments(dir).get(1);
+    TestStore.flipByte(middle, TestStore.sealedLength(middle) / 2);
+
+    CommandRun run = CommandRun.of("tool", "dump", dir.toString());
+
+    assertEquals(CellarCommand.EXIT_FAILURE, run.exitCode(), run::toString);
+    assertTrue(run.err().contains("1 error"), run::toString);
+    assertTrue(recordLines(run).size() > TestStore.PUTS / 2, "records around the damage still dumped: " + run);
+  }
+
+  @Test
+  void tornTailIsAWarningAndTheDumpSucceeds(@TempDir Path crash) throws IOException {
+    Path image = TestStore.crashImage(dir, crash, 100);
+    Path active = TestStore.segments(image).getLast();
+    long[] last = TestStore.lastRecord(active);
+    TestStore.truncate(active, last[0] + last[1] - 3);
+
+    CommandRun run = CommandRun.of("tool", "dump", image.toString());
+
+    assertEquals(CellarCommand.EXIT_OK, run.exitCode(), "warnings allowed, as in verify: " + run);
+    assertTrue(run.out().lines().anyMatch(l -> l.startsWith("# WARNING " + active.getFileName() + " offset " + last[0])), run::toString);
+    assertTrue(run.err().startsWith("cellar tool dump: 0 errors, 1 warning in the segments read"), run::toString);
+  }
+
+  @Test
+  void cleanStoreSaysNothingOnStderr() {
+    CommandRun run = CommandRun.of("tool", "dump", dir.toString());
+
+    assertEquals(CellarCommand.EXIT_OK, run.exitCode(), run::toString);
+    assertEquals("", run.err(), "no damage, and no progress bar off a terminal");
   }
 }

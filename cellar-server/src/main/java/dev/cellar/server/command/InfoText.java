@@ -1,6 +1,7 @@
 package dev.cellar.server.command;
 
 import dev.cellar.CellarStats;
+import dev.cellar.CellarVersion;
 import dev.cellar.DiskFullException;
 import dev.cellar.store.Store;
 import java.io.IOException;
@@ -56,7 +57,7 @@ final class InfoText {
     long uptime = (System.currentTimeMillis() - server.startMillis()) / 1000;
     b.append("# Server\r\n")
         .append("redis_version:").append(ConnectionCommands.REDIS_COMPAT_VERSION).append("\r\n")
-        .append("cellar_version:").append(version()).append("\r\n")
+        .append("cellar_version:").append(CellarVersion.current()).append("\r\n")
         .append("redis_mode:standalone\r\n")
         .append("os:").append(System.getProperty("os.name")).append(' ').append(System.getProperty("os.version")).append(' ').append(System.getProperty("os.arch")).append("\r\n")
         .append("arch_bits:64\r\n")
@@ -71,11 +72,6 @@ final class InfoText {
         .append("uptime_in_seconds:").append(uptime).append("\r\n")
         .append("uptime_in_days:").append(uptime / 86400).append("\r\n")
         .append("dir:").append(server.config().dir().toAbsolutePath()).append("\r\n");
-  }
-
-  private static String version() {
-    String v = InfoText.class.getPackage().getImplementationVersion();
-    return v == null ? "dev" : v;
   }
 
   private static void clients(ServerContext server, StringBuilder b) {

@@ -1,6 +1,7 @@
 package dev.cellar.server.http;
 
 import dev.cellar.CellarStats;
+import dev.cellar.CellarVersion;
 import dev.cellar.DiskFullException;
 import dev.cellar.server.command.CommandStats;
 import dev.cellar.server.command.ServerContext;
@@ -62,8 +63,7 @@ final class InfoRoute {
 
   private Map<String, Object> serverSection() {
     Map<String, Object> s = new LinkedHashMap<>();
-    String version = InfoRoute.class.getPackage().getImplementationVersion();
-    s.put("cellar_version", version == null ? "dev" : version);
+    s.put("cellar_version", CellarVersion.current());
     s.put("process_id", ProcessHandle.current().pid());
     s.put("tcp_port", server.control().port());
     s.put("tls_port", server.control().tlsPort());

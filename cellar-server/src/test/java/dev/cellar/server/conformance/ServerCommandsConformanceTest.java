@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.cellar.CellarVersion;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.List;
@@ -150,6 +151,10 @@ class ServerCommandsConformanceTest extends AbstractConformanceTest {
     String serverSection = (String) c.callParsed("INFO", "server");
     assertTrue(serverSection.contains("\r\ntcp_port:" + server.port() + "\r\n"), serverSection);
     assertFalse(serverSection.contains("# Keyspace"), serverSection);
+    if (!server.isRedis()) {
+      assertTrue(serverSection.contains("\r\ncellar_version:" + CellarVersion.current() + "\r\n"), serverSection);
+      assertTrue(CellarVersion.current().matches("\\d+\\.\\d+\\.\\d+(-SNAPSHOT)?"), "the project version, not a placeholder: " + CellarVersion.current());
+    }
     assertEquals(bulk("# Keyspace\r\n"), c.call("INFO", "keyspace"));
     c.call("MSET", "a", "1", "b", "2");
     String keyspace = (String) c.callParsed("INFO", "KEYSPACE");

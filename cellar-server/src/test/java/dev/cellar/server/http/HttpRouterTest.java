@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.*;
 
 import dev.cellar.Cellar;
 import dev.cellar.CellarOptions;
+import dev.cellar.CellarVersion;
 import dev.cellar.DiskFullException;
 import dev.cellar.Fsync;
 import dev.cellar.LimitExceededException;
@@ -317,7 +318,7 @@ class HttpRouterTest {
     assertTrue(info.startsWith("{\"server\":{"), info);
     for (String field : List.of("\"keyspace\":{\"keys\":2}", "\"appendfsync\":\"everysec\"", "\"write_failure\":null",
         "\"used_memory\":", "\"used_memory_rss\":", "\"used_memory_heap\":", "\"used_memory_offheap_index\":", "\"log_bytes\":",
-        "\"connected_clients\":0", "\"total_commands_processed\":2", "\"uptime_in_seconds\":", "\"transport\":\"none\"")) {
+        "\"connected_clients\":0", "\"cellar_version\":\"" + CellarVersion.current() + "\"", "\"total_commands_processed\":2", "\"uptime_in_seconds\":", "\"transport\":\"none\"")) {
       assertTrue(info.contains(field), field + " in " + info);
     }
   }
