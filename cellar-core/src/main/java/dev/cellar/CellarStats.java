@@ -17,6 +17,9 @@ package dev.cellar;
  * @param compactions compaction passes since open that rewrote at least one segment
  * @param compactedBytes bytes reclaimed by compaction since open
  * @param checkpoints checkpoints written since open
+ * @param mappedBytes bytes of log mapped into the address space: each sealed segment's length, and
+ *     the whole capacity of the segment being appended to (mapped once, filled as it grows). The
+ *     part of it resident in memory is the kernel's page cache, counted in the process's RSS
  */
 public record CellarStats(
     long keys,
@@ -30,4 +33,5 @@ public record CellarStats(
     long fsyncNanos,
     long compactions,
     long compactedBytes,
-    long checkpoints) {}
+    long checkpoints,
+    long mappedBytes) {}

@@ -128,12 +128,12 @@ class HttpRouterTest {
   void unknownPathsAndWrongMethods() {
     assertError(http.call("GET", "/v2/kv/a"), 404, "unknown_endpoint");
     assertError(http.call("GET", "/v1/kv"), 404, "unknown_endpoint");
-    assertError(http.call("GET", "/"), 404, "unknown_endpoint");
+    assertError(http.call("GET", "/v1"), 404, "unknown_endpoint");
 
     HttpReply post = http.call("POST", "/v1/kv/a");
     assertError(post, 405, "method_not_allowed");
     assertEquals("GET, PUT, DELETE", post.headers().get("Allow"));
-    for (String path : List.of("/metrics", "/healthz", "/v1/info", "/v1/scan")) {
+    for (String path : List.of("/metrics", "/healthz", "/v1/info", "/v1/stats", "/v1/scan", "/")) {
       HttpReply reply = http.call("PUT", path);
       assertError(reply, 405, "method_not_allowed");
       assertEquals("GET", reply.headers().get("Allow"), path);
@@ -223,18 +223,21 @@ class HttpRouterTest {
     assertError(http.call("GET", "/v1/scan?count=%zz"), 401, "unauthorized");
 
     assertError(http.call("GET", "/v1/kv/a", new byte[0], Map.of("authorization", "bearer s3cret")), 404, "not_found");
-    for (String path : List.of("/metrics", "/v1/info", "/v1/scan")) {
+    for (String path : List.of("/metrics", "/v1/info", "/v1/stats", "/v1/scan")) {
       assertEquals(401, http.call("GET", path).status(), path);
       assertEquals(200, http.call("GET", path, new byte[0], Map.of("Authorization", "Bearer s3cret")).status(), path);
     }
     assertEquals(200, http.call("GET", "/healthz").status(), "health probes need no password");
+    HttpReply page = http.call("GET", "/");
+    assertEquals(200, page.status(), "the dashboard page holds no data; its /v1/stats needs the password");
+    assertEquals("text/html; charset=utf-8", page.contentType());
   }
 
   @Test
   void thePasswordAppearsNowhere() {
     http.config.set("requirepass", "pw-4f1c9e");
     Map<String, String> auth = Map.of("Authorization", "Bearer pw-4f1c9e");
-    for (String path : List.of("/metrics", "/v1/info", "/healthz")) {
+    for (String path : List.of("/metrics", "/v1/info", "/v1/stats", "/healthz", "/")) {
       String body = http.call("GET", path, new byte[0], auth).bodyText();
       assertFalse(body.contains("pw-4f1c9e"), path);
     }
