@@ -17,9 +17,10 @@ package dev.cellar;
  * @param compactions compaction passes since open that rewrote at least one segment
  * @param compactedBytes bytes reclaimed by compaction since open
  * @param checkpoints checkpoints written since open
- * @param mappedBytes bytes of log mapped into the address space: each sealed segment's length, and
- *     the whole capacity of the segment being appended to (mapped once, filled as it grows). The
- *     part of it resident in memory is the kernel's page cache, counted in the process's RSS
+ * @param mappedBytes bytes of log mapped into the address space. A segment written since open stays
+ *     mapped at its full capacity (mapped once, filled as it grows; past its end the mapping is
+ *     backed by nothing), one found at open at its length. The part resident in memory is the
+ *     kernel's page cache, counted in the process's RSS
  */
 public record CellarStats(
     long keys,

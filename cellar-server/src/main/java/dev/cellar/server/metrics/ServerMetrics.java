@@ -111,7 +111,7 @@ public final class ServerMetrics {
     gauge("cellar_log_bytes", "Bytes of log segment files on disk.", () -> engine.logBytes());
     gauge("cellar_log_garbage_bytes", "Bytes of log records known dead (overwritten, deleted, expired).", () -> engine.garbageBytes());
     gauge("cellar_log_segments", "Log segment files.", () -> engine.segments());
-    gauge("cellar_log_mapped_bytes", "Bytes of log mapped into memory (sealed segments' lengths, the active segment's capacity).",
+    gauge("cellar_log_mapped_bytes", "Bytes of log mapped into the address space (segments written since the start at their capacity, older ones at their length).",
         () -> engine.mappedBytes());
     counter("cellar_puts_total", "Puts applied by the engine since the server started.", () -> engine.puts());
     counter("cellar_deletes_total", "Deletes that removed a key, since the server started.", () -> engine.deletes());

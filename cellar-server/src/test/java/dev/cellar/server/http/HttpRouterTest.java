@@ -325,6 +325,35 @@ class HttpRouterTest {
   }
 
   @Test
+  void statsAreTotalsWithTheLatencyHistogram() {
+    http.put("/v1/kv/a", "1");
+    http.put("/v1/kv/b", "2");
+    http.call("GET", "/v1/kv/a");
+    HttpReply reply = http.call("GET", "/v1/stats");
+    assertEquals(200, reply.status());
+    String stats = reply.bodyText();
+    assertTrue(stats.startsWith("{\"sampled_at_ms\":"), stats);
+    for (String field : List.of("\"total_commands_processed\":3", "\"failed_commands\":0", "\"keyspace_hits\":1",
+        "\"connected_clients\":0", "\"keys\":2", "\"puts\":2", "\"fsyncs\":", "\"compacted_bytes\":0", "\"used_memory_heap\":")) {
+      assertTrue(stats.contains(field), field + " in " + stats);
+    }
+    // Three operations timed: the histogram's buckets, one more than its finite bounds, hold them all.
+    Matcher latency = Pattern.compile("\"latency\":\\{\"count\":(\\d+),\"sum_seconds\":[0-9.eE-]+,\"le_seconds\":\\[([^]]*)],\"counts\":\\[([^]]*)]}")
+        .matcher(stats);
+    assertTrue(latency.find(), stats);
+    assertEquals(3, Long.parseLong(latency.group(1)));
+    String[] bounds = latency.group(2).split(",");
+    String[] counts = latency.group(3).split(",");
+    assertEquals("1.0E-5", bounds[0]);
+    assertEquals(bounds.length + 1, counts.length);
+    assertEquals(3, Arrays.stream(counts).mapToLong(Long::parseLong).sum());
+    Matcher mapped = Pattern.compile("\"mapped_log_bytes\":(\\d+)").matcher(stats);
+    assertTrue(mapped.find(), stats);
+    assertEquals(http.store.stats().mappedBytes(), Long.parseLong(mapped.group(1)));
+    assertTrue(Long.parseLong(mapped.group(1)) > 0, "the active segment is mapped: " + stats);
+  }
+
+  @Test
   void metricsCountHttpOperations() {
     http.put("/v1/kv/a", "1");
     http.put("/v1/kv/b", "2");
