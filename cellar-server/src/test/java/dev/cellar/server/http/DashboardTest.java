@@ -88,6 +88,21 @@ class DashboardTest {
               "the page's p50 " + p50 + " s within a bucket of /metrics' over the test, " + metricsP50 + " s");
           assertTrue(look.page("fsync-mean-all") > 0, "fsyncs are timed");
         }
+
+        // CONFIG RESETSTAT zeroes the command counters: the page starts its rates afresh rather than
+        // showing a negative one.
+        assertEquals("+OK\r\n", new String(live.resp("CONFIG", "RESETSTAT"), UTF_8));
+        long reset = System.currentTimeMillis();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        for (int i = 0; i < 3; ) {
+          assertTrue(System.nanoTime() < deadline, "the page showed " + i + " samples newer than the reset in 20 s");
+          Map<String, String> f = figures(browser.dumpDom());
+          if (Long.parseLong(f.get("sampled")) > reset) {
+            assertTrue(f.get("ops").isEmpty() || Double.parseDouble(f.get("ops")) >= 0, "commands/s after RESETSTAT: " + f.get("ops"));
+            i++;
+          }
+          Thread.sleep(400);
+        }
         screenshotIfAsked(live, "");
       }
     }

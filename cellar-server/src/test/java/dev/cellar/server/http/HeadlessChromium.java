@@ -1,5 +1,6 @@
 package dev.cellar.server.http;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -30,6 +31,7 @@ import java.util.stream.Stream;
  * hand rather than with a JSON library.
  */
 final class HeadlessChromium implements AutoCloseable {
+  private static final Pattern ANSWER_ID = Pattern.compile("^\\{\"id\":(\\d+),");
   private static final Pattern PAGE_SOCKET = Pattern.compile("\"webSocketDebuggerUrl\"\\s*:\\s*\"(ws://[^\"]+/devtools/page/[^\"]+)\"");
 
   private final Path profile;
@@ -41,7 +43,7 @@ final class HeadlessChromium implements AutoCloseable {
   /** The browser's executable on the PATH ({@code chromium}, as Debian names it), or null. */
   static Path find() {
     for (String name : List.of("chromium", "chromium-browser", "google-chrome")) {
-      for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
+      for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
         Path candidate = Path.of(dir, name);
         if (Files.isExecutable(candidate)) {
           return candidate;
@@ -127,7 +129,7 @@ final class HeadlessChromium implements AutoCloseable {
       if (last) {
         String text = message.toString();
         message.setLength(0);
-        Matcher id = Pattern.compile("^\\{\"id\":(\\d+),").matcher(text);
+        Matcher id = ANSWER_ID.matcher(text);
         if (id.find()) {
           CompletableFuture<String> answer = pending.remove(Integer.parseInt(id.group(1)));
           if (answer != null) {
