@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the tests drive and nobody here wrote: redis-cli, redis-benchmark, redis-server,
-# strace, openssl (the TLS tests make their certificates with it), redis-py, and
-# mkfs.ext4/mount/losetup for the disk-full tests (which mount a small file system as root).
+# strace, openssl (the TLS tests make their certificates with it), redis-py,
+# mkfs.ext4/mount/losetup for the disk-full tests (which mount a small file system as root), and
+# chromium, the headless browser DashboardTest loads the dashboard page in.
 # Skips what is already present; needs root (or sudo) for apt-get.
 set -euo pipefail
 need_apt=()
@@ -11,6 +12,7 @@ command -v strace >/dev/null 2>&1 || need_apt+=(strace)
 command -v openssl >/dev/null 2>&1 || need_apt+=(openssl)
 command -v mkfs.ext4 >/dev/null 2>&1 || need_apt+=(e2fsprogs)
 command -v losetup >/dev/null 2>&1 || need_apt+=(mount)
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 if [ ${#need_apt[@]} -gt 0 ]; then
   sudo_cmd=""
   [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"

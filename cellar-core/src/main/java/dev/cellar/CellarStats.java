@@ -17,6 +17,10 @@ package dev.cellar;
  * @param compactions compaction passes since open that rewrote at least one segment
  * @param compactedBytes bytes reclaimed by compaction since open
  * @param checkpoints checkpoints written since open
+ * @param mappedBytes bytes of log mapped into the address space. A segment written since open stays
+ *     mapped at its full capacity (mapped once, filled as it grows; past its end the mapping is
+ *     backed by nothing), one found at open at its length. The part resident in memory is the
+ *     kernel's page cache, counted in the process's RSS
  */
 public record CellarStats(
     long keys,
@@ -30,4 +34,5 @@ public record CellarStats(
     long fsyncNanos,
     long compactions,
     long compactedBytes,
-    long checkpoints) {}
+    long checkpoints,
+    long mappedBytes) {}

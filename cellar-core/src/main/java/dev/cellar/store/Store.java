@@ -1282,10 +1282,12 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
     }
     long logBytes = 0;
     long garbage = 0;
+    long mapped = 0;
     long now = System.currentTimeMillis();
     List<Segment> all = segments.all();
     for (Segment s : all) {
       logBytes += s.end();
+      mapped += s.memory().byteSize();
       // Compaction has moved everything out of an obsolete segment: all of it is dead, although it
       // stays on disk until the next checkpoint. Counted as live, it would hold maxmemory up.
       garbage += s.obsolete() ? s.end() : s.garbageBytes(now);
@@ -1302,7 +1304,8 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
         commit.fsyncNanos(),
         compactions.sum(),
         compactedBytes.sum(),
-        checkpoints.sum());
+        checkpoints.sum(),
+        mapped);
   }
 
   // ---------------------------------------------------------------- close

@@ -226,6 +226,28 @@ class StoreTest {
   }
 
   @Test
+  void mappedBytesAreWhatTheSegmentsMap() {
+    try (Cellar db = Cellar.open(dir, small().backgroundCompaction(false))) {
+      db.put(b("a"), b("1"));
+      CellarStats one = db.stats();
+      assertEquals(1, one.segments());
+      assertEquals(1 << 20, one.mappedBytes(), "the active segment is mapped whole: " + one);
+      for (int i = 0; i < 30_000; i++) {
+        db.put(b("k" + i), b("y".repeat(100)));
+      }
+      CellarStats many = db.stats();
+      assertTrue(many.segments() > 2, many.toString());
+      // Segments written by this store stay mapped at their capacity.
+      assertEquals((long) many.segments() << 20, many.mappedBytes(), many.toString());
+    }
+    try (Cellar db = Cellar.open(dir, small().backgroundCompaction(false))) {
+      // Reopened, the sealed segments are mapped at their length, the one appended to at its capacity.
+      CellarStats reopened = db.stats();
+      assertTrue(reopened.mappedBytes() > reopened.logBytes() && reopened.mappedBytes() < (long) reopened.segments() << 20, reopened.toString());
+    }
+  }
+
+  @Test
   void backgroundCompactionWaitsUntilTheLogHasOutgrownItsLiveData() throws Exception {
     Map<String, String> model = new HashMap<>();
     java.util.Random random = new java.util.Random(42);

@@ -21,7 +21,8 @@ import java.util.function.Supplier;
  *
  * <p>{@code /healthz} needs no password, so that a load balancer can probe it; everything else does
  * when {@code requirepass} is set, unknown paths included (a 404 would tell a stranger which paths
- * exist).
+ * exist). The dashboard page at {@code /} is open too: it holds no data, and the {@code /v1/stats}
+ * it reads needs the password.
  */
 final class HttpRouter {
   private static final System.Logger LOG = System.getLogger("dev.cellar.server");
@@ -32,6 +33,8 @@ final class HttpRouter {
   private final KvRoute kv;
   private final ScanRoute scan;
   private final InfoRoute info;
+  private final StatsRoute stats;
+  private final DashboardRoute dashboard;
   private final Map<HttpOperation, CommandStats.Counters> counters = new EnumMap<>(HttpOperation.class);
 
   HttpRouter(ServerContext server, ServerMetrics metrics) {
@@ -41,6 +44,8 @@ final class HttpRouter {
     this.kv = new KvRoute(server);
     this.scan = new ScanRoute(server);
     this.info = new InfoRoute(server);
+    this.stats = new StatsRoute(server, metrics);
+    this.dashboard = new DashboardRoute();
     for (HttpOperation op : HttpOperation.values()) {
       counters.put(op, server.stats().of(op.spec.name()));
     }
@@ -64,6 +69,9 @@ final class HttpRouter {
     if (path.equals("/healthz")) {
       return method.equals("GET") ? info.health() : methodNotAllowed("GET");
     }
+    if (path.equals("/")) {
+      return method.equals("GET") ? dashboard.page() : methodNotAllowed("GET");
+    }
     HttpReply denied = auth.check(call);
     if (denied != null) {
       return denied;
@@ -75,11 +83,12 @@ final class HttpRouter {
     return switch (path) {
       case "/v1/scan" -> method.equals("GET") ? timed(HttpOperation.SCAN, () -> scan.scan(query)) : methodNotAllowed("GET");
       case "/v1/info" -> method.equals("GET") ? info.info() : methodNotAllowed("GET");
+      case "/v1/stats" -> method.equals("GET") ? stats.stats() : methodNotAllowed("GET");
       case "/metrics" -> method.equals("GET")
           ? new HttpReply(200, metrics.contentType(), metrics.scrape(), Map.of())
           : methodNotAllowed("GET");
       default -> HttpReply.error(404, "unknown_endpoint",
-          "no endpoint at '" + abbreviate(path) + "': the endpoints are /v1/kv/{key}, /v1/scan, /v1/info, /metrics, /healthz");
+          "no endpoint at '" + abbreviate(path) + "': the endpoints are /v1/kv/{key}, /v1/scan, /v1/info, /v1/stats, /metrics, /healthz, and / (the dashboard)");
     };
   }
 

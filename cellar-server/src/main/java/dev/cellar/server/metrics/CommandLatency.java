@@ -6,6 +6,9 @@ import io.prometheus.metrics.config.PrometheusProperties;
 import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.ClassicHistogramBuckets;
+import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.IdentityHashMap;
 import java.util.Map;
@@ -65,5 +68,33 @@ final class CommandLatency implements LatencyRecorder {
       }
     }
     series.observe(nanos * 1e-9);
+  }
+
+  /** All commands' latency summed into one distribution; read like a scrape, off the hot path. */
+  LatencyDistribution total() {
+    double[] bounds = new double[BUCKETS.length + 1];
+    System.arraycopy(BUCKETS, 0, bounds, 0, BUCKETS.length);
+    bounds[BUCKETS.length] = Double.POSITIVE_INFINITY;
+    long[] counts = new long[bounds.length];
+    long count = 0;
+    double sum = 0;
+    for (HistogramSnapshot.HistogramDataPointSnapshot series : histogram.collect().getDataPoints()) {
+      ClassicHistogramBuckets buckets = series.getClassicBuckets();
+      for (int i = 0; i < buckets.size(); i++) {
+        counts[bucketOf(bounds, buckets.getUpperBound(i))] += buckets.getCount(i);
+      }
+      count += series.getCount();
+      sum += series.getSum();
+    }
+    return new LatencyDistribution(bounds, counts, count, sum);
+  }
+
+  private static int bucketOf(double[] bounds, double upperBound) {
+    for (int i = 0; i < bounds.length; i++) {
+      if (bounds[i] == upperBound) {
+        return i;
+      }
+    }
+    throw new IllegalStateException("bucket bound " + upperBound + " is not one of " + Arrays.toString(bounds));
   }
 }

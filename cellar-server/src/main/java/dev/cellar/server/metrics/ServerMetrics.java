@@ -35,6 +35,7 @@ public final class ServerMetrics {
   private final PrometheusRegistry registry = new PrometheusRegistry();
   private final PrometheusProperties properties = PrometheusProperties.builder().build();
   private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
+  private final CommandLatency latency;
   /** The engine's stats for the scrape in progress; guarded by {@code this}. */
   private CellarStats engine;
 
@@ -46,7 +47,8 @@ public final class ServerMetrics {
     engine();
     memory();
     connections();
-    server.latency(new CommandLatency(registry, properties, server.commands().all()));
+    latency = new CommandLatency(registry, properties, server.commands().all());
+    server.latency(latency);
   }
 
   /** The content type of {@link #scrape()}: the Prometheus text format, version 0.0.4. */
@@ -64,6 +66,14 @@ public final class ServerMetrics {
       throw new UncheckedIOException("writing to memory failed", e);
     }
     return out.toByteArray();
+  }
+
+  /**
+   * Command latency summed over commands, as {@code cellar_command_duration_seconds} would show it
+   * now; serialised with scrapes, which collect the same histogram.
+   */
+  public synchronized LatencyDistribution latency() {
+    return latency.total();
   }
 
   private void commands() {
@@ -101,6 +111,8 @@ public final class ServerMetrics {
     gauge("cellar_log_bytes", "Bytes of log segment files on disk.", () -> engine.logBytes());
     gauge("cellar_log_garbage_bytes", "Bytes of log records known dead (overwritten, deleted, expired).", () -> engine.garbageBytes());
     gauge("cellar_log_segments", "Log segment files.", () -> engine.segments());
+    gauge("cellar_log_mapped_bytes", "Bytes of log mapped into the address space (segments written since the start at their capacity, older ones at their length).",
+        () -> engine.mappedBytes());
     counter("cellar_puts_total", "Puts applied by the engine since the server started.", () -> engine.puts());
     counter("cellar_deletes_total", "Deletes that removed a key, since the server started.", () -> engine.deletes());
     counter("cellar_fsyncs_total", "Log fsyncs since the server started.", () -> engine.fsyncs());

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
 class HttpRouterFuzzTest {
   private static final Set<Integer> DOCUMENTED = Set.of(200, 204, 400, 401, 404, 405, 413, 503, 507);
   private static final List<String> METHODS = List.of("GET", "PUT", "DELETE", "POST", "HEAD", "get");
-  private static final List<String> PREFIXES = List.of("/v1/kv/", "/v1/scan?", "/v1/info", "/metrics", "/healthz", "/", "http://h/v1/kv/", "");
+  private static final List<String> PREFIXES = List.of("/v1/kv/", "/v1/scan?", "/v1/info", "/v1/stats", "/metrics", "/healthz", "/", "http://h/v1/kv/", "");
 
   @TempDir static Path dir;
   private static RouterFixture http;

@@ -130,12 +130,12 @@ class HttpRouterTest {
   void unknownPathsAndWrongMethods() {
     assertError(http.call("GET", "/v2/kv/a"), 404, "unknown_endpoint");
     assertError(http.call("GET", "/v1/kv"), 404, "unknown_endpoint");
-    assertError(http.call("GET", "/"), 404, "unknown_endpoint");
+    assertError(http.call("GET", "/v1"), 404, "unknown_endpoint");
 
     HttpReply post = http.call("POST", "/v1/kv/a");
     assertError(post, 405, "method_not_allowed");
     assertEquals("GET, PUT, DELETE", post.headers().get("Allow"));
-    for (String path : List.of("/metrics", "/healthz", "/v1/info", "/v1/scan")) {
+    for (String path : List.of("/metrics", "/healthz", "/v1/info", "/v1/stats", "/v1/scan", "/")) {
       HttpReply reply = http.call("PUT", path);
       assertError(reply, 405, "method_not_allowed");
       assertEquals("GET", reply.headers().get("Allow"), path);
@@ -225,18 +225,21 @@ class HttpRouterTest {
     assertError(http.call("GET", "/v1/scan?count=%zz"), 401, "unauthorized");
 
     assertError(http.call("GET", "/v1/kv/a", new byte[0], Map.of("authorization", "bearer s3cret")), 404, "not_found");
-    for (String path : List.of("/metrics", "/v1/info", "/v1/scan")) {
+    for (String path : List.of("/metrics", "/v1/info", "/v1/stats", "/v1/scan")) {
       assertEquals(401, http.call("GET", path).status(), path);
       assertEquals(200, http.call("GET", path, new byte[0], Map.of("Authorization", "Bearer s3cret")).status(), path);
     }
     assertEquals(200, http.call("GET", "/healthz").status(), "health probes need no password");
+    HttpReply page = http.call("GET", "/");
+    assertEquals(200, page.status(), "the dashboard page holds no data; its /v1/stats needs the password");
+    assertEquals("text/html; charset=utf-8", page.contentType());
   }
 
   @Test
   void thePasswordAppearsNowhere() {
     http.config.set("requirepass", "pw-4f1c9e");
     Map<String, String> auth = Map.of("Authorization", "Bearer pw-4f1c9e");
-    for (String path : List.of("/metrics", "/v1/info", "/healthz")) {
+    for (String path : List.of("/metrics", "/v1/info", "/v1/stats", "/healthz", "/")) {
       String body = http.call("GET", path, new byte[0], auth).bodyText();
       assertFalse(body.contains("pw-4f1c9e"), path);
     }
@@ -321,6 +324,35 @@ class HttpRouterTest {
         "\"connected_clients\":0", "\"cellar_version\":\"" + CellarVersion.current() + "\"", "\"total_commands_processed\":2", "\"uptime_in_seconds\":", "\"transport\":\"none\"")) {
       assertTrue(info.contains(field), field + " in " + info);
     }
+  }
+
+  @Test
+  void statsAreTotalsWithTheLatencyHistogram() {
+    http.put("/v1/kv/a", "1");
+    http.put("/v1/kv/b", "2");
+    http.call("GET", "/v1/kv/a");
+    HttpReply reply = http.call("GET", "/v1/stats");
+    assertEquals(200, reply.status());
+    String stats = reply.bodyText();
+    assertTrue(stats.startsWith("{\"sampled_at_ms\":"), stats);
+    for (String field : List.of("\"total_commands_processed\":3", "\"failed_commands\":0", "\"keyspace_hits\":1",
+        "\"connected_clients\":0", "\"keys\":2", "\"puts\":2", "\"fsyncs\":", "\"compacted_bytes\":0", "\"used_memory_heap\":")) {
+      assertTrue(stats.contains(field), field + " in " + stats);
+    }
+    // Three operations timed: the histogram's buckets, one more than its finite bounds, hold them all.
+    Matcher latency = Pattern.compile("\"latency\":\\{\"count\":(\\d+),\"sum_seconds\":[0-9.eE-]+,\"le_seconds\":\\[([^]]*)],\"counts\":\\[([^]]*)]}")
+        .matcher(stats);
+    assertTrue(latency.find(), stats);
+    assertEquals(3, Long.parseLong(latency.group(1)));
+    String[] bounds = latency.group(2).split(",");
+    String[] counts = latency.group(3).split(",");
+    assertEquals("1.0E-5", bounds[0]);
+    assertEquals(bounds.length + 1, counts.length);
+    assertEquals(3, Arrays.stream(counts).mapToLong(Long::parseLong).sum());
+    Matcher mapped = Pattern.compile("\"mapped_log_bytes\":(\\d+)").matcher(stats);
+    assertTrue(mapped.find(), stats);
+    assertEquals(http.store.stats().mappedBytes(), Long.parseLong(mapped.group(1)));
+    assertTrue(Long.parseLong(mapped.group(1)) > 0, "the active segment is mapped: " + stats);
   }
 
   @Test
