@@ -49,8 +49,8 @@ public final class ConfigFile {
     String name = words.getFirst();
     String value = String.join(" ", words.subList(1, words.size()));
     switch (RedisDirectives.judge(name, value)) {
-      case IGNORE -> warnings.add(where + "ignoring '" + line + "': a Redis setting Cellar does not need");
-      case REFUSE -> throw new ConfigException("'" + line + "' is not supported: " + RedisDirectives.whyRefused(name));
+      case IGNORE -> warnings.add(where + "ignoring '" + RedisDirectives.shown(name, value) + "': " + RedisDirectives.whyIgnored(name));
+      case REFUSE -> throw new ConfigException("'" + RedisDirectives.shown(name, value) + "' is not supported: " + RedisDirectives.whyRefused(name));
       case UNKNOWN -> {
         if (words.size() < 2) {
           throw new ConfigException("expected 'name value', got '" + line + "'");

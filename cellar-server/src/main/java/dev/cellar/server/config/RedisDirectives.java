@@ -88,6 +88,22 @@ final class RedisDirectives {
       Map.entry("tls-ciphersuites", "Cellar uses the JDK's TLS 1.3 cipher suites and cannot restrict them; remove the line"),
       Map.entry("sentinel", "this is a Sentinel configuration; Cellar is not a Sentinel"));
 
+  /** What to tell the operator about the ignored directives most often set on purpose. */
+  private static final Map<String, String> HINTS = Map.of(
+      "daemonize", "Cellar stays in the foreground; run it under a supervisor (systemd, a container) instead",
+      "supervised", "Cellar needs no supervisor protocol; SIGTERM stops it cleanly",
+      "pidfile", "Cellar writes no pid file; its supervisor knows the pid",
+      "save", "Cellar has no RDB snapshots; its log and checkpoints keep the data",
+      "appendonly", "Cellar's log is always on",
+      "databases", "Cellar has one database",
+      "timeout", "Cellar does not close idle RESP clients",
+      "syslog-enabled", "Cellar logs to logfile or standard output only");
+
+  /** Why an ignored directive is harmless, for its warning. */
+  static String whyIgnored(String name) {
+    return HINTS.getOrDefault(name.toLowerCase(Locale.ROOT), "a Redis setting Cellar does not need");
+  }
+
   /** How a config file line naming {@code name} with {@code value} is treated. */
   enum Verdict { IGNORE, REFUSE, UNKNOWN }
 
@@ -101,6 +117,15 @@ final class RedisDirectives {
       return Verdict.IGNORE;
     }
     return REFUSED.containsKey(n) ? Verdict.REFUSE : Verdict.UNKNOWN;
+  }
+
+  /**
+   * The directive as messages show it: its name, and its value only where the value is what
+   * decides (cluster-enabled yes or no). Other values are never repeated, since some are secrets
+   * ({@code masterauth}, {@code user}'s passwords, {@code tls-client-key-file-pass}).
+   */
+  static String shown(String name, String value) {
+    return IGNORED_WHEN.containsKey(name.toLowerCase(Locale.ROOT)) ? name + " " + value.trim() : name;
   }
 
   static String whyRefused(String name) {

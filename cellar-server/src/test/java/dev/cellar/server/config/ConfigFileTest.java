@@ -20,7 +20,7 @@ class ConfigFileTest {
     ServerConfig config = new ServerConfig();
     List<String> warnings = ConfigFile.read(file, config);
     assertEquals(3, warnings.size(), warnings::toString);
-    assertTrue(warnings.get(0).startsWith(file + ":2: ignoring 'daemonize yes'"), warnings::toString);
+    assertTrue(warnings.get(0).startsWith(file + ":2: ignoring 'daemonize': Cellar stays in the foreground"), warnings::toString);
     assertTrue(warnings.get(2).startsWith(file + ":4: ignoring 'cluster-enabled no'"), warnings::toString);
     assertEquals(7000, config.port());
     assertEquals("warning", config.matching("loglevel").get("loglevel"));
@@ -35,6 +35,18 @@ class ConfigFileTest {
       assertTrue(e.getMessage().startsWith(file + ":2: '"), e.getMessage());
       assertTrue(e.getMessage().contains("is not supported: Cellar"), e.getMessage());
     }
+  }
+
+  @Test
+  void messagesNeverRepeatAValueThatMayBeASecret() throws Exception {
+    Path ignored = write("masterauth s3cret\ntls-client-key-file-pass s3cret\n");
+    List<String> warnings = ConfigFile.read(ignored, new ServerConfig());
+    assertEquals(2, warnings.size(), warnings::toString);
+    assertTrue(warnings.stream().noneMatch(w -> w.contains("s3cret")), warnings::toString);
+    Path refused = write("user alice on >s3cret ~* +@all\n");
+    ConfigException e = assertThrows(ConfigException.class, () -> ConfigFile.read(refused, new ServerConfig()));
+    assertTrue(e.getMessage().startsWith(refused + ":1: 'user' is not supported"), e.getMessage());
+    assertTrue(!e.getMessage().contains("s3cret"), e.getMessage());
   }
 
   @Test
