@@ -21,6 +21,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@code cellar server} as an operator meets it, each in a JVM of its own: what a stop prints and
@@ -36,12 +38,13 @@ class ServerOperationsTest {
 
   @TempDir Path tmp;
 
-  @Test
-  void sigtermPrintsEachStepAndExitsZero() throws Exception {
+  @ParameterizedTest
+  @ValueSource(strings = {"TERM", "INT"})
+  void sigtermAndCtrlCPrintEachStepAndExitZero(String signal) throws Exception {
     try (ServerProcess server = ServerProcess.run(tmp, "--port", "0", "--http-port", "0", "--dir", tmp.resolve("data").toString())) {
       int port = server.awaitPort();
       assertEquals("+OK", ServerProcess.command(port, "SET", "k", "v"));
-      assertEquals(CellarCommand.EXIT_OK, server.terminate(), server::toString);
+      assertEquals(CellarCommand.EXIT_OK, server.signal(signal), server::toString);
       String out = server.stdout();
       for (String step : List.of("shutting down (signal: SIGTERM or SIGINT)", "log flushed and fsynced", "checkpoint written", "stopped; data synced")) {
         assertTrue(out.contains(step), () -> "no '" + step + "' in " + server);

@@ -80,6 +80,15 @@ final class ServerProcess implements AutoCloseable {
     return process.exitValue();
   }
 
+  /** {@code kill -<name>} (TERM, INT: what Ctrl-C sends), and the exit code. */
+  int signal(String name) throws InterruptedException, IOException {
+    Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+    if (kill.waitFor() != 0) {
+      throw new IOException("kill -" + name + " failed");
+    }
+    return awaitExit();
+  }
+
   /** SIGTERM, and its exit code. */
   int terminate() throws InterruptedException, IOException {
     process.destroy();
