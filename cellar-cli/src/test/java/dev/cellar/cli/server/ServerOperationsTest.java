@@ -71,6 +71,34 @@ class ServerOperationsTest {
     }
   }
 
+  @ParameterizedTest
+  @ValueSource(strings = {"--bind nosuchhost.invalid --protected-mode no", "--bind 192.0.2.1 --protected-mode no",
+      "--logfile missing/cellar.log", "--tls-port 0 --https-port 1", "--maxmemory lots"})
+  void startFailuresAreOneLineBeforeTheDataDirectoryIsTouched(String flags) throws Exception {
+    Path data = tmp.resolve("data");
+    List<String> args = new java.util.ArrayList<>(List.of("--port", "0", "--http-port", "0", "--dir", data.toString()));
+    args.addAll(List.of(flags.replace("missing/", tmp.resolve("missing") + "/").split(" ")));
+    try (ServerProcess server = ServerProcess.run(tmp, args.toArray(String[]::new))) {
+      assertEquals(CellarCommand.EXIT_FAILURE, server.awaitExit(), server::toString);
+      List<String> lines = server.stderr().lines().toList();
+      assertEquals(1, lines.size(), server::toString);
+      assertTrue(lines.getFirst().startsWith("cellar server: "), server::toString);
+      assertFalse(server.stdout().contains("\tat "), server::toString);
+      assertFalse(Files.exists(data), "the data directory was created: " + server);
+    }
+  }
+
+  @Test
+  void loglevelDebugAddsTheStackTraceOfAFailedStart() throws Exception {
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+        ServerProcess server = ServerProcess.run(tmp, "--port", Integer.toString(taken.getLocalPort()), "--http-port", "0",
+            "--dir", tmp.resolve("data").toString(), "--loglevel", "debug")) {
+      assertEquals(CellarCommand.EXIT_FAILURE, server.awaitExit(), server::toString);
+      assertTrue(server.stdout().contains("\tat dev.cellar.server.net.PortCheck"), server::toString);
+      assertEquals(1, server.stderr().lines().count(), server::toString);
+    }
+  }
+
   @Test
   void httpPortInUseIsReportedToo() throws Exception {
     Path data = tmp.resolve("data");

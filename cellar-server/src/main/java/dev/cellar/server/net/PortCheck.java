@@ -23,22 +23,29 @@ public final class PortCheck {
   private PortCheck() {}
 
   public static void requireFree(ServerConfig config) {
+    // -1: off. Plaintext RESP on port 0 takes any free port, which still tells whether the
+    // address is one of this machine's.
     Map<String, Integer> ports = new LinkedHashMap<>();
-    ports.put("port", config.port() == 0 && config.tlsPort() != 0 ? 0 : config.port());
-    ports.put("tls-port", config.tlsPort());
-    ports.put("http-port", config.httpPort());
-    ports.put("https-port", config.httpsPort());
+    ports.put("port", config.port() == 0 && config.tlsPort() != 0 ? -1 : config.port());
+    ports.put("tls-port", config.tlsPort() == 0 ? -1 : config.tlsPort());
+    ports.put("http-port", config.httpPort() == 0 ? -1 : config.httpPort());
+    ports.put("https-port", config.httpsPort() == 0 ? -1 : config.httpsPort());
+    InetSocketAddress host = new InetSocketAddress(config.bind(), 0);
+    if (host.isUnresolved()) {
+      throw new ConfigException("cannot resolve the bind address '" + config.bind() + "'; check --bind");
+    }
     ports.forEach((setting, port) -> {
-      if (port != 0) {
-        tryBind(config.bind(), setting, port);
+      if (port >= 0) {
+        tryBind(config.bind(), new InetSocketAddress(host.getAddress(), port), setting);
       }
     });
   }
 
-  private static void tryBind(String host, String setting, int port) {
+  private static void tryBind(String host, InetSocketAddress address, String setting) {
+    int port = address.getPort();
     try (ServerSocketChannel probe = ServerSocketChannel.open()) {
       probe.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-      probe.bind(new InetSocketAddress(host, port));
+      probe.bind(address);
     } catch (BindException e) {
       String why = e.getMessage() != null && e.getMessage().contains("in use")
           ? "address already in use (is another server running there? stop it, or choose another --" + setting + ")"
