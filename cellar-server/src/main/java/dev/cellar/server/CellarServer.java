@@ -38,6 +38,8 @@ public final class CellarServer implements AutoCloseable, ServerControl {
   private final AtomicBoolean compactionRunning = new AtomicBoolean();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final CountDownLatch stopped = new CountDownLatch(1);
+  private volatile boolean cleanStop; // set before stopped counts down
+  private volatile RuntimeException closeFailure; // the store's, for close() to throw
 
   private CellarServer(ServerConfig config, CellarOptions engine) {
     this.config = config;
@@ -229,9 +231,6 @@ public final class CellarServer implements AutoCloseable, ServerControl {
       stopped.countDown();
     }
   }
-
-  private volatile boolean cleanStop;
-  private volatile RuntimeException closeFailure;
 
   /** The log's flush and fsync, then the checkpoint (in the store's close), each logged. */
   private boolean syncAndClose() {
