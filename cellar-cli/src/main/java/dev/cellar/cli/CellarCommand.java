@@ -68,13 +68,14 @@ public final class CellarCommand implements Runnable {
   }
 
   /** What to print for an expected failure, or null for a bug. */
-  static String expectedFailureMessage(Throwable e) {
+  public static String expectedFailureMessage(Throwable e) {
     if (e instanceof UncheckedIOException unchecked) {
       e = unchecked.getCause();
     }
     return switch (e) {
       case CellarException c -> c.getMessage();
       case dev.cellar.server.config.ConfigException c -> c.getMessage();
+      case ServerCommand.StartFailure f -> f.getMessage();
       case NoSuchFileException n -> "no such file or directory: " + n.getFile();
       case AccessDeniedException a -> "permission denied: " + a.getFile();
       case IOException io -> "I/O error: " + io;

@@ -8,6 +8,7 @@ import dev.cellar.server.command.ServerContext;
 import dev.cellar.server.command.ServerControl;
 import dev.cellar.server.config.ConfigException;
 import dev.cellar.server.config.ServerConfig;
+import dev.cellar.server.net.PortCheck;
 import dev.cellar.server.net.RespListener;
 import dev.cellar.server.tls.ServerTls;
 import java.net.InetAddress;
@@ -37,12 +38,16 @@ public final class CellarServer implements AutoCloseable, ServerControl {
   private final AtomicBoolean compactionRunning = new AtomicBoolean();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final CountDownLatch stopped = new CountDownLatch(1);
+  private volatile boolean cleanStop; // set before stopped counts down
+  private volatile RuntimeException closeFailure; // the store's, for close() to throw
 
   private CellarServer(ServerConfig config, CellarOptions engine) {
     this.config = config;
     checkProtectedMode(config);
     // Before the store is opened: a TLS mistake should not cost a recovery, nor touch the data.
     ServerTls tls = ServerTls.fromConfig(config);
+    // Nor should a port in use: the data directory is not even created.
+    PortCheck.requireFree(config);
     // Under "always" the engine does not fsync per put: the server's barrier fsyncs once for every
     // connection's batch and holds replies until then (see DurabilityBarrier).
     Fsync engineFsync = config.fsync() == Fsync.ALWAYS ? Fsync.NO : config.fsync();
@@ -145,7 +150,7 @@ public final class CellarServer implements AutoCloseable, ServerControl {
 
   @Override
   public void shutdownAsync() {
-    Thread.ofPlatform().name("cellar-shutdown").start(this::close);
+    Thread.ofPlatform().name("cellar-shutdown").start(() -> stop("SHUTDOWN command"));
   }
 
   @Override
@@ -194,11 +199,25 @@ public final class CellarServer implements AutoCloseable, ServerControl {
 
   @Override
   public void close() {
+    if (!stop("closed") && closeFailure != null) {
+      RuntimeException failure = closeFailure;
+      closeFailure = null; // thrown once, as the store's close threw it
+      throw failure;
+    }
+  }
+
+  /**
+   * Stops as {@link #close()} does, logging each step with {@code why} first (a signal, {@code
+   * SHUTDOWN}), so an operator sees what a stop did and how long each part took. Returns whether
+   * the store was synced and checkpointed; a second call waits for the first and returns its result.
+   */
+  public boolean stop(String why) {
     if (!closed.compareAndSet(false, true)) {
       awaitQuietly();
-      return;
+      return cleanStop;
     }
     try {
+      LOG.log(System.Logger.Level.INFO, "shutting down (" + why + "): no new connections, answering what is in flight");
       listener.close();
       maintenance.shutdown();
       try {
@@ -206,16 +225,46 @@ public final class CellarServer implements AutoCloseable, ServerControl {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
-      store.close(); // syncs and checkpoints
-      if (store instanceof dev.cellar.store.Store engine && engine.writeFailure() != null) {
-        LOG.log(System.Logger.Level.WARNING, "stopped; writes were disabled by a failed fsync, so nothing more was synced;"
-            + " a restart recovers from what is on disk in " + config.dir());
-      } else {
-        LOG.log(System.Logger.Level.INFO, "stopped; data synced and checkpointed in " + config.dir());
-      }
+      cleanStop = syncAndClose();
+      return cleanStop;
     } finally {
       stopped.countDown();
     }
+  }
+
+  /** The log's flush and fsync, then the checkpoint (in the store's close), each logged. */
+  private boolean syncAndClose() {
+    long start = System.nanoTime();
+    boolean failedBefore = store instanceof dev.cellar.store.Store engine && engine.writeFailure() != null;
+    if (!failedBefore) {
+      try {
+        store.sync();
+        LOG.log(System.Logger.Level.INFO, "shutting down: log flushed and fsynced in " + millisSince(start) + " ms");
+      } catch (RuntimeException e) {
+        LOG.log(System.Logger.Level.WARNING, "shutting down: the log's fsync failed: " + e.getMessage());
+      }
+    }
+    long checkpointStart = System.nanoTime();
+    try {
+      store.close(); // syncs what the last step did not, and checkpoints
+    } catch (RuntimeException e) {
+      LOG.log(System.Logger.Level.WARNING, "stopped without a checkpoint: " + e.getMessage()
+          + "; a restart recovers from the log in " + config.dir());
+      closeFailure = e;
+      return false;
+    }
+    if (store instanceof dev.cellar.store.Store engine && engine.writeFailure() != null) {
+      LOG.log(System.Logger.Level.WARNING, "stopped; writes were disabled by a failed fsync, so nothing more was synced;"
+          + " a restart recovers from what is on disk in " + config.dir());
+      return false;
+    }
+    LOG.log(System.Logger.Level.INFO, "shutting down: checkpoint written in " + millisSince(checkpointStart) + " ms");
+    LOG.log(System.Logger.Level.INFO, "stopped; data synced and checkpointed in " + config.dir());
+    return true;
+  }
+
+  private static long millisSince(long startNanos) {
+    return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
   }
 
   private void awaitQuietly() {

@@ -1,9 +1,14 @@
 package dev.cellar.cli.server;
 
+import dev.cellar.cli.CellarCommand;
 import dev.cellar.server.CellarServer;
+import dev.cellar.server.config.ConfigFile;
 import dev.cellar.server.config.ServerConfig;
+import dev.cellar.server.log.LogLine;
+import dev.cellar.server.log.ServerLog;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -20,9 +25,12 @@ import picocli.CommandLine.Parameters;
     description = {
       "Runs the Cellar server: the Redis protocol (RESP2/RESP3) on --port and HTTP on --http-port,"
           + " over a store in --dir.",
-      "SIGTERM or SHUTDOWN flush, fsync and checkpoint before exit."
+      "SIGTERM, Ctrl-C or SHUTDOWN flush, fsync and checkpoint before exit (0 when clean).",
+      "A stock redis.conf is accepted: directives Cellar does not need are ignored with a warning each."
     })
 public final class ServerCommand implements Callable<Integer> {
+  private static final System.Logger LOG = System.getLogger("dev.cellar.server");
+
   @Parameters(index = "0", arity = "0..1", paramLabel = "CONFIG-FILE", description = "Redis-style config file (name value per line).")
   Path configFile;
 
@@ -51,14 +59,39 @@ public final class ServerCommand implements Callable<Integer> {
   @Option(names = "--tls-auth-clients", description = "yes | no | optional: client certificates (default yes with a CA, no without).") String tlsAuthClients;
   @Option(names = "--tls-protocols", description = "TLS versions, space-separated (default \"TLSv1.2 TLSv1.3\").") String tlsProtocols;
   @Option(names = "--auto-aof-rewrite-percentage", description = "Background compaction starts once the log has grown this many percent beyond its live data (default 100; 0: only BGREWRITEAOF).") String aofRewritePercentage;
+  @Option(names = "--loglevel", description = "debug | verbose | notice | warning | nothing (default notice); debug also prints a failed start's stack trace.") String logLevel;
+  @Option(names = "--logfile", description = "File to append log lines to (default \"\": standard output, warnings and errors on standard error).") String logFile;
   @Option(names = "--segment-size", description = "Expert: log segment size, 256kb to 1gb (default 64mb); smaller caps values.") String segmentSize;
 
   @Override
   public Integer call() throws Exception {
     ServerConfig config = new ServerConfig();
-    if (configFile != null) {
-      config.load(configFile);
-    }
+    List<String> warnings = configFile == null ? List.of() : ConfigFile.read(configFile, config);
+    flags().forEach((name, value) -> {
+      if (value != null) {
+        config.set(name, value);
+      }
+    });
+    ServerLog.install(config);
+    warnings.forEach(w -> LOG.log(System.Logger.Level.WARNING, w));
+    CellarServer server = start(config);
+    // SIGTERM and SIGINT (Ctrl-C) run this; so does the exit after SHUTDOWN, when the server has
+    // stopped already. halt: the JVM would otherwise exit with 128 + the signal's number even
+    // after a clean stop, which supervisors read as a failure.
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      boolean clean = server.stop("signal: SIGTERM or SIGINT");
+      System.out.flush();
+      System.err.flush();
+      Runtime.getRuntime().halt(clean ? CellarCommand.EXIT_OK : CellarCommand.EXIT_FAILURE);
+    }, "cellar-sigterm"));
+    LOG.log(System.Logger.Level.INFO, "serving " + config.dir().toAbsolutePath() + " (appendfsync " + config.fsync().name().toLowerCase()
+        + ", " + config.threads() + " threads, " + server.transport() + ")");
+    LOG.log(System.Logger.Level.INFO, listening(config.bind(), server));
+    server.awaitStop();
+    return 0;
+  }
+
+  private Map<String, String> flags() {
     Map<String, String> flags = new LinkedHashMap<>();
     flags.put("port", port);
     flags.put("bind", bind);
@@ -86,19 +119,35 @@ public final class ServerCommand implements Callable<Integer> {
     flags.put("tls-protocols", tlsProtocols);
     flags.put("segment-size", segmentSize);
     flags.put("auto-aof-rewrite-percentage", aofRewritePercentage);
-    flags.forEach((name, value) -> {
-      if (value != null) {
-        config.set(name, value);
+    flags.put("loglevel", logLevel);
+    flags.put("logfile", logFile);
+    return flags;
+  }
+
+  /**
+   * Starts the server, turning any failure into one line that says what to do (a port in use, a
+   * locked directory, a bad certificate, ...); the stack trace is logged only under {@code loglevel
+   * debug}, for the rare failure whose message is not enough.
+   */
+  private static CellarServer start(ServerConfig config) {
+    try {
+      return CellarServer.start(config);
+    } catch (RuntimeException e) {
+      LOG.log(System.Logger.Level.DEBUG, "the server did not start", e);
+      String message = CellarCommand.expectedFailureMessage(e);
+      String line = message != null ? message : LogLine.summary(e) + " (--loglevel debug shows where)";
+      if (config.logFile() != null) {
+        LOG.log(System.Logger.Level.ERROR, "the server did not start: " + line);
       }
-    });
-    CellarServer server = CellarServer.start(config);
-    Runtime.getRuntime().addShutdownHook(new Thread(server::close, "cellar-sigterm"));
-    System.out.println("cellar: serving " + config.dir().toAbsolutePath() + " (appendfsync " + config.fsync().name().toLowerCase()
-        + ", " + config.threads() + " threads, " + server.transport() + ")");
-    System.out.println("cellar: " + listening(config.bind(), server));
-    System.out.flush();
-    server.awaitStop();
-    return 0;
+      throw new StartFailure(line, e);
+    }
+  }
+
+  /** A failed start, already put in one line; printed without a stack trace. */
+  public static final class StartFailure extends RuntimeException {
+    StartFailure(String message, Throwable cause) {
+      super(message, cause);
+    }
   }
 
   private static String listening(String host, CellarServer server) {

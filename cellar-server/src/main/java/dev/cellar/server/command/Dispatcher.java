@@ -98,7 +98,10 @@ public final class Dispatcher {
       case DiskFullException full -> "ERR disk full, write refused (reads go on; writes resume when space is freed): " + full.getMessage();
       case StoreIOException io -> "ERR " + serverWords(io.getMessage());
       case StoreClosedException closed -> "ERR server is shutting down";
-      case CorruptStoreException corrupt -> "ERR " + corrupt.getMessage();
+      case CorruptStoreException corrupt -> {
+        DamageLog.report(corrupt);
+        yield "ERR " + corrupt.getMessage();
+      }
       default -> {
         LOG.log(System.Logger.Level.ERROR, "command " + spec.name() + " failed", e);
         yield "ERR internal error in '" + spec.name() + "': " + e;

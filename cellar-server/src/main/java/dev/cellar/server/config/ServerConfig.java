@@ -2,6 +2,7 @@ package dev.cellar.server.config;
 
 import dev.cellar.CellarOptions;
 import dev.cellar.Fsync;
+import dev.cellar.server.log.LogLevel;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -20,7 +21,7 @@ import java.util.function.Supplier;
  * GET/SET} work: {@code port bind dir appendfsync io-threads maxmemory maxmemory-policy requirepass
  * protected-mode maxclients proto-max-bulk-len client-query-buffer-limit
  * client-output-buffer-limit tls-port tls-cert-file tls-key-file tls-key-file-pass tls-ca-cert-file
- * tls-auth-clients tls-protocols}, plus Cellar's own {@code http-port}, {@code https-port},
+ * tls-auth-clients tls-protocols loglevel logfile}, plus Cellar's own {@code http-port}, {@code https-port},
  * {@code transport} and the expert setting {@code segment-size}.
  *
  * <p>Secrets ({@code requirepass}, {@code tls-key-file-pass}) read back as {@code <redacted>} (or
@@ -63,6 +64,8 @@ public final class ServerConfig {
 
   private volatile long segmentSize = CellarOptions.DEFAULT_SEGMENT_BYTES;
   private volatile int aofRewritePercentage = 100;
+  private volatile LogLevel logLevel = LogLevel.NOTICE;
+  private volatile Path logFile; // null: standard output and error
 
   /** {@code tls-auth-clients}: whether a TLS client must present a certificate the CA signed. */
   public enum TlsAuthClients {
@@ -105,7 +108,7 @@ public final class ServerConfig {
     define("client-query-buffer-limit", true, () -> Long.toString(maxQueryBuffer),
         v -> maxQueryBuffer = atLeast("client-query-buffer-limit", parseBytes("client-query-buffer-limit", v), 1024 * 1024));
     define("client-output-buffer-limit", true, () -> "normal " + outputBufferLimit + " 0 0",
-        v -> outputBufferLimit = parseOutputLimit(v));
+        v -> outputBufferLimit = parseOutputLimit(v, outputBufferLimit));
     define("maxmemory-clients", true, () -> maxMemoryClients, v -> {
       parseClientMemory(v, Runtime.getRuntime().maxMemory());
       maxMemoryClients = v.trim();
@@ -126,6 +129,9 @@ public final class ServerConfig {
     // background compaction starts (100: to twice its size); 0 leaves compaction to BGREWRITEAOF.
     define("auto-aof-rewrite-percentage", false, () -> Integer.toString(aofRewritePercentage),
         v -> aofRewritePercentage = intIn("auto-aof-rewrite-percentage", v, 0, 9900));
+    // Redis's logging settings: the level may change at run time, the file is opened once at start.
+    define("loglevel", true, () -> logLevel.redisName(), v -> logLevel = LogLevel.parse(v));
+    define("logfile", false, () -> pathOrEmpty(logFile), v -> logFile = optionalPath("logfile", v));
     defineTls();
   }
 
@@ -200,34 +206,13 @@ public final class ServerConfig {
   }
 
   /**
-   * Reads a Redis-style config file: one {@code name value} per line, {@code #} comments, values
-   * optionally in double quotes. Unknown names fail with the file and line.
+   * Reads a Redis-style config file (see {@link ConfigFile}) and logs a warning for each Redis
+   * directive it ignores; a caller that sets up logging after reading the file uses {@link
+   * ConfigFile#read} and logs them itself.
    */
   public ServerConfig load(Path file) {
-    List<String> lines;
-    try {
-      lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new ConfigException("cannot read config file " + file + ": " + e.getMessage());
-    }
-    int number = 0;
-    for (String raw : lines) {
-      number++;
-      String line = raw.strip();
-      if (line.isEmpty() || line.startsWith("#")) {
-        continue;
-      }
-      List<String> words = ConfigLine.split(line);
-      if (words.size() < 2) {
-        throw new ConfigException(file + ":" + number + ": expected 'name value', got '" + line + "'");
-      }
-      String name = words.getFirst();
-      String value = String.join(" ", words.subList(1, words.size()));
-      try {
-        set(name, value);
-      } catch (ConfigException e) {
-        throw new ConfigException(file + ":" + number + ": " + e.getMessage());
-      }
+    for (String warning : ConfigFile.read(file, this)) {
+      System.getLogger("dev.cellar.server").log(System.Logger.Level.WARNING, warning);
     }
     return this;
   }
@@ -295,6 +280,10 @@ public final class ServerConfig {
   }
   public int segmentSize() { return (int) segmentSize; }
   public int aofRewritePercentage() { return aofRewritePercentage; }
+  /** {@code loglevel}: the least severe messages written (Redis's names). */
+  public LogLevel logLevel() { return logLevel; }
+  /** {@code logfile}: where log lines go, or null for standard output (and error, for warnings and errors). */
+  public Path logFile() { return logFile; }
 
   /** Every setting with its value (passwords redacted), for logs and {@code INFO}. */
   public Map<String, String> all() {
@@ -418,8 +407,13 @@ public final class ServerConfig {
     };
   }
 
-  /** Either a size, or Redis's {@code normal <hard> <soft> <seconds>} (only the hard limit counts). */
-  private static long parseOutputLimit(String v) {
+  /**
+   * Either a size, or Redis's {@code <class> <hard> <soft> <seconds>} groups: only the {@code
+   * normal} class's hard limit counts, and a line for other classes only ({@code replica}, {@code
+   * pubsub}, as Redis's stock config file has) leaves {@code current} as it is, since Cellar has no
+   * such clients.
+   */
+  private static long parseOutputLimit(String v, long current) {
     String[] words = v.trim().split("\\s+");
     if (words.length == 1) {
       return atLeast("client-output-buffer-limit", parseBytes("client-output-buffer-limit", words[0]), 1024 * 1024);
@@ -434,7 +428,7 @@ public final class ServerConfig {
       }
     }
     if (hard < 0) {
-      throw new ConfigException("'client-output-buffer-limit' needs a 'normal' class");
+      return current;
     }
     // 0 means no limit in Redis; a server that must bound its memory keeps one, the largest.
     return hard == 0 ? Long.MAX_VALUE : atLeast("client-output-buffer-limit", hard, 1024 * 1024);

@@ -150,7 +150,10 @@ final class HttpRouter {
           "disk full, write refused (reads go on; writes resume when space is freed): " + full.getMessage());
       case StoreIOException io -> HttpReply.error(503, "unavailable", Dispatcher.serverWords(io.getMessage()));
       case StoreClosedException closed -> HttpReply.error(503, "unavailable", "the server is shutting down; retry elsewhere or later");
-      case CorruptStoreException corrupt -> HttpReply.error(500, "corrupt", corrupt.getMessage());
+      case CorruptStoreException corrupt -> {
+        dev.cellar.server.command.DamageLog.report(corrupt);
+        yield HttpReply.error(500, "corrupt", corrupt.getMessage());
+      }
       default -> {
         LOG.log(System.Logger.Level.ERROR, "HTTP " + (call == null ? "operation" : call.method() + " " + abbreviate(call.uri())) + " failed", e);
         yield HttpReply.error(500, "internal_error", "internal error: " + e);
