@@ -3,6 +3,7 @@ package dev.cellar.server.config;
 import dev.cellar.CellarOptions;
 import dev.cellar.Fsync;
 import dev.cellar.server.log.LogLevel;
+import dev.cellar.server.log.ServerLog;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -130,7 +131,10 @@ public final class ServerConfig {
     define("auto-aof-rewrite-percentage", false, () -> Integer.toString(aofRewritePercentage),
         v -> aofRewritePercentage = intIn("auto-aof-rewrite-percentage", v, 0, 9900));
     // Redis's logging settings: the level may change at run time, the file is opened once at start.
-    define("loglevel", true, () -> logLevel.redisName(), v -> logLevel = LogLevel.parse(v));
+    define("loglevel", true, () -> logLevel.redisName(), v -> {
+      logLevel = LogLevel.parse(v);
+      ServerLog.levelChanged();
+    });
     define("logfile", false, () -> pathOrEmpty(logFile), v -> logFile = optionalPath("logfile", v));
     defineTls();
   }

@@ -22,6 +22,21 @@ public enum LogLevel {
     return level != Level.OFF && level.getSeverity() >= least.getSeverity();
   }
 
+  /**
+   * The same threshold as a {@code java.util.logging} level, set on JUL's root logger so that
+   * libraries logging through it (Netty) do not even build the records this level would drop: at
+   * {@code ALL}, every {@code isDebugEnabled()} guard in Netty's event loops would be open.
+   */
+  public java.util.logging.Level julLevel() {
+    return switch (this) {
+      case DEBUG -> java.util.logging.Level.ALL;
+      case VERBOSE -> java.util.logging.Level.FINE;
+      case NOTICE -> java.util.logging.Level.INFO;
+      case WARNING -> java.util.logging.Level.WARNING;
+      case NOTHING -> java.util.logging.Level.OFF;
+    };
+  }
+
   /** Whether exceptions are logged with their stack traces (only when asked for: debug or verbose). */
   public boolean stackTraces() {
     return this == DEBUG || this == VERBOSE;

@@ -62,7 +62,14 @@ public final class ServerLog {
       root.removeHandler(h);
     }
     root.addHandler(new JulHandler());
-    root.setLevel(java.util.logging.Level.ALL); // this class filters, by loglevel
+    root.setLevel(level().julLevel());
+  }
+
+  /** {@code loglevel} changed (CONFIG SET): JUL's loggers follow, once this log is installed. */
+  public static synchronized void levelChanged() {
+    if (config != null) {
+      Logger.getLogger("").setLevel(level().julLevel());
+    }
   }
 
   static LogLevel level() {
