@@ -38,10 +38,7 @@ final class IntrospectionCommands {
         }
         long count = 10;
         if (r.argc() == 3) {
-          if (!r.isLong(2)) {
-            throw CommandError.NOT_INTEGER;
-          }
-          count = r.longValue(2);
+          count = r.isLong(2) ? r.longValue(2) : Long.MIN_VALUE; // Redis says the same of both
           if (count < -1) {
             throw new CommandError("ERR count should be greater than or equal to -1");
           }
@@ -158,8 +155,10 @@ final class IntrospectionCommands {
   // ------------------------------------------------------------------ MONITOR
 
   /**
-   * Replies OK, then joins the feed once the OK is written, so that no fed line can overtake it.
-   * As in Redis, a client already monitoring gets no second reply.
+   * Replies OK and joins the feed at once; no fed line can overtake the OK: a line fed from another
+   * loop is written by a task on this connection's loop, which runs after this batch's replies are
+   * written, and no other connection of this loop runs a command before they are. As in Redis, a
+   * client already monitoring gets no second reply.
    */
   static void monitor(Session s, Request r, ReplyWriter out) {
     if (s.monitoring()) {
@@ -170,7 +169,7 @@ final class IntrospectionCommands {
     }
     s.monitoring(true);
     out.ok();
-    s.channel().afterReplies(() -> s.server().monitors().add(s));
+    s.server().monitors().add(s);
   }
 
   // ------------------------------------------------------------------ MEMORY

@@ -452,13 +452,15 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
 
     @Override
     public void push(byte[] bytes) {
+      var outbound = ctx.channel().unsafe().outboundBuffer();
+      if (outbound != null && outbound.totalPendingWriteBytes() > server.config().outputBufferLimit()) {
+        // A monitor that does not read its feed is cut off like any client over its output limit.
+        server.stats().outputLimitDisconnects.increment();
+        ctx.channel().close();
+        return;
+      }
       server.sampler().netOutputBytes.add(bytes.length);
       ctx.writeAndFlush(io.netty.buffer.Unpooled.wrappedBuffer(bytes), ctx.voidPromise());
-    }
-
-    @Override
-    public void afterReplies(Runnable task) {
-      ctx.executor().execute(task); // a task runs after this read's channelReadComplete wrote the replies
     }
 
     @Override
