@@ -23,4 +23,14 @@ public interface ClientChannel {
   void close();
 
   void noEvict(boolean on);
+
+  /** The socket's file descriptor for {@code CLIENT LIST}, or -1 when the transport has none to show (NIO). */
+  default int fd() {
+    return -1;
+  }
+
+  /** Bytes the client's buffers hold ({@code tot-mem}): its share of {@code maxmemory-clients}. */
+  default long memory() {
+    return 0;
+  }
 }

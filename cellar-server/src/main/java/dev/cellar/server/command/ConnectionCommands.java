@@ -276,16 +276,17 @@ final class ConnectionCommands {
 
   /**
    * One {@code CLIENT LIST} line, with Redis 7.2's fields in its order. Flags: {@code O} monitoring,
-   * {@code e} no-evict, else {@code N}. The file descriptor is not known here ({@code fd=-1}), and
-   * the buffer fields are zero: the buffers are the connection's, not the session's.
+   * {@code e} no-evict, else {@code N}. {@code fd} is -1 under NIO, which does not expose it; {@code
+   * tot-mem} is what the client's buffers hold (its {@code maxmemory-clients} account) and the
+   * per-buffer fields are zero.
    */
   static String describe(Session s) {
     long now = System.currentTimeMillis();
     String flags = (s.monitoring() ? "O" : "") + (s.noEvict() ? "e" : "");
-    return "id=" + s.id() + " addr=" + s.address() + " laddr=" + s.localAddress() + " fd=-1 name=" + s.name()
+    return "id=" + s.id() + " addr=" + s.address() + " laddr=" + s.localAddress() + " fd=" + s.channel().fd() + " name=" + s.name()
         + " age=" + (now - s.createdMillis()) / 1000 + " idle=" + (now - s.lastCommandMillis()) / 1000
         + " flags=" + (flags.isEmpty() ? "N" : flags) + " db=0 sub=0 psub=0 ssub=0 multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0"
-        + " rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r"
+        + " rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=" + s.channel().memory() + " events=r"
         + " cmd=" + s.lastCommand() + " user=default redir=-1 resp=" + s.out().protocol()
         + " lib-name=" + s.libName() + " lib-ver=" + s.libVersion();
   }

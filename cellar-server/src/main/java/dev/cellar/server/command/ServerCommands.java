@@ -147,6 +147,7 @@ final class ServerCommands {
 
   static void config(Session s, Request r, ReplyWriter out) {
     String sub = r.string(1).toLowerCase(Locale.ROOT);
+    s.subcommand("config", sub);
     switch (sub) {
       case "get" -> {
         requireArity(r, "config", sub, -3);

@@ -472,6 +472,16 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
     public void noEvict(boolean on) {
       account.noEvict(on);
     }
+
+    @Override
+    public int fd() {
+      return ctx.channel() instanceof io.netty.channel.unix.UnixChannel unix ? unix.fd().intValue() : -1;
+    }
+
+    @Override
+    public long memory() {
+      return account.bytes();
+    }
   }
 
   @Override

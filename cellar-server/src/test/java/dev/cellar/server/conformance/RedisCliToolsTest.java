@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * redis-cli's operator modes against the server: {@code --bigkeys} (SCAN, TYPE, STRLEN), {@code
- * --memkeys} (MEMORY USAGE), {@code --stat} (INFO every interval) and {@code --latency} (PING).
- * The last two loop until stopped, so they run under {@code timeout}, line-buffered through
+ * --memkeys} (MEMORY USAGE), {@code --stat} (INFO every interval), {@code --latency} (PING) and
+ * {@code redis-cli monitor}. The last three loop until stopped, so they run under {@code timeout}, line-buffered through
  * {@code stdbuf} so that what they printed before the signal is not lost in a stdio buffer.
  */
 class RedisCliToolsTest extends AbstractConformanceTest {
@@ -81,6 +81,29 @@ class RedisCliToolsTest extends AbstractConformanceTest {
     assertEquals("302", row[0], "the keys column, summed from INFO keyspace: " + lines.get(2));
     assertTrue(row[1].matches("[\\d.]+[BKMG]"), "used_memory_human: " + lines.get(2));
     assertTrue(Long.parseLong(row[2]) >= 1, "connected_clients: " + lines.get(2));
+  }
+
+  @Test
+  void monitorPrintsOtherClientsCommands() throws Exception {
+    Thread traffic = Thread.ofPlatform().daemon().start(() -> {
+      try (RawClient client = server.connect()) {
+        // Once redis-cli's MONITOR has taken effect (flags=O in CLIENT LIST), run what it should show.
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (!((String) client.callParsed("CLIENT", "LIST")).contains("flags=O") && System.nanoTime() < deadline) {
+          Thread.sleep(20);
+        }
+        client.call("SET", "watched key", "1");
+        client.call("INCR", "counter");
+      } catch (Exception e) {
+        throw new AssertionError(e);
+      }
+    });
+    ToolRun run = forSeconds(3, "monitor");
+    traffic.join();
+    List<String> lines = run.stdout().lines().toList();
+    assertEquals("OK", lines.getFirst(), run.output());
+    assertTrue(lines.stream().anyMatch(l -> l.matches("\\d+\\.\\d{6} \\[0 127\\.0\\.0\\.1:\\d+\\] \"SET\" \"watched key\" \"1\"")), run.output());
+    assertTrue(lines.stream().anyMatch(l -> l.endsWith("] \"INCR\" \"counter\"")), run.output());
   }
 
   @Test
