@@ -42,7 +42,7 @@ final class InfoText {
         case "replication" -> b.append("# Replication\r\nrole:master\r\nconnected_slaves:0\r\n");
         case "cpu" -> cpu(b);
         case "commandstats" -> commandStats(server, b);
-        case "keyspace" -> keyspace(stats, b);
+        case "keyspace" -> keyspace(server, stats, b);
         default -> { }
       }
       if (b.length() == start) {
@@ -200,10 +200,13 @@ final class InfoText {
     }
   }
 
-  private static void keyspace(CellarStats stats, StringBuilder b) {
+  /** {@code expires} and {@code avg_ttl} are estimated by sampling (see {@link ExpirySampler}). */
+  private static void keyspace(ServerContext server, CellarStats stats, StringBuilder b) {
     b.append("# Keyspace\r\n");
     if (stats.keys() > 0) {
-      b.append("db0:keys=").append(stats.keys()).append(",expires=0,avg_ttl=0\r\n");
+      ExpirySampler expiries = server.sampler().expiries();
+      b.append("db0:keys=").append(stats.keys()).append(",expires=").append(expiries.expires(stats.keys()))
+          .append(",avg_ttl=").append(expiries.averageTtlMillis()).append("\r\n");
     }
   }
 

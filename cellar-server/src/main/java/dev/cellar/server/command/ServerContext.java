@@ -29,7 +29,7 @@ public final class ServerContext {
     this.clientMemory = new ClientMemory(config::maxMemoryClients);
     this.memory = new MemoryGuard(store, config, stats);
     this.commands = Commands.table();
-    this.sampler = new StatsSampler(stats, memory);
+    this.sampler = new StatsSampler(stats, memory, new ExpirySampler(store));
   }
 
   public Cellar store() { return store; }

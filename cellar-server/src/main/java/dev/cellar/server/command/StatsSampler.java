@@ -43,14 +43,17 @@ public final class StatsSampler {
   private final long startupMemory;
   private volatile long peakMemory;
   private long lastNanos;
+  private int ticks;
+  private final ExpirySampler expiries;
 
   /** Bytes read from and written to RESP clients ({@code total_net_input_bytes}, {@code total_net_output_bytes}). */
   public final LongAdder netInputBytes = new LongAdder();
   public final LongAdder netOutputBytes = new LongAdder();
 
-  StatsSampler(CommandStats stats, MemoryGuard memory) {
+  StatsSampler(CommandStats stats, MemoryGuard memory, ExpirySampler expiries) {
     this.stats = stats;
     this.memory = memory;
+    this.expiries = expiries;
     this.startupMemory = memory.used();
     this.peakMemory = startupMemory;
   }
@@ -64,6 +67,14 @@ public final class StatsSampler {
     input.add(netInputBytes.sum(), elapsed);
     output.add(netOutputBytes.sum(), elapsed);
     peakMemory = Math.max(peakMemory, memory.used());
+    if (ticks++ % 10 == 0) {
+      expiries.sample(); // once a second: the keyspace's expiry figures change slowly
+    }
+  }
+
+  /** The keyspace line's {@code expires} and {@code avg_ttl}, estimated ({@link ExpirySampler}). */
+  ExpirySampler expiries() {
+    return expiries;
   }
 
   public long opsPerSecond() {

@@ -240,6 +240,31 @@ class IntrospectionConformanceTest extends AbstractConformanceTest {
   }
 
   @Test
+  void keyspaceLineCountsKeysWithAnExpiry() throws Exception {
+    for (int i = 0; i < 200; i++) {
+      c.call("SET", "k" + i, "v");
+      if (i % 2 == 0) {
+        c.call("EXPIRE", "k" + i, "1000");
+      }
+    }
+    // Cellar estimates expires and avg_ttl from keys sampled once a second (Redis counts expires
+    // exactly): within 20 s the estimate must be near half the keys.
+    Pattern line = Pattern.compile("db0:keys=200,expires=(\\d+),avg_ttl=(\\d+)");
+    String keyspace = "";
+    for (long deadline = System.nanoTime() + 20_000_000_000L; System.nanoTime() < deadline; Thread.sleep(250)) {
+      keyspace = (String) c.callParsed("INFO", "keyspace");
+      var m = line.matcher(keyspace);
+      assertTrue(m.find(), keyspace);
+      long expires = Long.parseLong(m.group(1));
+      long ttl = Long.parseLong(m.group(2));
+      if (expires >= 70 && expires <= 130 && ttl > 900_000 && ttl <= 1_000_000) {
+        return;
+      }
+    }
+    throw new AssertionError("expected about 100 keys with an expiry and avg_ttl near 1000000 ms: " + keyspace);
+  }
+
+  @Test
   void instantaneousOpsPerSecondFollowsTraffic() throws Exception {
     String pings = RawClient.command("PING").repeat(1000);
     long deadline = System.nanoTime() + 600_000_000L;
