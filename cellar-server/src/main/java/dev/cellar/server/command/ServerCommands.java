@@ -192,6 +192,7 @@ final class ServerCommands {
       case "resetstat" -> {
         requireArity(r, "config", sub, 2);
         s.server().stats().reset();
+        s.server().sampler().reset();
         out.ok();
       }
       default -> throw new CommandError("ERR unknown subcommand '" + r.string(1) + "'. Try CONFIG HELP.");

@@ -77,6 +77,12 @@ public final class StatsSampler {
     return expiries;
   }
 
+  /** {@code CONFIG RESETSTAT}: the byte totals start again from 0, as Redis's do. */
+  void reset() {
+    netInputBytes.reset();
+    netOutputBytes.reset();
+  }
+
   public long opsPerSecond() {
     return Math.round(ops.mean);
   }
