@@ -77,9 +77,15 @@ public final class Session {
     }
   }
 
-  /** A container command names its subcommand, so CLIENT LIST shows {@code cmd=client|list} as Redis does. */
+  /**
+   * A container command names its subcommand, so CLIENT LIST shows {@code cmd=client|list} as Redis
+   * does; a subcommand that is not a short printable word (it comes from the client) is left out,
+   * so that it cannot break the line's {@code name=value} fields.
+   */
   void subcommand(String container, String sub) {
-    lastCommand = container + "|" + sub;
+    if (sub.length() <= 32 && sub.chars().allMatch(c -> c > ' ' && c < 127 && c != '=')) {
+      lastCommand = container + "|" + sub;
+    }
   }
 
   void commandStarted(CommandSpec spec, long nowMillis) {
