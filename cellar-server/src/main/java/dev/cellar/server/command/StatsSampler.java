@@ -68,7 +68,12 @@ public final class StatsSampler {
     output.add(netOutputBytes.sum(), elapsed);
     peakMemory = Math.max(peakMemory, memory.used());
     if (ticks++ % 10 == 0) {
-      expiries.sample(); // once a second: the keyspace's expiry figures change slowly
+      try {
+        expiries.sample(); // once a second: the keyspace's expiry figures change slowly
+      } catch (RuntimeException e) {
+        // The store is closing or a read failed: keep the last estimate. An exception escaping a
+        // periodic task would cancel it, and the rates above would stop with it.
+      }
     }
   }
 

@@ -20,7 +20,7 @@ import java.util.function.Supplier;
  * GET/SET} work: {@code port bind dir appendfsync io-threads maxmemory maxmemory-policy requirepass
  * protected-mode maxclients proto-max-bulk-len client-query-buffer-limit
  * client-output-buffer-limit tls-port tls-cert-file tls-key-file tls-key-file-pass tls-ca-cert-file
- * tls-auth-clients tls-protocols}, plus Cellar's own {@code http-port}, {@code https-port},
+ * tls-auth-clients tls-protocols slowlog-log-slower-than slowlog-max-len latency-monitor-threshold}, plus Cellar's own {@code http-port}, {@code https-port},
  * {@code transport} and the expert setting {@code segment-size}.
  *
  * <p>Secrets ({@code requirepass}, {@code tls-key-file-pass}) read back as {@code <redacted>} (or
