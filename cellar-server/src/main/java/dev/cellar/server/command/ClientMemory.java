@@ -40,6 +40,7 @@ public final class ClientMemory {
     private final AtomicLong bytes = new AtomicLong();
     private volatile boolean evicted;
     private volatile boolean closed;
+    private volatile boolean noEvict;
     private long releasing; // guarded by the ClientMemory
 
     private Account(String client, Runnable disconnect) {
@@ -49,6 +50,11 @@ public final class ClientMemory {
 
     public long bytes() {
       return bytes.get();
+    }
+
+    /** {@code CLIENT NO-EVICT on}: never chosen for eviction (its bytes still count). */
+    public void noEvict(boolean on) {
+      noEvict = on;
     }
 
     /** Whether this client was chosen for eviction (its disconnect is on the way). */
@@ -115,7 +121,7 @@ public final class ClientMemory {
     while (used.get() - releasing.get() > max) {
       Account largest = null;
       for (Account a : accounts) {
-        if (!a.evicted && (largest == null || a.bytes.get() > largest.bytes.get())) {
+        if (!a.evicted && !a.noEvict && (largest == null || a.bytes.get() > largest.bytes.get())) {
           largest = a;
         }
       }

@@ -10,6 +10,7 @@ public final class Commands {
     ServerCommands.register(t);
     StringCommands.register(t);
     KeyspaceCommands.register(t);
+    IntrospectionCommands.register(t);
     return t;
   }
 }

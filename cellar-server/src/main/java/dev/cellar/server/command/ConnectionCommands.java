@@ -145,7 +145,22 @@ final class ConnectionCommands {
 
   static void client(Session s, Request r, ReplyWriter out) {
     String sub = r.string(1).toLowerCase(java.util.Locale.ROOT);
+    s.subcommand("client", sub);
     switch (sub) {
+      case "kill" -> ClientKill.run(s, r, out);
+      case "no-evict" -> {
+        ServerCommands.requireArity(r, "client", sub, 3);
+        if (r.is(2, "on")) {
+          s.noEvict(true);
+          s.channel().noEvict(true);
+        } else if (r.is(2, "off")) {
+          s.noEvict(false);
+          s.channel().noEvict(false);
+        } else {
+          throw CommandError.SYNTAX;
+        }
+        out.ok();
+      }
       case "setname" -> {
         ServerCommands.requireArity(r, "client", sub, 3);
         s.name(checkName(r.string(2)));
@@ -177,6 +192,7 @@ final class ConnectionCommands {
         if (!isPrintableWord(r.string(3))) {
           throw new CommandError("ERR " + r.string(2) + " cannot contain spaces, newlines or special characters.");
         }
+        s.lib(r.is(2, "lib-name") ? r.string(3) : null, r.is(2, "lib-ver") ? r.string(3) : null);
         out.ok();
       }
       case "help" -> {
@@ -186,9 +202,18 @@ final class ConnectionCommands {
           "GETNAME", "    Return the name of the current connection.",
           "ID", "    Return the ID of the current connection.",
           "INFO", "    Return information about the current client connection.",
+          "KILL <ip:port>", "    Kill connection made from <ip:port>.",
+          "KILL <option> <value> [<option> <value> [...]]", "    Kill connections. Options are:",
+          "    * ADDR (<ip:port>|<unixsocket>:0)", "      Kill connections made from the specified address",
+          "    * LADDR (<ip:port>|<unixsocket>:0)", "      Kill connections made to specified local address",
+          "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)", "      Kill connections by type.",
+          "    * USER <username>", "      Kill connections authenticated by <username>.",
+          "    * SKIPME (YES|NO)", "      Skip killing current connection (default: yes).",
+          "    * ID <client-id>", "      Kill connections by client id.",
           "LIST [TYPE (NORMAL|MASTER|REPLICA|PUBSUB)] [ID <id> [<id> ...]]", "    Return information about client connections.",
           "SETINFO <option> <value>", "    Set client meta attr. Options are: LIB-NAME, LIB-VER.",
           "SETNAME <name>", "    Assign the name <name> to the current connection.",
+          "NO-EVICT (ON|OFF)", "    Protect current client connection from eviction.",
           "HELP", "    Print this help."
         };
         out.array(lines.length);
@@ -249,12 +274,20 @@ final class ConnectionCommands {
     return true;
   }
 
-  /** One {@code CLIENT LIST} line, with Redis's field names (those that apply here). */
+  /**
+   * One {@code CLIENT LIST} line, with Redis 7.2's fields in its order. Flags: {@code O} monitoring,
+   * {@code e} no-evict, else {@code N}. {@code fd} is -1 under NIO, which does not expose it; {@code
+   * tot-mem} is what the client's buffers hold (its {@code maxmemory-clients} account) and the
+   * per-buffer fields are zero.
+   */
   static String describe(Session s) {
     long now = System.currentTimeMillis();
-    return "id=" + s.id() + " addr=" + s.address() + " laddr=" + s.localAddress() + " fd=-1 name=" + s.name()
+    String flags = (s.monitoring() ? "O" : "") + (s.noEvict() ? "e" : "");
+    return "id=" + s.id() + " addr=" + s.address() + " laddr=" + s.localAddress() + " fd=" + s.channel().fd() + " name=" + s.name()
         + " age=" + (now - s.createdMillis()) / 1000 + " idle=" + (now - s.lastCommandMillis()) / 1000
-        + " flags=N db=0 sub=0 psub=0 ssub=0 multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 obl=0 oll=0 omem=0 tot-mem=0 events=r"
-        + " cmd=" + s.lastCommand() + " user=default redir=-1 resp=" + s.out().protocol();
+        + " flags=" + (flags.isEmpty() ? "N" : flags) + " db=0 sub=0 psub=0 ssub=0 multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0"
+        + " rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=" + s.channel().memory() + " events=r"
+        + " cmd=" + s.lastCommand() + " user=default redir=-1 resp=" + s.out().protocol()
+        + " lib-name=" + s.libName() + " lib-ver=" + s.libVersion();
   }
 }

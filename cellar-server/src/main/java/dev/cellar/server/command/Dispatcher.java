@@ -87,7 +87,27 @@ public final class Dispatcher {
     c.calls.increment();
     c.nanos.add(nanos);
     server.latency().record(spec, nanos);
+    observe(session, spec, request, nanos);
     return end;
+  }
+
+  /**
+   * SLOWLOG, LATENCY and MONITOR. Each is off or under its threshold for nearly every command, so
+   * this costs three volatile reads and compares; only a slow command, or one run while somebody
+   * monitors, does more.
+   */
+  private void observe(Session session, CommandSpec spec, Request request, long nanos) {
+    long slowerThan = server.config().slowlogSlowerThan();
+    if (slowerThan >= 0 && nanos >= slowerThan * 1000) {
+      server.slowLog().record(session, request, nanos / 1000, server.config().slowlogMaxLen());
+    }
+    long threshold = server.config().latencyMonitorThreshold();
+    if (threshold > 0 && nanos >= threshold * 1_000_000) {
+      server.latencyMonitor().record(spec.has("fast") ? "fast-command" : "command", nanos / 1_000_000);
+    }
+    if (server.monitors().active() && !spec.has("admin")) {
+      server.monitors().feed(session, request);
+    }
   }
 
   private static String errorText(CommandSpec spec, RuntimeException e) {

@@ -43,7 +43,7 @@ final class InfoText {
         case "replication" -> b.append("# Replication\r\nrole:master\r\nconnected_slaves:0\r\n");
         case "cpu" -> cpu(b);
         case "commandstats" -> commandStats(server, b);
-        case "keyspace" -> keyspace(stats, b);
+        case "keyspace" -> keyspace(server, stats, b);
         default -> { }
       }
       if (b.length() == start) {
@@ -78,7 +78,9 @@ final class InfoText {
     b.append("# Clients\r\n")
         .append("connected_clients:").append(server.clients().count()).append("\r\n")
         .append("maxclients:").append(server.config().maxClients()).append("\r\n")
-        .append("blocked_clients:0\r\n");
+        .append("blocked_clients:0\r\n")
+        .append("tracking_clients:0\r\n")
+        .append("clients_in_timeout_table:0\r\n");
   }
 
   private static void memory(ServerContext server, CellarStats stats, StringBuilder b) {
@@ -90,6 +92,9 @@ final class InfoText {
         .append("used_memory_human:").append(human(used)).append("\r\n")
         .append("used_memory_rss:").append(rss).append("\r\n")
         .append("used_memory_rss_human:").append(human(rss)).append("\r\n")
+        .append("used_memory_peak:").append(server.sampler().peakMemory()).append("\r\n")
+        .append("used_memory_peak_human:").append(human(server.sampler().peakMemory())).append("\r\n")
+        .append("used_memory_startup:").append(server.sampler().startupMemory()).append("\r\n")
         .append("used_memory_offheap_index:").append(stats.indexBytes()).append("\r\n")
         .append("used_memory_log:").append(stats.logBytes()).append("\r\n")
         .append("used_memory_heap:").append(heap.getUsed()).append("\r\n")
@@ -147,6 +152,11 @@ final class InfoText {
     b.append("# Stats\r\n")
         .append("total_connections_received:").append(c.connectionsReceived.sum()).append("\r\n")
         .append("total_commands_processed:").append(c.totalCommands()).append("\r\n")
+        .append("instantaneous_ops_per_sec:").append(server.sampler().opsPerSecond()).append("\r\n")
+        .append("total_net_input_bytes:").append(server.sampler().netInputBytes.sum()).append("\r\n")
+        .append("total_net_output_bytes:").append(server.sampler().netOutputBytes.sum()).append("\r\n")
+        .append("instantaneous_input_kbps:").append(String.format(java.util.Locale.ROOT, "%.2f", server.sampler().inputKbps())).append("\r\n")
+        .append("instantaneous_output_kbps:").append(String.format(java.util.Locale.ROOT, "%.2f", server.sampler().outputKbps())).append("\r\n")
         .append("rejected_connections:").append(c.connectionsRejected.sum()).append("\r\n")
         .append("evicted_clients:").append(server.clientMemory().evictions()).append("\r\n")
         .append("expired_keys:0\r\n")
@@ -155,7 +165,10 @@ final class InfoText {
         .append("keyspace_misses:").append(c.keyspaceMisses.sum()).append("\r\n")
         .append("total_error_replies:").append(totalFailed(c)).append("\r\n")
         .append("client_output_buffer_limit_disconnections:").append(c.outputLimitDisconnects.sum()).append("\r\n")
-        .append("protocol_errors:").append(c.protocolErrors.sum()).append("\r\n");
+        .append("protocol_errors:").append(c.protocolErrors.sum()).append("\r\n")
+        .append("pubsub_channels:0\r\n")
+        .append("pubsub_patterns:0\r\n")
+        .append("latest_fork_usec:0\r\n");
   }
 
   private static long totalFailed(CommandStats c) {
@@ -183,10 +196,13 @@ final class InfoText {
     }
   }
 
-  private static void keyspace(CellarStats stats, StringBuilder b) {
+  /** {@code expires} and {@code avg_ttl} are estimated by sampling (see {@link ExpirySampler}). */
+  private static void keyspace(ServerContext server, CellarStats stats, StringBuilder b) {
     b.append("# Keyspace\r\n");
     if (stats.keys() > 0) {
-      b.append("db0:keys=").append(stats.keys()).append(",expires=0,avg_ttl=0\r\n");
+      ExpirySampler expiries = server.sampler().expiries();
+      b.append("db0:keys=").append(stats.keys()).append(",expires=").append(expiries.expires(stats.keys()))
+          .append(",avg_ttl=").append(expiries.averageTtlMillis()).append("\r\n");
     }
   }
 

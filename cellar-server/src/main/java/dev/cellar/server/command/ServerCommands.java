@@ -147,6 +147,7 @@ final class ServerCommands {
 
   static void config(Session s, Request r, ReplyWriter out) {
     String sub = r.string(1).toLowerCase(Locale.ROOT);
+    s.subcommand("config", sub);
     switch (sub) {
       case "get" -> {
         requireArity(r, "config", sub, -3);
@@ -191,6 +192,7 @@ final class ServerCommands {
       case "resetstat" -> {
         requireArity(r, "config", sub, 2);
         s.server().stats().reset();
+        s.server().sampler().reset();
         out.ok();
       }
       default -> throw new CommandError("ERR unknown subcommand '" + r.string(1) + "'. Try CONFIG HELP.");

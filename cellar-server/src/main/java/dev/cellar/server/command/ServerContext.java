@@ -16,6 +16,10 @@ public final class ServerContext {
   private final ServerControl control;
   private final long startMillis = System.currentTimeMillis();
   private volatile LatencyRecorder latency = LatencyRecorder.NONE;
+  private final SlowLog slowLog = new SlowLog();
+  private final LatencyMonitor latencyMonitor = new LatencyMonitor();
+  private final MonitorFeed monitors = new MonitorFeed();
+  private final StatsSampler sampler;
 
   public ServerContext(Cellar store, ServerConfig config, ServerControl control) {
     this.store = store;
@@ -25,6 +29,7 @@ public final class ServerContext {
     this.clientMemory = new ClientMemory(config::maxMemoryClients);
     this.memory = new MemoryGuard(store, config, stats);
     this.commands = Commands.table();
+    this.sampler = new StatsSampler(stats, memory, new ExpirySampler(store));
   }
 
   public Cellar store() { return store; }
@@ -39,4 +44,9 @@ public final class ServerContext {
   public long startMillis() { return startMillis; }
   public LatencyRecorder latency() { return latency; }
   public void latency(LatencyRecorder recorder) { this.latency = recorder; }
+  public SlowLog slowLog() { return slowLog; }
+  public LatencyMonitor latencyMonitor() { return latencyMonitor; }
+  public MonitorFeed monitors() { return monitors; }
+  /** Rates and peaks sampled every 100 ms (the server schedules {@link StatsSampler#sample}). */
+  public StatsSampler sampler() { return sampler; }
 }

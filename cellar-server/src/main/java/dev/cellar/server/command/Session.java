@@ -21,6 +21,11 @@ public final class Session {
 
   private volatile String name = "";
   private volatile boolean authenticated;
+  private volatile ClientChannel channel = ClientChannel.NONE;
+  private volatile boolean monitoring;
+  private volatile boolean noEvict;
+  private volatile String libName = "";
+  private volatile String libVersion = "";
   // Plain fields: written on every command by the owning loop, read only for CLIENT LIST, where
   // a slightly stale value is fine and a volatile store per command is not.
   private long lastCommandMillis = createdMillis;
@@ -54,6 +59,34 @@ public final class Session {
   public void authenticated(boolean value) { this.authenticated = value; }
   public long lastCommandMillis() { return lastCommandMillis; }
   public String lastCommand() { return lastCommand; }
+
+  public ClientChannel channel() { return channel; }
+  public void channel(ClientChannel channel) { this.channel = channel; }
+  public boolean monitoring() { return monitoring; }
+  void monitoring(boolean on) { this.monitoring = on; }
+  public boolean noEvict() { return noEvict; }
+  void noEvict(boolean on) { this.noEvict = on; }
+  public String libName() { return libName; }
+  public String libVersion() { return libVersion; }
+  void lib(String name, String version) {
+    if (name != null) {
+      libName = name;
+    }
+    if (version != null) {
+      libVersion = version;
+    }
+  }
+
+  /**
+   * A container command names its subcommand, so CLIENT LIST shows {@code cmd=client|list} as Redis
+   * does; a subcommand that is not a short printable word (it comes from the client) is left out,
+   * so that it cannot break the line's {@code name=value} fields.
+   */
+  void subcommand(String container, String sub) {
+    if (sub.length() <= 32 && sub.chars().allMatch(c -> c > ' ' && c < 127 && c != '=')) {
+      lastCommand = container + "|" + sub;
+    }
+  }
 
   void commandStarted(CommandSpec spec, long nowMillis) {
     lastCommand = spec.name();

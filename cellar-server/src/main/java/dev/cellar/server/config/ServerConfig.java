@@ -22,7 +22,8 @@ import java.util.function.Supplier;
  * GET/SET} work: {@code port bind dir appendfsync io-threads maxmemory maxmemory-policy requirepass
  * protected-mode maxclients proto-max-bulk-len client-query-buffer-limit
  * client-output-buffer-limit tls-port tls-cert-file tls-key-file tls-key-file-pass tls-ca-cert-file
- * tls-auth-clients tls-protocols loglevel logfile}, plus Cellar's own {@code http-port}, {@code https-port},
+ * tls-auth-clients tls-protocols loglevel logfile slowlog-log-slower-than slowlog-max-len
+ * latency-monitor-threshold maxmemory-clients}, plus Cellar's own {@code http-port}, {@code https-port},
  * {@code transport} and the expert setting {@code segment-size}.
  *
  * <p>Secrets ({@code requirepass}, {@code tls-key-file-pass}) read back as {@code <redacted>} (or
@@ -61,6 +62,9 @@ public final class ServerConfig {
   private volatile int httpIdleTimeout = 120;
   private volatile int httpHeaderTimeout = 10;
   private volatile String transport = "auto";
+  private volatile long slowlogSlowerThan = 10_000;
+  private volatile int slowlogMaxLen = 128;
+  private volatile long latencyMonitorThreshold = 0;
   private static final long MIN_SEGMENT_SIZE = 256 << 10;
 
   private volatile long segmentSize = CellarOptions.DEFAULT_SEGMENT_BYTES;
@@ -116,6 +120,13 @@ public final class ServerConfig {
     });
     define("http-maxclients", true, () -> Integer.toString(httpMaxClients), v -> httpMaxClients = intIn("http-maxclients", v, 1, 1_000_000));
     define("http-idle-timeout", true, () -> Integer.toString(httpIdleTimeout), v -> httpIdleTimeout = intIn("http-idle-timeout", v, 0, 86_400));
+    // Redis's introspection settings: SLOWLOG keeps commands at least this many microseconds long
+    // (negative: none, 0: all); LATENCY records events at least this many milliseconds long (0: off).
+    define("slowlog-log-slower-than", true, () -> Long.toString(slowlogSlowerThan),
+        v -> slowlogSlowerThan = longIn("slowlog-log-slower-than", v, Long.MIN_VALUE / 1000, Long.MAX_VALUE / 1000));
+    define("slowlog-max-len", true, () -> Integer.toString(slowlogMaxLen), v -> slowlogMaxLen = intIn("slowlog-max-len", v, 0, Integer.MAX_VALUE));
+    define("latency-monitor-threshold", true, () -> Long.toString(latencyMonitorThreshold),
+        v -> latencyMonitorThreshold = longIn("latency-monitor-threshold", v, 0, Long.MAX_VALUE / 1_000_000));
     define("http-header-timeout", true, () -> Integer.toString(httpHeaderTimeout), v -> httpHeaderTimeout = intIn("http-header-timeout", v, 0, 86_400));
     // Redis settings that clients read (redis-benchmark asks for save and appendonly): Cellar's
     // answers are fixed, since its log is always on and it has no RDB snapshots.
@@ -265,6 +276,11 @@ public final class ServerConfig {
     return parseBytes("maxmemory-clients", s);
   }
   public String transport() { return transport; }
+  /** {@code slowlog-log-slower-than}: microseconds; negative logs nothing, 0 logs every command. */
+  public long slowlogSlowerThan() { return slowlogSlowerThan; }
+  public int slowlogMaxLen() { return slowlogMaxLen; }
+  /** {@code latency-monitor-threshold}: milliseconds; 0 turns the latency monitor off. */
+  public long latencyMonitorThreshold() { return latencyMonitorThreshold; }
   public int tlsPort() { return tlsPort; }
   public int httpsPort() { return httpsPort; }
   public Path tlsCertFile() { return tlsCertFile; }
@@ -307,6 +323,19 @@ public final class ServerConfig {
       throw new ConfigException("argument " + n + " for '" + name + "' must be between " + min + " and " + max);
     }
     return (int) n;
+  }
+
+  private static long longIn(String name, String v, long min, long max) {
+    long n;
+    try {
+      n = Long.parseLong(v.trim());
+    } catch (NumberFormatException e) {
+      throw new ConfigException("argument '" + v + "' for '" + name + "' is not an integer");
+    }
+    if (n < min || n > max) {
+      throw new ConfigException("argument " + n + " for '" + name + "' must be between " + min + " and " + max);
+    }
+    return n;
   }
 
   private static long atLeast(String name, long value, long min) {

@@ -103,6 +103,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
     }
     server.clients().add(session);
     memory = server.clientMemory().open(session.address(), () -> ctx.channel().close());
+    session.channel(new Control(ctx, memory));
     out.limitGrowth((from, to) -> accountMemory(in.length, to));
     accountMemory(in.length, out.capacity());
     ctx.fireChannelActive();
@@ -112,6 +113,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
   public void channelInactive(ChannelHandlerContext ctx) {
     if (session != null) {
       server.clients().remove(session);
+      server.monitors().remove(session);
     }
     if (memory != null) {
       server.clientMemory().close(memory);
@@ -129,6 +131,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
       buf.release();
       return;
     }
+    server.sampler().netInputBytes.add(buf.readableBytes());
     try {
       if (!session.closing()) {
         append(buf);
@@ -314,6 +317,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
     if (out.size() == 0) {
       return;
     }
+    server.sampler().netOutputBytes.add(out.size());
     ByteBuf bytes = ctx.alloc().ioBuffer(out.size());
     bytes.writeBytes(out.buffer(), 0, out.size());
     out.reset();
@@ -424,6 +428,59 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
       server.clientMemory().evictedSelf(memory, "its unsent output holds the most of any client");
       ctx.close();
       session.closeAfterReply();
+    }
+  }
+
+  /**
+   * What commands may do to this connection from other threads ({@code MONITOR}'s lines, {@code
+   * CLIENT KILL}). Netty runs a write or close from another thread as a task on this loop, so they
+   * queue behind the batch in progress rather than interleave with it.
+   */
+  private final class Control implements dev.cellar.server.command.ClientChannel {
+    private final ChannelHandlerContext ctx;
+    private final ClientMemory.Account account;
+
+    Control(ChannelHandlerContext ctx, ClientMemory.Account account) {
+      this.ctx = ctx;
+      this.account = account;
+    }
+
+    @Override
+    public boolean canPush() {
+      return true;
+    }
+
+    @Override
+    public void push(byte[] bytes) {
+      var outbound = ctx.channel().unsafe().outboundBuffer();
+      if (outbound != null && outbound.totalPendingWriteBytes() > server.config().outputBufferLimit()) {
+        // A monitor that does not read its feed is cut off like any client over its output limit.
+        server.stats().outputLimitDisconnects.increment();
+        ctx.channel().close();
+        return;
+      }
+      server.sampler().netOutputBytes.add(bytes.length);
+      ctx.writeAndFlush(io.netty.buffer.Unpooled.wrappedBuffer(bytes), ctx.voidPromise());
+    }
+
+    @Override
+    public void close() {
+      ctx.channel().close();
+    }
+
+    @Override
+    public void noEvict(boolean on) {
+      account.noEvict(on);
+    }
+
+    @Override
+    public int fd() {
+      return ctx.channel() instanceof io.netty.channel.unix.UnixChannel unix ? unix.fd().intValue() : -1;
+    }
+
+    @Override
+    public long memory() {
+      return account.bytes();
     }
   }
 

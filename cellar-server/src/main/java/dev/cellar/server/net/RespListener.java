@@ -45,6 +45,7 @@ public final class RespListener implements AutoCloseable {
   private final ChannelGroup clients = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
   private final DurabilityBarrier barrier;
   private final ScheduledFuture<?> memoryRefresh;
+  private final ScheduledFuture<?> statsSample;
   private final DeadPeerSweep deadPeers;
 
   /**
@@ -84,6 +85,7 @@ public final class RespListener implements AutoCloseable {
       throw e;
     }
     memoryRefresh = loops.next().scheduleAtFixedRate(server.memory()::refresh, 100, 100, TimeUnit.MILLISECONDS);
+    statsSample = loops.next().scheduleAtFixedRate(server.sampler()::sample, 100, 100, TimeUnit.MILLISECONDS);
     deadPeers = new DeadPeerSweep(loops, httpEndpoint == null ? List.of(clients) : List.of(clients, httpEndpoint.connections()));
   }
 
@@ -154,6 +156,7 @@ public final class RespListener implements AutoCloseable {
   @Override
   public void close() {
     memoryRefresh.cancel(false);
+    statsSample.cancel(false);
     deadPeers.close();
     for (Channel listening : new Channel[] {resp, respTls, http, https}) {
       if (listening != null) {
