@@ -313,16 +313,7 @@ public final class ServerConfig {
   // ------------------------------------------------------------ value parsing
 
   private static int intIn(String name, String v, int min, int max) {
-    long n;
-    try {
-      n = Long.parseLong(v.trim());
-    } catch (NumberFormatException e) {
-      throw new ConfigException("argument '" + v + "' for '" + name + "' is not an integer");
-    }
-    if (n < min || n > max) {
-      throw new ConfigException("argument " + n + " for '" + name + "' must be between " + min + " and " + max);
-    }
-    return (int) n;
+    return (int) longIn(name, v, min, max);
   }
 
   private static long longIn(String name, String v, long min, long max) {

@@ -76,6 +76,11 @@ final class InfoRoute {
   }
 
   private Map<String, Object> clients() {
+    return clients(server);
+  }
+
+  /** The clients section, shared with {@link StatsRoute}. */
+  static Map<String, Object> clients(ServerContext server) {
     Map<String, Object> s = new LinkedHashMap<>();
     s.put("connected_clients", server.clients().count());
     s.put("maxclients", server.config().maxClients());

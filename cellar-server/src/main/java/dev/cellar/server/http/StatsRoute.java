@@ -83,10 +83,7 @@ final class StatsRoute {
   }
 
   private Map<String, Object> clients() {
-    Map<String, Object> s = new LinkedHashMap<>();
-    s.put("connected_clients", server.clients().count());
-    s.put("maxclients", server.config().maxClients());
-    return s;
+    return InfoRoute.clients(server);
   }
 
   private Map<String, Object> memory(CellarStats engine) {
