@@ -68,6 +68,22 @@ final class TrainingLoad implements Runnable {
       out.flush();
     } catch (Exception e) {
       failure = e;
+      shutDownAfterFailure();
+    }
+  }
+
+  /**
+   * The server's thread waits for a stop, so a failed load must still stop it, or the training
+   * (and the launcher waiting on it) would never end. Best effort: a server that never listened
+   * has ended its start already.
+   */
+  private void shutDownAfterFailure() {
+    try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
+      socket.getOutputStream().write(command("SHUTDOWN"));
+      socket.getOutputStream().flush();
+      socket.getInputStream().read();
+    } catch (IOException notListening) {
+      // nothing to stop
     }
   }
 
@@ -165,15 +181,19 @@ final class TrainingLoad implements Runnable {
     }
   }
 
-  /** The server starts on another thread of this JVM: wait for it to listen (it opens the store first). */
+  /**
+   * The server starts on another thread of this JVM: wait for it to listen (it opens the store
+   * first). A start that fails ends the server's thread by itself; one that takes minutes is
+   * given them.
+   */
   private static Socket connect(int port) throws IOException, InterruptedException {
-    long deadline = System.nanoTime() + 60_000_000_000L;
+    long deadline = System.nanoTime() + 300_000_000_000L;
     while (true) {
       try {
         return new Socket(InetAddress.getLoopbackAddress(), port);
       } catch (ConnectException e) {
         if (System.nanoTime() > deadline) {
-          throw new IOException("the server did not listen on port " + port + " within 60 s", e);
+          throw new IOException("the server did not listen on port " + port + " within 300 s", e);
         }
         Thread.sleep(10);
       }
