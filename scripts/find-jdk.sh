@@ -1,6 +1,16 @@
-# Sourced by ./mvnw, ./cellar and .ci/run: makes JAVA_HOME point at a JDK 25 or newer.
+# Sourced by ./mvnw (sh), ./cellar and .ci/run (bash), so POSIX sh: makes JAVA_HOME point at a JDK 25 or newer.
 # Order: JAVA_HOME if it is new enough, then `java` on PATH, then the usual install places.
+# A JDK's `release` file names its version (JAVA_VERSION="25.0.1"), so the check reads that and
+# starts no JVM (each start costs 50-300 ms, and ./cellar runs this before every command); a JDK
+# without one (some distributions' builds) is asked by starting its java.
 _cellar_java_version() {
+  if [ -f "$1/release" ]; then
+    while IFS= read -r _cellar_line; do
+      case "$_cellar_line" in
+        JAVA_VERSION=*) _cellar_line=${_cellar_line#JAVA_VERSION=}; _cellar_line=${_cellar_line#\"}; echo "${_cellar_line%%[!0-9.]*}"; return 0 ;;
+      esac
+    done < "$1/release"
+  fi
   "$1/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p' | head -1
 }
 _cellar_ok() {
@@ -28,4 +38,4 @@ else
   echo "Install one (for example Temurin 25) and set JAVA_HOME to it." >&2
   exit 1
 fi
-unset _cellar_jdk
+unset _cellar_jdk _cellar_line

@@ -4,6 +4,7 @@ import dev.cellar.CellarException;
 import dev.cellar.cli.bench.BenchCommand;
 import dev.cellar.cli.demo.DemoCommand;
 import dev.cellar.cli.server.ServerCommand;
+import dev.cellar.cli.server.TrainingCommand;
 import dev.cellar.cli.tool.ToolCommand;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -32,7 +33,8 @@ import picocli.CommandLine.Spec;
     description = "A persistent off-heap key-value store for the JVM.",
     footer = {"", "Exit codes: 0 ok, 1 damage found or failure, 2 usage error."},
     subcommands = {
-      ServerCommand.class, DemoCommand.class, ToolCommand.class, BenchCommand.class, CommandLine.HelpCommand.class
+      ServerCommand.class, DemoCommand.class, ToolCommand.class, BenchCommand.class, CommandLine.HelpCommand.class,
+      TrainingCommand.class
     })
 public final class CellarCommand implements Runnable {
   public static final int EXIT_OK = 0;

@@ -14,6 +14,9 @@ import java.util.Map;
  *            "pipeline": 1, "requests": 200000, "ops_per_s": 81234.5, "avg_ms": .., "min_ms": ..,
  *            "p50_ms": .., "p95_ms": .., "p99_ms": .., "max_ms": .., "server_cpu_share": 0.99,
  *            "jit_cpu_share": 0.01}, ...],
+ *  "cold": [{"placement": "pinned", "durability": "no", "server": "cellar", "round": 1, "ready_s": 0.9,
+ *            "test": "set", "pipeline": 1, "requests": 100000, "ops_per_s": .., "p50_ms": .., "p99_ms": ..,
+ *            "jit_cpu_share": 0.4}, ...],
  *  "syscalls": [{"server": "cellar", "test": "set", "pipeline": 1, "requests": 100000,
  *                "total": 200345, "per_op": 2.003, "calls": {"sendto": 100001, ...}}, ...],
  *  "memory": [{"server": "redis", "round": 1, "vm_rss_bytes": .., "rss_anon_bytes": ..,
@@ -36,6 +39,7 @@ public final class JsonReport {
     root.put("config", config);
     root.put("warmups", results.warmupRuns().stream().map(JsonReport::warmup).toList());
     root.put("runs", results.runs().stream().map(JsonReport::run).toList());
+    root.put("cold", results.coldRuns().stream().map(JsonReport::cold).toList());
     root.put("syscalls", results.syscallRuns().stream().map(JsonReport::syscalls).toList());
     root.put("memory", results.memoryRuns().stream().map(JsonReport::memory).toList());
     root.put("targets", verdicts.stream().map(JsonReport::verdict).toList());
@@ -84,6 +88,19 @@ public final class JsonReport {
     m.put("max_ms", r.row().maxMs());
     m.put("server_cpu_share", share(r.serverCpuShare()));
     m.put("jit_cpu_share", share(r.compilerCpuShare()));
+    return m;
+  }
+
+  private static Map<String, Object> cold(Results.ColdRun c) {
+    Map<String, Object> m = session(c.placement(), c.durability(), c.server(), c.round());
+    m.put("ready_s", Math.round(c.readySeconds() * 1000) / 1000.0);
+    m.put("test", c.workload().test());
+    m.put("pipeline", c.workload().pipeline());
+    m.put("requests", c.workload().requests());
+    m.put("ops_per_s", c.row().opsPerSecond());
+    m.put("p50_ms", c.row().p50Ms());
+    m.put("p99_ms", c.row().p99Ms());
+    m.put("jit_cpu_share", share(c.compilerCpuShare()));
     return m;
   }
 

@@ -21,6 +21,7 @@ final class MarkdownReport {
     for (Placement placement : placements) {
       throughput(md, settings, placement, results);
     }
+    cold(md, settings, results);
     warmup(md, settings, results);
     syscalls(md, settings, results);
     memory(md, settings, results);
@@ -53,6 +54,35 @@ final class MarkdownReport {
         }
       }
     }
+    md.append('\n');
+  }
+
+  /**
+   * The cold row: each server's first seconds, against its own warm SET P1 at the same placement
+   * and durability (medians over rounds). A session whose start built the project or the start-up
+   * cache would count too, which is why the benchmark runs the launcher once before any session.
+   */
+  private static void cold(StringBuilder md, Settings settings, Results results) {
+    if (results.coldRuns().isEmpty()) {
+      return;
+    }
+    md.append(String.format(Locale.ROOT,
+        "**Cold**: from launch to the first PONG, then the first %,d SETs at pipeline 1, sent at once, against the same server's warm SET P1 (medians):%n%n",
+        settings.coldRequests()));
+    md.append("| placement | durability | server | launch to PONG | cold SET P1 ops/s | warm SET P1 ops/s | cold / warm | JIT compilers, cold |\n");
+    md.append("|---|---|---|---:|---:|---:|---:|---:|\n");
+    Map<List<Object>, List<Results.ColdRun>> sessions = results.coldRuns().stream().collect(Collectors.groupingBy(
+        c -> List.of(c.placement(), c.durability(), c.server()), java.util.LinkedHashMap::new, Collectors.toList()));
+    sessions.forEach((key, colds) -> {
+      Results.ColdRun first = colds.getFirst();
+      double cold = Results.median(colds, c -> c.row().opsPerSecond());
+      Optional<Results.Summary> warm = results.summary(first.placement(), first.durability(), first.server(), "set", 1);
+      md.append(String.format(Locale.ROOT, "| %s | %s | %s | %.2f s | %s | %s | %s | %s |%n", first.placement(), first.durability().id(),
+          first.server() == ServerKind.REDIS ? "Redis" : "Cellar", Results.median(colds, Results.ColdRun::readySeconds), Format.rate(cold),
+          warm.map(s -> Format.rate(s.opsPerSecond())).orElse("–"),
+          warm.map(s -> "**" + Format.ratio(cold / s.opsPerSecond()) + "**").orElse("–"),
+          Format.percent(Results.median(colds, Results.ColdRun::compilerCpuShare))));
+    });
     md.append('\n');
   }
 

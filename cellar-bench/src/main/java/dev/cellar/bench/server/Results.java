@@ -20,6 +20,7 @@ final class Results {
   private final List<SyscallRun> syscalls = new ArrayList<>();
   private final List<MemoryRun> memory = new ArrayList<>();
   private final List<WarmupRun> warmups = new ArrayList<>();
+  private final List<ColdRun> colds = new ArrayList<>();
   private final List<String> failures = new ArrayList<>();
 
   /**
@@ -40,6 +41,16 @@ final class Results {
    */
   record WarmupRun(String placement, Durability durability, ServerKind server, int round, int rounds,
                    double lastCompilerShare) {}
+
+  /**
+   * A server's first seconds: how long from its launch (Cellar: the {@code cellar} launcher, with
+   * its checks and the JVM's start) until it answered PING, and the first requests it served.
+   *
+   * @param readySeconds from starting the process to the first PONG
+   * @param compilerCpuShare the part of the run's wall time the server's JIT compilers used
+   */
+  record ColdRun(String placement, Durability durability, ServerKind server, int round, double readySeconds,
+                 Workload workload, RedisBenchmarkCsv.Row row, double compilerCpuShare) {}
 
   /** Syscalls counted while one traced workload ran. */
   record SyscallRun(ServerKind server, Workload workload, StraceSummary summary) {
@@ -73,6 +84,14 @@ final class Results {
 
   void add(Run run) {
     runs.add(run);
+  }
+
+  void add(ColdRun run) {
+    colds.add(run);
+  }
+
+  List<ColdRun> coldRuns() {
+    return List.copyOf(colds);
   }
 
   void add(WarmupRun run) {

@@ -56,6 +56,10 @@ public final class ServerBenchmark implements Callable<Integer> {
   @Option(names = "--requests-p1", defaultValue = "200000", description = "Requests per measured test at pipeline 1 (default ${DEFAULT-VALUE}).")
   long requestsP1;
 
+  @Option(names = "--cold-requests", defaultValue = "100000",
+      description = "SETs at pipeline 1 sent as soon as the server answers PING, before loading and warming up: the cold row; 0 for none (default ${DEFAULT-VALUE}).")
+  long coldRequests;
+
   @Option(names = "--warmup", defaultValue = "200000", description = "Untimed requests per test and pipeline depth in one warm-up round; 0 for no warm-up (default ${DEFAULT-VALUE}).")
   long warmup;
 
@@ -141,6 +145,7 @@ public final class ServerBenchmark implements Callable<Integer> {
     if (!keepData) {
       children.deleteAtExit(runDir);
     }
+    prepareLauncher(tools, children, runDir, log);
     long begin = System.nanoTime();
     Results results = new Results();
     try {
@@ -154,6 +159,24 @@ public final class ServerBenchmark implements Callable<Integer> {
     machine.put("duration_s", (System.nanoTime() - begin) / 1_000_000_000L);
     report(tools, settings, placements, machine, results, log);
     return 0;
+  }
+
+  /**
+   * {@code cellar server --version}, once, before any session: the launcher builds the project and
+   * trains its start-up cache when they are out of date, and that first start is no server's cold
+   * start, which the cold row would otherwise time.
+   */
+  private static void prepareLauncher(Tools tools, ChildProcesses children, Path runDir, PrintStream log)
+      throws IOException, InterruptedException {
+    log.println("preparing the cellar launcher (a build or the start-up cache's training, when out of date)");
+    Path output = runDir.resolve("launcher-prepare.out");
+    Path errors = runDir.resolve("launcher-prepare.err");
+    Process process = children.startHelper(List.of(tools.cellarScript().toString(), "server", "--version"), output, errors);
+    process.getOutputStream().close();
+    int status = children.await(process, 1800);
+    if (status != 0) {
+      throw new IOException(tools.cellarScript() + " server --version exited with status " + status + ":\n" + java.nio.file.Files.readString(errors));
+    }
   }
 
   private void report(Tools tools, Settings settings, List<Placement> placements, Map<String, Object> machine, Results results, PrintStream log)
@@ -203,7 +226,7 @@ public final class ServerBenchmark implements Callable<Integer> {
             + ", " + Runtime.getRuntime().availableProcessors() + " available)");
       }
       return new Settings(keyspace, valueSize, clients, testNames, pipelines, requests, requestsP1, Math.max(0, warmup), warmupRounds, repeat,
-          durabilities, strace, straceRequests, stracePipelines, rss, unpinned);
+          durabilities, strace, straceRequests, stracePipelines, rss, unpinned, Math.max(0, coldRequests));
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }

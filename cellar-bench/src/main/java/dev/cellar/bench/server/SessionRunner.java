@@ -47,14 +47,22 @@ final class SessionRunner {
     int port = freePort();
     String name = String.format(Locale.ROOT, "round %d, %s, %s, %s", round, placement.id(), durability.id(), kind.id());
     progress("%s: starting on port %d", name, port);
+    long launched = System.nanoTime();
     try (ServerProcess server = ServerProcess.start(kind, tools, kind.command(tools, durability, placement, port, data), port,
         sessionDir.resolve("server.log"), children, READY_TIMEOUT)) {
+      double ready = (System.nanoTime() - launched) / 1e9;
+      RedisBenchmarkRunner benchmark = new RedisBenchmarkRunner(tools, children, sessionDir);
+      if (settings.coldRequests() > 0) {
+        Results.ColdRun cold = cold(server, benchmark, placement, durability, round, ready);
+        results.add(cold);
+        progress("%s: answered PING %.2f s after launch; first %,d SETs at P1: %s ops/s, JIT compilers %s", name, ready,
+            cold.workload().requests(), Format.rate(cold.row().opsPerSecond()), Format.percent(cold.compilerCpuShare()));
+      }
       new KeyLoader(tools, children, sessionDir).load(server, placement, settings.keyspace(), settings.valueSize());
       progress("%s: loaded %,d keys", name, settings.keyspace());
       if (extras.memory()) {
         results.add(memory(server, round));
       }
-      RedisBenchmarkRunner benchmark = new RedisBenchmarkRunner(tools, children, sessionDir);
       if (settings.warmup() > 0) {
         Results.WarmupRun warmup = warmUp(server, benchmark, placement, durability, round);
         results.add(warmup);
@@ -104,6 +112,22 @@ final class SessionRunner {
         return new Results.WarmupRun(placement.id(), durability, server.kind(), round, rounds, share);
       }
     }
+  }
+
+  /**
+   * The first requests a server serves, right after its first PONG: a JVM runs them in the
+   * interpreter and its first compilations, which the warm rows never see. The launcher has built
+   * the project and its start-up cache before the first session (ServerBenchmark), so no session
+   * times a build.
+   */
+  private Results.ColdRun cold(ServerProcess server, RedisBenchmarkRunner benchmark, Placement placement, Durability durability,
+      int round, double ready) throws IOException, InterruptedException {
+    Duration compilerBefore = server.compilerCpuTime();
+    long begin = System.nanoTime();
+    RedisBenchmarkCsv.Row row = benchmark.run(server.port(), placement, settings.cold());
+    double wall = (System.nanoTime() - begin) / 1e9;
+    double compiler = server.compilerCpuTime().minus(compilerBefore).toNanos() / 1e9;
+    return new Results.ColdRun(placement.id(), durability, server.kind(), round, ready, settings.cold(), row, compiler / wall);
   }
 
   private Results.Run measure(ServerProcess server, RedisBenchmarkRunner benchmark, Placement placement, Durability durability,

@@ -12,11 +12,14 @@ import java.util.Map;
  * @param warmup requests per test and measured pipeline depth in one warm-up round
  * @param warmupRounds most warm-up rounds; fewer once the JIT compilers are nearly idle
  * @param straceRequests requests per traced test
+ * @param coldRequests SETs at pipeline 1 sent as soon as a server answers its first PING, before
+ *     the load and the warm-up (0: no cold run)
  */
 record Settings(
     int keyspace, int valueSize, int clients, List<String> tests, List<Integer> pipelines,
     long requests, long requestsP1, long warmup, int warmupRounds, int rounds, List<Durability> modes,
-    boolean strace, long straceRequests, List<Integer> stracePipelines, boolean memory, boolean unpinned) {
+    boolean strace, long straceRequests, List<Integer> stracePipelines, boolean memory, boolean unpinned,
+    long coldRequests) {
 
   /**
    * A warm-up round in which the JIT compilers used less than this share of the wall time ends the
@@ -41,6 +44,14 @@ record Settings(
     return new Workload(test, pipeline, warmup, clients, keyspace, valueSize);
   }
 
+  /**
+   * The run sent to a server that has just started: SET at pipeline 1, the path a freshly started
+   * JVM runs slowest until its JIT has compiled it, on keys not loaded yet.
+   */
+  Workload cold() {
+    return new Workload("set", 1, coldRequests, clients, keyspace, valueSize);
+  }
+
   Workload traced(String test, int pipeline) {
     return new Workload(test, pipeline, straceRequests, clients, keyspace, valueSize);
   }
@@ -55,6 +66,7 @@ record Settings(
     config.put("pipelines", pipelines);
     config.put("requests", requests);
     config.put("requests_p1", requestsP1);
+    config.put("cold_requests", coldRequests);
     config.put("warmup_requests", warmup);
     config.put("warmup_max_rounds", warmupRounds);
     config.put("warmup_quiet_compiler_share", QUIET_COMPILER_SHARE);

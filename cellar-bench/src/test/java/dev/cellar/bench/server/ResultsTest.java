@@ -107,7 +107,7 @@ class ResultsTest {
     Results results = threeRounds();
     results.fail("round 2, pinned, always, cellar: boom");
     Settings settings = new Settings(1000, 60, 50, List.of("set"), List.of(16), 1000, 1000, 0, 1, 3, List.of(Durability.NO),
-        false, 1000, List.of(1, 16), false, false);
+        false, 1000, List.of(1, 16), false, false, 0);
     List<Target.Verdict> verdicts = List.of(
         new Target.Throughput("pinned", Durability.NO, "set", 16, 1.5).evaluate(results),
         new Target.Throughput("pinned", Durability.ALWAYS, "set", 1, 1.5).evaluate(results));
@@ -119,5 +119,27 @@ class ResultsTest {
     assertEquals(6, json.split("\"ops_per_s\"").length - 1, json);
     assertTrue(json.contains("\"met\": false"), json);
     assertTrue(json.contains("\"met\": null"), json);
+  }
+
+  @Test
+  void coldRowComparesTheFirstRequestsWithTheSameServersWarmRun() {
+    Results results = new Results();
+    Workload p1 = new Workload("set", 1, 1000, 50, 1000, 60);
+    Workload cold = new Workload("set", 1, 500, 50, 1000, 60);
+    double[] colds = {40_000, 60_000, 50_000};
+    for (int round = 1; round <= 3; round++) {
+      results.add(new Results.Run("pinned", Durability.NO, ServerKind.CELLAR, round, p1,
+          new RedisBenchmarkCsv.Row("SET", 80_000, 1, 0.1, 1, 2, 3, 9), 0.99, 0.01));
+      results.add(new Results.ColdRun("pinned", Durability.NO, ServerKind.CELLAR, round, 0.5 + round / 10.0, cold,
+          new RedisBenchmarkCsv.Row("SET", colds[round - 1], 1, 0.1, 1, 2, 3, 9), 0.25));
+    }
+    Settings settings = new Settings(1000, 60, 50, List.of("set"), List.of(1), 1000, 1000, 0, 1, 3, List.of(Durability.NO),
+        false, 1000, List.of(1), false, false, 500);
+    String md = MarkdownReport.render("Heading.", settings, List.of(Placement.pinned(0, 1)), results, List.of());
+    assertTrue(md.contains("the first 500 SETs at pipeline 1"), md);
+    assertTrue(md.contains("| pinned | no | Cellar | 0.70 s | 50,000 | 80,000 | **0.63x** | 25% |"), md);
+    String json = JsonReport.render(Map.of("cores", 2), settings.describe(), results, List.of());
+    assertTrue(json.contains("\"cold_requests\": 500"), json);
+    assertEquals(3, json.split("\"ready_s\"").length - 1, json);
   }
 }

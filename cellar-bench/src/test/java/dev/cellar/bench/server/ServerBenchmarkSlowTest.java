@@ -39,7 +39,7 @@ class ServerBenchmarkSlowTest {
     Path json = dir.resolve("server.json");
     Path doc = Files.writeString(dir.resolve("doc.md"), "# Doc\n<!-- server-bench:begin -->\nold\n<!-- server-bench:end -->\nafter\n");
     List<String> args = new ArrayList<>(List.of(
-        "--requests", "2000", "--requests-p1", "500", "--warmup", "500", "--keyspace", "2000", "--repeat", "2",
+        "--requests", "2000", "--requests-p1", "500", "--warmup", "500", "--cold-requests", "500", "--keyspace", "2000", "--repeat", "2",
         "--modes", "no,always", "--pipelines", "1,16", "--strace-requests", "500", "--no-pin-harness",
         "--out", json.toString(), "--markdown", doc.toString(), "--dir", dir.toString()));
     args.add(strace ? "--strace" : "--no-strace");
@@ -48,8 +48,9 @@ class ServerBenchmarkSlowTest {
 
     String report = Files.readString(json);
     assertTrue(report.contains("\"failures\": []"), report);
-    // pinned: 2 rounds x 2 modes, unpinned: 2 rounds x 1 mode; each x 2 servers x 2 pipelines x 2 tests
-    assertEquals(48, occurrences(report, "\"ops_per_s\""), report);
+    // pinned: 2 rounds x 2 modes, unpinned: 2 rounds x 1 mode; each x 2 servers x (2 pipelines x 2 tests + the cold run)
+    assertEquals(60, occurrences(report, "\"ops_per_s\""), report);
+    assertEquals(12, occurrences(report, "\"ready_s\""), report);
     assertEquals(4, occurrences(report, "\"vm_rss_bytes\""), report);
     assertEquals(strace ? 8 : 0, occurrences(report, "\"per_op\""), report);
     assertEquals(21, occurrences(report, "\"target\""), report);
