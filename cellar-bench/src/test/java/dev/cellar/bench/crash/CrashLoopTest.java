@@ -50,9 +50,13 @@ class CrashLoopTest {
     Path root = Path.of("").toAbsolutePath().getParent();
     String script = Files.readString(root.resolve("cellar"));
     String serverBranch = script.substring(script.indexOf("\n  server)"), script.indexOf(";;", script.indexOf("\n  server)")));
-    String joined = serverBranch.replaceAll("\\\\\\n\\s*", "");
-    assertTrue(joined.contains("exec \"$java\" " + String.join(" ", ServerLaunch.LAUNCHER_JVM_OPTIONS) + " ${CELLAR_JAVA_OPTS:-} -jar \"$cli_jar\""),
-        "the launcher's server line changed; update ServerLaunch.LAUNCHER_JVM_OPTIONS:\n" + serverBranch);
+    // The options are one array (server_opts), used by the server's exec line and the start-up
+    // cache's training run alike; the cache's own flags change no behaviour.
+    String joined = serverBranch.replaceAll("\\s*\\n\\s*", " ");
+    assertTrue(joined.contains("server_opts=(" + String.join(" ", ServerLaunch.LAUNCHER_JVM_OPTIONS) + ")"),
+        "the launcher's server options changed; update ServerLaunch.LAUNCHER_JVM_OPTIONS:\n" + serverBranch);
+    assertTrue(joined.contains("exec \"$java\" \"${server_opts[@]}\" ${aot_opts[@]+\"${aot_opts[@]}\"} ${CELLAR_JAVA_OPTS:-} -jar \"$cli_jar\""),
+        "the launcher's server line changed:\n" + serverBranch);
     assertTrue(Files.readString(root.resolve("cellar-cli/pom.xml")).contains("<mainClass>" + ServerLaunch.MAIN_CLASS + "</mainClass>"),
         "cellar-cli's jar no longer runs " + ServerLaunch.MAIN_CLASS);
   }
