@@ -51,6 +51,12 @@ final class SoakSampler implements AutoCloseable {
         counters.errors());
   }
 
+  /** INFO of the given sections, over the sampler's connection. */
+  InfoFields info(String... sections) throws IOException {
+    return new InfoFields(info.call(java.util.stream.Stream.concat(java.util.stream.Stream.of("INFO"), java.util.Arrays.stream(sections))
+        .toArray(String[]::new)));
+  }
+
   /** Starts a background save; one still running is counted, not an error. */
   void bgsave() throws IOException {
     try {
