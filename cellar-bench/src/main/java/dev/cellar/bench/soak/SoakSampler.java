@@ -53,8 +53,10 @@ final class SoakSampler implements AutoCloseable {
 
   /** INFO of the given sections, over the sampler's connection. */
   InfoFields info(String... sections) throws IOException {
-    return new InfoFields(info.call(java.util.stream.Stream.concat(java.util.stream.Stream.of("INFO"), java.util.Arrays.stream(sections))
-        .toArray(String[]::new)));
+    String[] command = new String[1 + sections.length];
+    command[0] = "INFO";
+    System.arraycopy(sections, 0, command, 1, sections.length);
+    return new InfoFields(info.call(command));
   }
 
   /** Starts a background save; one still running is counted, not an error. */

@@ -22,9 +22,10 @@ record SoakSettings(
     if (bgsaveSeconds < 0 || fullGcSeconds < 0) {
       throw new IllegalArgumentException("--bgsave-seconds and --full-gc-seconds must be 0 (never) or positive");
     }
-    if (hostile && fullGcSeconds > 0 && fullGcSeconds < HostileLoad.QUIET_SECONDS + 5) {
-      throw new IllegalArgumentException("with hostile clients, --full-gc-seconds must be 0 or at least " + (HostileLoad.QUIET_SECONDS + 5)
-          + " (each period between live-heap readings is one cycle of the hostile clients), got " + fullGcSeconds);
+    if (hostile && fullGcSeconds > 0 && (fullGcSeconds < HostileLoad.QUIET_SECONDS + 5 || fullGcSeconds % sampleSeconds != 0)) {
+      throw new IllegalArgumentException("with hostile clients, --full-gc-seconds must be 0, or at least " + (HostileLoad.QUIET_SECONDS + 5)
+          + " and a multiple of --sample-seconds (each period between live-heap readings is one cycle of the hostile clients, which"
+          + " pause before the reading), got " + fullGcSeconds + " and " + sampleSeconds + "; or pass --no-hostile");
     }
     serverArguments = List.copyOf(serverArguments);
   }
