@@ -40,6 +40,20 @@ public final class RespClient implements AutoCloseable {
     }
   }
 
+  /** Connects and, if {@code password} is not null, authenticates with it. */
+  public static RespClient connect(int port, Duration timeout, String password) throws IOException {
+    RespClient client = connect(port, timeout);
+    if (password != null) {
+      try {
+        client.call("AUTH", password);
+      } catch (IOException e) {
+        client.close();
+        throw e;
+      }
+    }
+    return client;
+  }
+
   /** Sends one command and returns its reply: simple string, bulk string (null if nil) or integer. */
   public String call(String... arguments) throws IOException {
     StringBuilder request = new StringBuilder().append('*').append(arguments.length).append("\r\n");

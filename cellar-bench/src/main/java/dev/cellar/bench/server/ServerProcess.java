@@ -24,6 +24,8 @@ public final class ServerProcess implements AutoCloseable {
   private final int port;
   private final Path log;
   private final ChildProcesses children;
+  /** The server's requirepass, with which the harness's own connections authenticate; null for none. */
+  private volatile String password;
   private boolean closed;
 
   private ServerProcess(ServerKind kind, Process process, int port, Path log, ChildProcesses children) {
@@ -78,6 +80,28 @@ public final class ServerProcess implements AutoCloseable {
     return start(ServerKind.CELLAR, null, command, port, log, children, readyTimeout);
   }
 
+  /**
+   * Starts Cellar's server from {@code command}, which sets {@code requirepass} to {@code password},
+   * and returns once it answers PING to an authenticated connection; {@link #connect()} then
+   * authenticates too.
+   */
+  public static ServerProcess startCellar(
+      List<String> command, int port, String password, Path log, ChildProcesses children, Duration readyTimeout)
+      throws IOException, InterruptedException {
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    ServerProcess server = new ServerProcess(ServerKind.CELLAR, process, port, log, children);
+    server.password = password;
+    try {
+      children.add(server);
+      server.awaitPong(readyTimeout);
+      server.checkProgram(null);
+      return server;
+    } catch (IOException | InterruptedException | RuntimeException e) {
+      server.close();
+      throw e;
+    }
+  }
+
   private void awaitPong(Duration timeout) throws IOException, InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
@@ -85,7 +109,7 @@ public final class ServerProcess implements AutoCloseable {
         throw new IOException(kind.id() + " exited with status " + process.exitValue()
             + " before answering PING; its output:\n" + logTail());
       }
-      try (RespClient client = RespClient.connect(port, Duration.ofSeconds(2))) {
+      try (RespClient client = RespClient.connect(port, Duration.ofSeconds(2), password)) {
         if ("PONG".equals(client.call("PING"))) {
           return;
         }
@@ -125,7 +149,7 @@ public final class ServerProcess implements AutoCloseable {
   }
 
   public RespClient connect() throws IOException {
-    return RespClient.connect(port, CALL_TIMEOUT);
+    return RespClient.connect(port, CALL_TIMEOUT, password);
   }
 
   /** Resident memory now, from {@code /proc/<pid>/status}. */

@@ -39,18 +39,25 @@ final class MixedLoadClient implements Runnable {
   private final int keys;
   private final LoadCounters counters;
   private final BooleanSupplier stopping;
+  private final String password;
   private final SplittableRandom random;
   private final long[] counterValues = new long[COUNTERS];
   private final boolean[] counterKnown = new boolean[COUNTERS];
   private SoakConnection connection;
 
   MixedLoadClient(int port, int client, int clients, int keys, LoadCounters counters, BooleanSupplier stopping) {
+    this(port, client, clients, keys, counters, stopping, null);
+  }
+
+  /** A client that authenticates with {@code password} (null for none) on every connection it opens. */
+  MixedLoadClient(int port, int client, int clients, int keys, LoadCounters counters, BooleanSupplier stopping, String password) {
     this.port = port;
     this.client = client;
     this.clients = clients;
     this.keys = keys;
     this.counters = counters;
     this.stopping = stopping;
+    this.password = password;
     this.random = new SplittableRandom(0x5eedL * 31 + client);
   }
 
@@ -59,10 +66,11 @@ final class MixedLoadClient implements Runnable {
     while (!stopping.getAsBoolean()) {
       try {
         if (connection == null) {
-          connection = SoakConnection.open(port, TIMEOUT);
+          connection = SoakConnection.open(port, TIMEOUT, password);
         }
+        long start = System.nanoTime();
         operation();
-        counters.operations.increment();
+        counters.served(System.nanoTime() - start);
       } catch (IOException | RuntimeException e) {
         counters.connectionFailures.increment();
         counters.problem("client " + client + ": " + e);

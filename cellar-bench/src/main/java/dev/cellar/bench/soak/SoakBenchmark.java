@@ -39,7 +39,10 @@ import picocli.CommandLine.Spec;
  * starts every minute. Every ten seconds the harness reads the server's resident memory, heap, used
  * memory, log size and compactions, asking for a full collection first every half minute so the
  * live heap can be told from garbage (see {@link FullCollection}). The report judges the second
- * half of the readings (see {@link Flatness}).
+ * half of the readings (see {@link Flatness}). Unless {@code --no-hostile}, hostile clients run
+ * beside the load (see {@link HostileLoad}), and the run must also show the server defending
+ * itself: each pattern cut off or answered as it should be, and its connections back to the
+ * well-behaved ones afterwards.
  *
  * <p>This is not a CI test: it needs a quiet machine for its full length. The exit status is 0 when
  * the run passes and 1 when it does not; the report is written either way.
@@ -86,6 +89,11 @@ public final class SoakBenchmark implements Callable<Integer> {
   @Option(names = "--server-arg", description = "An extra argument for cellar server, such as --maxmemory=1gb (repeatable).")
   List<String> serverArgs = new ArrayList<>();
 
+  @Option(names = "--hostile", negatable = true, defaultValue = "true", fallbackValue = "true",
+      description = "Hostile clients beside the load (default on; --no-hostile for the load alone): resets mid-request, stalled 56 MB MSETs,"
+          + " a trickled MSET, HTTP slowloris, oversized requests before AUTH. The server then has a password and HTTP on.")
+  boolean hostile;
+
   @Option(names = "--out", description = "JSON results file; '-' for none (default docs/benchmarks/soak-<date>.json in the checkout).")
   String out;
 
@@ -108,8 +116,8 @@ public final class SoakBenchmark implements Callable<Integer> {
     if (!launcherOptions.keepData()) {
       children.deleteAtExit(runDir);
     }
-    log.printf(Locale.ROOT, "soak: %.1f min, %d clients, %,d keys, fsync %s; data in %s%n",
-        settings.minutes(), settings.clients(), settings.keys(), settings.fsync(), runDir);
+    log.printf(Locale.ROOT, "soak: %.1f min, %d clients, %,d keys, fsync %s%s; data in %s%n",
+        settings.minutes(), settings.clients(), settings.keys(), settings.fsync(), settings.hostile() ? ", hostile clients" : "", runDir);
     SoakResult result;
     try {
       result = new SoakRun(settings, fullCollection, log).run(cellar, runDir, freePort(), children);
@@ -127,10 +135,10 @@ public final class SoakBenchmark implements Callable<Integer> {
       throws IOException {
     String heading = String.format(Locale.ROOT,
         "`%s`, %s: %d clients over %,d keys, values %d B to %d KiB, fsync %s, a BGSAVE every %d s, readings every %d s, "
-            + "a full GC asked every %d s; %s cores (%s), load average %s at the start.",
+            + "a full GC asked every %d s%s; %s cores (%s), load average %s at the start.",
         ReportedCommandLine.of(spec, "./cellar bench soak"), machine.get("date"), settings.clients(), settings.keys(), MixedLoadClient.MIN_VALUE,
         MixedLoadClient.MAX_VALUE / 1024, settings.fsync(), settings.bgsaveSeconds(), settings.sampleSeconds(), settings.fullGcSeconds(),
-        machine.get("cores"), machine.get("cpu"), String.valueOf(machine.get("load_average_start")).split(" ")[0]);
+        settings.hostile() ? "; hostile clients throughout (below), the server with a password and HTTP" : "", machine.get("cores"), machine.get("cpu"), String.valueOf(machine.get("load_average_start")).split(" ")[0]);
     String section = SoakReport.markdown(heading, result);
     System.out.print(section);
     Path json = jsonPath(root);
@@ -149,7 +157,7 @@ public final class SoakBenchmark implements Callable<Integer> {
 
   private SoakSettings settings() {
     try {
-      return new SoakSettings(minutes, clients, keys, sampleSeconds, bgsaveSeconds, fullGcSeconds, fsync, serverArgs);
+      return new SoakSettings(minutes, clients, keys, sampleSeconds, bgsaveSeconds, fullGcSeconds, fsync, serverArgs, hostile);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }

@@ -62,6 +62,19 @@ final class SoakConnection implements AutoCloseable {
     }
   }
 
+  /** As {@link #open(int, Duration)}, then AUTH with {@code password} unless it is null. */
+  static SoakConnection open(int port, Duration timeout, String password) throws IOException {
+    SoakConnection connection = open(port, timeout);
+    if (password != null) {
+      Reply reply = connection.call("AUTH".getBytes(StandardCharsets.US_ASCII), password.getBytes(StandardCharsets.UTF_8));
+      if (reply.isError()) {
+        connection.close();
+        throw new IOException("AUTH failed: " + reply);
+      }
+    }
+    return connection;
+  }
+
   Reply call(byte[]... arguments) throws IOException {
     writeHeader('*', arguments.length);
     for (byte[] argument : arguments) {

@@ -22,10 +22,13 @@ final class SoakReport {
     md.append(heading).append("\n\n");
     md.append(String.format(Locale.ROOT, "**Verdict: %s.** Flat means the line fitted through the peaks of the second half's readings "
         + "(the highest of each window of up to %d s) rises by less than %.0f%% of its level and by less than %d MiB; the run passes "
-        + "when RSS, anonymous RSS and the live heap are flat, no request failed and the server neither died nor logged an "
-        + "OutOfMemoryError.%n%n",
-        result.passed() ? "pass" : result.judged() ? "FAIL" : "none, the run is too short (a second half under "
-            + Flatness.MIN_JUDGED_SECONDS / 60 + " minutes)", Flatness.PEAK_WINDOW_SECONDS, Flatness.MAX_RELATIVE_GROWTH * 100, Flatness.MAX_GROWTH_MIB));
+        + "when RSS, anonymous RSS and the live heap are flat, no request failed or took over %d ms and the server neither died nor logged an "
+        + "OutOfMemoryError%s.%n%n",
+        result.passed() ? "pass" : result.judged() || !result.servedAndDefended() ? "FAIL" : "none, the run is too short (a second half under "
+            + Flatness.MIN_JUDGED_SECONDS / 60 + " minutes)", Flatness.PEAK_WINDOW_SECONDS, Flatness.MAX_RELATIVE_GROWTH * 100, Flatness.MAX_GROWTH_MIB,
+        LoadCounters.STALL_MILLIS, result.hostile().isEmpty() ? "" : "; and, of the hostile clients, each pattern ran without an unexpected "
+            + "answer and was cut off or answered as the server's defences require, and afterwards the server's connections were the "
+            + "well-behaved ones only"));
     md.append("| series | first | last | max | second half: slope | second half: rise | verdict |\n");
     md.append("|---|---:|---:|---:|---:|---:|---|\n");
     for (Flatness f : result.memory()) {
@@ -36,6 +39,7 @@ final class SoakReport {
     }
     md.append('\n');
     totals(md, result);
+    hostile(md, result);
     md.append("\n| time | RSS | RSS anon | heap live | used_memory | log | keys | ops/s | compactions | errors |\n");
     md.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (Sample s : thinned(result.samples())) {
@@ -51,13 +55,30 @@ final class SoakReport {
     long compactions = samples.isEmpty() ? 0 : samples.getLast().compactions();
     md.append(String.format(Locale.ROOT, "%,d operations in %d s (%,.0f/s); errors: %d error replies, %d wrong replies, %d lost connections; "
             + "%d compaction passes; %d BGSAVEs (%d refused while one ran); %d failed full-GC requests; server %s; "
-            + "OutOfMemoryError lines in its output: %d.%n",
+            + "OutOfMemoryError lines in its output: %d; longest operation %,d ms, %d over %d ms.%n",
         r.operations(), r.durationSeconds(), r.operations() / (double) Math.max(1, r.durationSeconds()), r.errorReplies(),
         r.wrongReplies(), r.connectionFailures(), compactions, r.bgsaves(), r.bgsavesRefused(), r.fullCollectionsFailed(),
-        r.serverExit() == null ? "alive at the end" : r.serverExit(), r.outOfMemoryLines()));
+        r.serverExit() == null ? "alive at the end" : r.serverExit(), r.outOfMemoryLines(), r.longestMillis(), r.stalls(),
+        LoadCounters.STALL_MILLIS));
     for (String problem : r.problems()) {
       md.append("- ").append(problem.replace('|', '/')).append('\n');
     }
+  }
+
+  private static void hostile(StringBuilder md, SoakResult r) {
+    if (r.hostile().isEmpty()) {
+      return;
+    }
+    md.append("\n| hostile pattern | attempts | answered | disconnects seen | errors | verdict |\n");
+    md.append("|---|---:|---:|---:|---:|---|\n");
+    for (PatternCounters p : r.hostile()) {
+      md.append(String.format(Locale.ROOT, "| %s | %,d | %,d | %,d | %,d | %s |%n", p.description().replace('|', '/'), p.attempts().sum(),
+          p.completed().sum(), p.disconnects().sum(), p.errors().sum(), p.passed() ? "ok" : "FAIL"));
+    }
+    ConnectionsAfter c = r.connections();
+    md.append('\n').append(c == null ? "Connections after the hostile clients stopped: not read (the run ended early)."
+        : String.format(Locale.ROOT, "After the hostile clients stopped: %s (%s); clients evicted by maxmemory-clients over the run: %,d.",
+            c.describe(), c.returned() ? "ok" : "FAIL", c.evictedClients())).append('\n');
   }
 
   private static void row(StringBuilder md, Flatness f, String verdict) {
@@ -103,7 +124,12 @@ final class SoakReport {
     summary.put("full_gc_requests_failed", r.fullCollectionsFailed());
     summary.put("server_exit", r.serverExit());
     summary.put("out_of_memory_lines", r.outOfMemoryLines());
+    summary.put("stalls", r.stalls());
+    summary.put("stall_ms", LoadCounters.STALL_MILLIS);
+    summary.put("longest_operation_ms", r.longestMillis());
+    summary.put("served_and_defended", r.servedAndDefended());
     root.put("summary", summary);
+    root.put("hostile", hostileJson(r));
     List<Map<String, Object>> series = new ArrayList<>();
     for (Flatness f : r.memory()) {
       series.add(series(f, f.verdict()));
@@ -115,6 +141,26 @@ final class SoakReport {
     root.put("problems", r.problems());
     root.put("samples", r.samples().stream().map(Sample::toJson).toList());
     return JsonReport.render(root);
+  }
+
+  /** The hostile patterns' counters and the connections after them; null when they did not run. */
+  private static Map<String, Object> hostileJson(SoakResult r) {
+    if (r.hostile().isEmpty()) {
+      return null;
+    }
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("defended", r.hostileDefended());
+    m.put("patterns", r.hostile().stream().map(PatternCounters::toJson).toList());
+    ConnectionsAfter c = r.connections();
+    if (c != null) {
+      m.put("well_behaved_connections", c.expectedResp());
+      m.put("connected_clients_after", c.resp());
+      m.put("http_connections_after", c.http());
+      m.put("connections_returned", c.returned());
+      m.put("connections_settled_s", Math.round(c.seconds() * 10) / 10.0);
+      m.put("evicted_clients", c.evictedClients());
+    }
+    return m;
   }
 
   private static Map<String, Object> series(Flatness f, String verdict) {

@@ -51,6 +51,14 @@ final class SoakSampler implements AutoCloseable {
         counters.errors());
   }
 
+  /** INFO of the given sections, over the sampler's connection. */
+  InfoFields info(String... sections) throws IOException {
+    String[] command = new String[1 + sections.length];
+    command[0] = "INFO";
+    System.arraycopy(sections, 0, command, 1, sections.length);
+    return new InfoFields(info.call(command));
+  }
+
   /** Starts a background save; one still running is counted, not an error. */
   void bgsave() throws IOException {
     try {

@@ -7,7 +7,7 @@ import java.util.Map;
 /** What a soak run does, validated once from the command line. */
 record SoakSettings(
     double minutes, int clients, int keys, int sampleSeconds, int bgsaveSeconds, int fullGcSeconds, String fsync,
-    List<String> serverArguments) {
+    List<String> serverArguments, boolean hostile) {
 
   SoakSettings {
     if (minutes <= 0) {
@@ -21,6 +21,11 @@ record SoakSettings(
     }
     if (bgsaveSeconds < 0 || fullGcSeconds < 0) {
       throw new IllegalArgumentException("--bgsave-seconds and --full-gc-seconds must be 0 (never) or positive");
+    }
+    if (hostile && fullGcSeconds > 0 && (fullGcSeconds < HostileLoad.QUIET_SECONDS + 5 || fullGcSeconds % sampleSeconds != 0)) {
+      throw new IllegalArgumentException("with hostile clients, --full-gc-seconds must be 0, or at least " + (HostileLoad.QUIET_SECONDS + 5)
+          + " and a multiple of --sample-seconds (each period between live-heap readings is one cycle of the hostile clients, which"
+          + " pause before the reading), got " + fullGcSeconds + " and " + sampleSeconds + "; or pass --no-hostile");
     }
     serverArguments = List.copyOf(serverArguments);
   }
@@ -41,6 +46,7 @@ record SoakSettings(
     m.put("full_gc_seconds", fullGcSeconds);
     m.put("fsync", fsync);
     m.put("server_arguments", serverArguments);
+    m.put("hostile", hostile);
     return m;
   }
 }

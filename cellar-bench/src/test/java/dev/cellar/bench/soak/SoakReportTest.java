@@ -23,7 +23,20 @@ class SoakReportTest {
 
   private static SoakResult result(List<Sample> samples, long errorReplies, String serverExit) {
     return new SoakResult(samples, samples.getLast().operations(), errorReplies, 0, 0, List.of(), 30, 0, 0, serverExit, 0,
-        samples.getLast().seconds());
+        samples.getLast().seconds(), 0, 12, List.of(), null);
+  }
+
+  private static SoakResult hostile(List<Sample> samples, List<PatternCounters> patterns, ConnectionsAfter connections) {
+    return new SoakResult(samples, samples.getLast().operations(), 0, 0, 0, List.of(), 30, 0, 0, null, 0,
+        samples.getLast().seconds(), 0, 12, patterns, connections);
+  }
+
+  private static PatternCounters ran(String id, long attempts, long completed, long disconnects, boolean disconnectsExpected) {
+    PatternCounters p = new PatternCounters(id, id + " described", disconnectsExpected, false);
+    p.attempts().add(attempts);
+    p.completed().add(completed);
+    p.disconnects().add(disconnects);
+    return p;
   }
 
   @Test
@@ -43,6 +56,34 @@ class SoakReportTest {
     SoakResult dead = result(flat(1800), 0, "exited with status 137");
     assertFalse(dead.passed());
     assertTrue(SoakReport.markdown("heading", dead).contains("**Verdict: FAIL.**"));
+  }
+
+  @Test
+  void aFlatRunWithHostileClientsPassesOnlyIfEachPatternRanAndTheConnectionsCameBack() {
+    ConnectionsAfter back = new ConnectionsAfter(9, 9, 0, 40, 1.5);
+    SoakResult defended = hostile(flat(1800), List.of(ran("resets", 100, 0, 0, false), ran("slowloris", 400, 0, 380, true)), back);
+    assertTrue(defended.passed());
+    String md = SoakReport.markdown("heading", defended);
+    assertTrue(md.contains("| slowloris described | 400 | 0 | 380 | 0 | ok |"), md);
+    assertTrue(md.contains("clients evicted by maxmemory-clients over the run: 40."), md);
+    String json = SoakReport.json(Map.of(), Map.of(), defended);
+    assertTrue(json.contains("\"disconnects_seen\": 380"), json);
+    assertTrue(json.contains("\"connected_clients_after\": 9"), json);
+
+    assertFalse(hostile(flat(1800), List.of(ran("resets", 0, 0, 0, false)), back).passed(), "a pattern that never ran");
+    assertFalse(hostile(flat(1800), List.of(ran("slowloris", 400, 0, 0, true)), back).passed(), "the server never cut slowloris off");
+    SoakResult leaked = hostile(flat(1800), List.of(ran("resets", 100, 0, 0, false)), new ConnectionsAfter(9, 12, 0, 0, 20));
+    assertFalse(leaked.passed(), "three connections left behind");
+    assertTrue(SoakReport.markdown("heading", leaked).contains("connected_clients 12 (well-behaved: 9)"));
+    assertFalse(hostile(flat(1800), List.of(ran("resets", 100, 0, 0, false)), new ConnectionsAfter(9, 9, 2, 0, 20)).passed(),
+        "two HTTP connections left behind");
+  }
+
+  @Test
+  void aStallFailsAFlatRun() {
+    SoakResult stalled = new SoakResult(flat(1800), 1, 0, 0, 0, List.of(), 30, 0, 0, null, 0, 1800, 1, 2500, List.of(), null);
+    assertFalse(stalled.passed());
+    assertTrue(SoakReport.markdown("heading", stalled).contains("longest operation 2,500 ms, 1 over 2000 ms"));
   }
 
   @Test
