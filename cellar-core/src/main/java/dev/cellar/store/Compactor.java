@@ -512,7 +512,9 @@ final class Compactor {
       Shard shard = shardOf(hash);
       long stamp = shard.lock.writeLock();
       try {
-        shard.index.removeLocation(hash, relocations.from(i));
+        if (shard.index.removeLocation(hash, relocations.from(i))) {
+          store.expiredKeys.increment();
+        }
       } finally {
         shard.lock.unlockWrite(stamp);
       }

@@ -134,6 +134,8 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
 
   final LongAdder compactions = new LongAdder();
   final LongAdder compactedBytes = new LongAdder();
+  /** Keys compaction took out of the index because they had expired. */
+  final LongAdder expiredKeys = new LongAdder();
   private final LongAdder checkpoints = new LongAdder();
 
   private Store(Path directory, CellarOptions options, DirectoryLock lock, StoreMetaDescriptor meta) {
@@ -1305,7 +1307,8 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
         compactions.sum(),
         compactedBytes.sum(),
         checkpoints.sum(),
-        mapped);
+        mapped,
+        expiredKeys.sum());
   }
 
   // ---------------------------------------------------------------- close

@@ -14,6 +14,7 @@ import dev.cellar.LimitExceededException;
 import dev.cellar.StoreClosedException;
 import dev.cellar.StoreLockedException;
 import dev.cellar.TypedMap;
+import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -191,6 +192,38 @@ class StoreTest {
         stop.set(true);
         churn.join();
       }
+    }
+  }
+
+  /** Keys whose expiry passed are counted as compaction takes them out of the index, and only those. */
+  @Test
+  void compactionCountsTheExpiredKeysItRemoves() {
+    CellarOptions opts = small().backgroundCompaction(false);
+    try (Cellar db = Cellar.open(dir, opts)) {
+      long soon = System.currentTimeMillis() + 300;
+      for (int i = 0; i < 3000; i++) {
+        db.put(MemorySegment.ofArray(b("gone" + i)), MemorySegment.ofArray(b("y".repeat(100))), soon);
+        db.put(b("kept" + i), b("y".repeat(100)));
+      }
+      // Dead filler, so that the segments holding the expired keys are worth compacting.
+      for (int round = 0; round < 4; round++) {
+        for (int i = 0; i < 3000; i++) {
+          db.put(b("kept" + i), b("r" + round + "y".repeat(100)));
+        }
+      }
+      assertEquals(0, db.stats().expiredKeys());
+      assertEquals(6000, db.stats().keys());
+      while (System.currentTimeMillis() <= soon) {
+        Thread.onSpinWait();
+      }
+      for (int i = 0; i < 10; i++) {
+        db.compact();
+      }
+      CellarStats after = db.stats();
+      assertEquals(3000, after.expiredKeys(), after.toString());
+      assertEquals(3000, after.keys(), after.toString());
+      assertNull(db.get(b("gone7")));
+      assertNotNull(db.get(b("kept7")));
     }
   }
 

@@ -159,7 +159,7 @@ final class InfoText {
         .append("instantaneous_output_kbps:").append(String.format(java.util.Locale.ROOT, "%.2f", server.sampler().outputKbps())).append("\r\n")
         .append("rejected_connections:").append(c.connectionsRejected.sum()).append("\r\n")
         .append("evicted_clients:").append(server.clientMemory().evictions()).append("\r\n")
-        .append("expired_keys:0\r\n")
+        .append("expired_keys:").append(stats.expiredKeys()).append("\r\n")
         .append("evicted_keys:").append(c.evictedKeys.sum()).append("\r\n")
         .append("keyspace_hits:").append(c.keyspaceHits.sum()).append("\r\n")
         .append("keyspace_misses:").append(c.keyspaceMisses.sum()).append("\r\n")
