@@ -55,6 +55,23 @@ record CycleClock(long beginNanos, long cycleSeconds, long quietSeconds) {
   }
 
   /** Sleeps; false if interrupted. */
+  /**
+   * Runs {@code once} at most once per cycle, in each cycle's active part, until {@code stopping}:
+   * for the patterns that make one large attempt a cycle (stalled and trickled MSETs).
+   */
+  void eachActiveCycle(BooleanSupplier stopping, Runnable once) {
+    long lastCycle = -1;
+    while (awaitActive(stopping)) {
+      long cycle = cycle();
+      if (cycle == lastCycle) {
+        sleep(200);
+        continue;
+      }
+      lastCycle = cycle;
+      once.run();
+    }
+  }
+
   static boolean sleep(long millis) {
     try {
       Thread.sleep(millis);

@@ -7,6 +7,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 /**
  * The hostile clients' sockets: always to loopback, each registered while open so that stopping
@@ -31,6 +32,23 @@ final class HostileSockets {
       reset(socket);
       throw e;
     }
+  }
+
+  /**
+   * A socket that has authenticated with {@code password} (reads then time out after {@code
+   * readTimeoutMillis}); null, after counting the problem, when AUTH is not answered +OK.
+   */
+  Socket authenticated(int port, String password, int readTimeoutMillis, Consumer<String> problem) throws IOException {
+    Socket socket = open(port, 10_000);
+    socket.getOutputStream().write(command("AUTH", password));
+    String auth = readLine(socket);
+    if (!"+OK".equals(auth)) {
+      reset(socket);
+      problem.accept("AUTH replied " + auth);
+      return null;
+    }
+    socket.setSoTimeout(readTimeoutMillis);
+    return socket;
   }
 
   /** Closes with an RST instead of a FIN, and forgets the socket. */

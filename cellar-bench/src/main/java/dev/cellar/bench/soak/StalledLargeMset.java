@@ -61,34 +61,21 @@ final class StalledLargeMset implements Runnable {
 
   @Override
   public void run() {
-    long lastCycle = -1;
-    while (clock.awaitActive(stopping)) {
-      long cycle = clock.cycle();
-      if (cycle == lastCycle) {
-        CycleClock.sleep(200);
-        continue;
-      }
-      lastCycle = cycle;
+    clock.eachActiveCycle(stopping, () -> {
       CycleClock.sleep(1000); // after the other patterns have started, in the middle of the load
       once(clock.activeEndNanos());
-    }
+    });
   }
 
   private void once(long stallUntil) {
     counters.attempts().increment();
     Socket socket = null;
     try {
-      socket = sockets.open(port, 200);
-      OutputStream out = socket.getOutputStream();
-      out.write(HostileSockets.command("AUTH", password));
-      socket.setSoTimeout(10_000);
-      String auth = HostileSockets.readLine(socket);
-      if (!"+OK".equals(auth)) {
-        counters.errors().increment();
-        problems.problem("hostile " + counters.id() + ": AUTH replied " + auth);
+      socket = sockets.authenticated(port, password, 200, this::fail);
+      if (socket == null) {
         return;
       }
-      socket.setSoTimeout(200);
+      OutputStream out = socket.getOutputStream();
       try {
         for (int at = 0; at < mostOfRequest.length && !stopping.getAsBoolean(); at += CHUNK) {
           out.write(mostOfRequest, at, Math.min(CHUNK, mostOfRequest.length - at));
@@ -99,8 +86,7 @@ final class StalledLargeMset implements Runnable {
       }
       stall(socket, stallUntil);
     } catch (IOException e) {
-      counters.errors().increment();
-      problems.problem("hostile " + counters.id() + ": " + e);
+      fail(e.toString());
     } finally {
       if (socket != null) {
         sockets.reset(socket);
@@ -116,8 +102,7 @@ final class StalledLargeMset implements Runnable {
         if (line == null || line.startsWith("-")) {
           counters.disconnects().increment();
         } else {
-          counters.errors().increment();
-          problems.problem("hostile " + counters.id() + ": the server answered an incomplete MSET with " + line);
+          fail("the server answered an incomplete MSET with " + line);
         }
         return;
       } catch (SocketTimeoutException stillOpen) {
@@ -127,5 +112,10 @@ final class StalledLargeMset implements Runnable {
         return;
       }
     }
+  }
+
+  private void fail(String description) {
+    counters.errors().increment();
+    problems.problem("hostile " + counters.id() + ": " + description);
   }
 }

@@ -54,30 +54,18 @@ final class TrickledMset implements Runnable {
 
   @Override
   public void run() {
-    long lastCycle = -1;
-    while (clock.awaitActive(stopping)) {
-      long cycle = clock.cycle();
-      if (cycle == lastCycle) {
-        CycleClock.sleep(200);
-        continue;
-      }
-      lastCycle = cycle;
-      once(clock.activeEndNanos());
-    }
+    clock.eachActiveCycle(stopping, () -> once(clock.activeEndNanos()));
   }
 
   private void once(long deadline) {
     counters.attempts().increment();
     Socket socket = null;
     try {
-      socket = sockets.open(port, 10_000);
-      OutputStream out = socket.getOutputStream();
-      out.write(HostileSockets.command("AUTH", password));
-      String auth = HostileSockets.readLine(socket);
-      if (!"+OK".equals(auth)) {
-        fail("AUTH replied " + auth);
+      socket = sockets.authenticated(port, password, 10_000, this::fail);
+      if (socket == null) {
         return;
       }
+      OutputStream out = socket.getOutputStream();
       long start = System.nanoTime();
       for (int at = 0, piece = 0; at < request.length; at += PIECE, piece++) {
         if (stopping.getAsBoolean()) {
