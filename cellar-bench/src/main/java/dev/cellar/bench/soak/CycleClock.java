@@ -72,6 +72,18 @@ record CycleClock(long beginNanos, long cycleSeconds, long quietSeconds) {
     }
   }
 
+  /** Runs {@code attempt} {@code perSecond} times a second, in the cycles' active parts, until {@code stopping}. */
+  void atRate(BooleanSupplier stopping, int perSecond, Runnable attempt) {
+    while (awaitActive(stopping)) {
+      long next = System.nanoTime() + 1_000_000_000L / perSecond;
+      attempt.run();
+      long wait = next - System.nanoTime();
+      if (wait > 0 && !sleep(wait / 1_000_000)) {
+        return;
+      }
+    }
+  }
+
   static boolean sleep(long millis) {
     try {
       Thread.sleep(millis);

@@ -52,25 +52,22 @@ final class ResetMidRequest implements Runnable {
 
   @Override
   public void run() {
-    while (clock.awaitActive(stopping)) {
-      long next = System.nanoTime() + 1_000_000_000L / PER_SECOND;
-      counters.attempts().increment();
-      Socket socket = null;
-      try {
-        socket = sockets.open(port, 5_000);
-        socket.getOutputStream().write(request, 0, 1 + random.nextInt(request.length - 1));
-        CycleClock.sleep(random.nextInt(20));
-      } catch (IOException e) {
-        counters.errors().increment();
-        problems.problem("hostile " + counters.id() + ": " + e);
-      } finally {
-        if (socket != null) {
-          sockets.reset(socket);
-        }
-      }
-      long wait = next - System.nanoTime();
-      if (wait > 0 && !CycleClock.sleep(wait / 1_000_000)) {
-        return;
+    clock.atRate(stopping, PER_SECOND, this::once);
+  }
+
+  private void once() {
+    counters.attempts().increment();
+    Socket socket = null;
+    try {
+      socket = sockets.open(port, 5_000);
+      socket.getOutputStream().write(request, 0, 1 + random.nextInt(request.length - 1));
+      CycleClock.sleep(random.nextInt(20));
+    } catch (IOException e) {
+      counters.errors().increment();
+      problems.problem("hostile " + counters.id() + ": " + e);
+    } finally {
+      if (socket != null) {
+        sockets.reset(socket);
       }
     }
   }

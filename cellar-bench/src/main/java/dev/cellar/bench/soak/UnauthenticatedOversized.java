@@ -23,6 +23,8 @@ final class UnauthenticatedOversized implements Runnable {
   private final PatternCounters counters;
   private final LoadCounters problems;
   private final BooleanSupplier stopping;
+  /** Attempts so far: even ones send too many arguments, odd ones too large a bulk. */
+  private long attempt;
 
   UnauthenticatedOversized(int port, HostileSockets sockets, CycleClock clock, PatternCounters counters, LoadCounters problems,
       BooleanSupplier stopping) {
@@ -36,35 +38,31 @@ final class UnauthenticatedOversized implements Runnable {
 
   @Override
   public void run() {
-    long n = 0;
-    while (clock.awaitActive(stopping)) {
-      long next = System.nanoTime() + 1_000_000_000L / PER_SECOND;
-      counters.attempts().increment();
-      Socket socket = null;
-      try {
-        socket = sockets.open(port, 10_000);
-        socket.getOutputStream().write(n++ % 2 == 0 ? MANY_ARGUMENTS : LARGE_BULK);
-        String reply = HostileSockets.readLine(socket);
-        if (reply != null && reply.startsWith("-ERR Protocol error: unauthenticated")) {
-          counters.completed().increment();
-          if (closedByServer(socket)) {
-            counters.disconnects().increment();
-          } else {
-            fail("the connection stayed open after " + reply);
-          }
+    clock.atRate(stopping, PER_SECOND, this::once);
+  }
+
+  private void once() {
+    counters.attempts().increment();
+    Socket socket = null;
+    try {
+      socket = sockets.open(port, 10_000);
+      socket.getOutputStream().write(attempt++ % 2 == 0 ? MANY_ARGUMENTS : LARGE_BULK);
+      String reply = HostileSockets.readLine(socket);
+      if (reply != null && reply.startsWith("-ERR Protocol error: unauthenticated")) {
+        counters.completed().increment();
+        if (closedByServer(socket)) {
+          counters.disconnects().increment();
         } else {
-          fail("expected -ERR Protocol error: unauthenticated ..., got " + reply);
+          fail("the connection stayed open after " + reply);
         }
-      } catch (IOException e) {
-        fail(e.toString());
-      } finally {
-        if (socket != null) {
-          sockets.reset(socket);
-        }
+      } else {
+        fail("expected -ERR Protocol error: unauthenticated ..., got " + reply);
       }
-      long wait = next - System.nanoTime();
-      if (wait > 0 && !CycleClock.sleep(wait / 1_000_000)) {
-        return;
+    } catch (IOException e) {
+      fail(e.toString());
+    } finally {
+      if (socket != null) {
+        sockets.reset(socket);
       }
     }
   }
