@@ -58,6 +58,8 @@ public final class ServerConfig {
   private volatile long outputBufferLimit = 64L << 20;
   /** {@code maxmemory-clients} as set: a percentage of the maximum heap ("25%") or bytes; 0 is no limit. */
   private volatile String maxMemoryClients = "25%";
+  /** {@link #maxMemoryClients} in bytes, worked out once when set: it is read on every buffer growth. */
+  private volatile long maxMemoryClientsBytes = clientMemoryLimit("25%");
   private volatile int httpMaxClients = 1000;
   private volatile int httpIdleTimeout = 120;
   private volatile int httpHeaderTimeout = 10;
@@ -115,7 +117,7 @@ public final class ServerConfig {
     define("client-output-buffer-limit", true, () -> "normal " + outputBufferLimit + " 0 0",
         v -> outputBufferLimit = parseOutputLimit(v, outputBufferLimit));
     define("maxmemory-clients", true, () -> maxMemoryClients, v -> {
-      parseClientMemory(v, Runtime.getRuntime().maxMemory());
+      maxMemoryClientsBytes = clientMemoryLimit(v);
       maxMemoryClients = v.trim();
     });
     define("http-maxclients", true, () -> Integer.toString(httpMaxClients), v -> httpMaxClients = intIn("http-maxclients", v, 1, 1_000_000));
@@ -263,7 +265,11 @@ public final class ServerConfig {
    * are).
    */
   public long maxMemoryClients() {
-    long bytes = parseClientMemory(maxMemoryClients, Runtime.getRuntime().maxMemory());
+    return maxMemoryClientsBytes;
+  }
+
+  private static long clientMemoryLimit(String v) {
+    long bytes = parseClientMemory(v, Runtime.getRuntime().maxMemory());
     return bytes == 0 ? Long.MAX_VALUE : bytes;
   }
 
