@@ -45,7 +45,9 @@ public interface Cellar extends AutoCloseable {
    */
   void putWithExpiry(byte[] key, byte[] value, long expireAtEpochMillis);
 
-  /** Stores the bytes of {@code value} (copied once, into the log) under the bytes of {@code key}. */
+  /**
+   * Stores the bytes of {@code value} (copied once, into the log) under the bytes of {@code key}.
+   */
   void put(MemorySegment key, MemorySegment value, long expireAtEpochMillis);
 
   /**
@@ -55,8 +57,13 @@ public interface Cellar extends AutoCloseable {
    * as the server does: no slice object is made per call.
    */
   void put(
-      MemorySegment keySource, long keyOffset, long keyLength,
-      MemorySegment valueSource, long valueOffset, long valueLength, long expireAtEpochMillis);
+      MemorySegment keySource,
+      long keyOffset,
+      long keyLength,
+      MemorySegment valueSource,
+      long valueOffset,
+      long valueLength,
+      long expireAtEpochMillis);
 
   /** Returns a copy of the value, or {@code null} when the key is absent or expired. */
   byte[] get(byte[] key);
@@ -91,6 +98,7 @@ public interface Cellar extends AutoCloseable {
    * Each operation alone waits for its own cache misses in turn; a batch of prefetched keys has
    * them in flight together. Takes no lock, changes nothing, allocates nothing and never fails; a
    * key that is absent or moves meanwhile merely gains nothing.
+   *
    * @return a digest of the words read, meaningless except that a caller who keeps it (in a field
    *     of its own) stops the compiler from discarding the reads as unused
    */
@@ -136,17 +144,17 @@ public interface Cellar extends AutoCloseable {
   Cursor scan(byte[] prefix);
 
   /**
-   * One page of a resumable iteration over the live keys that start with {@code prefix}, for Redis's
-   * {@code SCAN cursor [MATCH] [COUNT]}. Start with {@link ScanPage#START} and pass each page's
-   * {@link ScanPage#nextCursor()} to the next call until it is {@code START} again. Nothing is held
-   * between calls, so an iteration may be abandoned at any point.
+   * One page of a resumable iteration over the live keys that start with {@code prefix}, for
+   * Redis's {@code SCAN cursor [MATCH] [COUNT]}. Start with {@link ScanPage#START} and pass each
+   * page's {@link ScanPage#nextCursor()} to the next call until it is {@code START} again. Nothing
+   * is held between calls, so an iteration may be abandoned at any point.
    *
    * <p>Guarantee: a full iteration returns every key that was present (live and unexpired) from its
    * start to its end, whatever other threads insert, delete or compact meanwhile, and never returns
    * a key that was absent throughout. A key added or removed during the iteration may or may not be
-   * returned. Redis allows duplicates; here each key is returned at most once per iteration, because
-   * the iteration walks the keys' fixed hashes, not their positions. Keys come in no particular
-   * order.
+   * returned. Redis allows duplicates; here each key is returned at most once per iteration,
+   * because the iteration walks the keys' fixed hashes, not their positions. Keys come in no
+   * particular order.
    *
    * <p>{@code count} is a hint, as in Redis: a page examines about {@code count} keys of the index
    * before filtering by prefix and expiry, so it may return more or fewer, none at all with a
@@ -175,8 +183,8 @@ public interface Cellar extends AutoCloseable {
   byte[] randomKey();
 
   /**
-   * A typed view of the keys that start with {@code name + ":"}: the usual Redis naming
-   * convention, so the same entries are visible to the server and to raw scans.
+   * A typed view of the keys that start with {@code name + ":"}: the usual Redis naming convention,
+   * so the same entries are visible to the server and to raw scans.
    */
   <K, V> TypedMap<K, V> map(String name, Codec<K> keyCodec, Codec<V> valueCodec);
 

@@ -12,8 +12,10 @@ public final class CellarOptions {
   public static final Fsync DEFAULT_FSYNC = Fsync.EVERYSEC;
   public static final int DEFAULT_SEGMENT_BYTES = 64 << 20;
   public static final int MIN_SEGMENT_BYTES = 1 << 16;
+
   /** Index slots address offsets inside a segment with 30 bits. */
   public static final int MAX_SEGMENT_BYTES = 1 << 30;
+
   public static final int DEFAULT_MAX_KEY_BYTES = 64 << 10;
   public static final int DEFAULT_MAX_VALUE_BYTES = 16 << 20;
   public static final int DEFAULT_SHARDS = 64;
@@ -101,10 +103,10 @@ public final class CellarOptions {
   }
 
   /**
-   * Number of index shards, a power of two from 1 to 4096; default 64. More shards mean less
-   * write contention but smaller tables, and tables under 2 MiB (2^18 slots, about 200K keys per
-   * shard) get no huge pages, which costs random lookups a TLB miss each. Fixed when the store is
-   * created (later opens use the stored value).
+   * Number of index shards, a power of two from 1 to 4096; default 64. More shards mean less write
+   * contention but smaller tables, and tables under 2 MiB (2^18 slots, about 200K keys per shard)
+   * get no huge pages, which costs random lookups a TLB miss each. Fixed when the store is created
+   * (later opens use the stored value).
    */
   public CellarOptions shards(int count) {
     CellarOptions c = copy();
@@ -131,11 +133,11 @@ public final class CellarOptions {
 
   /**
    * How large the log may grow against its live data before background compaction starts: at the
-   * default 2.0 it starts once the log holds as many dead bytes as live ones (Redis's
-   * {@code auto-aof-rewrite-percentage 100}), and then rewrites the segments with the most garbage
-   * first. A larger factor costs disk and page cache and saves compaction work: under random
-   * overwrites, the segments it picks are then deader, so it copies fewer live bytes per byte it
-   * frees. Segments that are almost all garbage are reclaimed whatever the factor.
+   * default 2.0 it starts once the log holds as many dead bytes as live ones (Redis's {@code
+   * auto-aof-rewrite-percentage 100}), and then rewrites the segments with the most garbage first.
+   * A larger factor costs disk and page cache and saves compaction work: under random overwrites,
+   * the segments it picks are then deader, so it copies fewer live bytes per byte it frees.
+   * Segments that are almost all garbage are reclaimed whatever the factor.
    */
   public CellarOptions compactionSpaceAmplification(double factor) {
     CellarOptions c = copy();
@@ -150,15 +152,15 @@ public final class CellarOptions {
   /**
    * Up to this many times its live data, the log is compacted only with CPU the application leaves
    * idle: background passes run on a thread of Linux's idle scheduling class ({@code SCHED_IDLE}),
-   * which a waking application thread preempts at once, and a pass gives up (undoing its work) when the log
-   * reaches the limit. From the limit on, passes run at the maintenance thread's priority and
-   * share the CPU with the application until the log is back under it. Default 3.0: compaction
+   * which a waking application thread preempts at once, and a pass gives up (undoing its work) when
+   * the log reaches the limit. From the limit on, passes run at the maintenance thread's priority
+   * and share the CPU with the application until the log is back under it. Default 3.0: compaction
    * starts at {@link #compactionSpaceAmplification(double)} (2.0) and competes only past 3.0. Why:
    * with the application and compaction on one core, a pass cut throughput by a fifth while it ran
    * even when the application left a sixth of the core idle. A limit at or below the space
-   * amplification makes every pass run at the maintenance thread's priority. Without native
-   * access, or off Linux, the low-priority thread keeps the normal priority (where {@code
-   * SCHED_IDLE} is refused, it runs at nice 19).
+   * amplification makes every pass run at the maintenance thread's priority. Without native access,
+   * or off Linux, the low-priority thread keeps the normal priority (where {@code SCHED_IDLE} is
+   * refused, it runs at nice 19).
    */
   public CellarOptions idleCompactionLimit(double factor) {
     CellarOptions c = copy();
@@ -180,14 +182,13 @@ public final class CellarOptions {
   /**
    * The Linux nice value (0 to 19) of the thread that seals segments, writes checkpoints and
    * compacts; default 0, the application's own priority. A higher value gives the application's
-   * threads more of a core they share with compaction (at 10, the kernel weighs them about ten
-   * to one), at the price of a log that grows while compaction waits: with the server pinned to
-   * one core and SETs arriving as fast as it can answer them, at nice 10 no compaction pass
-   * finished in 4M overwrites of 1M keys and the log reached 4.9 times its live data, where at
-   * 0 two passes ran and it ended at 2.6 times (4.3 at its highest, before a pass). Worth
-   * raising where writes come in bursts and disk is not tight. Best effort: without native
-   * access, or off Linux, the thread keeps its priority; an unprivileged process can raise a nice
-   * value but not lower it again.
+   * threads more of a core they share with compaction (at 10, the kernel weighs them about ten to
+   * one), at the price of a log that grows while compaction waits: with the server pinned to one
+   * core and SETs arriving as fast as it can answer them, at nice 10 no compaction pass finished in
+   * 4M overwrites of 1M keys and the log reached 4.9 times its live data, where at 0 two passes ran
+   * and it ended at 2.6 times (4.3 at its highest, before a pass). Worth raising where writes come
+   * in bursts and disk is not tight. Best effort: without native access, or off Linux, the thread
+   * keeps its priority; an unprivileged process can raise a nice value but not lower it again.
    */
   public CellarOptions backgroundNice(int nice) {
     CellarOptions c = copy();
@@ -212,9 +213,9 @@ public final class CellarOptions {
   /**
    * Reserve log space ahead of the tail by writing zeros instead of {@code fallocate}. An fsync
    * after records were written into fallocated (unwritten) blocks must also commit the file
-   * system's conversion of those blocks, a journal transaction; into zero-written blocks it is
-   * data only. Worth it when fsyncs are frequent (a server with {@code appendfsync always}); it
-   * costs writing the log's space twice. Off by default.
+   * system's conversion of those blocks, a journal transaction; into zero-written blocks it is data
+   * only. Worth it when fsyncs are frequent (a server with {@code appendfsync always}); it costs
+   * writing the log's space twice. Off by default.
    */
   public CellarOptions zeroFillLog(boolean enabled) {
     CellarOptions c = copy();
@@ -227,15 +228,15 @@ public final class CellarOptions {
   }
 
   /**
-   * Whether the log segment being appended to is mapped with transparent huge pages; default
-   * yes, and always no under {@link Fsync#ALWAYS}. Huge pages make reads of the log cheaper (one
-   * TLB entry per 2 MiB), but the page cache then tracks dirt per 2 MiB folio: every fsync after
-   * a small write writes the whole folio back. With a fsync per batch of writes that was 3.3 MB
+   * Whether the log segment being appended to is mapped with transparent huge pages; default yes,
+   * and always no under {@link Fsync#ALWAYS}. Huge pages make reads of the log cheaper (one TLB
+   * entry per 2 MiB), but the page cache then tracks dirt per 2 MiB folio: every fsync after a
+   * small write writes the whole folio back. With a fsync per batch of writes that was 3.3 MB
    * written per fsync, and fsyncs six times slower than Redis's (measured: 3.4 GB written for
    * 50,000 SETs of 60 bytes, against 19 MB with small pages). Turn it off wherever the caller
-   * fsyncs often itself ({@link Cellar#sync()} after small writes), as the server does for
-   * {@code appendfsync always}. Segments compaction writes are unaffected: they are written once
-   * and synced once.
+   * fsyncs often itself ({@link Cellar#sync()} after small writes), as the server does for {@code
+   * appendfsync always}. Segments compaction writes are unaffected: they are written once and
+   * synced once.
    */
   public CellarOptions hugePageLogTail(boolean enabled) {
     CellarOptions c = copy();
@@ -243,7 +244,10 @@ public final class CellarOptions {
     return c;
   }
 
-  /** Whether appends go to a huge-page mapping: {@link #hugePageLogTail} and not {@link Fsync#ALWAYS}. */
+  /**
+   * Whether appends go to a huge-page mapping: {@link #hugePageLogTail} and not {@link
+   * Fsync#ALWAYS}.
+   */
   public boolean hugePageLogTail() {
     return hugePageLogTail && fsync != Fsync.ALWAYS;
   }
@@ -336,14 +340,25 @@ public final class CellarOptions {
     require(fsync != null && fileIO != null, "fsync and fileIO must be set");
     require(
         segmentBytes >= MIN_SEGMENT_BYTES && segmentBytes <= MAX_SEGMENT_BYTES,
-        "segmentBytes " + segmentBytes + " outside [" + MIN_SEGMENT_BYTES + ", " + MAX_SEGMENT_BYTES + "]");
+        "segmentBytes "
+            + segmentBytes
+            + " outside ["
+            + MIN_SEGMENT_BYTES
+            + ", "
+            + MAX_SEGMENT_BYTES
+            + "]");
     require(maxKeyBytes >= 1, "maxKeyBytes " + maxKeyBytes + " < 1");
     require(maxValueBytes >= 0, "maxValueBytes " + maxValueBytes + " < 0");
     long largestRecord = 64L + maxKeyBytes + maxValueBytes + 32;
     require(
         largestRecord <= segmentBytes,
-        "maxKeyBytes " + maxKeyBytes + " + maxValueBytes " + maxValueBytes
-            + " do not fit a segment of " + segmentBytes + " bytes; raise segmentBytes");
+        "maxKeyBytes "
+            + maxKeyBytes
+            + " + maxValueBytes "
+            + maxValueBytes
+            + " do not fit a segment of "
+            + segmentBytes
+            + " bytes; raise segmentBytes");
     require(
         shards >= 1 && shards <= 4096 && Integer.bitCount(shards) == 1,
         "shards " + shards + " is not a power of two in [1, 4096]");
@@ -358,7 +373,9 @@ public final class CellarOptions {
         "compactionSpaceAmplification " + compactionSpaceAmplification + " outside (1, 100]");
     require(expectedKeys >= 0, "expectedKeys " + expectedKeys + " < 0");
     require(compactionBytesPerSecond > 0, "compactionBytesPerSecond must be positive");
-    require(backgroundNice >= 0 && backgroundNice <= 19, "backgroundNice " + backgroundNice + " outside [0, 19]");
+    require(
+        backgroundNice >= 0 && backgroundNice <= 19,
+        "backgroundNice " + backgroundNice + " outside [0, 19]");
     require(
         idleCompactionLimit > 1 && idleCompactionLimit <= 100,
         "idleCompactionLimit " + idleCompactionLimit + " outside (1, 100]");

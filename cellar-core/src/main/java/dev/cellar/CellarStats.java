@@ -21,10 +21,10 @@ package dev.cellar;
  *     mapped at its full capacity (mapped once, filled as it grows; past its end the mapping is
  *     backed by nothing), one found at open at its length. The part resident in memory is the
  *     kernel's page cache, counted in the process's RSS
- * @param expiredKeys keys taken out of the index because their expiry had passed, since open. A
- *     key is removed when compaction rewrites the segment holding its record (reads skip an expired
- *     key before that, and {@code keys} still counts it), so this grows with compaction, not at
- *     the moment a key expires
+ * @param expiredKeys keys taken out of the index because their expiry had passed, since open. A key
+ *     is removed when compaction rewrites the segment holding its record (reads skip an expired key
+ *     before that, and {@code keys} still counts it), so this grows with compaction, not at the
+ *     moment a key expires
  */
 public record CellarStats(
     long keys,

@@ -7,7 +7,8 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * The built-in codecs. Object codecs backed by Apache Fory live in the optional {@code cellar-fory}
- * module ({@code dev.cellar.fory.ForyCodec}), which keeps Fory's use of JDK-internal APIs out of the engine.
+ * module ({@code dev.cellar.fory.ForyCodec}), which keeps Fory's use of JDK-internal APIs out of
+ * the engine.
  */
 public final class Codecs {
   private static final ValueLayout.OfLong BIG_ENDIAN_LONG =

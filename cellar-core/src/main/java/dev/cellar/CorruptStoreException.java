@@ -11,7 +11,9 @@ public final class CorruptStoreException extends CellarException {
   private final List<String> damage;
 
   public CorruptStoreException(String message, List<String> damage) {
-    super(Category.CORRUPT, message + (damage.isEmpty() ? "" : ":\n  " + String.join("\n  ", damage)));
+    super(
+        Category.CORRUPT,
+        message + (damage.isEmpty() ? "" : ":\n  " + String.join("\n  ", damage)));
     this.damage = List.copyOf(damage);
   }
 

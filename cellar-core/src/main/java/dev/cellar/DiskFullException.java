@@ -2,7 +2,9 @@ package dev.cellar;
 
 import java.io.IOException;
 
-/** A write found no space on disk. The store stays open; writes succeed again once space returns. */
+/**
+ * A write found no space on disk. The store stays open; writes succeed again once space returns.
+ */
 public final class DiskFullException extends CellarException {
   public DiskFullException(String message) {
     super(Category.DISK_FULL, message);
@@ -21,7 +23,9 @@ public final class DiskFullException extends CellarException {
     for (Throwable t = e; t != null; t = t.getCause()) {
       String message = String.valueOf(t.getMessage());
       if (t instanceof IOException
-          && (message.contains("No space left") || message.contains("ENOSPC") || message.contains("Disk quota"))) {
+          && (message.contains("No space left")
+              || message.contains("ENOSPC")
+              || message.contains("Disk quota"))) {
         return true;
       }
     }

@@ -10,7 +10,9 @@ import java.util.List;
  * @param keys the keys found, copied onto the heap; possibly none even when the iteration goes on
  */
 public record ScanPage(long nextCursor, List<byte[]> keys) {
-  /** The cursor that starts an iteration, and the one a page returns when the iteration is complete. */
+  /**
+   * The cursor that starts an iteration, and the one a page returns when the iteration is complete.
+   */
   public static final long START = 0L;
 
   public ScanPage {

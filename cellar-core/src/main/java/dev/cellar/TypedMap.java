@@ -6,8 +6,8 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 
 /**
- * A typed view over the keys of a {@link Cellar} that start with {@code name + ":"}. Keys and values
- * go through the codecs given to {@link Cellar#map}; the view holds no state of its own.
+ * A typed view over the keys of a {@link Cellar} that start with {@code name + ":"}. Keys and
+ * values go through the codecs given to {@link Cellar#map}; the view holds no state of its own.
  */
 public final class TypedMap<K, V> {
   private final Cellar cellar;

@@ -3,9 +3,9 @@ package dev.cellar;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Receives a value found by {@link Cellar#read(MemorySegment, long, long, ValueSink)} as a range
- * of the memory that holds it, so that a read creates no object at all: a caller that copies the
- * value somewhere (a reply buffer, a socket) makes one sink and reuses it for every read.
+ * Receives a value found by {@link Cellar#read(MemorySegment, long, long, ValueSink)} as a range of
+ * the memory that holds it, so that a read creates no object at all: a caller that copies the value
+ * somewhere (a reply buffer, a socket) makes one sink and reuses it for every read.
  */
 @FunctionalInterface
 public interface ValueSink {

@@ -22,7 +22,8 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description = "Benchmarks of Cellar against its peers.",
     subcommands = {
-      EmbeddedBenchmark.class, CodecsBenchmark.class, GroupCommitBenchmark.class, ReplayBenchmark.class,
+      EmbeddedBenchmark.class, CodecsBenchmark.class, GroupCommitBenchmark.class,
+          ReplayBenchmark.class,
       MemoryLatencyBenchmark.class, ServerBenchmark.class, SoakBenchmark.class, CrashCommand.class,
       CommandLine.HelpCommand.class
     })
@@ -36,7 +37,8 @@ public final class BenchCommand implements Runnable {
   }
 
   public static void main(String[] args) {
-    // Named as the person typed it (the launcher drops "cellar"), so usage lines read "cellar bench server ...".
+    // Named as the person typed it (the launcher drops "cellar"), so usage lines read "cellar bench
+    // server ...".
     System.exit(new CommandLine(new BenchCommand()).setCommandName("cellar bench").execute(args));
   }
 }

@@ -18,12 +18,13 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code cellar}: the top of the command tree. The root launcher runs this class for every
- * subcommand except {@code bench}, which lives in cellar-bench ({@link BenchCommand} only lists it).
+ * subcommand except {@code bench}, which lives in cellar-bench ({@link BenchCommand} only lists
+ * it).
  *
  * <p>Exit codes are the contract scripts rely on: {@link #EXIT_OK}, {@link #EXIT_FAILURE} (damage
  * found, or an expected failure such as a locked or missing store) and {@link #EXIT_USAGE}.
- * Expected failures are {@link CellarException}s and I/O errors: their message is printed without
- * a stack trace, because it already says what is wrong and what to do. Anything else is a bug, and
+ * Expected failures are {@link CellarException}s and I/O errors: their message is printed without a
+ * stack trace, because it already says what is wrong and what to do. Anything else is a bug, and
  * picocli prints its stack trace.
  */
 @Command(
@@ -33,7 +34,11 @@ import picocli.CommandLine.Spec;
     description = "A persistent off-heap key-value store for the JVM.",
     footer = {"", "Exit codes: 0 ok, 1 damage found or failure, 2 usage error."},
     subcommands = {
-      ServerCommand.class, DemoCommand.class, ToolCommand.class, BenchCommand.class, CommandLine.HelpCommand.class,
+      ServerCommand.class,
+      DemoCommand.class,
+      ToolCommand.class,
+      BenchCommand.class,
+      CommandLine.HelpCommand.class,
       TrainingCommand.class
     })
 public final class CellarCommand implements Runnable {
@@ -45,7 +50,8 @@ public final class CellarCommand implements Runnable {
 
   @Override
   public void run() {
-    throw new CommandLine.ParameterException(spec.commandLine(), "name a command: server, demo, tool or bench");
+    throw new CommandLine.ParameterException(
+        spec.commandLine(), "name a command: server, demo, tool or bench");
   }
 
   /** A command line wired with Cellar's exit codes and error reporting. */

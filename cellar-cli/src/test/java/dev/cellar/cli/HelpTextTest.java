@@ -10,9 +10,9 @@ import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 
 /**
- * What a newcomer reads first: {@code cellar --help} must name every command the launcher runs,
- * and no help text may stop mid-sentence. A parent's command list shows only the first element of
- * each subcommand's description, so each element has to be a whole sentence of its own.
+ * What a newcomer reads first: {@code cellar --help} must name every command the launcher runs, and
+ * no help text may stop mid-sentence. A parent's command list shows only the first element of each
+ * subcommand's description, so each element has to be a whole sentence of its own.
  */
 class HelpTextTest {
 
@@ -21,7 +21,9 @@ class HelpTextTest {
     CommandRun run = CommandRun.of("--help");
     assertEquals(CellarCommand.EXIT_OK, run.exitCode(), run::toString);
     for (String command : List.of("server", "demo", "tool", "bench")) {
-      assertTrue(run.out().lines().anyMatch(l -> l.startsWith("  " + command + " ")), command + " in\n" + run);
+      assertTrue(
+          run.out().lines().anyMatch(l -> l.startsWith("  " + command + " ")),
+          command + " in\n" + run);
     }
   }
 
@@ -46,13 +48,15 @@ class HelpTextTest {
         cut.add(spec.qualifiedName() + ": " + line);
       }
     }
-    spec.options().forEach(option -> {
-      for (String line : option.description()) {
-        if (!endsASentence(line)) {
-          cut.add(spec.qualifiedName() + " " + option.longestName() + ": " + line);
-        }
-      }
-    });
+    spec.options()
+        .forEach(
+            option -> {
+              for (String line : option.description()) {
+                if (!endsASentence(line)) {
+                  cut.add(spec.qualifiedName() + " " + option.longestName() + ": " + line);
+                }
+              }
+            });
     command.getSubcommands().values().forEach(sub -> collectCut(sub, cut));
   }
 

@@ -23,8 +23,8 @@ import java.nio.charset.StandardCharsets;
  *
  * The body CRC covers every byte after the header. Shard slot arrays start page-aligned so that a
  * reader can map them copy-on-write and use them as the live index without copying. The segment
- * table comes last because it is read after the shards are copied (a segment created meanwhile
- * may be referenced by the copies).
+ * table comes last because it is read after the shards are copied (a segment created meanwhile may
+ * be referenced by the copies).
  */
 public final class CheckpointDescriptor {
   public static final byte[] MAGIC = "CELLARCK".getBytes(StandardCharsets.US_ASCII);
@@ -54,7 +54,9 @@ public final class CheckpointDescriptor {
 
   /** The sequence in a checkpoint file name, or -1. */
   public static long sequenceOf(String fileName) {
-    if (!fileName.startsWith("checkpoint-") || !fileName.endsWith(".ckpt") || fileName.length() != 32) {
+    if (!fileName.startsWith("checkpoint-")
+        || !fileName.endsWith(".ckpt")
+        || fileName.length() != 32) {
       return -1;
     }
     try {

@@ -22,9 +22,12 @@ import java.util.List;
  * ever an accelerator); a newer major version is refused outright.
  */
 public final class CheckpointReader {
-  private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-  private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-  private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+  private static final ValueLayout.OfShort SHORT =
+      ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+  private static final ValueLayout.OfInt INT =
+      ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+  private static final ValueLayout.OfLong LONG =
+      ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
   private static final long MAX_SLOTS_PER_SHARD = 1L << 40;
 
   private CheckpointReader() {}
@@ -45,9 +48,11 @@ public final class CheckpointReader {
    * Opens and fully verifies {@code path} (header, body CRC, shard and segment tables), expecting
    * {@code expectedShards} shards. Read-only: tools may use it on files they cannot write.
    */
-  public static OpenCheckpoint open(FileIO io, Path path, int expectedShards) throws IOException, Invalid {
+  public static OpenCheckpoint open(FileIO io, Path path, int expectedShards)
+      throws IOException, Invalid {
     if (ByteOrder.nativeOrder() != ByteOrder.LITTLE_ENDIAN) {
-      throw new Invalid("checkpoints are little-endian and this machine is not; replaying the log instead");
+      throw new Invalid(
+          "checkpoints are little-endian and this machine is not; replaying the log instead");
     }
     Arena arena = Arena.ofConfined();
     try (StoreFile file = io.openReadOnly(path)) {
@@ -70,14 +75,25 @@ public final class CheckpointReader {
         }
         long count = all.get(LONG, at);
         sizes[shard] = all.get(LONG, at + 8);
-        if (Long.bitCount(count) != 1 || count > MAX_SLOTS_PER_SHARD || sizes[shard] < 0 || sizes[shard] > count) {
-          throw new Invalid(path.getFileName() + ": shard " + shard + " has implausible sizes " + count + "/" + sizes[shard]);
+        if (Long.bitCount(count) != 1
+            || count > MAX_SLOTS_PER_SHARD
+            || sizes[shard] < 0
+            || sizes[shard] > count) {
+          throw new Invalid(
+              path.getFileName()
+                  + ": shard "
+                  + shard
+                  + " has implausible sizes "
+                  + count
+                  + "/"
+                  + sizes[shard]);
         }
         slotCounts[shard] = count;
         offsets[shard] = slotsOffset(at);
         at = offsets[shard] + count * 8;
         if (at > entriesAt) {
-          throw new Invalid(path.getFileName() + ": shard " + shard + " slots overlap the segment table");
+          throw new Invalid(
+              path.getFileName() + ": shard " + shard + " slots overlap the segment table");
         }
         // The CRC proves the bytes are those written, not that the writer was right: the index
         // would loop forever on a full table or index out of bounds on a tiny one.
@@ -110,7 +126,13 @@ public final class CheckpointReader {
     private final long[] slotCounts;
     private final long[] sizes;
 
-    private OpenCheckpoint(CheckpointImage image, Arena arena, MemorySegment all, long[] offsets, long[] slotCounts, long[] sizes) {
+    private OpenCheckpoint(
+        CheckpointImage image,
+        Arena arena,
+        MemorySegment all,
+        long[] offsets,
+        long[] slotCounts,
+        long[] sizes) {
       this.image = image;
       this.arena = arena;
       this.all = all;
@@ -136,9 +158,11 @@ public final class CheckpointReader {
     }
   }
 
-  private static void validateHeader(MemorySegment all, Path path, long size, int expectedShards) throws Invalid {
+  private static void validateHeader(MemorySegment all, Path path, long size, int expectedShards)
+      throws Invalid {
     String name = path.getFileName().toString();
-    if (MemorySegment.mismatch(all, 0, MAGIC.length, MemorySegment.ofArray(MAGIC), 0, MAGIC.length) != -1) {
+    if (MemorySegment.mismatch(all, 0, MAGIC.length, MemorySegment.ofArray(MAGIC), 0, MAGIC.length)
+        != -1) {
       throw new Invalid(name + ": bad magic, not a Cellar checkpoint");
     }
     if (all.get(INT, HEADER_CRC_OFFSET) != Crc32c.masked(all, 0, HEADER_CRC_OFFSET)) {
@@ -147,18 +171,26 @@ public final class CheckpointReader {
     short major = all.get(SHORT, MAJOR_OFFSET);
     if (major != MAJOR_VERSION) {
       throw new IncompatibleFormatException(
-          name + " is checkpoint format version " + major + "." + all.get(SHORT, MINOR_OFFSET)
-              + "; this build reads version " + MAJOR_VERSION + ".x only");
+          name
+              + " is checkpoint format version "
+              + major
+              + "."
+              + all.get(SHORT, MINOR_OFFSET)
+              + "; this build reads version "
+              + MAJOR_VERSION
+              + ".x only");
     }
     if (all.get(INT, SHARDS_OFFSET) != expectedShards) {
-      throw new Invalid(name + ": " + all.get(INT, SHARDS_OFFSET) + " shards, the store has " + expectedShards);
+      throw new Invalid(
+          name + ": " + all.get(INT, SHARDS_OFFSET) + " shards, the store has " + expectedShards);
     }
     long length = all.get(LONG, FILE_LENGTH_OFFSET);
     if (length != size) {
       throw new Invalid(name + ": header says " + length + " bytes, file has " + size);
     }
     int segmentCount = all.get(INT, SEGMENT_COUNT_OFFSET);
-    if (segmentCount < 0 || segmentCount > dev.cellar.log.LogLocation.MAX_SLOTS
+    if (segmentCount < 0
+        || segmentCount > dev.cellar.log.LogLocation.MAX_SLOTS
         || entriesOffset(size, segmentCount) < HEADER_LENGTH) {
       throw new Invalid(name + ": segment count " + segmentCount + " does not fit the file");
     }
@@ -167,14 +199,16 @@ public final class CheckpointReader {
     }
   }
 
-  private static List<SegmentEntry> readEntries(MemorySegment all, long start, int count, Path path) throws Invalid {
+  private static List<SegmentEntry> readEntries(MemorySegment all, long start, int count, Path path)
+      throws Invalid {
     List<SegmentEntry> entries = new ArrayList<>(count);
     java.util.BitSet slots = new java.util.BitSet();
     for (int i = 0; i < count; i++) {
       long at = start + (long) i * SEGMENT_ENTRY_LENGTH;
       int slot = all.get(INT, at + 8);
       if (slot < 0 || slot >= dev.cellar.log.LogLocation.MAX_SLOTS || slots.get(slot)) {
-        throw new Invalid(path.getFileName() + ": segment entry " + i + " has a bad or repeated slot " + slot);
+        throw new Invalid(
+            path.getFileName() + ": segment entry " + i + " has a bad or repeated slot " + slot);
       }
       slots.set(slot);
       entries.add(

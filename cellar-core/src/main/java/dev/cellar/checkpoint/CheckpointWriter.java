@@ -15,9 +15,8 @@ import java.util.zip.CRC32C;
 
 /**
  * Writes a checkpoint crash-safely: to a temporary name, fsync, sync the log, rename, fsync the
- * directory. A
- * crash at any point leaves either the previous checkpoint or the new one, never a half one under a
- * checkpoint name.
+ * directory. A crash at any point leaves either the previous checkpoint or the new one, never a
+ * half one under a checkpoint name.
  */
 public final class CheckpointWriter {
   private static final int CHUNK = 1 << 20;
@@ -55,7 +54,8 @@ public final class CheckpointWriter {
     Path target = directory.resolve(fileName(sequence));
     Path temp = directory.resolve(fileName(sequence) + ".tmp");
     try {
-      writeTemp(io, temp, replayFromSegment, replayFromOffset, nextSeq, segmentsAfterShards, shards);
+      writeTemp(
+          io, temp, replayFromSegment, replayFromOffset, nextSeq, segmentsAfterShards, shards);
       // Every record the snapshot points at must be durable before the checkpoint can be found.
       beforePublish.run();
       io.rename(temp, target);
@@ -93,7 +93,8 @@ public final class CheckpointWriter {
               // The shard header and the zeros up to the aligned slots go in one write: a
               // checkpoint of many small shards is otherwise mostly syscalls.
               long aligned = slotsOffset(position[0]);
-              ByteBuffer head = ByteBuffer.allocate((int) (aligned - position[0])).order(ByteOrder.LITTLE_ENDIAN);
+              ByteBuffer head =
+                  ByteBuffer.allocate((int) (aligned - position[0])).order(ByteOrder.LITTLE_ENDIAN);
               head.putLong(slots.byteSize() / 8).putLong(keyCount).clear();
               long p = writeBody(file, head, position[0], bodyCrc);
               for (long off = 0; off < slots.byteSize(); off += CHUNK) {
@@ -106,7 +107,9 @@ public final class CheckpointWriter {
       }
       // Read only now: a segment created while shards were copied may be referenced by them.
       List<SegmentEntry> segments = segmentsAfterShards.get();
-      ByteBuffer entries = ByteBuffer.allocate(segments.size() * SEGMENT_ENTRY_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+      ByteBuffer entries =
+          ByteBuffer.allocate(segments.size() * SEGMENT_ENTRY_LENGTH)
+              .order(ByteOrder.LITTLE_ENDIAN);
       for (SegmentEntry e : segments) {
         entries.putLong(e.segmentId()).putInt(e.slot()).putShort(e.kind()).putShort((short) 0);
         entries.putLong(e.deadBytes()).putLong(e.ttlLiveBytes()).putLong(e.maxExpiry());
@@ -124,7 +127,8 @@ public final class CheckpointWriter {
     }
   }
 
-  private static long writeBody(StoreFile file, ByteBuffer bytes, long at, CRC32C crc) throws IOException {
+  private static long writeBody(StoreFile file, ByteBuffer bytes, long at, CRC32C crc)
+      throws IOException {
     int n = bytes.remaining();
     crc.update(bytes.duplicate());
     file.write(bytes, at);

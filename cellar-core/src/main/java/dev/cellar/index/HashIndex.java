@@ -19,19 +19,22 @@ import java.util.random.RandomGenerator;
  * matches are confirmed by comparing the key in the log through {@link Keys}.
  *
  * <h2>Layout and probing</h2>
+ *
  * Linear probing over a power-of-two array of {@code long}s in a {@link MemorySegment}. A key's
  * home slot is the top {@code log2(capacity)} bits of its hash, so slots are in hash order and a
  * probe sequence stays in one or two cache lines. Deletion shifts later entries back (no
  * tombstones), so lookups never slow down after churn. Load factor is kept at or below 3/4.
  *
  * <h2>Growth without a pause</h2>
+ *
  * When the table passes 3/4 full, a table twice the size becomes primary and the old one
  * "retiring". Every write then migrates a few slots from the retiring table (leaving a MOVED marker
- * so probe chains there stay intact), and lookups consult primary, then retiring. Migration finishes
- * long before the new table could fill, and the old memory is freed at once. No operation ever
- * rehashes more than {@link #MIGRATE_PER_WRITE} slots.
+ * so probe chains there stay intact), and lookups consult primary, then retiring. Migration
+ * finishes long before the new table could fill, and the old memory is freed at once. No operation
+ * ever rehashes more than {@link #MIGRATE_PER_WRITE} slots.
  *
  * <h2>Iterating in pieces</h2>
+ *
  * {@link #scan} visits the entries whose fingerprint lies in a range. Because fingerprint and home
  * are both taken from the top of the hash, the entries of a range sit in one stretch of slots (plus
  * the probe run that spills past its end), in any table size and whatever growth and deletion have
@@ -41,6 +44,7 @@ import java.util.random.RandomGenerator;
  * every entry. The scan cursor of {@code docs/format/index.md} builds on this.
  *
  * <h2>Concurrency</h2>
+ *
  * Not thread-safe for writes: the owning shard's write lock serialises them. Readers run under the
  * shard's optimistic read stamp, so they may observe a half-done write (a shifted slot, a closed
  * retiring table); whatever they read is discarded unless the stamp validates afterwards, and every
@@ -49,19 +53,25 @@ import java.util.random.RandomGenerator;
 public final class HashIndex implements AutoCloseable {
   /** How many slots of the retiring table each write migrates. */
   static final int MIGRATE_PER_WRITE = 16;
+
   /** Uniform draws {@link #sample} makes before walking: all but 0.05% of samples at load 3/8. */
   static final int SAMPLE_PROBES = 16;
+
   private static final int MIN_CAPACITY = 1024;
-  /** Slots {@link #guessLocation} looks at: one cache line's worth, which {@link #touch} brought in. */
+
+  /**
+   * Slots {@link #guessLocation} looks at: one cache line's worth, which {@link #touch} brought in.
+   */
   private static final int GUESS_PROBES = 8;
+
   private static final int DIRECT_HOME_MAX_BITS = IndexSlotDescriptor.FINGERPRINT_BITS;
 
   /** The index's window onto the log: it never reads records itself. */
   public interface Keys {
     /**
      * Whether the record at {@code location} has as its key the {@code length} bytes of {@code
-     * source} from {@code offset}. Keys come as ranges so that a caller holding them inside a larger
-     * buffer (a server's input) looks them up without a slice object per key.
+     * source} from {@code offset}. Keys come as ranges so that a caller holding them inside a
+     * larger buffer (a server's input) looks them up without a slice object per key.
      */
     boolean matches(long location, MemorySegment source, long offset, long length);
 
@@ -69,7 +79,8 @@ public final class HashIndex implements AutoCloseable {
      * {@link #matches}, asked by {@link #put} of a candidate it will replace if the key matches:
      * the log may start loading what retiring that record will touch.
      */
-    default boolean matchesForReplacement(long location, MemorySegment source, long offset, long length) {
+    default boolean matchesForReplacement(
+        long location, MemorySegment source, long offset, long length) {
       return matches(location, source, offset, length);
     }
 
@@ -118,7 +129,10 @@ public final class HashIndex implements AutoCloseable {
   public static String checkSlots(MemorySegment slots, long size) {
     long capacity = slots.byteSize() / IndexSlotDescriptor.BYTES;
     if (capacity < MIN_CAPACITY || Long.bitCount(capacity) != 1) {
-      return "index table of " + capacity + " slots; tables have a power of two, at least " + MIN_CAPACITY;
+      return "index table of "
+          + capacity
+          + " slots; tables have a power of two, at least "
+          + MIN_CAPACITY;
     }
     long occupied = 0;
     for (long i = 0; i < capacity; i++) {
@@ -160,12 +174,13 @@ public final class HashIndex implements AutoCloseable {
   /**
    * Whether the key with {@code hash} is mapped to {@code location} right now. Unlike {@link #get}
    * this compares slot words only and never reads a record: a location names one record, so the
-   * fingerprint and the location together settle it. Compaction asks this of every record it
-   * scans; comparing keys would cost a read of the key's current record, a second random miss.
+   * fingerprint and the location together settle it. Compaction asks this of every record it scans;
+   * comparing keys would cost a read of the key's current record, a second random miss.
    */
   public boolean holds(long hash, long location) {
     long expected = IndexSlotDescriptor.word(hash, location);
-    return slotOfWord(primary, hash, expected) >= 0 || (retiring != null && slotOfWord(retiring, hash, expected) >= 0);
+    return slotOfWord(primary, hash, expected) >= 0
+        || (retiring != null && slotOfWord(retiring, hash, expected) >= 0);
   }
 
   /**
@@ -185,15 +200,17 @@ public final class HashIndex implements AutoCloseable {
   }
 
   /**
-   * The location of the first entry in {@code hash}'s probe run with its fingerprint, or 0: a
-   * guess at the key's location for prefetching, read without a lock and without comparing keys.
-   * Never use it to answer a lookup.
+   * The location of the first entry in {@code hash}'s probe run with its fingerprint, or 0: a guess
+   * at the key's location for prefetching, read without a lock and without comparing keys. Never
+   * use it to answer a lookup.
    */
   public long guessLocation(long hash) {
     Table t = primary;
     long fingerprint = IndexSlotDescriptor.fingerprint(hash);
     try {
-      for (long i = home(t, hash), probes = 0; probes < GUESS_PROBES; i = (i + 1) & t.mask, probes++) {
+      for (long i = home(t, hash), probes = 0;
+          probes < GUESS_PROBES;
+          i = (i + 1) & t.mask, probes++) {
         long w = t.word(i);
         if (w == EMPTY) {
           return 0;
@@ -213,7 +230,10 @@ public final class HashIndex implements AutoCloseable {
     return put(hash, key, 0, key.byteSize(), location);
   }
 
-  /** {@link #put(long, MemorySegment, long)} with the key in {@code source[offset, offset + length)}. */
+  /**
+   * {@link #put(long, MemorySegment, long)} with the key in {@code source[offset, offset +
+   * length)}.
+   */
   public long put(long hash, MemorySegment source, long offset, long length, long location) {
     migrateStep();
     long previous = 0;
@@ -235,7 +255,8 @@ public final class HashIndex implements AutoCloseable {
         growIfNeeded();
         return previous;
       }
-      if (sameFingerprint(w, hash) && keys.matchesForReplacement(IndexSlotDescriptor.location(w), source, offset, length)) {
+      if (sameFingerprint(w, hash)
+          && keys.matchesForReplacement(IndexSlotDescriptor.location(w), source, offset, length)) {
         primary.set(i, word);
         return IndexSlotDescriptor.location(w);
       }
@@ -247,7 +268,9 @@ public final class HashIndex implements AutoCloseable {
     return remove(hash, key, 0, key.byteSize());
   }
 
-  /** {@link #remove(long, MemorySegment)} with the key in {@code source[offset, offset + length)}. */
+  /**
+   * {@link #remove(long, MemorySegment)} with the key in {@code source[offset, offset + length)}.
+   */
   public long remove(long hash, MemorySegment source, long offset, long length) {
     migrateStep();
     long at = find(primary, hash, source, offset, length);
@@ -278,7 +301,8 @@ public final class HashIndex implements AutoCloseable {
     if (replaceWord(primary, hash, expected, IndexSlotDescriptor.word(hash, to))) {
       return true;
     }
-    return retiring != null && replaceWord(retiring, hash, expected, IndexSlotDescriptor.word(hash, to));
+    return retiring != null
+        && replaceWord(retiring, hash, expected, IndexSlotDescriptor.word(hash, to));
   }
 
   /**
@@ -330,17 +354,23 @@ public final class HashIndex implements AutoCloseable {
     }
   }
 
-
   /**
    * Calls {@code action} with the location of every entry whose fingerprint lies in {@code [from,
    * to)}, in both tables while a migration is in progress, each exactly once; returns the number of
-   * slots read. Unlike {@link #get}, this cannot run under an optimistic stamp, since {@code action}
-   * sees entries as they are read: the caller holds the shard's read lock for the whole call.
+   * slots read. Unlike {@link #get}, this cannot run under an optimistic stamp, since {@code
+   * action} sees entries as they are read: the caller holds the shard's read lock for the whole
+   * call.
    */
   public long scan(long from, long to, LongConsumer action) {
     if (from < 0 || to > FINGERPRINT_END || from >= to) {
       throw new IllegalArgumentException(
-          "fingerprint range [" + from + ", " + to + ") is empty or not inside [0, " + FINGERPRINT_END + ")");
+          "fingerprint range ["
+              + from
+              + ", "
+              + to
+              + ") is empty or not inside [0, "
+              + FINGERPRINT_END
+              + ")");
     }
     long read = scanTable(primary, from, to, action);
     Table old = retiring;
@@ -348,18 +378,19 @@ public final class HashIndex implements AutoCloseable {
   }
 
   /**
-   * In a table of 2^b slots the entries with a fingerprint in {@code [from, to)} have their homes in
-   * {@code [first, first + span]}: the home is the top b bits of the hash and the fingerprint its top
-   * 22, so home = floor(fingerprint * 2^b / 2^22) when b <= 22, and the first of the 2^(b-22) homes
-   * that share the fingerprint when b > 22. Linear probing keeps an entry at or after its home with
-   * no EMPTY slot in between (a MOVED marker is not EMPTY), so walking from {@code first} to the first
-   * EMPTY slot at or past {@code first + span}, wrapping like a probe, passes every one of them; the
-   * fingerprint filter drops the neighbours. Nothing here depends on insertion order or on where
-   * deletions shifted entries.
+   * In a table of 2^b slots the entries with a fingerprint in {@code [from, to)} have their homes
+   * in {@code [first, first + span]}: the home is the top b bits of the hash and the fingerprint
+   * its top 22, so home = floor(fingerprint * 2^b / 2^22) when b <= 22, and the first of the
+   * 2^(b-22) homes that share the fingerprint when b > 22. Linear probing keeps an entry at or
+   * after its home with no EMPTY slot in between (a MOVED marker is not EMPTY), so walking from
+   * {@code first} to the first EMPTY slot at or past {@code first + span}, wrapping like a probe,
+   * passes every one of them; the fingerprint filter drops the neighbours. Nothing here depends on
+   * insertion order or on where deletions shifted entries.
    */
   private static long scanTable(Table t, long from, long to, LongConsumer action) {
     long first = (from << t.bits) >>> FINGERPRINT_BITS;
-    // Unsigned arithmetic: to << bits may be 2^64 (wrapping to 0) for the last range of a 2^42 table.
+    // Unsigned arithmetic: to << bits may be 2^64 (wrapping to 0) for the last range of a 2^42
+    // table.
     long span = (((to << t.bits) - 1) >>> FINGERPRINT_BITS) - first;
     long read = 0;
     for (long i = first; read < t.capacity; i = (i + 1) & t.mask) {
@@ -382,8 +413,8 @@ public final class HashIndex implements AutoCloseable {
   /**
    * The location in one slot drawn uniformly from the primary table and the part of the retiring
    * table not yet migrated (the rest holds only MOVED markers), or 0 if that slot is free. Repeated
-   * until it finds an entry, this draws every entry with equal probability, in about 1 / load draws.
-   * Like {@link #sample}, the caller holds the shard's read lock.
+   * until it finds an entry, this draws every entry with equal probability, in about 1 / load
+   * draws. Like {@link #sample}, the caller holds the shard's read lock.
    */
   public long probe(RandomGenerator random) {
     return entryAt(random.nextLong(sampledSlots()));
@@ -391,9 +422,9 @@ public final class HashIndex implements AutoCloseable {
 
   /**
    * The location of an entry chosen at random, or 0 if the index is empty: up to {@link
-   * #SAMPLE_PROBES} {@linkplain #probe probes}, then, in a table that sparse (under about 1/4 full),
-   * the first entry after the last probe, which favours entries after long runs of free slots but
-   * ends in about {@code slots / size} reads.
+   * #SAMPLE_PROBES} {@linkplain #probe probes}, then, in a table that sparse (under about 1/4
+   * full), the first entry after the last probe, which favours entries after long runs of free
+   * slots but ends in about {@code slots / size} reads.
    */
   public long sample(RandomGenerator random) {
     if (size == 0) {
@@ -417,7 +448,10 @@ public final class HashIndex implements AutoCloseable {
     return 0;
   }
 
-  /** Slots {@link #probe} draws from: the primary table, then the unmigrated part of the retiring one. */
+  /**
+   * Slots {@link #probe} draws from: the primary table, then the unmigrated part of the retiring
+   * one.
+   */
   private long sampledSlots() {
     Table old = retiring;
     return primary.capacity + (old == null ? 0 : old.capacity - migrateCursor);
@@ -425,7 +459,10 @@ public final class HashIndex implements AutoCloseable {
 
   /** The location in slot {@code v} of the tables as {@link #sampledSlots} numbers them, or 0. */
   private long entryAt(long v) {
-    long w = v < primary.capacity ? primary.word(v) : retiring.word(migrateCursor + v - primary.capacity);
+    long w =
+        v < primary.capacity
+            ? primary.word(v)
+            : retiring.word(migrateCursor + v - primary.capacity);
     return w == EMPTY || w == MOVED ? 0 : IndexSlotDescriptor.location(w);
   }
 
@@ -485,7 +522,8 @@ public final class HashIndex implements AutoCloseable {
       if (w == EMPTY) {
         return -1;
       }
-      if (sameFingerprint(w, hash) && keys.matches(IndexSlotDescriptor.location(w), source, offset, length)) {
+      if (sameFingerprint(w, hash)
+          && keys.matches(IndexSlotDescriptor.location(w), source, offset, length)) {
         return i;
       }
     }
@@ -500,7 +538,9 @@ public final class HashIndex implements AutoCloseable {
     return hash >>> (64 - t.bits);
   }
 
-  /** Home slot of a stored word in {@code t}, from its fingerprint when the table is small enough. */
+  /**
+   * Home slot of a stored word in {@code t}, from its fingerprint when the table is small enough.
+   */
   private long homeOf(Table t, long word) {
     if (t.bits <= DIRECT_HOME_MAX_BITS) {
       return IndexSlotDescriptor.fingerprintOf(word) >>> (DIRECT_HOME_MAX_BITS - t.bits);
@@ -598,7 +638,8 @@ public final class HashIndex implements AutoCloseable {
 
     static Table allocate(long capacity) {
       Arena arena = Arena.ofShared();
-      return new Table(arena, MemoryAdvice.allocateTable(capacity * IndexSlotDescriptor.BYTES, arena));
+      return new Table(
+          arena, MemoryAdvice.allocateTable(capacity * IndexSlotDescriptor.BYTES, arena));
     }
 
     long word(long i) {

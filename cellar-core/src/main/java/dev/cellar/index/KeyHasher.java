@@ -8,10 +8,10 @@ import java.nio.ByteOrder;
  * SipHash-1-3 of key bytes under a 128-bit secret (the store's random seed, kept in its meta file
  * and never reported).
  *
- * <p>Why SipHash rather than a faster non-cryptographic hash: keys come from untrusted clients,
- * and the index is open addressing, where many keys with one home slot turn every probe into a long
- * scan. Murmur- and City-style hashes have seed-independent multicollisions; SipHash is a keyed PRF,
- * so without the seed an attacker cannot aim keys. SipHash-1-3 (one compression round, three
+ * <p>Why SipHash rather than a faster non-cryptographic hash: keys come from untrusted clients, and
+ * the index is open addressing, where many keys with one home slot turn every probe into a long
+ * scan. Murmur- and City-style hashes have seed-independent multicollisions; SipHash is a keyed
+ * PRF, so without the seed an attacker cannot aim keys. SipHash-1-3 (one compression round, three
  * finalisation rounds, the variant Rust's HashMap uses) costs about 15 ns for a 16-byte key here.
  */
 public final class KeyHasher {
@@ -37,10 +37,20 @@ public final class KeyHasher {
     for (int at = 0; at < end; at += 8) {
       long m = (long) ARRAY_LE_LONG.get(key, at);
       v3 ^= m;
-      v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
-      v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
-      v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
-      v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
+      v0 += v1;
+      v1 = Long.rotateLeft(v1, 13);
+      v1 ^= v0;
+      v0 = Long.rotateLeft(v0, 32);
+      v2 += v3;
+      v3 = Long.rotateLeft(v3, 16);
+      v3 ^= v2;
+      v0 += v3;
+      v3 = Long.rotateLeft(v3, 21);
+      v3 ^= v0;
+      v2 += v1;
+      v1 = Long.rotateLeft(v1, 17);
+      v1 ^= v2;
+      v2 = Long.rotateLeft(v2, 32);
       v0 ^= m;
     }
     long last = ((long) length & 0xFF) << 56;
@@ -68,10 +78,20 @@ public final class KeyHasher {
       long m = data.get(LE_LONG, at);
       v3 ^= m;
       // one compression round
-      v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
-      v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
-      v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
-      v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
+      v0 += v1;
+      v1 = Long.rotateLeft(v1, 13);
+      v1 ^= v0;
+      v0 = Long.rotateLeft(v0, 32);
+      v2 += v3;
+      v3 = Long.rotateLeft(v3, 16);
+      v3 ^= v2;
+      v0 += v3;
+      v3 = Long.rotateLeft(v3, 21);
+      v3 ^= v0;
+      v2 += v1;
+      v1 = Long.rotateLeft(v1, 17);
+      v1 ^= v2;
+      v2 = Long.rotateLeft(v2, 32);
       v0 ^= m;
     }
     long last = (length & 0xFF) << 56;
@@ -85,17 +105,37 @@ public final class KeyHasher {
   /** The last block's compression round and the three finalisation rounds. */
   private static long finish(long v0, long v1, long v2, long v3, long last) {
     v3 ^= last;
-    v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
-    v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
-    v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
-    v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
+    v0 += v1;
+    v1 = Long.rotateLeft(v1, 13);
+    v1 ^= v0;
+    v0 = Long.rotateLeft(v0, 32);
+    v2 += v3;
+    v3 = Long.rotateLeft(v3, 16);
+    v3 ^= v2;
+    v0 += v3;
+    v3 = Long.rotateLeft(v3, 21);
+    v3 ^= v0;
+    v2 += v1;
+    v1 = Long.rotateLeft(v1, 17);
+    v1 ^= v2;
+    v2 = Long.rotateLeft(v2, 32);
     v0 ^= last;
     v2 ^= 0xFF;
     for (int r = 0; r < 3; r++) {
-      v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
-      v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
-      v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
-      v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
+      v0 += v1;
+      v1 = Long.rotateLeft(v1, 13);
+      v1 ^= v0;
+      v0 = Long.rotateLeft(v0, 32);
+      v2 += v3;
+      v3 = Long.rotateLeft(v3, 16);
+      v3 ^= v2;
+      v0 += v3;
+      v3 = Long.rotateLeft(v3, 21);
+      v3 ^= v0;
+      v2 += v1;
+      v1 = Long.rotateLeft(v1, 17);
+      v1 ^= v2;
+      v2 = Long.rotateLeft(v2, 32);
     }
     return v0 ^ v1 ^ v2 ^ v3;
   }

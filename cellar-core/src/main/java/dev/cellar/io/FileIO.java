@@ -5,13 +5,14 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * The one seam through which the engine touches the file system, in the spirit of LevelDB's
- * {@code Env}. The platform implementation talks to the OS; tests substitute implementations that
- * fail the Nth call, drop unsynced writes or fill the disk.
+ * The one seam through which the engine touches the file system, in the spirit of LevelDB's {@code
+ * Env}. The platform implementation talks to the OS; tests substitute implementations that fail the
+ * Nth call, drop unsynced writes or fill the disk.
  *
  * <p>Durability contract the engine relies on: data written to a {@link StoreFile} (by {@code
- * write} or through a writable mapping) is on stable storage once {@link StoreFile#force()} returns;
- * a new or renamed directory entry is on stable storage once {@link #syncDirectory} returns.
+ * write} or through a writable mapping) is on stable storage once {@link StoreFile#force()}
+ * returns; a new or renamed directory entry is on stable storage once {@link #syncDirectory}
+ * returns.
  */
 public interface FileIO {
   /** The real file system. */

@@ -18,13 +18,18 @@ final class Libc {
   private Libc() {}
 
   /** A handle to {@code name}, or null when native access is not granted or linking fails. */
-  static MethodHandle function(String name, FunctionDescriptor descriptor, Linker.Option... options) {
+  static MethodHandle function(
+      String name, FunctionDescriptor descriptor, Linker.Option... options) {
     if (!USABLE) {
       return null;
     }
     try {
       Linker linker = Linker.nativeLinker();
-      return linker.defaultLookup().find(name).map(symbol -> linker.downcallHandle(symbol, descriptor, options)).orElse(null);
+      return linker
+          .defaultLookup()
+          .find(name)
+          .map(symbol -> linker.downcallHandle(symbol, descriptor, options))
+          .orElse(null);
     } catch (RuntimeException e) {
       return null;
     }

@@ -12,16 +12,16 @@ import java.lang.invoke.MethodHandle;
  * <ul>
  *   <li>{@link #hugePages}: back a large index table with transparent huge pages. An index lookup
  *       is a random access into hundreds of megabytes; with 4 KiB pages nearly every lookup also
- *       misses the TLB and walks the page table, with 2 MiB pages the table fits the TLB. Systems in
- *       THP mode "madvise" (a common default) only do this for regions that ask.
+ *       misses the TLB and walks the page table, with 2 MiB pages the table fits the TLB. Systems
+ *       in THP mode "madvise" (a common default) only do this for regions that ask.
  *   <li>{@link #populateWrite}: fault a range of a writable mapping in ahead of use without
  *       touching its contents ({@code MADV_POPULATE_WRITE}, Linux 5.14+), so the log writer does
  *       not take a page fault for each new 4 KiB page. Because it never writes data, it is safe to
  *       run on another thread while the writer appends below the range.
- *   <li>{@link #dontNeed}: drop the page-table entries of a shared file mapping no reader needs
- *       any more (a segment compaction replaced), so its pages leave the process's resident size
- *       at once instead of when the file is deleted. For a shared file mapping this never loses
- *       data ({@code MADV_DONTNEED} on a <em>private</em> or anonymous mapping would: it zeroes).
+ *   <li>{@link #dontNeed}: drop the page-table entries of a shared file mapping no reader needs any
+ *       more (a segment compaction replaced), so its pages leave the process's resident size at
+ *       once instead of when the file is deleted. For a shared file mapping this never loses data
+ *       ({@code MADV_DONTNEED} on a <em>private</em> or anonymous mapping would: it zeroes).
  * </ul>
  *
  * Linking {@code madvise} is a restricted FFM operation, used only when the JVM grants this module
@@ -37,15 +37,26 @@ public final class MemoryAdvice {
   private static final MethodHandle MADVISE =
       Libc.function(
           "madvise",
-          FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
+          FunctionDescriptor.of(
+              ValueLayout.JAVA_INT,
+              ValueLayout.ADDRESS,
+              ValueLayout.JAVA_LONG,
+              ValueLayout.JAVA_INT));
   private static final MethodHandle MMAP =
       Libc.function(
           "mmap",
           FunctionDescriptor.of(
-              ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT,
-              ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG));
+              ValueLayout.ADDRESS,
+              ValueLayout.ADDRESS,
+              ValueLayout.JAVA_LONG,
+              ValueLayout.JAVA_INT,
+              ValueLayout.JAVA_INT,
+              ValueLayout.JAVA_INT,
+              ValueLayout.JAVA_LONG));
   private static final MethodHandle MUNMAP =
-      Libc.function("munmap", FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
+      Libc.function(
+          "munmap",
+          FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
 
   /**
    * Zeroed memory of {@code bytes} for an index table, freed when {@code arena} closes. Large
@@ -60,13 +71,17 @@ public final class MemoryAdvice {
     try {
       // Over-allocate by one huge page so the table can start on a 2 MiB boundary.
       long length = bytes + HUGE_PAGE;
-      MemorySegment raw = (MemorySegment) MMAP.invokeExact(MemorySegment.NULL, length, PROT_READ_WRITE, MAP_PRIVATE_ANONYMOUS, -1, 0L);
+      MemorySegment raw =
+          (MemorySegment)
+              MMAP.invokeExact(
+                  MemorySegment.NULL, length, PROT_READ_WRITE, MAP_PRIVATE_ANONYMOUS, -1, 0L);
       if (raw.address() == -1L) {
         return arena.allocate(bytes, 64);
       }
       long aligned = (raw.address() + HUGE_PAGE - 1) & -HUGE_PAGE;
       MemorySegment table =
-          MemorySegment.ofAddress(aligned).reinterpret(bytes, arena, ignored -> unmap(raw.address(), length));
+          MemorySegment.ofAddress(aligned)
+              .reinterpret(bytes, arena, ignored -> unmap(raw.address(), length));
       advise(table, MADV_HUGEPAGE);
       return table;
     } catch (Throwable t) {
@@ -102,8 +117,8 @@ public final class MemoryAdvice {
   }
 
   /**
-   * Drops the resident pages of {@code mapping}, which must be a page-aligned <em>shared</em> mapping
-   * of a file: its contents stay in the file and fault back in on access.
+   * Drops the resident pages of {@code mapping}, which must be a page-aligned <em>shared</em>
+   * mapping of a file: its contents stay in the file and fault back in on access.
    */
   public static void dontNeed(MemorySegment mapping) {
     advise(mapping, MADV_DONTNEED);

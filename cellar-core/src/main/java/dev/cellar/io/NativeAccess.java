@@ -19,7 +19,10 @@ public final class NativeAccess {
 
   private NativeAccess() {}
 
-  /** Logs {@link #deniedMessage()} as a warning, the first time only, when access is denied on Linux. */
+  /**
+   * Logs {@link #deniedMessage()} as a warning, the first time only, when access is denied on
+   * Linux.
+   */
   public static void warnOnceIfDenied(System.Logger log) {
     String message = deniedMessage();
     if (message != null && WARNED.compareAndSet(false, true)) {
@@ -30,13 +33,15 @@ public final class NativeAccess {
   /** What is lost and the flag that restores it, or null when nothing is lost. */
   static String deniedMessage() {
     Module module = NativeAccess.class.getModule();
-    if (module.isNativeAccessEnabled() || !System.getProperty("os.name", "").toLowerCase().contains("linux")) {
+    if (module.isNativeAccessEnabled()
+        || !System.getProperty("os.name", "").toLowerCase().contains("linux")) {
       return null;
     }
     String grant = module.isNamed() ? module.getName() : "ALL-UNNAMED";
     return "native access is not enabled for the Cellar engine, so it runs without posix_fallocate"
         + " (log space is reserved by writing zeros), madvise (no huge pages for the index, no prefaulting"
-        + " of the log) and low-priority compaction; start the JVM with --enable-native-access=" + grant
+        + " of the log) and low-priority compaction; start the JVM with --enable-native-access="
+        + grant
         + " to restore them";
   }
 }

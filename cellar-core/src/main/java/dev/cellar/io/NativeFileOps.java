@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
-import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.nio.file.Path;
@@ -21,9 +20,14 @@ import java.nio.file.Path;
  */
 final class NativeFileOps {
   private static final int O_RDWR = 2;
-  /** Linux x86-64 and aarch64: the descriptor is kept open, so a child process must not inherit it. */
+
+  /**
+   * Linux x86-64 and aarch64: the descriptor is kept open, so a child process must not inherit it.
+   */
   private static final int O_CLOEXEC = 0x80000;
+
   private static final int ENOSPC = 28;
+
   /** Linux x86-64 and aarch64: a quota is full, which for the store is the same as a full disk. */
   private static final int EDQUOT = 122;
 
@@ -37,7 +41,11 @@ final class NativeFileOps {
   private static final MethodHandle POSIX_FALLOCATE =
       Libc.function(
           "posix_fallocate",
-          FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
+          FunctionDescriptor.of(
+              ValueLayout.JAVA_INT,
+              ValueLayout.JAVA_INT,
+              ValueLayout.JAVA_LONG,
+              ValueLayout.JAVA_LONG));
 
   private NativeFileOps() {}
 
@@ -46,8 +54,8 @@ final class NativeFileOps {
   }
 
   /**
-   * Opens {@code path} for writing and returns its descriptor, for {@link #fallocate}: a
-   * {@link java.nio.channels.FileChannel} does not give its own away.
+   * Opens {@code path} for writing and returns its descriptor, for {@link #fallocate}: a {@link
+   * java.nio.channels.FileChannel} does not give its own away.
    */
   static int open(Path path) throws IOException {
     try (Arena arena = Arena.ofConfined()) {
@@ -84,7 +92,8 @@ final class NativeFileOps {
       throw new IOException("posix_fallocate call failed on " + path, t);
     }
     if (err == ENOSPC) {
-      throw new IOException("No space left on device: cannot reserve " + length + " bytes in " + path);
+      throw new IOException(
+          "No space left on device: cannot reserve " + length + " bytes in " + path);
     }
     if (err == EDQUOT) {
       throw new IOException("Disk quota exceeded: cannot reserve " + length + " bytes in " + path);

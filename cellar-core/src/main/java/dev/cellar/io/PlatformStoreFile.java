@@ -20,6 +20,7 @@ final class PlatformStoreFile implements StoreFile {
   private final Path path;
   private final FileChannel channel;
   private final boolean writable;
+
   /**
    * A second descriptor of the file, for {@code posix_fallocate}, opened on the first reservation
    * and kept: a log reserves space chunk by chunk, and reopening the file for each chunk cost two

@@ -12,7 +12,9 @@ public interface StoreFile extends Closeable {
   /** Current length in bytes. */
   long size() throws IOException;
 
-  /** Reads up to {@code dst.remaining()} bytes at {@code position}; returns bytes read or -1 at end. */
+  /**
+   * Reads up to {@code dst.remaining()} bytes at {@code position}; returns bytes read or -1 at end.
+   */
   int read(ByteBuffer dst, long position) throws IOException;
 
   /** Writes all of {@code src} at {@code position}. */
@@ -35,9 +37,9 @@ public interface StoreFile extends Closeable {
 
   /**
    * Reserves blocks for {@code [offset, offset + length)} by writing zeros: unlike {@link
-   * #allocate}, which leaves unwritten extents that the file system converts (a journal commit)
-   * on the first fsync after they are written, zero-written blocks make later fsyncs of data
-   * written there data-only. Costs one write of the range. Only for ranges not yet holding data.
+   * #allocate}, which leaves unwritten extents that the file system converts (a journal commit) on
+   * the first fsync after they are written, zero-written blocks make later fsyncs of data written
+   * there data-only. Costs one write of the range. Only for ranges not yet holding data.
    */
   default void zeroFill(long offset, long length) throws IOException {
     java.nio.ByteBuffer zeros = java.nio.ByteBuffer.allocateDirect(1 << 20);

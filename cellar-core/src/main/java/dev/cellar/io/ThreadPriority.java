@@ -7,28 +7,41 @@ import java.lang.invoke.MethodHandle;
 /**
  * Lowers the CPU priority of the calling thread, best effort ({@code setpriority(2)} on its Linux
  * thread id), so that background work can yield a shared core to the application's threads; the
- * kernel weighs a thread at nice 10 about a tenth of one at nice 0. RocksDB offers the same for
- * its background pools ({@code Env::LowerThreadPoolCPUPriority}).
+ * kernel weighs a thread at nice 10 about a tenth of one at nice 0. RocksDB offers the same for its
+ * background pools ({@code Env::LowerThreadPoolCPUPriority}).
  *
- * <p>One way only: an unprivileged process may raise a thread's nice value but not lower it
- * again, so a value already at or above the one asked for is left alone. Without native access,
- * or off Linux, nothing happens.
+ * <p>One way only: an unprivileged process may raise a thread's nice value but not lower it again,
+ * so a value already at or above the one asked for is left alone. Without native access, or off
+ * Linux, nothing happens.
  */
 public final class ThreadPriority {
   private static final int PRIO_PROCESS = 0;
-  private static final MethodHandle GETTID = Libc.function("gettid", FunctionDescriptor.of(ValueLayout.JAVA_INT));
+  private static final MethodHandle GETTID =
+      Libc.function("gettid", FunctionDescriptor.of(ValueLayout.JAVA_INT));
   private static final MethodHandle SETPRIORITY =
       Libc.function(
-          "setpriority", FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+          "setpriority",
+          FunctionDescriptor.of(
+              ValueLayout.JAVA_INT,
+              ValueLayout.JAVA_INT,
+              ValueLayout.JAVA_INT,
+              ValueLayout.JAVA_INT));
   private static final MethodHandle GETPRIORITY =
-      Libc.function("getpriority", FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+      Libc.function(
+          "getpriority",
+          FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
 
   /** Linux's SCHED_IDLE policy: the thread runs only when no other thread wants the CPU. */
   private static final int SCHED_IDLE = 5;
+
   private static final MethodHandle SCHED_SETSCHEDULER =
       Libc.function(
           "sched_setscheduler",
-          FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
+          FunctionDescriptor.of(
+              ValueLayout.JAVA_INT,
+              ValueLayout.JAVA_INT,
+              ValueLayout.JAVA_INT,
+              ValueLayout.ADDRESS));
 
   private ThreadPriority() {}
 
@@ -43,7 +56,8 @@ public final class ThreadPriority {
   public static boolean idleCurrentThread() {
     if (SCHED_SETSCHEDULER != null && !Thread.currentThread().isVirtual()) {
       try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
-        java.lang.foreign.MemorySegment param = arena.allocate(ValueLayout.JAVA_INT); // struct sched_param, priority 0
+        java.lang.foreign.MemorySegment param =
+            arena.allocate(ValueLayout.JAVA_INT); // struct sched_param, priority 0
         if ((int) SCHED_SETSCHEDULER.invokeExact(0, SCHED_IDLE, param) == 0) {
           return true;
         }
@@ -83,7 +97,8 @@ public final class ThreadPriority {
     }
     try {
       int tid = (int) GETTID.invokeExact();
-      // getpriority may legitimately return -1; errno is not reachable here, so a -1 is reported as is.
+      // getpriority may legitimately return -1; errno is not reachable here, so a -1 is reported as
+      // is.
       return (int) GETPRIORITY.invokeExact(PRIO_PROCESS, tid);
     } catch (Throwable t) {
       return null;

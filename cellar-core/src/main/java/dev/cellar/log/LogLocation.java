@@ -3,8 +3,8 @@ package dev.cellar.log;
 /**
  * A record's address as the index stores it: 42 bits, {@code slot << 30 | offset}, where slot is
  * the segment's position in the {@link SegmentTable} (reused after the segment is deleted) and
- * offset is the byte offset inside the segment. Offsets below the segment header are never
- * records, so a location is never 0 (the index's "empty").
+ * offset is the byte offset inside the segment. Offsets below the segment header are never records,
+ * so a location is never 0 (the index's "empty").
  */
 public final class LogLocation {
   public static final int OFFSET_BITS = 30;

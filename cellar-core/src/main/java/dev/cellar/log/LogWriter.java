@@ -14,22 +14,23 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
 
 /**
- * Appends records to the store's single log: one active segment at a time, written through a
- * shared mapping, so an append is a memory copy and a process crash loses nothing that was
- * appended.
+ * Appends records to the store's single log: one active segment at a time, written through a shared
+ * mapping, so an append is a memory copy and a process crash loses nothing that was appended.
  *
  * <h2>Design</h2>
- * One log for all shards (rather than one per shard) so that one fsync makes every writer's
- * records durable: that is what lets group commit amortise, since {@code fsync} is per file. The
- * append critical section is a bounded memory copy, short enough that a lock serialising it costs
- * less than the coordination a lock-free reservation scheme would need, and it keeps records
- * strictly in sequence order with no holes.
+ *
+ * One log for all shards (rather than one per shard) so that one fsync makes every writer's records
+ * durable: that is what lets group commit amortise, since {@code fsync} is per file. The append
+ * critical section is a bounded memory copy, short enough that a lock serialising it costs less
+ * than the coordination a lock-free reservation scheme would need, and it keeps records strictly in
+ * sequence order with no holes.
  *
  * <p>Disk blocks are reserved ({@code posix_fallocate}) a chunk ahead of the tail: a write through
  * a mapping into a block the file system cannot allocate raises SIGBUS, while a failed reservation
  * is an ordinary {@link DiskFullException} that leaves the store intact.
  *
  * <h2>Concurrency</h2>
+ *
  * {@link #append} holds the append lock for the copy. {@link #appendedSeq()} is published after a
  * record is complete, so anyone who reads it may rely on every record up to it being in the log.
  */
@@ -45,8 +46,10 @@ public final class LogWriter {
   private final LongSupplier clock;
   private final ReentrantLock appendLock = new ReentrantLock();
   private static final int SCRATCH_LIMIT = 1 << 20;
+
   /** Where records are encoded before one copy into the log; guarded by the append lock. */
   private byte[] scratch = new byte[4096];
+
   private final Prefaulter prefaulter;
 
   private Segment active;
@@ -59,11 +62,18 @@ public final class LogWriter {
 
   /** Segments written to since their last fsync (the active one and FULL ones not yet sealed). */
   private final List<Segment> unsynced = new ArrayList<>();
+
   /** Told when a segment fills (it then awaits sealing); set once before appends begin. */
-  private Runnable onFull = () -> { };
+  private Runnable onFull = () -> {};
 
   public LogWriter(
-      FileIO io, Path directory, SegmentTable table, AtomicLong segmentIds, long segmentBytes, long nextSeq, LongSupplier clock) {
+      FileIO io,
+      Path directory,
+      SegmentTable table,
+      AtomicLong segmentIds,
+      long segmentBytes,
+      long nextSeq,
+      LongSupplier clock) {
     this.io = io;
     this.directory = directory;
     this.table = table;
@@ -109,8 +119,14 @@ public final class LogWriter {
    * ranges of larger segments ({@code value} null and {@code valueLength} 0 for a delete).
    */
   public long append(
-      int type, MemorySegment key, long keyOffset, long keyLength,
-      MemorySegment value, long valueOffset, long valueLength, long expireAt) {
+      int type,
+      MemorySegment key,
+      long keyOffset,
+      long keyLength,
+      MemorySegment value,
+      long valueOffset,
+      long valueLength,
+      long expireAt) {
     appendLock.lock();
     try {
       long seq = nextSeq;
@@ -118,7 +134,8 @@ public final class LogWriter {
       ensureRoom(length);
       long offset = tail;
       byte[] record = scratch(length);
-      RecordDescriptor.encode(record, type, key, keyOffset, keyLength, value, valueOffset, valueLength, seq, expireAt);
+      RecordDescriptor.encode(
+          record, type, key, keyOffset, keyLength, value, valueOffset, valueLength, seq, expireAt);
       MemorySegment.copy(record, 0, active.memory(), ValueLayout.JAVA_BYTE, offset, (int) length);
       tail = offset + length;
       active.end(tail);
@@ -180,7 +197,15 @@ public final class LogWriter {
     Path path = directory.resolve(Segment.fileName(id));
     Segment next = null;
     try {
-      next = Segment.create(io, path, id, SegmentHeaderDescriptor.KIND_LOG, segmentBytes, clock.getAsLong(), hugePages);
+      next =
+          Segment.create(
+              io,
+              path,
+              id,
+              SegmentHeaderDescriptor.KIND_LOG,
+              segmentBytes,
+              clock.getAsLong(),
+              hugePages);
       // From the header on: the zero-filling fallback of reserve() would erase it otherwise.
       if (zeroFill) {
         next.zeroFill(SegmentHeaderDescriptor.LENGTH, Math.min(segmentBytes, RESERVE_CHUNK));

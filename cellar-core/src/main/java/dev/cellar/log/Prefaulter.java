@@ -6,9 +6,9 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 
 /**
- * Faults in the log's next chunk on a background thread while the writer fills the current one,
- * so appends do not stop for page faults ({@link MemoryAdvice#populateWrite}). Purely an
- * optimisation: a request it drops or a kernel that declines changes nothing but speed.
+ * Faults in the log's next chunk on a background thread while the writer fills the current one, so
+ * appends do not stop for page faults ({@link MemoryAdvice#populateWrite}). Purely an optimisation:
+ * a request it drops or a kernel that declines changes nothing but speed.
  *
  * <p>Owns one daemon thread; requests cross from the writer through a bounded queue.
  */

@@ -31,8 +31,10 @@ public final class RecordDescriptor {
   public static final int PUT = 1;
   public static final int DELETE = 2;
   public static final int TYPE_MASK = 0x0F;
+
   /** Set on a PUT whose value expires; an 8-byte expiry follows the varints. */
   public static final int EXPIRY_BIT = 0x80;
+
   public static final int EXPIRY_BYTES = 8;
 
   /** Smallest possible record: CRC, type, three one-byte varints, a one-byte key. */
@@ -42,8 +44,10 @@ public final class RecordDescriptor {
       java.lang.invoke.MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
   private static final java.lang.invoke.VarHandle HEAP_LONG =
       java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-  private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-  private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+  private static final ValueLayout.OfInt INT =
+      ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+  private static final ValueLayout.OfLong LONG =
+      ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
   private RecordDescriptor() {}
 
@@ -66,7 +70,8 @@ public final class RecordDescriptor {
    *
    * @param expireAt epoch millis, or 0 for none
    */
-  public static int encode(byte[] out, int type, MemorySegment key, MemorySegment value, long seq, long expireAt) {
+  public static int encode(
+      byte[] out, int type, MemorySegment key, MemorySegment value, long seq, long expireAt) {
     return value == null
         ? encode(out, type, key, 0, key.byteSize(), null, 0, 0, seq, expireAt)
         : encode(out, type, key, 0, key.byteSize(), value, 0, value.byteSize(), seq, expireAt);
@@ -78,8 +83,16 @@ public final class RecordDescriptor {
    * parsed them out of a buffer need not slice it.
    */
   public static int encode(
-      byte[] out, int type, MemorySegment key, long keyOffset, long keyLength,
-      MemorySegment value, long valueOffset, long valueLength, long seq, long expireAt) {
+      byte[] out,
+      int type,
+      MemorySegment key,
+      long keyOffset,
+      long keyLength,
+      MemorySegment value,
+      long valueOffset,
+      long valueLength,
+      long seq,
+      long expireAt) {
     boolean hasExpiry = expireAt != 0;
     out[TYPE_OFFSET] = (byte) (type | (hasExpiry ? EXPIRY_BIT : 0));
     int at = Varint.write(out, VARINTS_OFFSET, keyLength);
@@ -101,8 +114,17 @@ public final class RecordDescriptor {
 
   /** Writes a complete record at {@code offset} of {@code log}; returns its length. */
   public static int write(
-      MemorySegment log, long offset, int type, MemorySegment key, MemorySegment value, long seq, long expireAt) {
-    byte[] record = new byte[(int) length(key.byteSize(), value == null ? 0 : value.byteSize(), seq, expireAt != 0)];
+      MemorySegment log,
+      long offset,
+      int type,
+      MemorySegment key,
+      MemorySegment value,
+      long seq,
+      long expireAt) {
+    byte[] record =
+        new byte
+            [(int)
+                length(key.byteSize(), value == null ? 0 : value.byteSize(), seq, expireAt != 0)];
     int length = encode(record, type, key, value, seq, expireAt);
     MemorySegment.copy(record, 0, log, ValueLayout.JAVA_BYTE, offset, length);
     return length;
@@ -115,7 +137,8 @@ public final class RecordDescriptor {
 
   /** Whether the bytes at {@code offset} are unwritten space (zero CRC and type). */
   public static boolean isBlank(MemorySegment log, long offset) {
-    return log.get(INT, offset + CRC_OFFSET) == 0 && log.get(ValueLayout.JAVA_BYTE, offset + TYPE_OFFSET) == 0;
+    return log.get(INT, offset + CRC_OFFSET) == 0
+        && log.get(ValueLayout.JAVA_BYTE, offset + TYPE_OFFSET) == 0;
   }
 
   static long readExpiry(MemorySegment log, long offset) {

@@ -4,10 +4,10 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
- * A reusable flyweight over one record in a mapped segment: {@link #parse} decodes the header at
- * an offset without copying anything; the accessors then describe the record. Parsing is bounded
- * and total over arbitrary bytes (it returns false instead of throwing), because it runs on data
- * that may be torn or corrupt.
+ * A reusable flyweight over one record in a mapped segment: {@link #parse} decodes the header at an
+ * offset without copying anything; the accessors then describe the record. Parsing is bounded and
+ * total over arbitrary bytes (it returns false instead of throwing), because it runs on data that
+ * may be torn or corrupt.
  *
  * <p>Not thread-safe: one view per thread or per cursor.
  */
@@ -178,11 +178,19 @@ public final class RecordView {
     return true;
   }
 
-  /** Records up to this size are checksummed on a heap copy; see {@link Crc32c#masked(byte[], int, int)}. */
+  /**
+   * Records up to this size are checksummed on a heap copy; see {@link Crc32c#masked(byte[], int,
+   * int)}.
+   */
   private static final long COPY_TO_CHECK = 64 << 10;
-  /** Small enough to keep per thread (virtual threads included), large enough for typical records. */
+
+  /**
+   * Small enough to keep per thread (virtual threads included), large enough for typical records.
+   */
   private static final int SCRATCH_BYTES = 4096;
-  private static final ThreadLocal<byte[]> CHECK_SCRATCH = ThreadLocal.withInitial(() -> new byte[SCRATCH_BYTES]);
+
+  private static final ThreadLocal<byte[]> CHECK_SCRATCH =
+      ThreadLocal.withInitial(() -> new byte[SCRATCH_BYTES]);
 
   /** Whether the stored CRC matches the record's bytes. Call only after a successful parse. */
   public boolean checksumValid() {
@@ -197,13 +205,14 @@ public final class RecordView {
     }
     int stored = RecordDescriptor.storedCrc(log, offset);
     return stored
-        == Crc32c.masked(log, offset + RecordDescriptor.TYPE_OFFSET, length - RecordDescriptor.TYPE_OFFSET);
+        == Crc32c.masked(
+            log, offset + RecordDescriptor.TYPE_OFFSET, length - RecordDescriptor.TYPE_OFFSET);
   }
 
   /**
-   * The value on the heap, copied from the very bytes whose CRC was checked when {@code verify}; null
-   * if that check fails. Allocates only the value: a record that fits the per-thread scratch is
-   * checked there and its value taken from it. Call only after a successful parse.
+   * The value on the heap, copied from the very bytes whose CRC was checked when {@code verify};
+   * null if that check fails. Allocates only the value: a record that fits the per-thread scratch
+   * is checked there and its value taken from it. Call only after a successful parse.
    */
   public byte[] checkedValue(boolean verify) {
     int from = (int) (keyOffset + keyLength - offset);
@@ -214,17 +223,24 @@ public final class RecordView {
     }
     if (length <= SCRATCH_BYTES) {
       byte[] scratch = CHECK_SCRATCH.get();
-      return copyAndCheck(scratch) ? java.util.Arrays.copyOfRange(scratch, from, from + (int) valueLength) : null;
+      return copyAndCheck(scratch)
+          ? java.util.Arrays.copyOfRange(scratch, from, from + (int) valueLength)
+          : null;
     }
     byte[] record = copy();
     return checksumValid(record) ? valueOf(record) : null;
   }
 
-  /** Copies the record into {@code scratch} (at least {@link #length} bytes) and checks its CRC there. */
+  /**
+   * Copies the record into {@code scratch} (at least {@link #length} bytes) and checks its CRC
+   * there.
+   */
   private boolean copyAndCheck(byte[] scratch) {
     MemorySegment.copy(log, ValueLayout.JAVA_BYTE, offset, scratch, 0, (int) length);
     int stored = (int) STORED_CRC.get(scratch, RecordDescriptor.CRC_OFFSET);
-    return stored == Crc32c.masked(scratch, RecordDescriptor.TYPE_OFFSET, (int) length - RecordDescriptor.TYPE_OFFSET);
+    return stored
+        == Crc32c.masked(
+            scratch, RecordDescriptor.TYPE_OFFSET, (int) length - RecordDescriptor.TYPE_OFFSET);
   }
 
   /** The whole record, copied onto the heap. */
@@ -237,7 +253,9 @@ public final class RecordView {
   /** Whether {@code copy} (from {@link #copy()}) carries a valid CRC. */
   public static boolean checksumValid(byte[] copy) {
     int stored = (int) STORED_CRC.get(copy, RecordDescriptor.CRC_OFFSET);
-    return stored == Crc32c.masked(copy, RecordDescriptor.TYPE_OFFSET, copy.length - RecordDescriptor.TYPE_OFFSET);
+    return stored
+        == Crc32c.masked(
+            copy, RecordDescriptor.TYPE_OFFSET, copy.length - RecordDescriptor.TYPE_OFFSET);
   }
 
   /** The value bytes of {@code copy} (from {@link #copy()} of this record). */
@@ -247,7 +265,8 @@ public final class RecordView {
   }
 
   private static final java.lang.invoke.VarHandle STORED_CRC =
-      java.lang.invoke.MethodHandles.byteArrayViewVarHandle(int[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+      java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
+          int[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
 
   public long offset() {
     return offset;
@@ -310,9 +329,14 @@ public final class RecordView {
     return keyEquals(key, 0, key.byteSize());
   }
 
-  /** Whether this record's key equals the {@code length} bytes of {@code source} from {@code offset}. */
+  /**
+   * Whether this record's key equals the {@code length} bytes of {@code source} from {@code
+   * offset}.
+   */
   public boolean keyEquals(MemorySegment source, long offset, long length) {
     return length == keyLength
-        && MemorySegment.mismatch(log, keyOffset, keyOffset + keyLength, source, offset, offset + length) == -1;
+        && MemorySegment.mismatch(
+                log, keyOffset, keyOffset + keyLength, source, offset, offset + length)
+            == -1;
   }
 }

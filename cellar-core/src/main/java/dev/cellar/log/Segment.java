@@ -17,12 +17,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * One segment file, mapped into memory. Readers read records straight from {@link #memory()}.
  *
  * <h2>Lifecycle</h2>
- * ACTIVE (the log writer appends through a writable mapping) → FULL (no more appends; not yet
- * known durable) → SEALED (fsynced, header rewritten with the final length, file truncated to it).
+ *
+ * ACTIVE (the log writer appends through a writable mapping) → FULL (no more appends; not yet known
+ * durable) → SEALED (fsynced, header rewritten with the final length, file truncated to it).
  * Segments found on disk at open are SEALED, or are recovered and sealed by recovery. A segment
  * replaced by compaction becomes obsolete and is deleted once a checkpoint no longer names it.
  *
  * <h2>Concurrency</h2>
+ *
  * The mapping and identity are immutable after publication. {@link #end()} is written by the log
  * writer (under its append lock) and read by anyone. The accounting counters are atomics updated by
  * writers of any shard and read by the compactor; they guide compaction and need not be exact.
@@ -41,8 +43,13 @@ public final class Segment implements AutoCloseable {
   private final StoreFile file;
   private final Arena arena;
   private final MemorySegment memory;
-  /** {@link #memory} read-only, made once: readers are handed it with a range instead of a slice each. */
+
+  /**
+   * {@link #memory} read-only, made once: readers are handed it with a range instead of a slice
+   * each.
+   */
   private final MemorySegment readOnlyMemory;
+
   private volatile State state;
   private volatile long end;
   private volatile int slot = -1;
@@ -50,14 +57,15 @@ public final class Segment implements AutoCloseable {
   private volatile boolean damaged;
 
   private final AtomicLong deadBytes = new AtomicLong();
+
   /**
    * Records compaction may skip without looking their keys up: one bit per 8-byte granule of the
    * segment, set for the granule where a record starts once the index stopped pointing at it. A
    * record is at least {@link RecordDescriptor#MIN_LENGTH} (9) bytes, so no two start in one
    * granule. A set bit is final: nothing is ever written again at a used offset, so a location the
    * index left is never current again. A clear bit says nothing ("look it up"): the map is a hint,
-   * never persisted, and a reopened store starts without one. Allocated from the segment's arena
-   * at the first mark, so it lives exactly as long as the mapping; null until then.
+   * never persisted, and a reopened store starts without one. Allocated from the segment's arena at
+   * the first mark, so it lives exactly as long as the mapping; null until then.
    */
   private volatile MemorySegment deadRecords;
 
@@ -68,7 +76,15 @@ public final class Segment implements AutoCloseable {
   private volatile long minSeq = Long.MAX_VALUE;
   private volatile long maxSeq;
 
-  private Segment(long id, short kind, Path path, StoreFile file, Arena arena, MemorySegment memory, State state, long end) {
+  private Segment(
+      long id,
+      short kind,
+      Path path,
+      StoreFile file,
+      Arena arena,
+      MemorySegment memory,
+      State state,
+      long end) {
     this.id = id;
     this.kind = kind;
     this.path = path;
@@ -102,8 +118,8 @@ public final class Segment implements AutoCloseable {
    * {@link #reserve}), maps it writable and writes its header. The file is not yet durable. On
    * failure (a full disk) the file is deleted again.
    */
-  public static Segment create(FileIO io, Path path, long id, short kind, long capacity, long nowMillis)
-      throws IOException {
+  public static Segment create(
+      FileIO io, Path path, long id, short kind, long capacity, long nowMillis) throws IOException {
     return create(io, path, id, kind, capacity, nowMillis, true);
   }
 
@@ -111,7 +127,8 @@ public final class Segment implements AutoCloseable {
    * As {@link #create(FileIO, Path, long, short, long, long)}; {@code hugePages} says whether the
    * writable mapping asks for transparent huge pages (see {@code CellarOptions.hugePageLogTail}).
    */
-  public static Segment create(FileIO io, Path path, long id, short kind, long capacity, long nowMillis, boolean hugePages)
+  public static Segment create(
+      FileIO io, Path path, long id, short kind, long capacity, long nowMillis, boolean hugePages)
       throws IOException {
     StoreFile file = io.open(path, true);
     Arena arena = Arena.ofShared();
@@ -124,7 +141,8 @@ public final class Segment implements AutoCloseable {
       SegmentHeaderDescriptor.writeOpen(MemorySegment.ofBuffer(header), kind, id, nowMillis);
       file.write(header, 0);
       MemorySegment memory = mapForAppend(file, capacity, arena, hugePages);
-      return new Segment(id, kind, path, file, arena, memory, State.ACTIVE, SegmentHeaderDescriptor.LENGTH);
+      return new Segment(
+          id, kind, path, file, arena, memory, State.ACTIVE, SegmentHeaderDescriptor.LENGTH);
     } catch (IOException | RuntimeException e) {
       arena.close();
       file.close();
@@ -148,10 +166,14 @@ public final class Segment implements AutoCloseable {
     try {
       long size = file.size();
       MemorySegment memory =
-          size == 0 ? MemorySegment.NULL.reinterpret(0) : file.map(StoreFile.MapKind.READ_ONLY, 0, size, arena);
+          size == 0
+              ? MemorySegment.NULL.reinterpret(0)
+              : file.map(StoreFile.MapKind.READ_ONLY, 0, size, arena);
       MemoryAdvice.hugePages(memory);
       short kind =
-          size >= SegmentHeaderDescriptor.LENGTH ? SegmentHeaderDescriptor.kind(memory) : SegmentHeaderDescriptor.KIND_LOG;
+          size >= SegmentHeaderDescriptor.LENGTH
+              ? SegmentHeaderDescriptor.kind(memory)
+              : SegmentHeaderDescriptor.KIND_LOG;
       return new Segment(id, kind, path, file, arena, memory, State.SEALED, size);
     } catch (IOException | RuntimeException e) {
       arena.close();
@@ -162,10 +184,11 @@ public final class Segment implements AutoCloseable {
 
   /**
    * Reopens a sealed log segment for appending (the last, still small segment of a store that was
-   * closed cleanly), so that reopening a store does not leave a trail of small files. The header
-   * is rewritten unsealed and made durable before any append.
+   * closed cleanly), so that reopening a store does not leave a trail of small files. The header is
+   * rewritten unsealed and made durable before any append.
    */
-  public static Segment reopenForAppend(FileIO io, Segment sealed, long capacity, boolean hugePages) throws IOException {
+  public static Segment reopenForAppend(FileIO io, Segment sealed, long capacity, boolean hugePages)
+      throws IOException {
     StoreFile file = io.open(sealed.path, false);
     Arena arena = Arena.ofShared();
     try {
@@ -176,9 +199,15 @@ public final class Segment implements AutoCloseable {
           h, sealed.kind, sealed.id, SegmentHeaderDescriptor.createdMillis(sealed.memory));
       file.write(header, 0);
       file.force();
-      Segment reopened = new Segment(sealed.id, sealed.kind, sealed.path, file, arena, memory, State.ACTIVE, sealed.end);
+      Segment reopened =
+          new Segment(
+              sealed.id, sealed.kind, sealed.path, file, arena, memory, State.ACTIVE, sealed.end);
       reopened.restoreAccounting(
-          sealed.deadBytes(), sealed.ttlLiveBytes(), sealed.maxExpiry(), sealed.minSeq, sealed.maxSeq);
+          sealed.deadBytes(),
+          sealed.ttlLiveBytes(),
+          sealed.maxExpiry(),
+          sealed.minSeq,
+          sealed.maxSeq);
       return reopened;
     } catch (IOException | RuntimeException e) {
       arena.close();
@@ -192,10 +221,11 @@ public final class Segment implements AutoCloseable {
    * writable grows a shorter file to the mapping's length (a sparse tail of holes); the file
    * instead grows with each reservation, so it never holds holes past what the writer reserved.
    * Holes are not free everywhere: reading a hole of a tmpfs file through a mapping allocates
-   * memory, and recovery, which reads an unsealed segment to its end, raised SIGBUS on a tmpfs
-   * that could not hold a whole segment. Appends never touch the mapping past the reservation.
+   * memory, and recovery, which reads an unsealed segment to its end, raised SIGBUS on a tmpfs that
+   * could not hold a whole segment. Appends never touch the mapping past the reservation.
    */
-  private static MemorySegment mapForAppend(StoreFile file, long capacity, Arena arena, boolean hugePages) throws IOException {
+  private static MemorySegment mapForAppend(
+      StoreFile file, long capacity, Arena arena, boolean hugePages) throws IOException {
     long length = file.size();
     MemorySegment memory = file.map(StoreFile.MapKind.READ_WRITE, 0, capacity, arena);
     file.truncate(length);
@@ -246,13 +276,16 @@ public final class Segment implements AutoCloseable {
     try {
       file.force();
     } catch (IOException e) {
-      SyncFailedException failed = new SyncFailedException("fsync of " + path.getFileName() + " failed: " + e.getMessage());
+      SyncFailedException failed =
+          new SyncFailedException("fsync of " + path.getFileName() + " failed: " + e.getMessage());
       failed.initCause(e);
       throw failed;
     }
   }
 
-  /** Writes {@code bytes} through the file (not the mapping) at {@code offset}; used for repairs. */
+  /**
+   * Writes {@code bytes} through the file (not the mapping) at {@code offset}; used for repairs.
+   */
   public void writeThrough(ByteBuffer bytes, long offset) throws IOException {
     file.write(bytes, offset);
   }

@@ -7,9 +7,9 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Layout of the 64-byte header at the start of every segment file (see {@code
- * docs/format/log.md}). The header fits one disk sector, so rewriting it at seal time is atomic
- * under the sector-granularity tearing model.
+ * Layout of the 64-byte header at the start of every segment file (see {@code docs/format/log.md}).
+ * The header fits one disk sector, so rewriting it at seal time is atomic under the
+ * sector-granularity tearing model.
  *
  * <pre>
  *  0        8       10      12     14      16            24              32
@@ -45,14 +45,18 @@ public final class SegmentHeaderDescriptor {
 
   /** A segment appended to by writers. */
   public static final short KIND_LOG = 1;
+
   /** A segment written by compaction: older records moved out of log segments. */
   public static final short KIND_COMPACTED = 2;
 
   public static final short FLAG_SEALED = 1;
 
-  private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-  private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-  private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+  private static final ValueLayout.OfShort SHORT =
+      ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+  private static final ValueLayout.OfInt INT =
+      ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+  private static final ValueLayout.OfLong LONG =
+      ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
   private SegmentHeaderDescriptor() {}
 
@@ -94,7 +98,8 @@ public final class SegmentHeaderDescriptor {
     if (s.byteSize() < LENGTH) {
       return "file is " + s.byteSize() + " bytes, shorter than the " + LENGTH + "-byte header";
     }
-    if (MemorySegment.mismatch(s, 0, MAGIC.length, MemorySegment.ofArray(MAGIC), 0, MAGIC.length) != -1) {
+    if (MemorySegment.mismatch(s, 0, MAGIC.length, MemorySegment.ofArray(MAGIC), 0, MAGIC.length)
+        != -1) {
       return "bad magic: not a Cellar segment";
     }
     if (s.get(INT, CRC_OFFSET) != Crc32c.masked(s, 0, CRC_OFFSET)) {
@@ -103,8 +108,14 @@ public final class SegmentHeaderDescriptor {
     short major = s.get(SHORT, MAJOR_OFFSET);
     if (major != MAJOR_VERSION) {
       throw new IncompatibleFormatException(
-          fileName + " is segment format version " + major + "." + s.get(SHORT, MINOR_OFFSET)
-              + "; this build reads version " + MAJOR_VERSION + ".x only");
+          fileName
+              + " is segment format version "
+              + major
+              + "."
+              + s.get(SHORT, MINOR_OFFSET)
+              + "; this build reads version "
+              + MAJOR_VERSION
+              + ".x only");
     }
     short kind = kind(s);
     if (kind != KIND_LOG && kind != KIND_COMPACTED) {

@@ -11,6 +11,7 @@ import java.util.function.LongPredicate;
  * limit, so it is safe on arbitrary files.
  *
  * <h2>Rules (also in docs/format/log.md)</h2>
+ *
  * <ul>
  *   <li>A record that parses and whose CRC matches is valid and is visited.
  *   <li>At an invalid position the scanner resynchronises: it looks for the next offset at which a
@@ -57,7 +58,8 @@ public final class SegmentScanner {
    *
    * @param sealed whether the range is a sealed segment's data, where zeros are damage too
    */
-  public static Result scan(MemorySegment memory, long start, long limit, boolean sealed, Visitor visitor) {
+  public static Result scan(
+      MemorySegment memory, long start, long limit, boolean sealed, Visitor visitor) {
     return scan(memory, start, limit, sealed, false, visitor);
   }
 
@@ -69,15 +71,20 @@ public final class SegmentScanner {
    * value from being taken for a record after a hole.
    */
   public static Result scan(
-      MemorySegment memory, long start, long limit, boolean sealed, boolean increasingSeqs, Visitor visitor) {
+      MemorySegment memory,
+      long start,
+      long limit,
+      boolean sealed,
+      boolean increasingSeqs,
+      Visitor visitor) {
     return scan(memory, start, limit, sealed, increasingSeqs, null, visitor);
   }
 
   /**
    * As {@link #scan(MemorySegment, long, long, boolean, boolean, Visitor)}, but a PUT record whose
    * offset {@code knownDead} accepts is stepped over unverified and not visited: its CRC is not
-   * checked and its key and value are not read. For compaction, which drops such records anyway.
-   * A damaged header is still found: a record that does not parse is damage whatever the predicate
+   * checked and its key and value are not read. For compaction, which drops such records anyway. A
+   * damaged header is still found: a record that does not parse is damage whatever the predicate
    * says, and a wrong length read from a damaged header lands the scan on bytes that do not parse.
    */
   public static Result scan(
@@ -159,9 +166,12 @@ public final class SegmentScanner {
   }
 
   /** The next offset from {@code from} where a valid record starts, or {@code limit}. */
-  private static long resync(MemorySegment memory, long from, long limit, RecordView view, long lastSeq) {
+  private static long resync(
+      MemorySegment memory, long from, long limit, RecordView view, long lastSeq) {
     for (long p = from; p + RecordDescriptor.MIN_LENGTH <= limit; p++) {
-      int type = memory.get(java.lang.foreign.ValueLayout.JAVA_BYTE, p + RecordDescriptor.TYPE_OFFSET) & 0xFF;
+      int type =
+          memory.get(java.lang.foreign.ValueLayout.JAVA_BYTE, p + RecordDescriptor.TYPE_OFFSET)
+              & 0xFF;
       if (type != RecordDescriptor.PUT
           && type != RecordDescriptor.DELETE
           && type != (RecordDescriptor.PUT | RecordDescriptor.EXPIRY_BIT)) {

@@ -10,6 +10,7 @@ import java.lang.foreign.ValueLayout;
  */
 public final class Varint {
   public static final int MAX_INT_BYTES = 5;
+
   /** Every stored value fits 55 bits, so 8 bytes; a longer encoding is malformed. */
   public static final int MAX_LONG_BYTES = 8;
 

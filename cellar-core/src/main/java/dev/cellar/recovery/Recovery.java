@@ -6,9 +6,9 @@ import dev.cellar.checkpoint.CheckpointImage;
 import dev.cellar.checkpoint.CheckpointReader;
 import dev.cellar.checkpoint.SegmentEntry;
 import dev.cellar.io.FileIO;
-import dev.cellar.log.SegmentHeaderDescriptor;
 import dev.cellar.log.RecordView;
 import dev.cellar.log.Segment;
+import dev.cellar.log.SegmentHeaderDescriptor;
 import dev.cellar.log.SegmentScanner;
 import dev.cellar.log.SegmentTable;
 import java.io.IOException;
@@ -22,18 +22,20 @@ import java.util.Map;
  * Brings a store directory back to a consistent state on open, from the directory listing alone.
  *
  * <h2>Steps</h2>
+ *
  * <ol>
  *   <li>{@link #scanDirectory}: delete leftover temporary files, map every segment, check headers.
  *   <li>{@link #loadCheckpoint}: the newest checkpoint that verifies and whose segments all exist;
  *       a bad one is reported and the next older one tried; with none, everything is replayed.
  *   <li>{@link #placeSegments}: segments the checkpoint names keep their slots; log segments from
- *       its replay position on are added and replayed (compaction outputs never are: their ids
- *       come from the same counter, but their records are old and already in the checkpoint); anything else is an uncommitted compaction output or an
- *       obsolete segment whose deletion a crash interrupted, and is deleted.
+ *       its replay position on are added and replayed (compaction outputs never are: their ids come
+ *       from the same counter, but their records are old and already in the checkpoint); anything
+ *       else is an uncommitted compaction output or an obsolete segment whose deletion a crash
+ *       interrupted, and is deleted.
  *   <li>{@link #replay}: every record after the replay position is CRC-checked and handed to the
  *       target in log order. Unsealed segments (the ones being written at a crash) may end in a
- *       torn tail, which is cut off; they are then sealed. Damage inside sealed data is fatal unless
- *       the caller asked for salvage.
+ *       torn tail, which is cut off; they are then sealed. Damage inside sealed data is fatal
+ *       unless the caller asked for salvage.
  * </ol>
  *
  * <p>Why damage in an unsealed segment is tolerated but not in a sealed one: a segment is sealed
@@ -51,10 +53,15 @@ public final class Recovery {
   private final Map<Long, Segment> segments = new HashMap<>();
   private final List<Path> checkpoints = new ArrayList<>();
   private final List<Segment> toReplay = new ArrayList<>();
-  /** Unsealed segments the checkpoint covers: scanned for their end and sealed, never re-applied. */
+
+  /**
+   * Unsealed segments the checkpoint covers: scanned for their end and sealed, never re-applied.
+   */
   private final List<Segment> toSealOnly = new ArrayList<>();
+
   /** Segments whose accounting came from the checkpoint. */
   private final java.util.Set<Segment> restored = new java.util.HashSet<>();
+
   private CheckpointImage checkpoint;
   private long maxSegmentId;
   private long maxSeq;
@@ -125,7 +132,10 @@ public final class Recovery {
         for (SegmentEntry entry : image.segments()) {
           if (!segments.containsKey(entry.segmentId())) {
             throw new CheckpointReader.Invalid(
-                path.getFileName() + " names " + Segment.fileName(entry.segmentId()) + ", which is missing or unreadable");
+                path.getFileName()
+                    + " names "
+                    + Segment.fileName(entry.segmentId())
+                    + ", which is missing or unreadable");
           }
         }
         open.loadShards(loader);
@@ -157,10 +167,16 @@ public final class Recovery {
       boolean sealed = SegmentHeaderDescriptor.isSealed(s.memory());
       if (entry != null) {
         table.place(s, entry.slot());
-        s.restoreAccounting(entry.deadBytes(), entry.ttlLiveBytes(), entry.maxExpiry(), entry.minSeq(), entry.maxSeq());
+        s.restoreAccounting(
+            entry.deadBytes(),
+            entry.ttlLiveBytes(),
+            entry.maxExpiry(),
+            entry.minSeq(),
+            entry.maxSeq());
         restored.add(s);
         maxSeq = Math.max(maxSeq, entry.maxSeq());
-        if (s.kind() == SegmentHeaderDescriptor.KIND_LOG && s.id() >= checkpoint.replayFromSegment()) {
+        if (s.kind() == SegmentHeaderDescriptor.KIND_LOG
+            && s.id() >= checkpoint.replayFromSegment()) {
           toReplay.add(s);
         } else if (!sealed) {
           // Rolled before the checkpoint but not sealed before the crash. The checkpoint covers
@@ -171,12 +187,14 @@ public final class Recovery {
           checkSealedLength(s);
         }
       } else if (checkpoint == null
-          || (s.kind() == SegmentHeaderDescriptor.KIND_LOG && s.id() >= checkpoint.replayFromSegment())) {
+          || (s.kind() == SegmentHeaderDescriptor.KIND_LOG
+              && s.id() >= checkpoint.replayFromSegment())) {
         toReplay.add(s);
       } else {
         s.close();
         io.delete(s.path());
-        report.note("deleted " + s.path().getFileName() + ": superseded by compaction or never committed");
+        report.note(
+            "deleted " + s.path().getFileName() + ": superseded by compaction or never committed");
       }
     }
     for (Segment s : toReplay) {
@@ -190,8 +208,14 @@ public final class Recovery {
     long sealedLength = SegmentHeaderDescriptor.sealedLength(s.memory());
     long size = s.memory().byteSize();
     if (size < sealedLength) {
-      damage(s.path().getFileName() + " offset " + size + ": " + (sealedLength - size)
-          + " bytes missing: file is shorter than its sealed length " + sealedLength);
+      damage(
+          s.path().getFileName()
+              + " offset "
+              + size
+              + ": "
+              + (sealedLength - size)
+              + " bytes missing: file is shorter than its sealed length "
+              + sealedLength);
       s.end(size);
     } else {
       s.end(sealedLength);
@@ -209,7 +233,9 @@ public final class Recovery {
     report.elapsed(System.nanoTime() - started);
     if (!report.fatal().isEmpty() && !salvage) {
       throw new CorruptStoreException(
-          "store " + directory + " has damaged data; reopen with salvage to skip it (the listed bytes are lost)",
+          "store "
+              + directory
+              + " has damaged data; reopen with salvage to skip it (the listed bytes are lost)",
           report.fatal());
     }
   }
@@ -220,13 +246,20 @@ public final class Recovery {
     long start = SegmentHeaderDescriptor.LENGTH;
     if (checkpoint != null && s.id() == checkpoint.replayFromSegment()) {
       start = Math.max(start, checkpoint.replayFromOffset());
-      long available = SegmentHeaderDescriptor.isSealed(s.memory())
-          ? Math.min(s.memory().byteSize(), SegmentHeaderDescriptor.sealedLength(s.memory()))
-          : s.memory().byteSize();
+      long available =
+          SegmentHeaderDescriptor.isSealed(s.memory())
+              ? Math.min(s.memory().byteSize(), SegmentHeaderDescriptor.sealedLength(s.memory()))
+              : s.memory().byteSize();
       if (available < start) {
         // The checkpoint's index points into bytes that are gone.
-        damage(name + " offset " + available + ": " + (start - available)
-            + " bytes missing before the checkpoint's replay position " + start);
+        damage(
+            name
+                + " offset "
+                + available
+                + ": "
+                + (start - available)
+                + " bytes missing before the checkpoint's replay position "
+                + start);
         s.end(available);
         return;
       }
@@ -254,7 +287,15 @@ public final class Recovery {
       report.replayed(result.records(), result.validEnd() - start);
     }
     for (SegmentScanner.Damage d : result.damage()) {
-      String line = name + " offset " + d.offset() + ": " + d.length() + " bytes skipped (" + d.reason() + ")";
+      String line =
+          name
+              + " offset "
+              + d.offset()
+              + ": "
+              + d.length()
+              + " bytes skipped ("
+              + d.reason()
+              + ")";
       report.dropped(d.length());
       if (sealed) {
         damage(line);
@@ -271,7 +312,8 @@ public final class Recovery {
       s.end(result.validEnd());
       if (result.holes().isEmpty()) {
         s.seal();
-        report.note("sealed " + name + " at " + result.validEnd() + " bytes after an unclean shutdown");
+        report.note(
+            "sealed " + name + " at " + result.validEnd() + " bytes after an unclean shutdown");
       }
     }
   }

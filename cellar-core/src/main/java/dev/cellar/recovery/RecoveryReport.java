@@ -74,8 +74,17 @@ public final class RecoveryReport {
 
   @Override
   public String toString() {
-    return "recovery: checkpoint " + checkpoint + ", replayed " + replayedRecords + " records ("
-        + replayedBytes + " bytes), dropped " + droppedBytes + " bytes in " + elapsedNanos / 1_000_000 + " ms"
+    return "recovery: checkpoint "
+        + checkpoint
+        + ", replayed "
+        + replayedRecords
+        + " records ("
+        + replayedBytes
+        + " bytes), dropped "
+        + droppedBytes
+        + " bytes in "
+        + elapsedNanos / 1_000_000
+        + " ms"
         + (notes.isEmpty() ? "" : "\n  " + String.join("\n  ", notes))
         + (fatal.isEmpty() ? "" : "\n  FATAL " + String.join("\n  FATAL ", fatal));
   }

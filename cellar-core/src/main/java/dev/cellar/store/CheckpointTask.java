@@ -15,8 +15,8 @@ import java.util.List;
 /**
  * Takes one checkpoint of a running store.
  *
- * <p>Consistency without stopping the world: the replay position is read <em>before</em> any
- * shard is copied, and each shard is copied under its own write lock. A record appended after the
+ * <p>Consistency without stopping the world: the replay position is read <em>before</em> any shard
+ * is copied, and each shard is copied under its own write lock. A record appended after the
  * position may or may not be in a shard's copy; replay from the position applies records by
  * sequence number, so both cases converge. Every record any copy points at is made durable before
  * the checkpoint is published.
@@ -30,7 +30,14 @@ final class CheckpointTask {
   private final LogWriter log;
   private final boolean locksHeld;
 
-  CheckpointTask(Store store, FileIO io, Path directory, Shard[] shards, SegmentTable segments, LogWriter log, boolean locksHeld) {
+  CheckpointTask(
+      Store store,
+      FileIO io,
+      Path directory,
+      Shard[] shards,
+      SegmentTable segments,
+      LogWriter log,
+      boolean locksHeld) {
     this.store = store;
     this.io = io;
     this.directory = directory;
@@ -48,7 +55,15 @@ final class CheckpointTask {
       sources.add(sink -> copyShard(shard, sink));
     }
     CheckpointWriter.write(
-        io, directory, sequence, from.segmentId(), from.offset(), nextSeq, this::segmentEntries, sources, store::syncAll);
+        io,
+        directory,
+        sequence,
+        from.segmentId(),
+        from.offset(),
+        nextSeq,
+        this::segmentEntries,
+        sources,
+        store::syncAll);
     for (Path file : io.list(directory)) {
       long other = CheckpointDescriptor.sequenceOf(file.getFileName().toString());
       if (other >= 0 && other != sequence) {
@@ -67,8 +82,14 @@ final class CheckpointTask {
       if (!s.obsolete()) {
         entries.add(
             new SegmentEntry(
-                s.id(), s.slot(), s.kind(), s.deadBytes(), s.ttlLiveBytes(), s.maxExpiry(),
-                s.minSeq() == Long.MAX_VALUE ? 0 : s.minSeq(), s.maxSeq()));
+                s.id(),
+                s.slot(),
+                s.kind(),
+                s.deadBytes(),
+                s.ttlLiveBytes(),
+                s.maxExpiry(),
+                s.minSeq() == Long.MAX_VALUE ? 0 : s.minSeq(),
+                s.maxSeq()));
       }
     }
     return entries;

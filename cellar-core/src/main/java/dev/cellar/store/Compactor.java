@@ -24,27 +24,30 @@ import java.util.function.BooleanSupplier;
  * small) into new segments, points the index at the copies, and retires the old segments.
  *
  * <h2>Crash safety</h2>
+ *
  * Outputs are written under a temporary name and registered in the segment table as they are
- * created, and a live record is copied and its key pointed at the copy in one step, while its
- * index slot is still in cache (a second pass over the slots to point them at the copies was a
- * third of a pass). The index reaching not-yet-durable copies is safe because the index is never
- * durable by itself: only a checkpoint makes it so, a checkpoint cannot run during a pass (both
- * hold the maintenance lock), and the outputs are sealed (fsync), renamed and the directory
- * fsynced before the pass ends. The victims stay on disk, merely obsolete, until a later
- * checkpoint that no longer names them is durable. Recovery deletes an output that no checkpoint
- * names, and full replay without a checkpoint orders records by sequence number, so duplicates are
- * harmless. A kill at any step therefore leaves every acknowledged write readable. A pass that
- * fails (a full disk, an I/O error) points every key it moved back at its victim, unregisters and
- * deletes its outputs, and leaves the victims as they were; the maintenance agent retries later.
- * Expired records are different: taking their keys out of the index must wait until the
- * tombstones that shadow older records are durable, so those changes are applied after publishing.
+ * created, and a live record is copied and its key pointed at the copy in one step, while its index
+ * slot is still in cache (a second pass over the slots to point them at the copies was a third of a
+ * pass). The index reaching not-yet-durable copies is safe because the index is never durable by
+ * itself: only a checkpoint makes it so, a checkpoint cannot run during a pass (both hold the
+ * maintenance lock), and the outputs are sealed (fsync), renamed and the directory fsynced before
+ * the pass ends. The victims stay on disk, merely obsolete, until a later checkpoint that no longer
+ * names them is durable. Recovery deletes an output that no checkpoint names, and full replay
+ * without a checkpoint orders records by sequence number, so duplicates are harmless. A kill at any
+ * step therefore leaves every acknowledged write readable. A pass that fails (a full disk, an I/O
+ * error) points every key it moved back at its victim, unregisters and deletes its outputs, and
+ * leaves the victims as they were; the maintenance agent retries later. Expired records are
+ * different: taking their keys out of the index must wait until the tombstones that shadow older
+ * records are durable, so those changes are applied after publishing.
  *
  * <h2>Readers</h2>
+ *
  * Readers are never blocked: each move takes the key's shard write lock for one copy and one index
  * update, which invalidates optimistic readers of that shard only for that instant. A reader that
  * found a copy in an output that a failing pass then unmaps retries, as for any unmapped segment.
  *
  * <h2>What is dropped</h2>
+ *
  * Overwritten and deleted values. A tombstone, or an expired value (rewritten as a tombstone), is
  * dropped only when no other segment could still hold an older record of its key (every other
  * segment's lowest sequence number is above it); otherwise it is carried forward.
@@ -52,6 +55,7 @@ import java.util.function.BooleanSupplier;
 final class Compactor {
   private static final long THROTTLE_CHUNK = 1 << 20;
   private static final long THROTTLE_SLICE_NANOS = 50_000_000L;
+
   /** Dead fraction at which a background pass rewrites a segment whatever the log's size. */
   static final double ALMOST_ALL_DEAD = 0.9;
 
@@ -63,34 +67,60 @@ final class Compactor {
   private final SegmentTable segments;
   private final AtomicLong segmentIds;
   private final CellarOptions options;
-  /** A pass of the maintenance agent: throttled, and only when the log has outgrown its live data. */
+
+  /**
+   * A pass of the maintenance agent: throttled, and only when the log has outgrown its live data.
+   */
   private final boolean background;
+
   private final RelocationList relocations = new RelocationList();
-  /** Records scanned per batch of index touches: enough misses in flight to fill the CPU's window. */
+
+  /**
+   * Records scanned per batch of index touches: enough misses in flight to fill the CPU's window.
+   */
   private static final int BATCH = 32;
+
   private final long[] batchOffsets = new long[BATCH];
   private final long[] batchHashes = new long[BATCH];
   private final RecordView batchView = new RecordView();
+
   /** Where the touched words go, so the JIT cannot drop the reads as unused. */
   private long touchSink;
+
   private final List<Segment> outputs = new ArrayList<>();
   private Segment output;
   private long outputTail;
+
   /** End of the blocks reserved in {@code output}; at least {@link #outputTail}. */
   private long outputReserved;
+
   private static final long RESERVE_CHUNK = 4L << 20;
-  /** Asked every {@link #YIELD_CHECK_RECORDS} records; when true, the pass gives up. Null: never. */
+
+  /**
+   * Asked every {@link #YIELD_CHECK_RECORDS} records; when true, the pass gives up. Null: never.
+   */
   private final BooleanSupplier yieldWhen;
+
   private static final int YIELD_CHECK_RECORDS = 1024;
+
   /** The low-priority pass: others waiting for the maintenance lock make it yield (see runOnce). */
   private final boolean idle;
+
   private int recordsSinceYieldCheck;
   private long processedSinceSleep;
   private long throttleStart = System.nanoTime();
 
   Compactor(
-      Store store, FileIO io, Path directory, Shard[] shards, KeyHasher hasher, SegmentTable segments,
-      AtomicLong segmentIds, CellarOptions options, boolean background, BooleanSupplier yieldWhen,
+      Store store,
+      FileIO io,
+      Path directory,
+      Shard[] shards,
+      KeyHasher hasher,
+      SegmentTable segments,
+      AtomicLong segmentIds,
+      CellarOptions options,
+      boolean background,
+      BooleanSupplier yieldWhen,
       boolean idle) {
     this.store = store;
     this.io = io;
@@ -157,12 +187,12 @@ final class Compactor {
   /**
    * Victims of this pass. An explicit pass takes every sealed segment at least {@link
    * CellarOptions#compactionGarbageRatio()} dead. A background pass works only once the log has
-   * outgrown its live data by {@link CellarOptions#compactionSpaceAmplification()}, and then
-   * takes the deadest segments first: under random overwrites, rewriting a segment of dead
-   * fraction g copies (1 - g) / g live bytes per byte it frees, so letting segments die further
-   * before copying them is what keeps compaction's share of the CPU small (at g = 0.5, one
-   * relocation per overwrite; at 0.8, a quarter). Segments almost entirely dead cost next to
-   * nothing to rewrite and are taken at any time, as are runs of small segments (file count).
+   * outgrown its live data by {@link CellarOptions#compactionSpaceAmplification()}, and then takes
+   * the deadest segments first: under random overwrites, rewriting a segment of dead fraction g
+   * copies (1 - g) / g live bytes per byte it frees, so letting segments die further before copying
+   * them is what keeps compaction's share of the CPU small (at g = 0.5, one relocation per
+   * overwrite; at 0.8, a quarter). Segments almost entirely dead cost next to nothing to rewrite
+   * and are taken at any time, as are runs of small segments (file count).
    */
   private List<Segment> chooseVictims(long now) {
     // Writers add garbage while this runs: each segment's figures are read once, so the order and
@@ -213,7 +243,8 @@ final class Compactor {
       chosen.add(c.segment());
       live += estimate;
     }
-    boolean loneSmall = chosen.size() == 1 && small.stream().anyMatch(c -> c.segment() == chosen.getFirst());
+    boolean loneSmall =
+        chosen.size() == 1 && small.stream().anyMatch(c -> c.segment() == chosen.getFirst());
     return loneSmall ? List.of() : chosen;
   }
 
@@ -227,7 +258,9 @@ final class Compactor {
     long logBytes = 0;
     long garbageBytes = 0;
     for (Segment s : segments.all()) {
-      if (s.obsolete() || (s.kind() == SegmentHeaderDescriptor.KIND_COMPACTED && s.state() != Segment.State.SEALED)) {
+      if (s.obsolete()
+          || (s.kind() == SegmentHeaderDescriptor.KIND_COMPACTED
+              && s.state() != Segment.State.SEALED)) {
         continue;
       }
       logBytes += Math.max(0, s.end() - SegmentHeaderDescriptor.LENGTH);
@@ -243,10 +276,13 @@ final class Compactor {
    */
   private boolean overgrown(long logBytes, long garbageBytes) {
     long live = logBytes - garbageBytes;
-    return garbageBytes >= options.segmentBytes() && logBytes >= live * options.compactionSpaceAmplification();
+    return garbageBytes >= options.segmentBytes()
+        && logBytes >= live * options.compactionSpaceAmplification();
   }
 
-  /** Lowest seq in any segment other than the victims: tombstones at or above it may still matter. */
+  /**
+   * Lowest seq in any segment other than the victims: tombstones at or above it may still matter.
+   */
   private long lowestSeqOutside(List<Segment> victims) {
     long lowest = Long.MAX_VALUE;
     for (Segment s : segments.all()) {
@@ -259,9 +295,8 @@ final class Compactor {
 
   /**
    * Scans a victim a batch of records at a time: the batch's index slots are touched first, so
-   * their cache misses overlap, and only then is each record checked against the index and
-   * copied. Checked one by one, every record waits for its own miss, and that wait was most of a
-   * pass.
+   * their cache misses overlap, and only then is each record checked against the index and copied.
+   * Checked one by one, every record waits for its own miss, and that wait was most of a pass.
    */
   private void copyLive(Segment victim, long lowestOtherSeq, long now) throws IOException {
     MemorySegment memory = victim.memory();
@@ -269,24 +304,25 @@ final class Compactor {
     int[] pending = {0};
     // Records the index is known to have left are stepped over without their CRC, hash or index
     // lookup, which were most of the cost of the dead majority of a victim.
-    SegmentScanner.Result scanned = SegmentScanner.scan(
-        memory,
-        SegmentHeaderDescriptor.LENGTH,
-        victim.end(),
-        true,
-        false,
-        victim::markedDead,
-        record -> {
-          if (failure[0] != null) {
-            return;
-          }
-          batchOffsets[pending[0]] = record.offset();
-          batchHashes[pending[0]] = hasher.hash(memory, record.keyOffset(), record.keyLength());
-          if (++pending[0] == BATCH) {
-            pending[0] = 0;
-            failure[0] = considerBatch(victim, BATCH, lowestOtherSeq, now);
-          }
-        });
+    SegmentScanner.Result scanned =
+        SegmentScanner.scan(
+            memory,
+            SegmentHeaderDescriptor.LENGTH,
+            victim.end(),
+            true,
+            false,
+            victim::markedDead,
+            record -> {
+              if (failure[0] != null) {
+                return;
+              }
+              batchOffsets[pending[0]] = record.offset();
+              batchHashes[pending[0]] = hasher.hash(memory, record.keyOffset(), record.keyLength());
+              if (++pending[0] == BATCH) {
+                pending[0] = 0;
+                failure[0] = considerBatch(victim, BATCH, lowestOtherSeq, now);
+              }
+            });
     if (failure[0] == null && pending[0] > 0) {
       failure[0] = considerBatch(victim, pending[0], lowestOtherSeq, now);
     }
@@ -300,8 +336,15 @@ final class Compactor {
       victim.markDamaged();
       SegmentScanner.Damage first = scanned.damage().getFirst();
       throw new IOException(
-          victim.path().getFileName() + " holds " + scanned.damage().size() + " damaged region(s), the first "
-              + first.length() + " bytes at offset " + first.offset() + " (" + first.reason()
+          victim.path().getFileName()
+              + " holds "
+              + scanned.damage().size()
+              + " damaged region(s), the first "
+              + first.length()
+              + " bytes at offset "
+              + first.offset()
+              + " ("
+              + first.reason()
               + "); compaction leaves this segment as it is from now on. Its intact records stay readable; "
               + "'cellar tool verify' lists the damage");
     }
@@ -331,7 +374,8 @@ final class Compactor {
     }
   }
 
-  private void consider(Segment victim, RecordView record, long hash, long lowestOtherSeq, long now) throws IOException {
+  private void consider(Segment victim, RecordView record, long hash, long lowestOtherSeq, long now)
+      throws IOException {
     long location = LogLocation.of(victim.slot(), record.offset());
     boolean olderMayExist = lowestOtherSeq < record.seq();
     if (record.isDelete()) {
@@ -362,7 +406,8 @@ final class Compactor {
       }
       long offset = copyReserved(victim.memory(), record);
       if (!shard.index.relocate(hash, location, LogLocation.of(output.slot(), offset))) {
-        throw new IllegalStateException("index slot of a current record changed under its shard's write lock");
+        throw new IllegalStateException(
+            "index slot of a current record changed under its shard's write lock");
       }
       relocations.addMove(hash, location, outputs.size() - 1, offset);
     } finally {
@@ -404,7 +449,10 @@ final class Compactor {
     return copyReserved(from, record);
   }
 
-  /** {@link #copy} into space {@link #ensureOutput} already made: no file work, so fine under a lock. */
+  /**
+   * {@link #copy} into space {@link #ensureOutput} already made: no file work, so fine under a
+   * lock.
+   */
   private long copyReserved(MemorySegment from, RecordView record) {
     long offset = outputTail;
     MemorySegment.copy(from, record.offset(), output.memory(), offset, record.length());
@@ -419,7 +467,8 @@ final class Compactor {
     long length = RecordDescriptor.length(record.keyLength(), 0, record.seq(), false);
     ensureOutput(length);
     long offset = outputTail;
-    RecordDescriptor.write(output.memory(), offset, RecordDescriptor.DELETE, record.key(), null, record.seq(), 0);
+    RecordDescriptor.write(
+        output.memory(), offset, RecordDescriptor.DELETE, record.key(), null, record.seq(), 0);
     advance(length, record.seq());
     return offset;
   }
@@ -438,7 +487,13 @@ final class Compactor {
     long id = segmentIds.incrementAndGet();
     Path temp = directory.resolve(Segment.fileName(id) + ".tmp");
     output =
-        Segment.create(io, temp, id, SegmentHeaderDescriptor.KIND_COMPACTED, options.segmentBytes(), System.currentTimeMillis());
+        Segment.create(
+            io,
+            temp,
+            id,
+            SegmentHeaderDescriptor.KIND_COMPACTED,
+            options.segmentBytes(),
+            System.currentTimeMillis());
     outputs.add(output);
     // Registered now, for a slot: keys are pointed at copies here as they are made.
     segments.add(output);
@@ -448,15 +503,17 @@ final class Compactor {
   }
 
   /**
-   * Keeps blocks reserved ahead of the output's tail, a chunk at a time: a reservation is a
-   * system call or two (posix_fallocate opens the file by path), far too many per copied record.
-   * Sealing truncates the file to its length, which gives back the unused rest.
+   * Keeps blocks reserved ahead of the output's tail, a chunk at a time: a reservation is a system
+   * call or two (posix_fallocate opens the file by path), far too many per copied record. Sealing
+   * truncates the file to its length, which gives back the unused rest.
    */
   private void reserveOutput(long length) throws IOException {
     if (outputTail + length <= outputReserved) {
       return;
     }
-    long target = Math.min(options.segmentBytes(), Math.max(outputTail + length, outputReserved) + RESERVE_CHUNK);
+    long target =
+        Math.min(
+            options.segmentBytes(), Math.max(outputTail + length, outputReserved) + RESERVE_CHUNK);
     output.reserve(outputReserved, target);
     outputReserved = target;
   }
@@ -473,8 +530,8 @@ final class Compactor {
 
   /**
    * Undoes a pass that failed: points the keys it moved back at their victims, then unregisters,
-   * closes and deletes its outputs (nothing refers to them any more). A pass that fails for lack
-   * of space and is retried must not leave files holding the very space it lacked, nor their
+   * closes and deletes its outputs (nothing refers to them any more). A pass that fails for lack of
+   * space and is retried must not leave files holding the very space it lacked, nor their
    * descriptors and mappings.
    */
   private void discardOutputs(Exception failure) {

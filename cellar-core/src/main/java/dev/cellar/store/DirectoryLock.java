@@ -21,7 +21,8 @@ import java.nio.file.Path;
 final class DirectoryLock implements AutoCloseable {
   static final String FILE_NAME = "LOCK";
 
-  private static final java.util.Set<Path> HELD_IN_THIS_JVM = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private static final java.util.Set<Path> HELD_IN_THIS_JVM =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   private final StoreFile file;
   private final FileLock lock;
@@ -37,7 +38,10 @@ final class DirectoryLock implements AutoCloseable {
     Path key = directory.toRealPath();
     if (!HELD_IN_THIS_JVM.add(key)) {
       throw new StoreLockedException(
-          "store directory " + directory + " is already open (held by pid " + ProcessHandle.current().pid()
+          "store directory "
+              + directory
+              + " is already open (held by pid "
+              + ProcessHandle.current().pid()
               + ", this process); close the other instance or use another directory");
     }
     try {
@@ -62,7 +66,9 @@ final class DirectoryLock implements AutoCloseable {
       String holder = readHolder(file);
       file.close();
       throw new StoreLockedException(
-          "store directory " + directory + " is already open"
+          "store directory "
+              + directory
+              + " is already open"
               + (holder.isEmpty() ? "" : " (held by " + holder + ")")
               + "; close the other instance or use another directory");
     }

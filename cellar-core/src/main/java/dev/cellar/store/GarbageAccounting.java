@@ -20,12 +20,14 @@ final class GarbageAccounting {
   /**
    * Accounts the record at {@code location} as garbage now that the index no longer points at it,
    * and marks it so compaction can step over it; returns whether it held a live (unexpired) value.
-   * Only for a location just taken out of the index: the mark is final (see {@link Segment#markDead}).
+   * Only for a location just taken out of the index: the mark is final (see {@link
+   * Segment#markDead}).
    */
   boolean retire(long location) {
     Segment segment = segments.get(LogLocation.slot(location));
     RecordView view = new RecordView();
-    if (segment == null || !view.parse(segment.memory(), LogLocation.offset(location), segment.end())) {
+    if (segment == null
+        || !view.parse(segment.memory(), LogLocation.offset(location), segment.end())) {
       return false;
     }
     segment.addDead(view.length());
@@ -35,14 +37,16 @@ final class GarbageAccounting {
     if (!view.isDelete()) {
       segment.markDead(view.offset());
     }
-    return !view.isDelete() && (view.expireAt() == 0 || !view.expiredAt(System.currentTimeMillis()));
+    return !view.isDelete()
+        && (view.expireAt() == 0 || !view.expiredAt(System.currentTimeMillis()));
   }
 
   /** Accounts a record that is garbage from birth (a tombstone). */
   void deadAt(long location) {
     Segment segment = segments.get(LogLocation.slot(location));
     RecordView view = new RecordView();
-    if (segment != null && view.parse(segment.memory(), LogLocation.offset(location), segment.end())) {
+    if (segment != null
+        && view.parse(segment.memory(), LogLocation.offset(location), segment.end())) {
       segment.addDead(view.length());
     }
   }

@@ -24,9 +24,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * writers need a few context switches to append again; without gathering, the first one awake
  * starts the next fsync for itself and the rest queue behind it. A single writer never waits.
  *
- * <p>An fsync failure is never retried as if it succeeded (after a failed fsync the kernel may
- * have dropped the dirty pages: PostgreSQL's "fsyncgate"). It is reported to the {@link
- * FailureSink}, which stops all writes until the store is reopened, and every waiter fails.
+ * <p>An fsync failure is never retried as if it succeeded (after a failed fsync the kernel may have
+ * dropped the dirty pages: PostgreSQL's "fsyncgate"). It is reported to the {@link FailureSink},
+ * which stops all writes until the store is reopened, and every waiter fails.
  */
 final class GroupCommit {
   /** Receives the first durability failure. */
@@ -39,16 +39,25 @@ final class GroupCommit {
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition synced = lock.newCondition();
   private final LongAdder fsyncs = new LongAdder();
-  /** Time spent in successful fsyncs, so a monitor can derive their mean latency over any window. */
+
+  /**
+   * Time spent in successful fsyncs, so a monitor can derive their mean latency over any window.
+   */
   private final LongAdder fsyncNanos = new LongAdder();
+
   static final long GATHER_NANOS = 200_000;
+
   /** Writers between {@link #enter()} and {@link #exit()}. */
   private final AtomicInteger writers = new AtomicInteger();
+
   /** Writers inside {@link #awaitDurable}. */
   private final AtomicInteger waiting = new AtomicInteger();
+
   private volatile long durableSeq;
+
   /** Guarded by {@link #lock}. */
   private boolean syncing;
+
   /** Guarded by {@link #lock}; once set, every wait fails. */
   private IOException failure;
 

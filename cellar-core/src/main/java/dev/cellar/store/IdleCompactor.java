@@ -4,10 +4,10 @@ import dev.cellar.io.ThreadPriority;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Runs background compaction passes on a thread at idle CPU priority ({@code SCHED_IDLE}) while the log is under
- * {@link dev.cellar.CellarOptions#idleCompactionLimit}, so they take only CPU the application
- * leaves idle; past the limit the {@link MaintenanceAgent} compacts at its own priority, and a pass
- * in progress here yields to it (see {@link Store#compactWhileIdle}).
+ * Runs background compaction passes on a thread at idle CPU priority ({@code SCHED_IDLE}) while the
+ * log is under {@link dev.cellar.CellarOptions#idleCompactionLimit}, so they take only CPU the
+ * application leaves idle; past the limit the {@link MaintenanceAgent} compacts at its own
+ * priority, and a pass in progress here yields to it (see {@link Store#compactWhileIdle}).
  *
  * <p>Why a thread of its own: an unprivileged process can lower a thread's priority but never raise
  * it again, so the thread that must compete when the log is overgrown cannot be the one that waits
@@ -15,6 +15,7 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class IdleCompactor implements Runnable {
   private static final long BUSY_NANOS = 100_000_000L;
+
   /** Woken by the log when a segment fills, which is when a pass can become due. */
   private static final long IDLE_NANOS = 1_000_000_000L;
 
@@ -48,7 +49,10 @@ final class IdleCompactor implements Runnable {
     thread.wake();
   }
 
-  /** Stops the thread; a pass in progress yields (undoing its work) rather than finishing at low priority. */
+  /**
+   * Stops the thread; a pass in progress yields (undoing its work) rather than finishing at low
+   * priority.
+   */
   void stop() {
     thread.stop();
   }

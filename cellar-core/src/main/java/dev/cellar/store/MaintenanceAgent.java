@@ -12,26 +12,28 @@ import java.util.concurrent.locks.LockSupport;
  * <p>Failures: each duty backs off and logs on its own ({@link RetryingDuty}), so a full disk that
  * stops checkpoints does not also delay sealing (which gives space back by truncating segments).
  * While writes are refused for lack of space, the agent probes once a second for space to return
- * ({@link Store#probeSpace()}), so the store reports it without waiting for a write. After a
- * failed fsync nothing more is written at all: the store is read-only until reopened, and any
- * fsync from here on could report success for pages the kernel has dropped.
+ * ({@link Store#probeSpace()}), so the store reports it without waiting for a write. After a failed
+ * fsync nothing more is written at all: the store is read-only until reopened, and any fsync from
+ * here on could report success for pages the kernel has dropped.
  *
  * <p>A checkpoint also comes early once the segments compaction replaced add up to {@link
  * #OBSOLETE_CHECKPOINT_BYTES} and to the index's size: those segments can only be deleted (and
  * unmapped) after a checkpoint that no longer names them, so under heavy overwrite the timer alone
- * lets the disk and the resident set grow by the write rate times the interval (gigabytes a
- * minute at 100 MB/s). Waiting for as many obsolete bytes as the index holds keeps the extra
- * checkpoint writes of a large store below what compaction itself writes.
+ * lets the disk and the resident set grow by the write rate times the interval (gigabytes a minute
+ * at 100 MB/s). Waiting for as many obsolete bytes as the index holds keeps the extra checkpoint
+ * writes of a large store below what compaction itself writes.
  */
 final class MaintenanceAgent implements Runnable {
   /** Pause after a cycle that compacted or checkpointed: more may be due soon. */
   private static final long BUSY_NANOS = 100_000_000L;
+
   /**
    * Pause after a cycle that found nothing to do. The log wakes the agent when a segment fills
    * ({@link #wake}), which is when sealing and compaction become due, so waiting longer costs
    * nothing; waking ten times a second on an idle store cost a server twenty futex calls a second.
    */
   private static final long IDLE_NANOS = 1_000_000_000L;
+
   private static final long PROBE_INTERVAL_NANOS = 1_000_000_000L;
   static final long OBSOLETE_CHECKPOINT_BYTES = 256L << 20;
 
@@ -42,15 +44,17 @@ final class MaintenanceAgent implements Runnable {
   private final RetryingDuty compacting;
   private long lastCheckpoint = System.nanoTime();
   private long lastProbe = System.nanoTime();
+
   /**
    * Obsolete bytes a checkpoint left behind (an open cursor defers their deletion): only growth
    * beyond them calls for another early checkpoint, or a long scan would get one every cycle.
    */
   private long obsoleteAfterCheckpoint;
+
   /**
    * Set when opening replayed at least as many log bytes as a checkpoint would write (the index):
-   * without a checkpoint soon after, every later open replays that stretch again, and a process that
-   * crashes repeatedly (a crash loop, a supervisor restarting it) replays more each time.
+   * without a checkpoint soon after, every later open replays that stretch again, and a process
+   * that crashes repeatedly (a crash loop, a supervisor restarting it) replays more each time.
    */
   private boolean replayCheckpointDue;
 
@@ -64,7 +68,10 @@ final class MaintenanceAgent implements Runnable {
 
   void start() {
     dev.cellar.recovery.RecoveryReport recovery = store.recoveryReport();
-    replayCheckpointDue = recovery != null && recovery.replayedBytes() > 0 && recovery.replayedBytes() >= store.indexBytes();
+    replayCheckpointDue =
+        recovery != null
+            && recovery.replayedBytes() > 0
+            && recovery.replayedBytes() >= store.indexBytes();
     thread.start();
   }
 
@@ -87,9 +94,9 @@ final class MaintenanceAgent implements Runnable {
   }
 
   /**
-   * Until the next timed duty: a checkpoint interval shorter than a second is kept. Never below
-   * the busy pause: a checkpoint that is overdue because it keeps failing (a full disk) must not
-   * turn the agent into a loop that wakes a hundred times a second to back off again.
+   * Until the next timed duty: a checkpoint interval shorter than a second is kept. Never below the
+   * busy pause: a checkpoint that is overdue because it keeps failing (a full disk) must not turn
+   * the agent into a loop that wakes a hundred times a second to back off again.
    */
   private long idleNanos() {
     long interval = store.options().checkpointInterval().toNanos();
@@ -100,12 +107,18 @@ final class MaintenanceAgent implements Runnable {
     return Math.clamp(untilCheckpoint, BUSY_NANOS, IDLE_NANOS);
   }
 
-  /** One cycle; returns whether it compacted or checkpointed (so another cycle should follow soon). */
+  /**
+   * One cycle; returns whether it compacted or checkpointed (so another cycle should follow soon).
+   */
   private boolean doWork() {
     boolean busy = false;
     sealing.runIfDue(store::sealFullSegmentsUnlessIdlePass);
     long interval = store.options().checkpointInterval().toNanos();
-    if (thread.running() && interval > 0 && (replayCheckpointDue || System.nanoTime() - lastCheckpoint >= interval || obsoletePileUp())
+    if (thread.running()
+        && interval > 0
+        && (replayCheckpointDue
+            || System.nanoTime() - lastCheckpoint >= interval
+            || obsoletePileUp())
         && checkpointing.runIfDue(() -> store.writeCheckpoint(false, false))) {
       replayCheckpointDue = false;
       lastCheckpoint = System.nanoTime();
@@ -118,7 +131,9 @@ final class MaintenanceAgent implements Runnable {
       compacting.runIfDue(() -> reclaimed[0] = store.compactInBackground(() -> !thread.running()));
       busy |= reclaimed[0] > 0;
     }
-    if (thread.running() && store.diskFull() != null && System.nanoTime() - lastProbe >= PROBE_INTERVAL_NANOS) {
+    if (thread.running()
+        && store.diskFull() != null
+        && System.nanoTime() - lastProbe >= PROBE_INTERVAL_NANOS) {
       lastProbe = System.nanoTime();
       try {
         store.probeSpace();
@@ -131,7 +146,9 @@ final class MaintenanceAgent implements Runnable {
 
   private boolean obsoletePileUp() {
     long obsolete = store.obsoleteBytes();
-    obsoleteAfterCheckpoint = Math.min(obsoleteAfterCheckpoint, obsolete); // a BGSAVE or an explicit checkpoint deleted some
+    obsoleteAfterCheckpoint =
+        Math.min(
+            obsoleteAfterCheckpoint, obsolete); // a BGSAVE or an explicit checkpoint deleted some
     long grown = obsolete - obsoleteAfterCheckpoint;
     return grown >= OBSOLETE_CHECKPOINT_BYTES && grown >= store.indexBytes();
   }

@@ -12,16 +12,17 @@ import java.util.List;
  *
  * <p>Why off the heap: a pass over a few hundred MiB of log copies around a million live records,
  * and as objects their relocations (about 60 bytes each) outlived every young collection, so each
- * collection copied them and the old generation grew by tens of MiB that stayed resident after
- * the pass. Here an entry is three words and costs the collector nothing.
+ * collection copied them and the old generation grew by tens of MiB that stayed resident after the
+ * pass. Here an entry is three words and costs the collector nothing.
  *
  * <p>An entry is {@code hash, from, target}. {@code target} packs the output's index in the pass
  * (bits 32 to 62), its offset there plus one (bits 0 to 31; 0 when nothing was written, an expired
  * record that needs no tombstone) and, in bit 63, whether the record expired (its key is removed
- * rather than pointed at a copy). Offsets fit: a segment is at most {@code Integer.MAX_VALUE} bytes.
+ * rather than pointed at a copy). Offsets fit: a segment is at most {@code Integer.MAX_VALUE}
+ * bytes.
  *
- * <p>Used by one thread at a time (the pass holds the store's maintenance lock), but not always
- * the same one from pass to pass, so each pass gets its own confined arena.
+ * <p>Used by one thread at a time (the pass holds the store's maintenance lock), but not always the
+ * same one from pass to pass, so each pass gets its own confined arena.
  */
 final class RelocationList {
   private static final long ENTRY_BYTES = 3 * Long.BYTES;
@@ -32,7 +33,9 @@ final class RelocationList {
   private Arena arena;
   private long size;
 
-  /** Records a copy of the record at {@code from} to {@code offset} of the pass's {@code output}. */
+  /**
+   * Records a copy of the record at {@code from} to {@code offset} of the pass's {@code output}.
+   */
   void addMove(long hash, long from, int output, long offset) {
     add(hash, from, target(output, offset));
   }
@@ -105,6 +108,8 @@ final class RelocationList {
     if (i < 0 || i >= size) {
       throw new IndexOutOfBoundsException("relocation " + i + " of " + size);
     }
-    return chunks.get((int) (i / CHUNK_ENTRIES)).get(ValueLayout.JAVA_LONG, (i % CHUNK_ENTRIES) * ENTRY_BYTES + (long) word * Long.BYTES);
+    return chunks
+        .get((int) (i / CHUNK_ENTRIES))
+        .get(ValueLayout.JAVA_LONG, (i % CHUNK_ENTRIES) * ENTRY_BYTES + (long) word * Long.BYTES);
   }
 }

@@ -11,8 +11,8 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * Applies replayed records by sequence number, so that segment order does not matter (compaction
- * outputs hold old records under new ids). Tombstones whose key is absent are remembered in a
- * side index for the duration of the replay, so an older put replayed later stays deleted.
+ * outputs hold old records under new ids). Tombstones whose key is absent are remembered in a side
+ * index for the duration of the replay, so an older put replayed later stays deleted.
  */
 final class ReplayApplier implements Recovery.Target, AutoCloseable {
   private final Shard[] shards;
@@ -23,7 +23,8 @@ final class ReplayApplier implements Recovery.Target, AutoCloseable {
   private final HashIndex[] tombstones;
   private final RecordView scratch = new RecordView();
 
-  ReplayApplier(Shard[] shards, KeyHasher hasher, SegmentTable segments, GarbageAccounting accounting) {
+  ReplayApplier(
+      Shard[] shards, KeyHasher hasher, SegmentTable segments, GarbageAccounting accounting) {
     this.shards = shards;
     this.shardMask = shards.length - 1;
     this.hasher = hasher;

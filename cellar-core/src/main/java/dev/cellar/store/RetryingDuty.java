@@ -9,9 +9,9 @@ import java.io.IOException;
  * to {@link #MAX_DELAY_NANOS}, and logged once when it starts failing, then at most once a minute
  * with a count, and once more when it succeeds again.
  *
- * <p>Why: the agent wakes every 100 ms. On a full disk a checkpoint or a compaction pass fails every
- * time, after copying the index under shard locks or megabytes of records; retried and logged at
- * that rate, a full disk would become a busy thread and a log that fills what little space is
+ * <p>Why: the agent wakes every 100 ms. On a full disk a checkpoint or a compaction pass fails
+ * every time, after copying the index under shard locks or megabytes of records; retried and logged
+ * at that rate, a full disk would become a busy thread and a log that fills what little space is
  * left. The delay stays short enough that the duty resumes within seconds of space returning.
  *
  * <p>Owned by the agent's thread.
@@ -53,7 +53,9 @@ final class RetryingDuty {
       return false;
     }
     if (failures > 0) {
-      LOG.log(System.Logger.Level.INFO, name + " succeeded again after " + failures + " failed attempts");
+      LOG.log(
+          System.Logger.Level.INFO,
+          name + " succeeded again after " + failures + " failed attempts");
       failures = 0;
     }
     return true;
@@ -67,13 +69,17 @@ final class RetryingDuty {
       lastLogged = now;
       // A full disk is an expected condition with a known remedy; its stack trace helps nobody.
       if (DiskFullException.isNoSpace(e)) {
-        LOG.log(System.Logger.Level.WARNING, name + " failed: disk full (" + e.getMessage() + "); retrying until space returns");
+        LOG.log(
+            System.Logger.Level.WARNING,
+            name + " failed: disk full (" + e.getMessage() + "); retrying until space returns");
       } else {
         LOG.log(System.Logger.Level.WARNING, name + " failed; will retry", e);
       }
     } else if (now - lastLogged >= LOG_INTERVAL_NANOS) {
       lastLogged = now;
-      LOG.log(System.Logger.Level.WARNING, name + " still failing after " + failures + " attempts: " + e.getMessage());
+      LOG.log(
+          System.Logger.Level.WARNING,
+          name + " still failing after " + failures + " attempts: " + e.getMessage());
     }
   }
 

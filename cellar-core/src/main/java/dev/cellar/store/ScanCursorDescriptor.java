@@ -23,8 +23,8 @@ import dev.cellar.ScanPage;
  * bound 0.
  *
  * <p>Clients see the cursor as an opaque number. It depends only on the hash seed and the shard
- * count, both fixed in {@code cellar.meta} when the store is created, so it stays meaningful when the
- * store is closed and reopened.
+ * count, both fixed in {@code cellar.meta} when the store is created, so it stays meaningful when
+ * the store is closed and reopened.
  */
 final class ScanCursorDescriptor {
   static final int SHARD_BITS = 12;
@@ -35,7 +35,10 @@ final class ScanCursorDescriptor {
 
   private ScanCursorDescriptor() {}
 
-  /** The cursor for shard {@code shard} from fingerprint {@code bound} on, in a store of {@code shards}. */
+  /**
+   * The cursor for shard {@code shard} from fingerprint {@code bound} on, in a store of {@code
+   * shards}.
+   */
   static long encode(int shard, long bound, int shards) {
     if (bound == FINGERPRINT_END) {
       shard++;
@@ -57,8 +60,12 @@ final class ScanCursorDescriptor {
     if (cursor >>> USED_BITS != 0 || shard(cursor) >= shards) {
       throw new CellarException(
           CellarException.Category.INVALID_ARGUMENT,
-          "scan cursor " + Long.toUnsignedString(cursor) + " is not one this store returns: it has "
-              + shards + " shards, so cursors are below " + ((long) shards << SHARD_SHIFT)
+          "scan cursor "
+              + Long.toUnsignedString(cursor)
+              + " is not one this store returns: it has "
+              + shards
+              + " shards, so cursors are below "
+              + ((long) shards << SHARD_SHIFT)
               + "; start an iteration with cursor 0");
     }
   }

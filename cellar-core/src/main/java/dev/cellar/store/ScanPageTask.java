@@ -11,43 +11,51 @@ import java.util.List;
 import java.util.function.LongConsumer;
 
 /**
- * Produces one page of a resumable scan ({@link Store#scanPage}): the live keys of the index entries
- * in the next stretch of the hash space after the cursor.
+ * Produces one page of a resumable scan ({@link Store#scanPage}): the live keys of the index
+ * entries in the next stretch of the hash space after the cursor.
  *
  * <h2>Why fingerprint ranges</h2>
+ *
  * A stateless cursor must name a position that survives whatever happens between two calls. Slot
- * numbers do not: a backward-shift deletion moves an entry back over slots already passed, and growth
- * rehashes every entry into a table twice the size. A key's hash never changes, and {@link
- * HashIndex#scan} enumerates exactly the entries whose fingerprint (the top 22 bits of the hash) lies
- * in a range, in a table of any size and during a migration. So the cursor ({@link
- * ScanCursorDescriptor}) is a shard and a fingerprint bound below which that shard has been covered.
- * The ranges of one iteration partition the hash space and each is read under its shard's read lock,
- * which excludes writers: a key present throughout is in the index when its range is read, so it is
- * returned, and a key is examined in one range only, so it is returned at most once.
+ * numbers do not: a backward-shift deletion moves an entry back over slots already passed, and
+ * growth rehashes every entry into a table twice the size. A key's hash never changes, and {@link
+ * HashIndex#scan} enumerates exactly the entries whose fingerprint (the top 22 bits of the hash)
+ * lies in a range, in a table of any size and during a migration. So the cursor ({@link
+ * ScanCursorDescriptor}) is a shard and a fingerprint bound below which that shard has been
+ * covered. The ranges of one iteration partition the hash space and each is read under its shard's
+ * read lock, which excludes writers: a key present throughout is in the index when its range is
+ * read, so it is returned, and a key is examined in one range only, so it is returned at most once.
  *
  * <h2>Sizing a page</h2>
- * Hashes are uniform, so a shard holding n entries has about n * w / 2^22 of them in a range of width
- * w. A page reads ranges of the width expected to hold the entries it still wants and stops once it
- * has examined {@code count} entries (before filtering by prefix and expiry, as Redis counts), once it
- * has read {@link #SLOTS_PER_ENTRY} * count slots (a sparse or oversized table), or at the end of the
- * last shard; a shard with no entries costs a lock and nothing else.
+ *
+ * Hashes are uniform, so a shard holding n entries has about n * w / 2^22 of them in a range of
+ * width w. A page reads ranges of the width expected to hold the entries it still wants and stops
+ * once it has examined {@code count} entries (before filtering by prefix and expiry, as Redis
+ * counts), once it has read {@link #SLOTS_PER_ENTRY} * count slots (a sparse or oversized table),
+ * or at the end of the last shard; a shard with no entries costs a lock and nothing else.
  *
  * <h2>Locks and the log</h2>
+ *
  * The read lock makes writers to the shard wait, never readers (their optimistic stamps survive a
- * read lock); it is released after at most {@link #SLOTS_PER_HOLD} slots and taken again, so a large
- * {@code count} does not stall a shard's writers for long. Keys are read from the log under the lock,
- * and that is safe although compaction unmaps segments. {@code Store.deleteSegments} unmaps only
- * obsolete segments; {@link Compactor} makes a segment obsolete only after it has moved every index
- * entry that pointed into it (each move under the shard's write lock), and no entry ever comes to
- * point into a segment once it is sealed, as appends go to the active segment and moves to new
- * outputs. So an entry seen under the read lock pointing into a segment is one whose move has not
- * happened and cannot happen until the lock is released: the segment stays mapped while we read.
+ * read lock); it is released after at most {@link #SLOTS_PER_HOLD} slots and taken again, so a
+ * large {@code count} does not stall a shard's writers for long. Keys are read from the log under
+ * the lock, and that is safe although compaction unmaps segments. {@code Store.deleteSegments}
+ * unmaps only obsolete segments; {@link Compactor} makes a segment obsolete only after it has moved
+ * every index entry that pointed into it (each move under the shard's write lock), and no entry
+ * ever comes to point into a segment once it is sealed, as appends go to the active segment and
+ * moves to new outputs. So an entry seen under the read lock pointing into a segment is one whose
+ * move has not happened and cannot happen until the lock is released: the segment stays mapped
+ * while we read.
  *
  * <p>Used by one thread for one page.
  */
 final class ScanPageTask implements LongConsumer {
-  /** Slots a page may read per entry it wants: 4 would do at the lowest load (3/8) during a migration. */
+  /**
+   * Slots a page may read per entry it wants: 4 would do at the lowest load (3/8) during a
+   * migration.
+   */
   static final int SLOTS_PER_ENTRY = 10;
+
   /** Slots read under one hold of a shard's read lock (about 32 KiB of index and 3,000 keys). */
   static final long SLOTS_PER_HOLD = 4096;
 
@@ -90,7 +98,10 @@ final class ScanPageTask implements LongConsumer {
     return examined >= count || slotsRead >= slotBudget;
   }
 
-  /** Covers fingerprints from {@code from} on in one hold of the shard's lock; returns the new bound. */
+  /**
+   * Covers fingerprints from {@code from} on in one hold of the shard's lock; returns the new
+   * bound.
+   */
   private long scanPiece(Shard shard, long from) {
     long stamp = shard.lock.readLock();
     try {

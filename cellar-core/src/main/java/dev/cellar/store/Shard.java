@@ -14,6 +14,7 @@ import java.util.concurrent.locks.StampedLock;
  * bits of its hash (the index uses the top bits, so the two are independent).
  *
  * <h2>Concurrency</h2>
+ *
  * Writers hold {@link #lock}'s write lock for the append and the index update. Readers take an
  * optimistic stamp, read, and validate: a read touches no shared cache line for writing, which is
  * what lets reads scale across cores. The records that locations point to are immutable, so once a
@@ -24,9 +25,12 @@ final class Shard implements HashIndex.Keys {
   private final SegmentTable segments;
   private final KeyHasher hasher;
   HashIndex index;
+
   /** Writes since open; plain fields because they change only under the write lock. */
   long puts;
+
   long deletes;
+
   /** Where prefetching loads put their values, so that the JIT keeps them; never read. */
   private long prefetched;
 
@@ -56,13 +60,14 @@ final class Shard implements HashIndex.Keys {
   /**
    * An overwrite marks the old record in its segment's dead-record map, a word that is rarely in
    * cache. Its load is issued here, before the key comparison waits on the record's own miss, so
-   * the two misses overlap instead of following each other. Embedded overwrites of random keys
-   * (15M keys, {@code bench embedded --stores cellar}): 25-30% slower with the mark than without
-   * it while its miss came last (two interleaved pairs); with this load, 4% to 21% faster than
-   * without it (four interleaved pairs, 701-787k against 577-717k overwrites a second).
+   * the two misses overlap instead of following each other. Embedded overwrites of random keys (15M
+   * keys, {@code bench embedded --stores cellar}): 25-30% slower with the mark than without it
+   * while its miss came last (two interleaved pairs); with this load, 4% to 21% faster than without
+   * it (four interleaved pairs, 701-787k against 577-717k overwrites a second).
    */
   @Override
-  public boolean matchesForReplacement(long location, MemorySegment source, long keyOffset, long keyLength) {
+  public boolean matchesForReplacement(
+      long location, MemorySegment source, long keyOffset, long keyLength) {
     Segment segment = segments.get(LogLocation.slot(location));
     if (segment != null) {
       prefetched ^= segment.touchDeadMark(LogLocation.offset(location));
@@ -76,7 +81,8 @@ final class Shard implements HashIndex.Keys {
     RecordView view = new RecordView();
     MemorySegment log = segment.memory();
     if (!view.parse(log, LogLocation.offset(location), segment.end())) {
-      throw new IllegalStateException("index points at no record: location " + Long.toHexString(location));
+      throw new IllegalStateException(
+          "index points at no record: location " + Long.toHexString(location));
     }
     return hasher.hash(log, view.keyOffset(), view.keyLength());
   }

@@ -6,8 +6,8 @@ import dev.cellar.CellarOptions;
 import dev.cellar.CellarStats;
 import dev.cellar.Codec;
 import dev.cellar.CorruptStoreException;
-import dev.cellar.DiskFullException;
 import dev.cellar.Cursor;
+import dev.cellar.DiskFullException;
 import dev.cellar.Fsync;
 import dev.cellar.LimitExceededException;
 import dev.cellar.ScanPage;
@@ -51,27 +51,33 @@ import java.util.random.RandomGenerator;
  * The engine behind {@link Cellar}: sharded off-heap indexes over one append-only log.
  *
  * <h2>Write path</h2>
+ *
  * Hash the key (SipHash, seeded per store), take the shard's write lock, append the record to the
  * log (a memory copy into the mapped active segment), point the index at it, account the replaced
  * record as garbage in its segment, unlock; under {@code always}, wait for group commit.
  *
  * <h2>Read path</h2>
+ *
  * Hash, find the location in the shard's index under an optimistic stamp, read the record header,
  * validate the stamp; then copy the value out (records are immutable) and check its CRC. No lock
  * word is written on a read, so reads scale with cores.
  *
  * <h2>Scans</h2>
+ *
  * {@link #scan(byte[])} copies one shard's locations at a time and pins the segments it reads
- * ({@link StoreCursor}); {@link #scanPage} keeps no state between calls, its cursor being a position
- * in the hash space ({@link ScanPageTask}); {@link #randomKey()} draws index slots at random.
+ * ({@link StoreCursor}); {@link #scanPage} keeps no state between calls, its cursor being a
+ * position in the hash space ({@link ScanPageTask}); {@link #randomKey()} draws index slots at
+ * random.
  *
  * <h2>Background work</h2>
+ *
  * A flusher agent fsyncs once a second under {@code everysec}; a maintenance agent seals full
  * segments, writes checkpoints and compacts. Checkpoints and compaction exclude each other through
  * {@link #maintenanceLock}; segments compaction replaced are deleted only after a later checkpoint
  * (which no longer names them) is durable and no cursor is open.
  *
  * <h2>Write failures</h2>
+ *
  * A failed fsync of the log disables writes for good ({@link #writeFailure()}): the kernel may have
  * dropped the pages it could not write, so no later fsync can vouch for them (PostgreSQL's
  * "fsyncgate"); reads go on, and a reopen recovers from what is on disk. A full disk refuses writes
@@ -83,10 +89,13 @@ import java.util.random.RandomGenerator;
 public final class Store implements Cellar, GroupCommit.FailureSink {
   private static final System.Logger LOG = System.getLogger("dev.cellar");
   private static final int OPTIMISTIC_ATTEMPTS = 8;
+
   /** Uniform draws {@link #randomKey()} makes: enough unless the index is under about 1/8 full. */
   private static final int RANDOM_KEY_PROBES = 32;
+
   /** Walks {@link #randomKey()} makes after that, before concluding that every key has expired. */
   private static final int RANDOM_KEY_WALKS = 16;
+
   private static final MemorySegment NO_PREFIX = MemorySegment.ofArray(new byte[0]);
 
   private final Path directory;
@@ -102,14 +111,17 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
   private final AtomicLong checkpointSequence = new AtomicLong();
   private final AtomicInteger openCursors = new AtomicInteger();
   final Object maintenanceLock = new Object();
+
   /**
    * Threads about to wait for {@link #maintenanceLock} other than the low-priority compactor, which
    * yields to them: starved of CPU by a busy application, its pass could otherwise hold a
    * checkpoint, a SHUTDOWN or an explicit compaction back for as long as the application is busy.
    */
   final AtomicInteger maintenanceWaiters = new AtomicInteger();
+
   /** A low-priority pass holds, or is about to take, {@link #maintenanceLock}. */
   private volatile boolean idlePassRunning;
+
   private final List<Segment> obsolete = new ArrayList<>();
   private LogWriter log;
   private GroupCommit commit;
@@ -120,25 +132,37 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
 
   private volatile boolean closed;
   private volatile IOException writeFailure;
+
   /** The last write refused for lack of space, until a write or the space probe succeeds. */
   private volatile DiskFullException diskFull;
+
   private volatile long diskFullLoggedNanos = System.nanoTime() - DISK_FULL_LOG_NANOS;
+
   /** Serialises probes, which share one scratch file. */
   private final Object spaceProbe = new Object();
+
   private volatile Exception checkpointFailure;
   private volatile Exception compactionFailure;
   private volatile long checkpointedSeq = -1;
-  /** What the holder of {@link #maintenanceLock} is doing, for monitoring (INFO); written under the lock. */
+
+  /**
+   * What the holder of {@link #maintenanceLock} is doing, for monitoring (INFO); written under the
+   * lock.
+   */
   private volatile boolean compacting;
+
   private volatile boolean checkpointing;
 
   final LongAdder compactions = new LongAdder();
   final LongAdder compactedBytes = new LongAdder();
+
   /** Keys compaction took out of the index because they had expired. */
   final LongAdder expiredKeys = new LongAdder();
+
   private final LongAdder checkpoints = new LongAdder();
 
-  private Store(Path directory, CellarOptions options, DirectoryLock lock, StoreMetaDescriptor meta) {
+  private Store(
+      Path directory, CellarOptions options, DirectoryLock lock, StoreMetaDescriptor meta) {
     this.directory = directory;
     this.options = options;
     this.io = options.fileIO();
@@ -151,7 +175,9 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
     }
   }
 
-  /** Opens or creates the store in {@code directory}; see {@link Cellar#open(Path, CellarOptions)}. */
+  /**
+   * Opens or creates the store in {@code directory}; see {@link Cellar#open(Path, CellarOptions)}.
+   */
   public static Store open(Path directory, CellarOptions options) {
     Objects.requireNonNull(directory, "directory");
     options.validate();
@@ -163,7 +189,8 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
       io.createDirectories(directory);
       lock = DirectoryLock.acquire(io, directory);
     } catch (IOException e) {
-      throw new StoreIOException("cannot open store directory " + directory + ": " + e.getMessage(), e);
+      throw new StoreIOException(
+          "cannot open store directory " + directory + ": " + e.getMessage(), e);
     }
     Store store = null;
     try {
@@ -185,8 +212,8 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
     }
   }
 
-  private static StoreMetaDescriptor readOrCreateMeta(FileIO io, Path directory, CellarOptions options)
-      throws IOException {
+  private static StoreMetaDescriptor readOrCreateMeta(
+      FileIO io, Path directory, CellarOptions options) throws IOException {
     // Asked through the seam, like every other question about the directory: a FileIO that is not
     // the platform's (a simulated disk in the power-loss tests) is the only truth about it.
     List<Path> files = io.list(directory);
@@ -196,12 +223,16 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
     for (Path file : files) {
       if (Segment.idOf(file.getFileName().toString()) >= 0) {
         throw new CorruptStoreException(
-            "store " + directory + " has log segments but no " + StoreMetaDescriptor.FILE_NAME
+            "store "
+                + directory
+                + " has log segments but no "
+                + StoreMetaDescriptor.FILE_NAME
                 + " (it holds the hash seed); restore that file from a backup",
             List.of(directory.resolve(StoreMetaDescriptor.FILE_NAME) + ": missing"));
       }
     }
-    StoreMetaDescriptor meta = StoreMetaDescriptor.createNew(options.shards(), System.currentTimeMillis());
+    StoreMetaDescriptor meta =
+        StoreMetaDescriptor.createNew(options.shards(), System.currentTimeMillis());
     meta.write(io, directory);
     return meta;
   }
@@ -212,7 +243,9 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
     Recovery recovery = new Recovery(io, directory, options.salvage(), shards.length);
     recovery.scanDirectory();
     CheckpointImage image =
-        recovery.loadCheckpoint((shard, slots, keyCount) -> shards[shard].index = HashIndex.copyOf(shards[shard], slots, keyCount));
+        recovery.loadCheckpoint(
+            (shard, slots, keyCount) ->
+                shards[shard].index = HashIndex.copyOf(shards[shard], slots, keyCount));
     recovery.placeSegments(segments);
     for (int i = 0; i < shards.length; i++) {
       if (shards[i].index == null) {
@@ -231,7 +264,15 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
     recoveryReport = recovery.report();
     segmentIds.set(recovery.maxSegmentId());
     long maxSeq = recovery.maxSeq();
-    log = new LogWriter(io, directory, segments, segmentIds, options.segmentBytes(), maxSeq + 1, System::currentTimeMillis);
+    log =
+        new LogWriter(
+            io,
+            directory,
+            segments,
+            segmentIds,
+            options.segmentBytes(),
+            maxSeq + 1,
+            System::currentTimeMillis);
     log.zeroFill(options.zeroFillLog());
     log.hugePages(options.hugePageLogTail());
     commit = new GroupCommit(log, this, maxSeq);
@@ -241,7 +282,9 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
     }
   }
 
-  /** The last log segment, reopened for appends, if the store was closed cleanly while it was small. */
+  /**
+   * The last log segment, reopened for appends, if the store was closed cleanly while it was small.
+   */
   private Segment resumableTail() throws IOException {
     List<Segment> all = segments.all();
     if (all.isEmpty()) {
@@ -256,7 +299,8 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
         || last.memory().byteSize() < last.end()) {
       return null;
     }
-    Segment reopened = Segment.reopenForAppend(io, last, options.segmentBytes(), options.hugePageLogTail());
+    Segment reopened =
+        Segment.reopenForAppend(io, last, options.segmentBytes(), options.hugePageLogTail());
     segments.replace(last, reopened);
     last.close();
     return reopened;
@@ -314,7 +358,16 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
   public void put(byte[] key, byte[] value) {
     Objects.requireNonNull(value, "value");
     MemorySegment k = segmentOf(key);
-    write(RecordDescriptor.PUT, k, 0, key.length, hasher.hash(key), MemorySegment.ofArray(value), 0, value.length, 0);
+    write(
+        RecordDescriptor.PUT,
+        k,
+        0,
+        key.length,
+        hasher.hash(key),
+        MemorySegment.ofArray(value),
+        0,
+        value.length,
+        0);
   }
 
   @Override
@@ -341,8 +394,13 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
 
   @Override
   public void put(
-      MemorySegment keySource, long keyOffset, long keyLength,
-      MemorySegment valueSource, long valueOffset, long valueLength, long expireAtEpochMillis) {
+      MemorySegment keySource,
+      long keyOffset,
+      long keyLength,
+      MemorySegment valueSource,
+      long valueOffset,
+      long valueLength,
+      long expireAtEpochMillis) {
     Objects.requireNonNull(keySource, "key");
     Objects.requireNonNull(valueSource, "value");
     Objects.checkFromIndexSize(keyOffset, keyLength, keySource.byteSize());
@@ -356,7 +414,16 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
       write(RecordDescriptor.DELETE, keySource, keyOffset, keyLength, hash, null, 0, 0, 0);
       return;
     }
-    write(RecordDescriptor.PUT, keySource, keyOffset, keyLength, hash, valueSource, valueOffset, valueLength, expireAtEpochMillis);
+    write(
+        RecordDescriptor.PUT,
+        keySource,
+        keyOffset,
+        keyLength,
+        hash,
+        valueSource,
+        valueOffset,
+        valueLength,
+        expireAtEpochMillis);
   }
 
   @Override
@@ -376,12 +443,23 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
    * keyOffset + keyLength)}; returns whether a live value existed before.
    */
   private boolean write(
-      int type, MemorySegment key, long keyOffset, long keyLength, long hash,
-      MemorySegment value, long valueOffset, long valueLength, long expireAt) {
+      int type,
+      MemorySegment key,
+      long keyOffset,
+      long keyLength,
+      long hash,
+      MemorySegment value,
+      long valueOffset,
+      long valueLength,
+      long expireAt) {
     checkKey(keyLength);
     if (valueLength > options.maxValueBytes()) {
       throw new LimitExceededException(
-          "value length " + valueLength + " > max " + options.maxValueBytes() + " bytes (maxValueBytes)");
+          "value length "
+              + valueLength
+              + " > max "
+              + options.maxValueBytes()
+              + " bytes (maxValueBytes)");
     }
     checkWritable();
     checkSpace();
@@ -390,7 +468,8 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
       commit.enter();
     }
     try {
-      return writeAndCommit(type, key, keyOffset, keyLength, hash, value, valueOffset, valueLength, expireAt, always);
+      return writeAndCommit(
+          type, key, keyOffset, keyLength, hash, value, valueOffset, valueLength, expireAt, always);
     } catch (DiskFullException e) {
       noteDiskFull(e);
       throw e;
@@ -402,15 +481,24 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
   }
 
   private boolean writeAndCommit(
-      int type, MemorySegment key, long keyOffset, long keyLength, long hash,
-      MemorySegment value, long valueOffset, long valueLength, long expireAt, boolean always) {
+      int type,
+      MemorySegment key,
+      long keyOffset,
+      long keyLength,
+      long hash,
+      MemorySegment value,
+      long valueOffset,
+      long valueLength,
+      long expireAt,
+      boolean always) {
     Shard shard = shards[(int) hash & shardMask];
     boolean existed;
     long stamp = shard.lock.writeLock();
     try {
       checkOpen();
       if (type == RecordDescriptor.PUT) {
-        long location = log.append(type, key, keyOffset, keyLength, value, valueOffset, valueLength, expireAt);
+        long location =
+            log.append(type, key, keyOffset, keyLength, value, valueOffset, valueLength, expireAt);
         long previous = shard.index.put(hash, key, keyOffset, keyLength, location);
         existed = previous != 0 && accounting.retire(previous);
         shard.puts++;
@@ -452,7 +540,8 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
 
   private void checkKey(long length) {
     if (length == 0) {
-      throw new LimitExceededException("key is empty; keys must be 1 to " + options.maxKeyBytes() + " bytes");
+      throw new LimitExceededException(
+          "key is empty; keys must be 1 to " + options.maxKeyBytes() + " bytes");
     }
     if (length > options.maxKeyBytes()) {
       throw new LimitExceededException(
@@ -471,7 +560,8 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
     IOException failure = writeFailure;
     if (failure != null) {
       throw new StoreIOException(
-          "writes are disabled since an fsync failed (" + failure.getMessage()
+          "writes are disabled since an fsync failed ("
+              + failure.getMessage()
               + "); reads go on; reopen the store to recover from what is on disk",
           failure);
     }
@@ -481,7 +571,8 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
   public void writeFailed(IOException cause) {
     if (writeFailure == null) {
       writeFailure = cause;
-      LOG.log(System.Logger.Level.ERROR, "fsync failed in " + directory + "; writes disabled", cause);
+      LOG.log(
+          System.Logger.Level.ERROR, "fsync failed in " + directory + "; writes disabled", cause);
     }
   }
 
@@ -491,7 +582,10 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
     commit.fail(cause);
   }
 
-  /** Whether a compaction pass (the background agent's or {@link #compact()}'s) is rewriting segments now. */
+  /**
+   * Whether a compaction pass (the background agent's or {@link #compact()}'s) is rewriting
+   * segments now.
+   */
   public boolean compacting() {
     return compacting;
   }
@@ -535,8 +629,12 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
     long now = System.nanoTime();
     if (first && now - diskFullLoggedNanos > DISK_FULL_LOG_NANOS) {
       diskFullLoggedNanos = now;
-      LOG.log(System.Logger.Level.WARNING, directory + ": disk full, writes refused until space returns; reads go on ("
-          + e.getMessage() + ")");
+      LOG.log(
+          System.Logger.Level.WARNING,
+          directory
+              + ": disk full, writes refused until space returns; reads go on ("
+              + e.getMessage()
+              + ")");
     }
   }
 
@@ -612,6 +710,7 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
 
   /** Keys up to this length are looked up by {@link #get(byte[])} from {@link #KEY_SCRATCH}. */
   private static final int KEY_SCRATCH_BYTES = 256;
+
   private static final ThreadLocal<MemorySegment> KEY_SCRATCH =
       ThreadLocal.withInitial(() -> MemorySegment.ofArray(new byte[KEY_SCRATCH_BYTES]));
 
@@ -637,31 +736,34 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
   }
 
   /**
-   * What a read does with the live record it found, given the caller's argument ({@code with}):
-   * one instance per kind of read, made with the store, so that a read creates no lambda.
+   * What a read does with the live record it found, given the caller's argument ({@code with}): one
+   * instance per kind of read, made with the store, so that a read creates no lambda.
    */
   private interface RecordAction<R, A> {
     R apply(Segment segment, RecordView view, A with);
   }
 
-  private final RecordAction<byte[], Void> copyOut = (segment, view, unused) -> {
-    byte[] value = view.checkedValue(verifiesChecksumsOnRead());
-    if (value == null) {
-      throw corruptRecord(segment, view);
-    }
-    return value;
-  };
+  private final RecordAction<byte[], Void> copyOut =
+      (segment, view, unused) -> {
+        byte[] value = view.checkedValue(verifiesChecksumsOnRead());
+        if (value == null) {
+          throw corruptRecord(segment, view);
+        }
+        return value;
+      };
 
-  private final RecordAction<Object, Function<MemorySegment, ?>> applyReader = (segment, view, reader) -> {
-    verifyOnRead(segment, view);
-    return reader.apply(view.value().asReadOnly());
-  };
+  private final RecordAction<Object, Function<MemorySegment, ?>> applyReader =
+      (segment, view, reader) -> {
+        verifyOnRead(segment, view);
+        return reader.apply(view.value().asReadOnly());
+      };
 
-  private final RecordAction<Boolean, ValueSink> feedSink = (segment, view, sink) -> {
-    verifyOnRead(segment, view);
-    sink.accept(segment.readOnlyMemory(), view.valueOffset(), view.valueLength());
-    return Boolean.TRUE;
-  };
+  private final RecordAction<Boolean, ValueSink> feedSink =
+      (segment, view, sink) -> {
+        verifyOnRead(segment, view);
+        sink.accept(segment.readOnlyMemory(), view.valueOffset(), view.valueLength());
+        return Boolean.TRUE;
+      };
 
   private void verifyOnRead(Segment segment, RecordView view) {
     if (verifiesChecksumsOnRead() && !view.checksumValid()) {
@@ -678,10 +780,12 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
    * reads on one thread (a reader that reads the store again) because no read looks at the view
    * after it has called out to a caller's code: a retry parses it anew.
    */
-  private static final ThreadLocal<RecordView> LOOKUP_VIEW = ThreadLocal.withInitial(RecordView::new);
+  private static final ThreadLocal<RecordView> LOOKUP_VIEW =
+      ThreadLocal.withInitial(RecordView::new);
 
   /** Per-thread room for {@link #prefetch}'s hashes. */
-  private static final ThreadLocal<long[]> PREFETCH_HASHES = ThreadLocal.withInitial(() -> new long[64]);
+  private static final ThreadLocal<long[]> PREFETCH_HASHES =
+      ThreadLocal.withInitial(() -> new long[64]);
 
   @Override
   public long prefetch(MemorySegment source, long[] offsets, long[] lengths, int count) {
@@ -728,7 +832,8 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
    * segment while the action runs (it moved the record after we found it), the lookup is repeated,
    * so the action may run twice.
    */
-  private <R, A> R readLive(MemorySegment key, long offset, long length, RecordAction<R, A> action, A with) {
+  private <R, A> R readLive(
+      MemorySegment key, long offset, long length, RecordAction<R, A> action, A with) {
     return readLive(key, offset, length, hasher.hash(key, offset, length), action, with);
   }
 
@@ -762,7 +867,13 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
    * some instant during the call.
    */
   private Segment locate(
-      Shard shard, long hash, MemorySegment key, long keyOffset, long keyLength, RecordView view, int retries) {
+      Shard shard,
+      long hash,
+      MemorySegment key,
+      long keyOffset,
+      long keyLength,
+      RecordView view,
+      int retries) {
     for (int attempt = 0; ; attempt++) {
       boolean locked = attempt + retries >= OPTIMISTIC_ATTEMPTS;
       long stamp = locked ? shard.lock.readLock() : shard.lock.tryOptimisticRead();
@@ -774,7 +885,8 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
         long location = shard.index.get(hash, key, keyOffset, keyLength);
         Segment segment = location == 0 ? null : segments.get(LogLocation.slot(location));
         boolean parsed =
-            segment != null && view.parse(segment.memory(), LogLocation.offset(location), segment.end());
+            segment != null
+                && view.parse(segment.memory(), LogLocation.offset(location), segment.end());
         if (locked || shard.lock.validate(stamp)) {
           if (location == 0) {
             return null;
@@ -782,8 +894,13 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
           if (!parsed) {
             throw new CorruptStoreException(
                 "the index points at an unreadable record",
-                List.of(segment == null ? "location " + Long.toHexString(location) + " has no segment"
-                    : segment.path() + " offset " + LogLocation.offset(location) + ": malformed record header"));
+                List.of(
+                    segment == null
+                        ? "location " + Long.toHexString(location) + " has no segment"
+                        : segment.path()
+                            + " offset "
+                            + LogLocation.offset(location)
+                            + ": malformed record header"));
           }
           return view.isDelete() ? null : segment;
         }
@@ -803,7 +920,13 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
   private static CorruptStoreException corruptRecord(Segment segment, RecordView view) {
     return new CorruptStoreException(
         "a record failed its checksum; the value is not returned",
-        List.of(segment.path() + " offset " + view.offset() + ": " + view.length() + " bytes, CRC32C mismatch"));
+        List.of(
+            segment.path()
+                + " offset "
+                + view.offset()
+                + ": "
+                + view.length()
+                + " bytes, CRC32C mismatch"));
   }
 
   @Override
@@ -817,7 +940,9 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
     return readMeta(key);
   }
 
-  /** The expiry of the live record for {@code k}, {@link #NO_EXPIRY} for none, or {@link #ABSENT}. */
+  /**
+   * The expiry of the live record for {@code k}, {@link #NO_EXPIRY} for none, or {@link #ABSENT}.
+   */
   private long readMeta(MemorySegment k) {
     checkOpen();
     long hash = hasher.hash(k);
@@ -861,7 +986,8 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
   public ScanPage scanPage(long cursor, byte[] prefix, int count) {
     Objects.requireNonNull(prefix, "prefix");
     if (count < 1) {
-      throw new CellarException(CellarException.Category.INVALID_ARGUMENT, "scan count " + count + " must be at least 1");
+      throw new CellarException(
+          CellarException.Category.INVALID_ARGUMENT, "scan count " + count + " must be at least 1");
     }
     checkOpen();
     return new ScanPageTask(this, shards, prefix, count).run(cursor);
@@ -903,7 +1029,9 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
     try {
       checkOpen();
       long location = probe ? shard.index.probe(random) : shard.index.sample(random);
-      return location == 0 ? null : liveKeyAt(location, NO_PREFIX, System.currentTimeMillis(), view);
+      return location == 0
+          ? null
+          : liveKeyAt(location, NO_PREFIX, System.currentTimeMillis(), view);
     } finally {
       shard.lock.unlockRead(stamp);
     }
@@ -937,8 +1065,8 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
    * A copy of the key of the record at {@code location} if that record is a live, unexpired value
    * whose key starts with {@code prefix}; otherwise null. The caller holds the read lock of the
    * shard whose index yielded {@code location}, which keeps the segment mapped (see {@link
-   * ScanPageTask}). The record's checksum is not verified: only the key is read, and a damaged value
-   * is reported when it is read.
+   * ScanPageTask}). The record's checksum is not verified: only the key is read, and a damaged
+   * value is reported when it is read.
    */
   byte[] liveKeyAt(long location, MemorySegment prefix, long now, RecordView view) {
     Segment segment = segments.get(LogLocation.slot(location));
@@ -950,7 +1078,14 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
     }
     long prefixLength = prefix.byteSize();
     if (view.keyLength() < prefixLength
-        || MemorySegment.mismatch(segment.memory(), view.keyOffset(), view.keyOffset() + prefixLength, prefix, 0, prefixLength) != -1) {
+        || MemorySegment.mismatch(
+                segment.memory(),
+                view.keyOffset(),
+                view.keyOffset() + prefixLength,
+                prefix,
+                0,
+                prefixLength)
+            != -1) {
       return null;
     }
     return view.key().toArray(ValueLayout.JAVA_BYTE);
@@ -1004,7 +1139,8 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
     try {
       commit.syncAll();
     } catch (IOException e) {
-      throw new StoreIOException("fsync failed; writes are disabled until the store is reopened: " + e.getMessage(), e);
+      throw new StoreIOException(
+          "fsync failed; writes are disabled until the store is reopened: " + e.getMessage(), e);
     }
   }
 
@@ -1021,7 +1157,8 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
   /** An I/O failure as the typed exception a caller can act on. */
   private static CellarException failure(String what, IOException e) {
     if (DiskFullException.isNoSpace(e)) {
-      return new DiskFullException(what + ": disk full (" + e.getMessage() + "); retry once space is freed", e);
+      return new DiskFullException(
+          what + ": disk full (" + e.getMessage() + "); retry once space is freed", e);
     }
     return new StoreIOException(what + ": " + e.getMessage(), e);
   }
@@ -1092,7 +1229,10 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
       if (maintenanceWaiters.get() > 0) {
         return 0;
       }
-      return runCompaction(true, () -> stopping.getAsBoolean() || maintenanceWaiters.get() > 0 || compactionUrgent(), true);
+      return runCompaction(
+          true,
+          () -> stopping.getAsBoolean() || maintenanceWaiters.get() > 0 || compactionUrgent(),
+          true);
     } finally {
       idlePassRunning = false;
     }
@@ -1107,13 +1247,14 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
   }
 
   /**
-   * Whether background compaction should compete with the application for CPU: the log has
-   * reached {@link CellarOptions#idleCompactionLimit()} times its live data (or the limit is not
-   * above the point where compaction starts).
+   * Whether background compaction should compete with the application for CPU: the log has reached
+   * {@link CellarOptions#idleCompactionLimit()} times its live data (or the limit is not above the
+   * point where compaction starts).
    */
   boolean compactionUrgent() {
     return options.idleCompactionLimit() <= options.compactionSpaceAmplification()
-        || Compactor.logAmplification(segments, System.currentTimeMillis()) >= options.idleCompactionLimit();
+        || Compactor.logAmplification(segments, System.currentTimeMillis())
+            >= options.idleCompactionLimit();
   }
 
   private void wakeAgents() {
@@ -1130,10 +1271,23 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
    * @param idle whether this is the low-priority pass, which does not count as waiting for the
    *     maintenance lock (the others do, and it yields to them)
    */
-  private long runCompaction(boolean throttled, BooleanSupplier yieldWhen, boolean idle) throws IOException {
+  private long runCompaction(boolean throttled, BooleanSupplier yieldWhen, boolean idle)
+      throws IOException {
     try {
       long reclaimed =
-          new Compactor(this, io, directory, shards, hasher, segments, segmentIds, options, throttled, yieldWhen, idle).runOnce();
+          new Compactor(
+                  this,
+                  io,
+                  directory,
+                  shards,
+                  hasher,
+                  segments,
+                  segmentIds,
+                  options,
+                  throttled,
+                  yieldWhen,
+                  idle)
+              .runOnce();
       compactionFailure = null;
       return reclaimed;
     } catch (CompactionYieldedException yielded) {
@@ -1206,8 +1360,8 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
 
   /**
    * The agent's sealing: skipped while a low-priority compaction pass holds the maintenance lock
-   * (that pass seals first), rather than waiting behind it for as long as the application keeps
-   * the CPU busy.
+   * (that pass seals first), rather than waiting behind it for as long as the application keeps the
+   * CPU busy.
    */
   void sealFullSegmentsUnlessIdlePass() throws IOException {
     // Counted first, then checked: a pass that starts meanwhile sees the count and gives up.
@@ -1324,8 +1478,12 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
       if (!DiskFullException.isNoSpace(e)) {
         throw e;
       }
-      LOG.log(System.Logger.Level.WARNING, directory + ": closed without a checkpoint, the disk is full ("
-          + e.getMessage() + "); every write is synced, and the next open replays the log");
+      LOG.log(
+          System.Logger.Level.WARNING,
+          directory
+              + ": closed without a checkpoint, the disk is full ("
+              + e.getMessage()
+              + "); every write is synced, and the next open replays the log");
     }
   }
 
@@ -1381,7 +1539,9 @@ public final class Store implements Cellar, GroupCommit.FailureSink {
         closingCheckpoint();
       }
     } catch (IOException | RuntimeException e) {
-      failure = new StoreIOException("close of " + directory + " could not sync or checkpoint: " + e.getMessage(), e);
+      failure =
+          new StoreIOException(
+              "close of " + directory + " could not sync or checkpoint: " + e.getMessage(), e);
     } finally {
       for (int i = 0; i < shards.length; i++) {
         shards[i].index.close();

@@ -58,13 +58,23 @@ final class StoreCursor implements Cursor {
     }
     long prefixLength = prefix.byteSize();
     if (view.keyLength() < prefixLength
-        || MemorySegment.mismatch(segment.memory(), view.keyOffset(), view.keyOffset() + prefixLength, prefix, 0, prefixLength) != -1) {
+        || MemorySegment.mismatch(
+                segment.memory(),
+                view.keyOffset(),
+                view.keyOffset() + prefixLength,
+                prefix,
+                0,
+                prefixLength)
+            != -1) {
       return null;
     }
     if (store.options().verifyChecksumsOnRead() && !view.checksumValid()) {
       return null;
     }
-    return new Entry(view.key().toArray(ValueLayout.JAVA_BYTE), view.value().toArray(ValueLayout.JAVA_BYTE), view.expireAt());
+    return new Entry(
+        view.key().toArray(ValueLayout.JAVA_BYTE),
+        view.value().toArray(ValueLayout.JAVA_BYTE),
+        view.expireAt());
   }
 
   @Override

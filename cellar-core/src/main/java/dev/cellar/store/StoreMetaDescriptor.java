@@ -35,9 +35,12 @@ record StoreMetaDescriptor(int shards, long seed0, long seed1, long createdMilli
   static final short MAJOR_VERSION = 1;
   static final short MINOR_VERSION = 0;
 
-  private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-  private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-  private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+  private static final ValueLayout.OfInt INT =
+      ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+  private static final ValueLayout.OfShort SHORT =
+      ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+  private static final ValueLayout.OfLong LONG =
+      ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
   static StoreMetaDescriptor createNew(int shards, long now) {
     SecureRandom random = new SecureRandom();
@@ -80,14 +83,21 @@ record StoreMetaDescriptor(int shards, long seed0, long seed1, long createdMilli
     short major = s.get(SHORT, 8);
     if (major != MAJOR_VERSION) {
       throw new IncompatibleFormatException(
-          path + " was written by store format version " + major + "." + s.get(SHORT, 10)
-              + "; this build reads version " + MAJOR_VERSION + ".x only. Use a newer Cellar.");
+          path
+              + " was written by store format version "
+              + major
+              + "."
+              + s.get(SHORT, 10)
+              + "; this build reads version "
+              + MAJOR_VERSION
+              + ".x only. Use a newer Cellar.");
     }
     int shards = s.get(INT, 12);
     if (shards < 1 || shards > 4096 || Integer.bitCount(shards) != 1) {
       throw new CorruptStoreException(
           "the store's identity file names an impossible shard count",
-          List.of(path + " offset 12: shard count " + shards + " is not a power of two in [1, 4096]"));
+          List.of(
+              path + " offset 12: shard count " + shards + " is not a power of two in [1, 4096]"));
     }
     return new StoreMetaDescriptor(shards, s.get(LONG, 16), s.get(LONG, 24), s.get(LONG, 32));
   }

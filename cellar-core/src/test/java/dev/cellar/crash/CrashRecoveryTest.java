@@ -47,7 +47,10 @@ class CrashRecoveryTest {
   /** What the parent knows of one key: its last acknowledged operation. */
   private record Acked(long version, boolean delete) {}
 
-  /** An operation a thread started; the one per thread still open at the kill may or may not have landed. */
+  /**
+   * An operation a thread started; the one per thread still open at the kill may or may not have
+   * landed.
+   */
   private record Attempt(String key, long version, boolean delete) {}
 
   private void crashLoop(int cycles, boolean maintenance) throws Exception {
@@ -55,7 +58,8 @@ class CrashRecoveryTest {
     Map<String, Acked> acked = new HashMap<>();
     for (int cycle = 0; cycle < cycles; cycle++) {
       Process child = startChild(maintenance, (cycle + 1) * 100_000_000L);
-      BufferedReader lines = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
+      BufferedReader lines =
+          new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
       assertEquals("open", lines.readLine(), "child did not open the store");
       long killAfterAcks = 50 + random.nextInt(1500);
       Map<String, Attempt> inFlight = new HashMap<>();
@@ -64,7 +68,9 @@ class CrashRecoveryTest {
       while (acks < killAfterAcks && (line = lines.readLine()) != null) {
         acks += record(line, acked, inFlight);
       }
-      child.toHandle().destroyForcibly(); // SIGKILL; unlike Process.destroyForcibly it keeps our pipe open
+      child
+          .toHandle()
+          .destroyForcibly(); // SIGKILL; unlike Process.destroyForcibly it keeps our pipe open
       assertTrue(child.waitFor(30, TimeUnit.SECONDS));
       // Acks printed between the kill decision and death are acknowledged too.
       while ((line = lines.readLine()) != null) {
@@ -96,11 +102,14 @@ class CrashRecoveryTest {
     for (Attempt a : inFlight) {
       pending.put(a.key(), a);
     }
-    CellarOptions options = CellarOptions.defaults().fsync(Fsync.NO).segmentBytes(256 << 10).maxValueBytes(4 << 10);
+    CellarOptions options =
+        CellarOptions.defaults().fsync(Fsync.NO).segmentBytes(256 << 10).maxValueBytes(4 << 10);
     try (Store db = Store.open(dir, options)) {
       // A key first written by an in-flight put that landed is acknowledged from now on.
       for (Attempt a : pending.values()) {
-        if (!a.delete() && !acked.containsKey(a.key()) && db.get(a.key().getBytes(StandardCharsets.UTF_8)) != null) {
+        if (!a.delete()
+            && !acked.containsKey(a.key())
+            && db.get(a.key().getBytes(StandardCharsets.UTF_8)) != null) {
           acked.put(a.key(), new Acked(a.version(), false));
         }
       }
@@ -109,18 +118,31 @@ class CrashRecoveryTest {
         Acked last = e.getValue();
         Attempt maybe = pending.get(key);
         byte[] raw = db.get(key.getBytes(StandardCharsets.UTF_8));
-        String context = key + " last acknowledged " + last + ", in flight " + maybe + "\n" + db.recoveryReport();
+        String context =
+            key
+                + " last acknowledged "
+                + last
+                + ", in flight "
+                + maybe
+                + "\n"
+                + db.recoveryReport();
         if (raw == null) {
-          assertTrue(last.delete() || (maybe != null && maybe.delete()), "acknowledged put lost: " + context);
-          e.setValue(new Acked(maybe != null && maybe.delete() ? maybe.version() : last.version(), true));
+          assertTrue(
+              last.delete() || (maybe != null && maybe.delete()),
+              "acknowledged put lost: " + context);
+          e.setValue(
+              new Acked(maybe != null && maybe.delete() ? maybe.version() : last.version(), true));
           continue;
         }
         String value = new String(raw, StandardCharsets.UTF_8);
-        assertTrue(value.startsWith(key + "=") && value.indexOf('|') > 0, "corrupt value " + value + " for " + context);
+        assertTrue(
+            value.startsWith(key + "=") && value.indexOf('|') > 0,
+            "corrupt value " + value + " for " + context);
         long version = Long.parseLong(value.substring(key.length() + 1, value.indexOf('|')));
         boolean isLastAck = version == last.version() && !last.delete();
         boolean isInFlight = maybe != null && !maybe.delete() && version == maybe.version();
-        assertTrue(isLastAck || isInFlight, "stale or phantom version " + version + " for " + context);
+        assertTrue(
+            isLastAck || isInFlight, "stale or phantom version " + version + " for " + context);
         // What the store now holds is the state later cycles build on.
         e.setValue(new Acked(version, false));
       }

@@ -10,14 +10,14 @@ import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * The child process of the crash tests: writes under {@code always} from several threads and
- * prints a line for every acknowledged write, until it is killed. Optionally runs compaction and
+ * The child process of the crash tests: writes under {@code always} from several threads and prints
+ * a line for every acknowledged write, until it is killed. Optionally runs compaction and
  * checkpoints in a loop so that kills land inside them.
  *
  * <p>Line format: {@code try <thread> <key> <version> <put|del>} before each operation and {@code
  * ack <thread> <key> <version> <put|del>} after it returned. Versions start at a base given by the
- * parent, so they grow across restarts. Values are {@code <key>=<version>} padded, so a reader
- * can tell a well-formed value from a corrupt one.
+ * parent, so they grow across restarts. Values are {@code <key>=<version>} padded, so a reader can
+ * tell a well-formed value from a corrupt one.
  */
 public final class CrashWriter {
   static final int KEYS_PER_THREAD = 300;
@@ -43,12 +43,15 @@ public final class CrashWriter {
     out.flush();
     if (maintenance) {
       Thread churn =
-          Thread.ofPlatform().daemon().start(() -> {
-            while (true) {
-              db.compact();
-              db.checkpoint();
-            }
-          });
+          Thread.ofPlatform()
+              .daemon()
+              .start(
+                  () -> {
+                    while (true) {
+                      db.compact();
+                      db.checkpoint();
+                    }
+                  });
     }
     Thread[] writers = new Thread[threads];
     for (int t = 0; t < threads; t++) {

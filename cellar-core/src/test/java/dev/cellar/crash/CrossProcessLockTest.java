@@ -25,9 +25,12 @@ class CrossProcessLockTest {
       Process other =
           new ProcessBuilder(
                   ProcessHandle.current().info().command().orElse("java"),
-                  "--enable-native-access=ALL-UNNAMED", "-Xmx128m",
-                  "-cp", System.getProperty("java.class.path"),
-                  TryOpen.class.getName(), dir.toString())
+                  "--enable-native-access=ALL-UNNAMED",
+                  "-Xmx128m",
+                  "-cp",
+                  System.getProperty("java.class.path"),
+                  TryOpen.class.getName(),
+                  dir.toString())
               .redirectError(ProcessBuilder.Redirect.INHERIT)
               .start();
       assertTrue(other.waitFor(60, TimeUnit.SECONDS));
@@ -40,16 +43,20 @@ class CrossProcessLockTest {
     Process child =
         new ProcessBuilder(
                 ProcessHandle.current().info().command().orElse("java"),
-                "--enable-native-access=ALL-UNNAMED", "-Xmx128m",
-                "-cp", System.getProperty("java.class.path"),
-                HoldOpen.class.getName(), dir.toString())
+                "--enable-native-access=ALL-UNNAMED",
+                "-Xmx128m",
+                "-cp",
+                System.getProperty("java.class.path"),
+                HoldOpen.class.getName(),
+                dir.toString())
             .redirectError(ProcessBuilder.Redirect.INHERIT)
             .start();
     try {
       BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream()));
       assertEquals("open", out.readLine());
       CellarOptions options = CellarOptions.defaults().segmentBytes(1 << 20).maxValueBytes(4096);
-      StoreLockedException e = assertThrows(StoreLockedException.class, () -> Cellar.open(dir, options));
+      StoreLockedException e =
+          assertThrows(StoreLockedException.class, () -> Cellar.open(dir, options));
       assertTrue(e.getMessage().contains("held by pid " + child.pid()), e.getMessage());
       child.toHandle().destroyForcibly();
       assertTrue(child.waitFor(30, TimeUnit.SECONDS));

@@ -7,9 +7,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Runs the engine in a child JVM with and without native access granted: it must work either way
@@ -30,7 +30,13 @@ class JvmFlagsTest {
     if (nativeAccess) {
       command.add(FLAG);
     }
-    command.addAll(List.of("-Xmx128m", "-cp", System.getProperty("java.class.path"), EmbeddedRoundTrip.class.getName(), dir.toString()));
+    command.addAll(
+        List.of(
+            "-Xmx128m",
+            "-cp",
+            System.getProperty("java.class.path"),
+            EmbeddedRoundTrip.class.getName(),
+            dir.toString()));
     Process child = new ProcessBuilder(command).start();
     assertTrue(child.waitFor(120, TimeUnit.SECONDS));
     String out = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

@@ -10,7 +10,9 @@ public final class TryOpen {
   private TryOpen() {}
 
   public static void main(String[] args) {
-    try (Cellar db = Cellar.open(Path.of(args[0]), CellarOptions.defaults().segmentBytes(1 << 20).maxValueBytes(4096))) {
+    try (Cellar db =
+        Cellar.open(
+            Path.of(args[0]), CellarOptions.defaults().segmentBytes(1 << 20).maxValueBytes(4096))) {
       System.out.println("opened");
     } catch (StoreLockedException e) {
       System.out.println("locked");

@@ -45,7 +45,8 @@ class HashIndexLocationTest {
 
     @Override
     public boolean matches(long location, MemorySegment source, long offset, long length) {
-      return length == Long.BYTES && keyAt.get(location) == source.get(ValueLayout.JAVA_LONG_UNALIGNED, offset);
+      return length == Long.BYTES
+          && keyAt.get(location) == source.get(ValueLayout.JAVA_LONG_UNALIGNED, offset);
     }
 
     @Override
@@ -67,7 +68,8 @@ class HashIndexLocationTest {
       if (choice < 4 || keys.isEmpty()) {
         long key = nextKey++;
         // A third of the keys share one of three hashes: long probe runs of equal fingerprints.
-        m.hashOf.put(key, random.nextInt(3) == 0 ? sharedHashes[random.nextInt(3)] : random.nextLong());
+        m.hashOf.put(
+            key, random.nextInt(3) == 0 ? sharedHashes[random.nextInt(3)] : random.nextLong());
         keys.add(key);
         m.write(key);
       } else if (choice < 7) {
@@ -77,7 +79,10 @@ class HashIndexLocationTest {
       } else if (choice < 9) {
         // Compaction moving a record, sometimes one that has since been overwritten.
         long key = keys.get(random.nextInt(keys.size()));
-        long from = !stale.isEmpty() && random.nextBoolean() ? stale.get(random.nextInt(stale.size())) : m.current.get(key);
+        long from =
+            !stale.isEmpty() && random.nextBoolean()
+                ? stale.get(random.nextInt(stale.size()))
+                : m.current.get(key);
         long owner = m.keyAt.get(from);
         boolean live = m.current.getOrDefault(owner, 0L) == from;
         long to = m.nextLocation++;
@@ -90,10 +95,16 @@ class HashIndexLocationTest {
       } else {
         // Compaction dropping an expired record, sometimes a stale one.
         long key = keys.get(random.nextInt(keys.size()));
-        long location = !stale.isEmpty() && random.nextBoolean() ? stale.get(random.nextInt(stale.size())) : m.current.get(key);
+        long location =
+            !stale.isEmpty() && random.nextBoolean()
+                ? stale.get(random.nextInt(stale.size()))
+                : m.current.get(key);
         long owner = m.keyAt.get(location);
         boolean live = m.current.getOrDefault(owner, 0L) == location;
-        assertEquals(live, m.index.removeLocation(m.hashOf.get(owner), location), "removeLocation " + location);
+        assertEquals(
+            live,
+            m.index.removeLocation(m.hashOf.get(owner), location),
+            "removeLocation " + location);
         if (live) {
           m.current.remove(owner);
           keys.remove(owner);
@@ -102,11 +113,15 @@ class HashIndexLocationTest {
       }
       if (op % 101 == 0) {
         for (long key : keys) {
-          assertTrue(m.index.holds(m.hashOf.get(key), m.current.get(key)), "current location of key " + key);
+          assertTrue(
+              m.index.holds(m.hashOf.get(key), m.current.get(key)),
+              "current location of key " + key);
         }
         for (long location : stale) {
           long owner = m.keyAt.get(location);
-          assertFalse(m.index.holds(m.hashOf.get(owner), location), "stale location " + location + " of key " + owner);
+          assertFalse(
+              m.index.holds(m.hashOf.get(owner), location),
+              "stale location " + location + " of key " + owner);
         }
         assertEquals(keys.size(), m.index.size());
       }

@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
 /**
  * {@link HashIndex#scan} and {@link HashIndex#sample} on tables in every state: plain, after
  * backward-shift deletions, mid-migration, with probe runs that wrap around the end, and larger
- * than 2^22 slots. The check throughout: for any partition of the fingerprint space into ranges, the
- * ranges' scans together visit every entry exactly once.
+ * than 2^22 slots. The check throughout: for any partition of the fingerprint space into ranges,
+ * the ranges' scans together visit every entry exactly once.
  */
 class HashIndexScanTest {
   /** Entries are numbered; entry i has location {@code BASE + i} and a key of the 8 bytes of i. */
@@ -60,7 +60,8 @@ class HashIndexScanTest {
 
     @Override
     public boolean matches(long location, MemorySegment source, long offset, long length) {
-      return length == Long.BYTES && source.get(ValueLayout.JAVA_LONG_UNALIGNED, offset) == location - BASE;
+      return length == Long.BYTES
+          && source.get(ValueLayout.JAVA_LONG_UNALIGNED, offset) == location - BASE;
     }
 
     @Override
@@ -69,7 +70,9 @@ class HashIndexScanTest {
     }
   }
 
-  /** Scans [0, 2^22) in ranges cut at {@code cuts} and checks each entry is visited exactly once. */
+  /**
+   * Scans [0, 2^22) in ranges cut at {@code cuts} and checks each entry is visited exactly once.
+   */
   static void assertPartitionVisitsEachOnce(Entries e, List<Long> cuts) {
     List<Long> visited = new ArrayList<>();
     long from = 0;
@@ -78,7 +81,9 @@ class HashIndexScanTest {
     for (long to : bounds) {
       if (to > from) {
         long read = e.index.scan(from, to, visited::add);
-        assertTrue(read >= 1 && read <= e.index.memoryBytes() / IndexSlotDescriptor.BYTES, "slots read " + read);
+        assertTrue(
+            read >= 1 && read <= e.index.memoryBytes() / IndexSlotDescriptor.BYTES,
+            "slots read " + read);
         from = to;
       }
     }
@@ -134,7 +139,9 @@ class HashIndexScanTest {
         assertPartitionVisitsEachOnce(e, randomCuts(random, 1 + random.nextInt(200)));
       }
     }
-    assertTrue(checksDuringMigration >= 3, "only " + checksDuringMigration + " checks ran during a migration");
+    assertTrue(
+        checksDuringMigration >= 3,
+        "only " + checksDuringMigration + " checks ran during a migration");
     assertPartitionVisitsEachOnce(e, evenCuts(1 << 10));
   }
 
@@ -214,7 +221,8 @@ class HashIndexScanTest {
     Entries e = new Entries(0);
     assertThrows(IllegalArgumentException.class, () -> e.index.scan(5, 5, l -> {}));
     assertThrows(IllegalArgumentException.class, () -> e.index.scan(-1, 5, l -> {}));
-    assertThrows(IllegalArgumentException.class, () -> e.index.scan(0, FINGERPRINT_END + 1, l -> {}));
+    assertThrows(
+        IllegalArgumentException.class, () -> e.index.scan(0, FINGERPRINT_END + 1, l -> {}));
   }
 
   @Test

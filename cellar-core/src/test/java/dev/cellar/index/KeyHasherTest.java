@@ -32,7 +32,10 @@ class KeyHasherTest {
       System.arraycopy(key, 0, padded, 3, length);
       long expected = hasher.hash(key);
       assertEquals(expected, hasher.hash(MemorySegment.ofArray(key)), "length " + length);
-      assertEquals(expected, hasher.hash(MemorySegment.ofArray(padded), 3, length), "offset slice, length " + length);
+      assertEquals(
+          expected,
+          hasher.hash(MemorySegment.ofArray(padded), 3, length),
+          "offset slice, length " + length);
     }
   }
 }

@@ -9,10 +9,9 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * A {@link FileIO} over the real file system that can pretend the disk is full (block
- * reservations and writes fail with ENOSPC), that fsync fails, or that fsync is free (for fuzz
- * targets that open thousands of stores and test anything but durability). Toggle the switches
- * from a test.
+ * A {@link FileIO} over the real file system that can pretend the disk is full (block reservations
+ * and writes fail with ENOSPC), that fsync fails, or that fsync is free (for fuzz targets that open
+ * thousands of stores and test anything but durability). Toggle the switches from a test.
  */
 public final class FaultInjectingFileIO implements FileIO {
   private final FileIO real = FileIO.platform();
@@ -86,7 +85,8 @@ public final class FaultInjectingFileIO implements FileIO {
     }
 
     @Override
-    public MemorySegment map(MapKind kind, long offset, long length, Arena arena) throws IOException {
+    public MemorySegment map(MapKind kind, long offset, long length, Arena arena)
+        throws IOException {
       return file.map(kind, offset, length, arena);
     }
 

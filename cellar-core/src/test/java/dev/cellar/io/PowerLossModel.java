@@ -13,13 +13,15 @@ import java.util.TreeMap;
  * spirit of ALICE and BOB ("All File Systems Are Not Created Equal", OSDI 2014).
  *
  * <h2>The model</h2>
+ *
  * Each file has a <em>durable</em> image (content and length as of its last fsync) and the writes
  * made since. At a cut:
+ *
  * <ul>
  *   <li>Everything fsynced survives.
- *   <li>Every sector written since the file's last fsync independently holds its durable content
- *       or any version written to it since (the page cache may write a page back at any moment, so
- *       an intermediate version can be the last to reach the disk). Any subset, so any order, and
+ *   <li>Every sector written since the file's last fsync independently holds its durable content or
+ *       any version written to it since (the page cache may write a page back at any moment, so an
+ *       intermediate version can be the last to reach the disk). Any subset, so any order, and
  *       writes torn at sector granularity.
  *   <li>The file's length is its durable length or any length it had since its last fsync.
  *   <li>Directory operations (create, rename, delete) since the last directory fsync survive as a
@@ -30,6 +32,7 @@ import java.util.TreeMap;
  * </ul>
  *
  * <h2>Use</h2>
+ *
  * {@link #advanceTo} applies the trace up to a cut (cuts must not go backwards: the model is built
  * incrementally, one pass per trace); {@link #crashImage} then draws one disk state, as a map from
  * path to content, under a {@link Choice}.
@@ -41,9 +44,15 @@ public final class PowerLossModel {
     DROP_ALL,
     /** Everything, as if the power had stayed on. */
     KEEP_ALL,
-    /** Each sector a random version, a random length per file, a random prefix of directory operations. */
+    /**
+     * Each sector a random version, a random length per file, a random prefix of directory
+     * operations.
+     */
     RANDOM,
-    /** Per file, the later unsynced sectors kept and the earlier dropped: holes before surviving data. */
+    /**
+     * Per file, the later unsynced sectors kept and the earlier dropped: holes before surviving
+     * data.
+     */
     ADVERSARIAL
   }
 
@@ -84,7 +93,8 @@ public final class PowerLossModel {
   /** Applies the trace's events before index {@code cut}. */
   public void advanceTo(int cut) {
     if (cut < position) {
-      throw new IllegalArgumentException("cut " + cut + " is before the model's position " + position);
+      throw new IllegalArgumentException(
+          "cut " + cut + " is before the model's position " + position);
     }
     for (; position < cut; position++) {
       apply(trace.get(position));
@@ -111,7 +121,11 @@ public final class PowerLossModel {
 
   private void apply(DiskEvent event) {
     switch (event) {
-      case DiskEvent.Write w -> file(w.inode()).pending.computeIfAbsent(w.sector(), s -> new ArrayList<>()).add(w.bytes());
+      case DiskEvent.Write w ->
+          file(w.inode())
+              .pending
+              .computeIfAbsent(w.sector(), s -> new ArrayList<>())
+              .add(w.bytes());
       case DiskEvent.Resize r -> {
         FileState f = file(r.inode());
         f.size = r.size();
@@ -172,10 +186,13 @@ public final class PowerLossModel {
   private static final class FileState {
     final TreeMap<Long, byte[]> durable = new TreeMap<>();
     long durableSize;
+
     /** Versions of each sector written since the last fsync, oldest first. */
     final TreeMap<Long, List<byte[]>> pending = new TreeMap<>();
+
     /** Lengths the file had since the last fsync, in order. */
     final List<Long> pendingSizes = new ArrayList<>();
+
     long size;
 
     void force() {
@@ -199,7 +216,8 @@ public final class PowerLossModel {
           };
       byte[] content = new byte[Math.toIntExact(length)];
       durable.forEach((sector, bytes) -> put(content, sector, bytes));
-      long firstKept = choice == Choice.ADVERSARIAL && !pending.isEmpty() ? adversarialSplit(random) : 0;
+      long firstKept =
+          choice == Choice.ADVERSARIAL && !pending.isEmpty() ? adversarialSplit(random) : 0;
       pending.forEach(
           (sector, versions) -> {
             byte[] chosen =
@@ -224,13 +242,16 @@ public final class PowerLossModel {
     /** A pending sector past the first: those before it are dropped, it and those after kept. */
     private long adversarialSplit(Random random) {
       List<Long> sectors = new ArrayList<>(pending.keySet());
-      return sectors.size() == 1 ? sectors.getFirst() + 1 : sectors.get(1 + random.nextInt(sectors.size() - 1));
+      return sectors.size() == 1
+          ? sectors.getFirst() + 1
+          : sectors.get(1 + random.nextInt(sectors.size() - 1));
     }
 
     private static void put(byte[] content, long sector, byte[] bytes) {
       long start = sector * SECTOR;
       if (start < content.length) {
-        System.arraycopy(bytes, 0, content, (int) start, (int) Math.min(SECTOR, content.length - start));
+        System.arraycopy(
+            bytes, 0, content, (int) start, (int) Math.min(SECTOR, content.length - start));
       }
     }
   }

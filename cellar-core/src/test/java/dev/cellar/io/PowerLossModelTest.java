@@ -50,7 +50,8 @@ class PowerLossModelTest {
       Map<Path, byte[]> dropped = model.crashImage(Choice.DROP_ALL, new Random(1));
       assertEquals(Set.of(FILE), dropped.keySet(), "an unsynced rename is undone");
       assertArrayEquals(filled(10, 1).array(), dropped.get(FILE));
-      assertEquals(Set.of(DIR.resolve("g")), model.crashImage(Choice.KEEP_ALL, new Random(1)).keySet());
+      assertEquals(
+          Set.of(DIR.resolve("g")), model.crashImage(Choice.KEEP_ALL, new Random(1)).keySet());
     }
   }
 

@@ -23,6 +23,7 @@ import java.util.TreeMap;
  * disk state a power loss at any point of that trace could leave.
  *
  * <h2>Files and mappings</h2>
+ *
  * Each file (an inode: names point at inodes, so renames and open handles behave as on a real file
  * system) keeps its current content in one native buffer. A mapping is a slice of that buffer, so
  * writes through it land in the file at once and {@code write} is visible through it, as with a
@@ -32,6 +33,7 @@ import java.util.TreeMap;
  * the slice: the buffers live until {@link #close()}.
  *
  * <h2>Seeing writes through mappings</h2>
+ *
  * The engine appends records with plain memory copies into a mapping, which no seam call sees. So
  * at every seam call (and every {@link #mark}), before anything else, each mapped file's buffer is
  * compared with a shadow copy of what the trace already holds, and each sector that differs becomes
@@ -40,6 +42,7 @@ import java.util.TreeMap;
  * is a write a real mapping would have answered with SIGBUS; it is listed in {@link #violations()}.
  *
  * <h2>Concurrency</h2>
+ *
  * Every call holds this object's monitor, so the trace is one linear history even with the store's
  * background threads calling in.
  */
@@ -79,7 +82,8 @@ public final class SimulatedFileIO implements FileIO, AutoCloseable {
     return holding(files, minCapacity, true);
   }
 
-  private static SimulatedFileIO holding(Map<Path, byte[]> files, long minCapacity, boolean recording) {
+  private static SimulatedFileIO holding(
+      Map<Path, byte[]> files, long minCapacity, boolean recording) {
     SimulatedFileIO io = new SimulatedFileIO(minCapacity, recording);
     for (Map.Entry<Path, byte[]> file : new TreeMap<>(files).entrySet()) {
       byte[] content = file.getValue();
@@ -114,7 +118,9 @@ public final class SimulatedFileIO implements FileIO, AutoCloseable {
   /** The current content of every file (names sorted), as a crash image would hold it. */
   public synchronized Map<Path, byte[]> contents() {
     Map<Path, byte[]> out = new TreeMap<>();
-    names.forEach((path, inode) -> out.put(path, inode.buffer.asSlice(0, inode.size).toArray(ValueLayout.JAVA_BYTE)));
+    names.forEach(
+        (path, inode) ->
+            out.put(path, inode.buffer.asSlice(0, inode.size).toArray(ValueLayout.JAVA_BYTE)));
     return out;
   }
 
@@ -231,8 +237,10 @@ public final class SimulatedFileIO implements FileIO, AutoCloseable {
   private final class Inode {
     final int id = nextInode++;
     MemorySegment buffer;
+
     /** What the trace holds of the buffer; null when not recording. */
     MemorySegment shadow;
+
     long size;
     boolean mapped;
 
@@ -248,7 +256,12 @@ public final class SimulatedFileIO implements FileIO, AutoCloseable {
       }
       if (mapped) {
         throw new IOException(
-            "simulated file " + path + " needs " + bytes + " bytes but was mapped with room for " + buffer.byteSize()
+            "simulated file "
+                + path
+                + " needs "
+                + bytes
+                + " bytes but was mapped with room for "
+                + buffer.byteSize()
                 + "; give SimulatedFileIO a larger minimum capacity");
       }
       long capacity = Math.max(roundUp(bytes), buffer.byteSize() * 2);
@@ -281,9 +294,18 @@ public final class SimulatedFileIO implements FileIO, AutoCloseable {
         long sector = (from + diff) / SECTOR;
         long start = sector * SECTOR;
         MemorySegment.copy(buffer, start, shadow, start, SECTOR);
-        append(new DiskEvent.Write(id, sector, shadow.asSlice(start, SECTOR).toArray(ValueLayout.JAVA_BYTE)));
+        append(
+            new DiskEvent.Write(
+                id, sector, shadow.asSlice(start, SECTOR).toArray(ValueLayout.JAVA_BYTE)));
         if (start >= size) {
-          violations.add("inode " + id + ": write at offset " + (from + diff) + " past the end of file (" + size + " bytes)");
+          violations.add(
+              "inode "
+                  + id
+                  + ": write at offset "
+                  + (from + diff)
+                  + " past the end of file ("
+                  + size
+                  + " bytes)");
         }
         from = start + SECTOR;
       }
@@ -344,7 +366,8 @@ public final class SimulatedFileIO implements FileIO, AutoCloseable {
     }
 
     @Override
-    public MemorySegment map(MapKind kind, long offset, long length, Arena unused) throws IOException {
+    public MemorySegment map(MapKind kind, long offset, long length, Arena unused)
+        throws IOException {
       synchronized (SimulatedFileIO.this) {
         SimulatedFileIO.this.capture();
         inode.ensureCapacity(offset + length, openedAs);

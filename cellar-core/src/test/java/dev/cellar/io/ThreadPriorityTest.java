@@ -16,14 +16,18 @@ class ThreadPriorityTest {
     Integer before = ThreadPriority.currentNice();
     AtomicReference<Integer> lowered = new AtomicReference<>();
     AtomicReference<Boolean> result = new AtomicReference<>();
-    Thread background = Thread.ofPlatform().start(() -> {
-      result.set(ThreadPriority.lowerCurrentThread(Math.min(19, before + 7)));
-      lowered.set(ThreadPriority.currentNice());
-    });
+    Thread background =
+        Thread.ofPlatform()
+            .start(
+                () -> {
+                  result.set(ThreadPriority.lowerCurrentThread(Math.min(19, before + 7)));
+                  lowered.set(ThreadPriority.currentNice());
+                });
     background.join();
     assertTrue(result.get(), "setpriority refused");
     assertEquals(Math.min(19, before + 7), lowered.get());
-    assertEquals(before, ThreadPriority.currentNice(), "the caller of the test must keep its priority");
+    assertEquals(
+        before, ThreadPriority.currentNice(), "the caller of the test must keep its priority");
   }
 
   @Test

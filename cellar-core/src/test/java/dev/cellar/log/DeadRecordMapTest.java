@@ -21,7 +21,15 @@ class DeadRecordMapTest {
 
   @Test
   void marksAreExactForRecordsAsCloseAsTheyCanBe() throws Exception {
-    try (Segment segment = Segment.create(FileIO.platform(), dir.resolve("s.log"), 1, SegmentHeaderDescriptor.KIND_LOG, 1 << 20, 0, false)) {
+    try (Segment segment =
+        Segment.create(
+            FileIO.platform(),
+            dir.resolve("s.log"),
+            1,
+            SegmentHeaderDescriptor.KIND_LOG,
+            1 << 20,
+            0,
+            false)) {
       // Records are at least 9 bytes, so these are the densest starts possible.
       for (long offset = 64; offset < 64 + 9 * 1000; offset += 9) {
         assertFalse(segment.markedDead(offset));
@@ -39,7 +47,15 @@ class DeadRecordMapTest {
 
   @Test
   void touchReadsTheWordThatHoldsTheMark() throws Exception {
-    try (Segment segment = Segment.create(FileIO.platform(), dir.resolve("s.log"), 1, SegmentHeaderDescriptor.KIND_LOG, 1 << 20, 0, false)) {
+    try (Segment segment =
+        Segment.create(
+            FileIO.platform(),
+            dir.resolve("s.log"),
+            1,
+            SegmentHeaderDescriptor.KIND_LOG,
+            1 << 20,
+            0,
+            false)) {
       assertEquals(0, segment.touchDeadMark(4096), "no map yet");
       segment.markDead(4096 + 8 * 5);
       // Granule 517 is bit 5 of word 8, which also holds the granule of offset 4096.
@@ -50,22 +66,33 @@ class DeadRecordMapTest {
 
   @Test
   void concurrentMarksAreAllKept() throws Exception {
-    try (Segment segment = Segment.create(FileIO.platform(), dir.resolve("s.log"), 1, SegmentHeaderDescriptor.KIND_LOG, 1 << 20, 0, false)) {
+    try (Segment segment =
+        Segment.create(
+            FileIO.platform(),
+            dir.resolve("s.log"),
+            1,
+            SegmentHeaderDescriptor.KIND_LOG,
+            1 << 20,
+            0,
+            false)) {
       int threads = 4;
       List<Thread> markers = new ArrayList<>();
       ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
       for (int t = 0; t < threads; t++) {
         int first = t;
         // Neighbouring granules share words: every thread writes into every word.
-        markers.add(Thread.ofPlatform().start(() -> {
-          try {
-            for (long g = first; g < (1 << 17); g += threads) {
-              segment.markDead(g * 8);
-            }
-          } catch (Throwable e) {
-            failures.add(e);
-          }
-        }));
+        markers.add(
+            Thread.ofPlatform()
+                .start(
+                    () -> {
+                      try {
+                        for (long g = first; g < (1 << 17); g += threads) {
+                          segment.markDead(g * 8);
+                        }
+                      } catch (Throwable e) {
+                        failures.add(e);
+                      }
+                    }));
       }
       for (Thread m : markers) {
         m.join();
@@ -86,7 +113,9 @@ class DeadRecordMapTest {
       offsets[i] = at;
       int type = i == 2 ? RecordDescriptor.DELETE : RecordDescriptor.PUT;
       MemorySegment value = i == 2 ? null : MemorySegment.ofArray(("value-" + i).getBytes(UTF_8));
-      at += RecordDescriptor.write(log, at, type, MemorySegment.ofArray(("key-" + i).getBytes(UTF_8)), value, i + 1, 0);
+      at +=
+          RecordDescriptor.write(
+              log, at, type, MemorySegment.ofArray(("key-" + i).getBytes(UTF_8)), value, i + 1, 0);
     }
     long end = at;
     // Damage the last byte (value) of record 0, which is marked, and of record 3, which is not.
@@ -94,7 +123,14 @@ class DeadRecordMapTest {
     flipLastByte(log, end - 1);
     List<Long> visited = new ArrayList<>();
     SegmentScanner.Result result =
-        SegmentScanner.scan(log, 0, end, true, true, o -> o == offsets[0] || o == offsets[2], r -> visited.add(r.offset()));
+        SegmentScanner.scan(
+            log,
+            0,
+            end,
+            true,
+            true,
+            o -> o == offsets[0] || o == offsets[2],
+            r -> visited.add(r.offset()));
     // Record 0 is stepped over (its damage is not looked at), the marked delete is still visited.
     assertEquals(List.of(offsets[1], offsets[2]), visited);
     assertEquals(1, result.damage().size(), result.damage().toString());

@@ -14,12 +14,13 @@ class RecordViewTest {
     for (int i = 0; i < 20_000; i++) {
       int keyLength = 1 + (random.nextInt(4) == 0 ? random.nextInt(40_000) : random.nextInt(40));
       int valueLength = random.nextInt(4) == 0 ? random.nextInt(70_000) : random.nextInt(200);
-      long seq = switch (random.nextInt(4)) {
-        case 0 -> random.nextInt(128);
-        case 1 -> random.nextInt(1 << 21);
-        case 2 -> random.nextLong(1L << 40);
-        default -> random.nextLong(1L << 54);
-      };
+      long seq =
+          switch (random.nextInt(4)) {
+            case 0 -> random.nextInt(128);
+            case 1 -> random.nextInt(1 << 21);
+            case 2 -> random.nextLong(1L << 40);
+            default -> random.nextLong(1L << 54);
+          };
       boolean delete = random.nextInt(5) == 0;
       long expireAt = !delete && random.nextBoolean() ? 1 + random.nextLong(1L << 45) : 0;
       byte[] key = new byte[keyLength];
@@ -29,7 +30,14 @@ class RecordViewTest {
       int type = delete ? RecordDescriptor.DELETE : RecordDescriptor.PUT;
       long length = RecordDescriptor.length(keyLength, value.length, seq, expireAt != 0);
       MemorySegment log = MemorySegment.ofArray(new byte[(int) length + 16]);
-      RecordDescriptor.write(log, 3, type, MemorySegment.ofArray(key), delete ? null : MemorySegment.ofArray(value), seq, expireAt);
+      RecordDescriptor.write(
+          log,
+          3,
+          type,
+          MemorySegment.ofArray(key),
+          delete ? null : MemorySegment.ofArray(value),
+          seq,
+          expireAt);
       RecordView fast = new RecordView();
       RecordView slow = new RecordView();
       assertTrue(fast.parse(log, 3, 3 + length));

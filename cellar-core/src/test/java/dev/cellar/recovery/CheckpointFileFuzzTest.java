@@ -21,8 +21,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * <p>A checkpoint is one CRC over nearly every byte, so a random change is almost always caught
  * there. When the input's reserved header word (offset 44) is odd, the harness restamps the file
  * length and both CRCs after the fuzzer's changes, as a buggy writer or a deliberate forger would:
- * then the fields themselves (shard sizes, slot words, segment entries, replay position) reach
- * the code that believes them.
+ * then the fields themselves (shard sizes, slot words, segment entries, replay position) reach the
+ * code that believes them.
  */
 class CheckpointFileFuzzTest {
   private static final int RESTAMP_FLAG_OFFSET = 44;
@@ -42,11 +42,13 @@ class CheckpointFileFuzzTest {
     byte[] written = template.files.get(template.checkpointName());
     byte[] restampable = written.clone();
     restampable[RESTAMP_FLAG_OFFSET] = 1;
-    return Stream.of(written, restamp(restampable), Arrays.copyOf(written, CheckpointDescriptor.HEADER_LENGTH));
+    return Stream.of(
+        written, restamp(restampable), Arrays.copyOf(written, CheckpointDescriptor.HEADER_LENGTH));
   }
 
   static byte[] restampIfAsked(byte[] checkpoint) {
-    if (checkpoint.length < CheckpointDescriptor.HEADER_LENGTH || (checkpoint[RESTAMP_FLAG_OFFSET] & 1) == 0) {
+    if (checkpoint.length < CheckpointDescriptor.HEADER_LENGTH
+        || (checkpoint[RESTAMP_FLAG_OFFSET] & 1) == 0) {
       return checkpoint;
     }
     return restamp(checkpoint.clone());
@@ -58,7 +60,9 @@ class CheckpointFileFuzzTest {
     b.putLong(CheckpointDescriptor.FILE_LENGTH_OFFSET, c.length);
     int h = CheckpointDescriptor.HEADER_LENGTH;
     b.putInt(CheckpointDescriptor.BODY_CRC_OFFSET, Crc32c.masked(m, h, c.length - h));
-    b.putInt(CheckpointDescriptor.HEADER_CRC_OFFSET, Crc32c.masked(m, 0, CheckpointDescriptor.HEADER_CRC_OFFSET));
+    b.putInt(
+        CheckpointDescriptor.HEADER_CRC_OFFSET,
+        Crc32c.masked(m, 0, CheckpointDescriptor.HEADER_CRC_OFFSET));
     return c;
   }
 }

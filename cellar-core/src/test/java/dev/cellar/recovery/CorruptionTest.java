@@ -40,8 +40,13 @@ class CorruptionTest {
   @TempDir Path root;
 
   static final CellarOptions OPTIONS =
-      CellarOptions.defaults().fsync(Fsync.NO).segmentBytes(1 << 20).maxValueBytes(64 << 10).shards(8)
-          .backgroundCompaction(false).checkpointInterval(java.time.Duration.ZERO);
+      CellarOptions.defaults()
+          .fsync(Fsync.NO)
+          .segmentBytes(1 << 20)
+          .maxValueBytes(64 << 10)
+          .shards(8)
+          .backgroundCompaction(false)
+          .checkpointInterval(java.time.Duration.ZERO);
 
   /** A record found in a segment file. */
   record Located(Path file, long offset, long length, String key, long valueOffset) {}
@@ -60,13 +65,30 @@ class CorruptionTest {
 
   private static List<Located> records(Path dir) throws IOException {
     List<Located> out = new ArrayList<>();
-    try (Stream<Path> files = Files.list(dir); Arena arena = Arena.ofConfined()) {
-      for (Path f : files.filter(p -> p.getFileName().toString().startsWith("seg-")).sorted().toList()) {
+    try (Stream<Path> files = Files.list(dir);
+        Arena arena = Arena.ofConfined()) {
+      for (Path f :
+          files.filter(p -> p.getFileName().toString().startsWith("seg-")).sorted().toList()) {
         try (FileChannel ch = FileChannel.open(f, StandardOpenOption.READ)) {
           MemorySegment m = ch.map(FileChannel.MapMode.READ_ONLY, 0, ch.size(), arena);
-          long limit = SegmentHeaderDescriptor.isSealed(m) ? SegmentHeaderDescriptor.sealedLength(m) : m.byteSize();
-          SegmentScanner.scan(m, SegmentHeaderDescriptor.LENGTH, limit, false, (RecordView r) ->
-              out.add(new Located(f, r.offset(), r.length(), new String(r.key().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), UTF_8), r.valueOffset())));
+          long limit =
+              SegmentHeaderDescriptor.isSealed(m)
+                  ? SegmentHeaderDescriptor.sealedLength(m)
+                  : m.byteSize();
+          SegmentScanner.scan(
+              m,
+              SegmentHeaderDescriptor.LENGTH,
+              limit,
+              false,
+              (RecordView r) ->
+                  out.add(
+                      new Located(
+                          f,
+                          r.offset(),
+                          r.length(),
+                          new String(
+                              r.key().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), UTF_8),
+                          r.valueOffset())));
         }
       }
     }
@@ -123,16 +145,20 @@ class CorruptionTest {
     for (long cut = last.offset(); cut < last.offset() + last.length(); cut++) {
       Path trial = root.resolve("cut" + cut);
       copyDir(image, trial);
-      try (FileChannel ch = FileChannel.open(trial.resolve(last.file().getFileName()), StandardOpenOption.WRITE)) {
+      try (FileChannel ch =
+          FileChannel.open(trial.resolve(last.file().getFileName()), StandardOpenOption.WRITE)) {
         ch.truncate(cut);
       }
       try (Store db = Store.open(trial, OPTIONS)) {
         for (int i = 0; i < 199; i++) {
-          assertArrayEquals(("v" + i).getBytes(UTF_8), db.get(("key" + i).getBytes(UTF_8)), "cut " + cut);
+          assertArrayEquals(
+              ("v" + i).getBytes(UTF_8), db.get(("key" + i).getBytes(UTF_8)), "cut " + cut);
         }
         assertNull(db.get("key199".getBytes(UTF_8)), "torn record must not appear, cut " + cut);
         if (cut > last.offset()) {
-          assertTrue(db.recoveryReport().notes().stream().anyMatch(n -> n.contains("torn tail")), db.recoveryReport().toString());
+          assertTrue(
+              db.recoveryReport().notes().stream().anyMatch(n -> n.contains("torn tail")),
+              db.recoveryReport().toString());
         }
       }
       // The store was sealed at its valid end and reopens cleanly.
@@ -150,7 +176,8 @@ class CorruptionTest {
     Located victim = records(dir).get(250);
     flipByte(victim.file(), victim.valueOffset() + 2);
     deleteCheckpoints(dir);
-    CorruptStoreException e = assertThrows(CorruptStoreException.class, () -> Cellar.open(dir, OPTIONS));
+    CorruptStoreException e =
+        assertThrows(CorruptStoreException.class, () -> Cellar.open(dir, OPTIONS));
     String damage = String.join("\n", e.damage());
     assertTrue(damage.contains(victim.file().getFileName().toString()), damage);
     assertTrue(damage.contains("offset " + victim.offset()), damage);
@@ -159,7 +186,8 @@ class CorruptionTest {
       assertNull(db.get(victim.key().getBytes(UTF_8)), "damaged record must not be served");
       for (var m : model.entrySet()) {
         if (!m.getKey().equals(victim.key())) {
-          assertArrayEquals(m.getValue().getBytes(UTF_8), db.get(m.getKey().getBytes(UTF_8)), m.getKey());
+          assertArrayEquals(
+              m.getValue().getBytes(UTF_8), db.get(m.getKey().getBytes(UTF_8)), m.getKey());
         }
       }
       assertTrue(db.recoveryReport().notes().stream().anyMatch(n -> n.contains("salvaged past")));
@@ -183,7 +211,8 @@ class CorruptionTest {
     Located victim = records(dir).get(42);
     flipByte(victim.file(), victim.valueOffset() + 1);
     try (Cellar db = Cellar.open(dir, OPTIONS)) {
-      CorruptStoreException e = assertThrows(CorruptStoreException.class, () -> db.get(victim.key().getBytes(UTF_8)));
+      CorruptStoreException e =
+          assertThrows(CorruptStoreException.class, () -> db.get(victim.key().getBytes(UTF_8)));
       assertTrue(e.getMessage().contains("offset " + victim.offset()), e.getMessage());
       String other = victim.key().equals("key1") ? "key2" : "key1";
       assertArrayEquals(model.get(other).getBytes(UTF_8), db.get(other.getBytes(UTF_8)));
@@ -207,14 +236,18 @@ class CorruptionTest {
     }
     List<Located> written = records(dir);
     for (int size : sizes) {
-      Located victim = written.stream().filter(r -> r.key().equals("big" + size)).findFirst().orElseThrow();
+      Located victim =
+          written.stream().filter(r -> r.key().equals("big" + size)).findFirst().orElseThrow();
       for (long at : java.util.stream.LongStream.of(0, size / 2, size - 1).distinct().toArray()) {
         Path copy = root.resolve("copy-" + size + "-" + at);
         copyDir(dir, copy);
         flipByte(copy.resolve(victim.file().getFileName()), victim.valueOffset() + at);
         try (Cellar db = Cellar.open(copy, OPTIONS)) {
-          CorruptStoreException e = assertThrows(CorruptStoreException.class, () -> db.get(("big" + size).getBytes(UTF_8)),
-              "value of " + size + " bytes damaged at " + at);
+          CorruptStoreException e =
+              assertThrows(
+                  CorruptStoreException.class,
+                  () -> db.get(("big" + size).getBytes(UTF_8)),
+                  "value of " + size + " bytes damaged at " + at);
           assertTrue(e.getMessage().contains("offset " + victim.offset()), e.getMessage());
         }
         // With checks off (an option for callers who verify elsewhere), the same read returns the
@@ -243,7 +276,8 @@ class CorruptionTest {
     populate(dir, 100);
     Path segment = records(dir).getFirst().file();
     flipByte(segment, SegmentHeaderDescriptor.ID_OFFSET + 1);
-    CorruptStoreException e = assertThrows(CorruptStoreException.class, () -> Cellar.open(dir, OPTIONS));
+    CorruptStoreException e =
+        assertThrows(CorruptStoreException.class, () -> Cellar.open(dir, OPTIONS));
     assertTrue(e.getMessage().contains(segment.getFileName() + " offset 0"), e.getMessage());
     assertTrue(e.getMessage().contains("header checksum mismatch"), e.getMessage());
   }
@@ -259,13 +293,17 @@ class CorruptionTest {
       ch.write(ByteBuffer.allocate(4096), pageStart);
     }
     deleteCheckpoints(dir);
-    CorruptStoreException e = assertThrows(CorruptStoreException.class, () -> Cellar.open(dir, OPTIONS));
+    CorruptStoreException e =
+        assertThrows(CorruptStoreException.class, () -> Cellar.open(dir, OPTIONS));
     assertTrue(e.getMessage().contains(segment.getFileName().toString()), e.getMessage());
     try (Cellar db = Cellar.open(dir, OPTIONS.salvage(true))) {
       int lost = 0;
       for (Located r : recs) {
         byte[] v = db.get(r.key().getBytes(UTF_8));
-        boolean inPage = r.file().equals(segment) && r.offset() + r.length() > pageStart && r.offset() < pageStart + 4096;
+        boolean inPage =
+            r.file().equals(segment)
+                && r.offset() + r.length() > pageStart
+                && r.offset() < pageStart + 4096;
         if (inPage) {
           assertNull(v, r.key());
           lost++;
@@ -282,15 +320,23 @@ class CorruptionTest {
     Path dir = root.resolve("db");
     populate(dir, 10);
     Path segment = records(dir).getFirst().file();
-    try (FileChannel ch = FileChannel.open(segment, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-      ByteBuffer header = ByteBuffer.allocate(SegmentHeaderDescriptor.LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+    try (FileChannel ch =
+        FileChannel.open(segment, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+      ByteBuffer header =
+          ByteBuffer.allocate(SegmentHeaderDescriptor.LENGTH).order(ByteOrder.LITTLE_ENDIAN);
       ch.read(header, 0);
       header.putShort(SegmentHeaderDescriptor.MAJOR_OFFSET, (short) 9);
-      header.putInt(SegmentHeaderDescriptor.CRC_OFFSET, Crc32c.masked(MemorySegment.ofArray(header.array()), 0, SegmentHeaderDescriptor.CRC_OFFSET));
+      header.putInt(
+          SegmentHeaderDescriptor.CRC_OFFSET,
+          Crc32c.masked(
+              MemorySegment.ofArray(header.array()), 0, SegmentHeaderDescriptor.CRC_OFFSET));
       ch.write(header.flip(), 0);
     }
-    IncompatibleFormatException e = assertThrows(IncompatibleFormatException.class, () -> Cellar.open(dir, OPTIONS));
-    assertTrue(e.getMessage().contains("version 9.0") && e.getMessage().contains("version 1.x"), e.getMessage());
+    IncompatibleFormatException e =
+        assertThrows(IncompatibleFormatException.class, () -> Cellar.open(dir, OPTIONS));
+    assertTrue(
+        e.getMessage().contains("version 9.0") && e.getMessage().contains("version 1.x"),
+        e.getMessage());
   }
 
   @Test
@@ -303,8 +349,10 @@ class CorruptionTest {
     b.putShort(8, (short) 2);
     b.putInt(60, Crc32c.masked(MemorySegment.ofArray(raw), 0, 60));
     Files.write(meta, raw);
-    IncompatibleFormatException e = assertThrows(IncompatibleFormatException.class, () -> Cellar.open(dir, OPTIONS));
-    assertTrue(e.getMessage().contains("version 2.0") && e.getMessage().contains("1.x"), e.getMessage());
+    IncompatibleFormatException e =
+        assertThrows(IncompatibleFormatException.class, () -> Cellar.open(dir, OPTIONS));
+    assertTrue(
+        e.getMessage().contains("version 2.0") && e.getMessage().contains("1.x"), e.getMessage());
   }
 
   @Test
@@ -313,11 +361,17 @@ class CorruptionTest {
     Map<String, String> model = populate(dir, 2000);
     Path checkpoint;
     try (Stream<Path> files = Files.list(dir)) {
-      checkpoint = files.filter(p -> p.getFileName().toString().startsWith("checkpoint-")).findFirst().orElseThrow();
+      checkpoint =
+          files
+              .filter(p -> p.getFileName().toString().startsWith("checkpoint-"))
+              .findFirst()
+              .orElseThrow();
     }
     flipByte(checkpoint, Files.size(checkpoint) / 2);
     try (Store db = Store.open(dir, OPTIONS)) {
-      assertTrue(db.recoveryReport().notes().stream().anyMatch(n -> n.contains("body checksum mismatch")), db.recoveryReport().toString());
+      assertTrue(
+          db.recoveryReport().notes().stream().anyMatch(n -> n.contains("body checksum mismatch")),
+          db.recoveryReport().toString());
       for (var m : model.entrySet()) {
         assertArrayEquals(m.getValue().getBytes(UTF_8), db.get(m.getKey().getBytes(UTF_8)));
       }

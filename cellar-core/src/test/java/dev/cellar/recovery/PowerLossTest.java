@@ -35,8 +35,10 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class PowerLossTest {
   private static final int OPS_PER_WORKLOAD = 120;
+
   /** How often (in cuts) a crash state's recovery is itself cut. */
   private static final int CRASH_AGAIN_EVERY = 4;
+
   private static final int CUTS_DURING_RECOVERY = 3;
 
   /** Recovery reports every torn tail it cuts at INFO: thousands of lines here, all expected. */
@@ -104,19 +106,35 @@ class PowerLossTest {
     }
     Totals totals = new Totals();
     long started = System.nanoTime();
-    java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+    java.lang.management.ThreadMXBean threads =
+        java.lang.management.ManagementFactory.getThreadMXBean();
     long cpuStarted = threads.getCurrentThreadCpuTime();
     for (long seed = firstSeed; seed < firstSeed + workloads; seed++) {
-      PowerLossWorkload workload = PowerLossWorkload.record(seed, mode, dir, OPS_PER_WORKLOAD, writers);
-      assertEquals(List.of(), workload.violations, "seed " + seed + ": writes through a mapping past the end of file");
+      PowerLossWorkload workload =
+          PowerLossWorkload.record(seed, mode, dir, OPS_PER_WORKLOAD, writers);
+      assertEquals(
+          List.of(),
+          workload.violations,
+          "seed " + seed + ": writes through a mapping past the end of file");
       totals.workloads++;
       totals.events += workload.trace.size();
       cutAndRecover(workload, cutsPerWorkload, totals);
     }
     System.out.printf(
         "power loss, fsync %s, %d writer(s): %d workloads, %d trace events, %d cut points, %d crash states (%d unsynced sectors in all), %d second cuts during recovery, %d recoveries checked, seeds %d..%d, %.1f s (%.1f s CPU in the test thread)%n",
-        mode, writers, totals.workloads, totals.events, totals.cuts, totals.crashStates, totals.unsyncedSectors, totals.secondCuts, totals.recoveries,
-        firstSeed, firstSeed + workloads - 1, (System.nanoTime() - started) / 1e9, (threads.getCurrentThreadCpuTime() - cpuStarted) / 1e9);
+        mode,
+        writers,
+        totals.workloads,
+        totals.events,
+        totals.cuts,
+        totals.crashStates,
+        totals.unsyncedSectors,
+        totals.secondCuts,
+        totals.recoveries,
+        firstSeed,
+        firstSeed + workloads - 1,
+        (System.nanoTime() - started) / 1e9,
+        (threads.getCurrentThreadCpuTime() - cpuStarted) / 1e9);
   }
 
   private void cutAndRecover(PowerLossWorkload workload, int cutsPerWorkload, Totals totals) {
@@ -135,7 +153,9 @@ class PowerLossTest {
     List<Integer> beforeDurability = new java.util.ArrayList<>();
     for (int i = 0; i < events; i++) {
       DiskEvent event = workload.trace.get(i);
-      if (event instanceof DiskEvent.Force || event instanceof DiskEvent.SyncDirectory || event instanceof DiskEvent.Rename) {
+      if (event instanceof DiskEvent.Force
+          || event instanceof DiskEvent.SyncDirectory
+          || event instanceof DiskEvent.Rename) {
         beforeDurability.add(i);
       }
     }
@@ -155,29 +175,59 @@ class PowerLossTest {
       totals.cuts++;
       List<Choice> choices =
           model.hasUnsyncedState()
-              ? List.of(Choice.DROP_ALL, Choice.KEEP_ALL, Choice.RANDOM, Choice.RANDOM, Choice.ADVERSARIAL)
+              ? List.of(
+                  Choice.DROP_ALL,
+                  Choice.KEEP_ALL,
+                  Choice.RANDOM,
+                  Choice.RANDOM,
+                  Choice.ADVERSARIAL)
               : List.of(Choice.KEEP_ALL);
       totals.unsyncedSectors += model.unsyncedSectors();
       for (int i = 0; i < choices.size(); i++) {
         totals.crashStates++;
         // The first random state of every few cuts is also crashed again during its recovery.
         boolean crashAgain = i == 2 && totals.cuts % CRASH_AGAIN_EVERY == 0;
-        recoverAndCheck(workload, cut, choices.get(i), model.crashImage(choices.get(i), random), crashAgain, random, totals);
+        recoverAndCheck(
+            workload,
+            cut,
+            choices.get(i),
+            model.crashImage(choices.get(i), random),
+            crashAgain,
+            random,
+            totals);
       }
     }
   }
 
   /**
-   * Opens a store on the image, checks it, closes it, and checks it again after a clean reopen. With
-   * {@code crashAgain}, the recovery and close are recorded, and power is lost again at random
+   * Opens a store on the image, checks it, closes it, and checks it again after a clean reopen.
+   * With {@code crashAgain}, the recovery and close are recorded, and power is lost again at random
    * points of them: recovery itself writes (it seals, truncates, deletes), and whatever it leaves
    * must still be recoverable, with the same promises as the first crash.
    */
   private void recoverAndCheck(
-      PowerLossWorkload workload, int cut, Choice choice, Map<Path, byte[]> image, boolean crashAgain, Random random, Totals totals) {
+      PowerLossWorkload workload,
+      int cut,
+      Choice choice,
+      Map<Path, byte[]> image,
+      boolean crashAgain,
+      Random random,
+      Totals totals) {
     String where =
-        "seed " + workload.seed + ", fsync " + workload.mode + (workload.zeroFill ? " (zero-filled log)" : "") + ", cut " + cut + " of " + workload.trace.size()
-            + " (" + workload.progressAt(cut) + "), " + choice + ": ";
+        "seed "
+            + workload.seed
+            + ", fsync "
+            + workload.mode
+            + (workload.zeroFill ? " (zero-filled log)" : "")
+            + ", cut "
+            + cut
+            + " of "
+            + workload.trace.size()
+            + " ("
+            + workload.progressAt(cut)
+            + "), "
+            + choice
+            + ": ";
     if (!crashAgain) {
       try (SimulatedFileIO disk = SimulatedFileIO.of(image, PowerLossWorkload.SEGMENT_BYTES)) {
         openAndCheck(disk, workload, cut, where + "recovery", totals);
@@ -189,7 +239,10 @@ class PowerLossTest {
     try (SimulatedFileIO disk = SimulatedFileIO.recording(image, PowerLossWorkload.SEGMENT_BYTES)) {
       openAndCheck(disk, workload, cut, where + "recovery", totals);
       recoveryTrace = disk.trace();
-      assertEquals(List.of(), disk.violations(), where + "recovery wrote through a mapping past the end of file");
+      assertEquals(
+          List.of(),
+          disk.violations(),
+          where + "recovery wrote through a mapping past the end of file");
     }
     PowerLossModel model = new PowerLossModel(image, recoveryTrace);
     TreeSet<Integer> cuts = new TreeSet<>();
@@ -200,17 +253,27 @@ class PowerLossTest {
       model.advanceTo(second);
       totals.secondCuts++;
       Choice again = random.nextBoolean() ? Choice.RANDOM : Choice.ADVERSARIAL;
-      try (SimulatedFileIO disk = SimulatedFileIO.of(model.crashImage(again, random), PowerLossWorkload.SEGMENT_BYTES)) {
+      try (SimulatedFileIO disk =
+          SimulatedFileIO.of(model.crashImage(again, random), PowerLossWorkload.SEGMENT_BYTES)) {
         openAndCheck(
-            disk, workload, cut,
-            where + "recovery after a second power loss at cut " + second + " of " + recoveryTrace.size()
-                + " of the first recovery and close (" + again + ")",
+            disk,
+            workload,
+            cut,
+            where
+                + "recovery after a second power loss at cut "
+                + second
+                + " of "
+                + recoveryTrace.size()
+                + " of the first recovery and close ("
+                + again
+                + ")",
             totals);
       }
     }
   }
 
-  private static void openAndCheck(SimulatedFileIO disk, PowerLossWorkload workload, int cut, String where, Totals totals) {
+  private static void openAndCheck(
+      SimulatedFileIO disk, PowerLossWorkload workload, int cut, String where, Totals totals) {
     Cellar db;
     try {
       // The mode the store was written in does not matter to recovery; NO starts no flusher.

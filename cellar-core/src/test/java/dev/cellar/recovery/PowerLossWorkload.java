@@ -22,15 +22,17 @@ import java.util.TreeMap;
  * after a power loss at any point of the recorded trace.
  *
  * <h2>The workload</h2>
+ *
  * Puts of unique values (the value names its key and operation, so a value that shows up under the
- * wrong key, or was never written, is caught), overwrites, deletes, puts expiring in an hour or in a
- * few milliseconds, explicit syncs, checkpoints, compactions and now and then a clean close and
+ * wrong key, or was never written, is caught), overwrites, deletes, puts expiring in an hour or in
+ * a few milliseconds, explicit syncs, checkpoints, compactions and now and then a clean close and
  * reopen (which resumes appending to the last segment), over 64 KiB segments so the log rolls every
  * few dozen puts; then a clean close. A quarter of the workloads spread their calls over 300 keys
  * (the index grows), the rest over 12 (many overwrites); half reserve log space by writing zeros.
  * Every call is bracketed by marks in the trace, so a cut index tells which calls had returned.
  *
  * <h2>What must hold at a cut</h2>
+ *
  * An operation <em>must</em> have survived if it returned before the cut and, unless the mode is
  * {@code always}, also before the start of a sync (an explicit {@code sync()}, a checkpoint, which
  * syncs the log before it publishes, or the close) that completed before the cut. For each key the
@@ -65,12 +67,18 @@ final class PowerLossWorkload {
   final long seed;
   final Fsync mode;
   final Path directory;
-  /** In the order calls returned; each key's calls come from one thread, so they are in its order. */
+
+  /**
+   * In the order calls returned; each key's calls come from one thread, so they are in its order.
+   */
   final List<Op> ops = java.util.Collections.synchronizedList(new ArrayList<>());
+
   final Map<String, Op> byValue = new java.util.concurrent.ConcurrentHashMap<>();
   boolean zeroFill;
+
   /** Keys are key-0 .. key-(keys - 1): few, for many overwrites, or enough to grow the index. */
   int keys;
+
   List<DiskEvent> trace;
   List<String> violations;
 
@@ -98,9 +106,9 @@ final class PowerLossWorkload {
   }
 
   /**
-   * Generates the workload of {@code seed} and runs it once, recording the trace. With more than one
-   * writer, that many threads run {@code length / writers} calls each at once, each on its own keys
-   * (so each key's calls are still in one order), and there is no reopen.
+   * Generates the workload of {@code seed} and runs it once, recording the trace. With more than
+   * one writer, that many threads run {@code length / writers} calls each at once, each on its own
+   * keys (so each key's calls are still in one order), and there is no reopen.
    */
   static PowerLossWorkload record(long seed, Fsync mode, Path directory, int length, int writers) {
     PowerLossWorkload w = new PowerLossWorkload(seed, mode, directory);
@@ -141,16 +149,19 @@ final class PowerLossWorkload {
       int writer = t;
       Random random = new Random(seed * 31 + writer);
       threads.add(
-          Thread.ofPlatform().name("powerloss-writer-" + writer).start(() -> {
-            try {
-              for (int i = 0; i < length / writers; i++) {
-                int key = writer + writers * random.nextInt(Math.max(1, keys / writers));
-                step(db, disk, writer * length + i, key, random);
-              }
-            } catch (Throwable e) {
-              failures.add(e);
-            }
-          }));
+          Thread.ofPlatform()
+              .name("powerloss-writer-" + writer)
+              .start(
+                  () -> {
+                    try {
+                      for (int i = 0; i < length / writers; i++) {
+                        int key = writer + writers * random.nextInt(Math.max(1, keys / writers));
+                        step(db, disk, writer * length + i, key, random);
+                      }
+                    } catch (Throwable e) {
+                      failures.add(e);
+                    }
+                  }));
     }
     for (Thread thread : threads) {
       try {
@@ -185,7 +196,9 @@ final class PowerLossWorkload {
       kind = Kind.PUT;
       value = valueFor(key, index, random);
       if (draw >= 47) {
-        expireAt = System.currentTimeMillis() + (draw % 2 == 0 ? Duration.ofHours(1).toMillis() : 1 + random.nextInt(30));
+        expireAt =
+            System.currentTimeMillis()
+                + (draw % 2 == 0 ? Duration.ofHours(1).toMillis() : 1 + random.nextInt(30));
       }
     } else if (draw < 72) {
       kind = Kind.DELETE;
@@ -211,7 +224,15 @@ final class PowerLossWorkload {
       case COMPACT -> db.compact();
       case CLOSE, OPEN -> throw new IllegalStateException(kind + " is not drawn at random");
     }
-    Op op = new Op(index, kind, kind.ordinal() <= Kind.DELETE.ordinal() ? key : -1, value, expireAt, begin, disk.mark("done " + index));
+    Op op =
+        new Op(
+            index,
+            kind,
+            kind.ordinal() <= Kind.DELETE.ordinal() ? key : -1,
+            value,
+            expireAt,
+            begin,
+            disk.mark("done " + index));
     ops.add(op);
     if (value != null) {
       byValue.put(value, op);
@@ -269,7 +290,10 @@ final class PowerLossWorkload {
     return out;
   }
 
-  /** Checks every key of a store recovered from a crash at {@code cut}; returns what is wrong, or null. */
+  /**
+   * Checks every key of a store recovered from a crash at {@code cut}; returns what is wrong, or
+   * null.
+   */
   String check(Cellar db, int cut) {
     long before = System.currentTimeMillis();
     // Keys no call wrote are checked by the scan, which must not show them.
@@ -299,7 +323,8 @@ final class PowerLossWorkload {
       } else if (scanProblem != null) {
         problems.add("scan " + scanProblem);
       } else if (!sameOrExpiryRace(fromGet, fromScan)) {
-        problems.add("key-" + key + ": get shows " + describe(fromGet) + " but scan " + describe(fromScan));
+        problems.add(
+            "key-" + key + ": get shows " + describe(fromGet) + " but scan " + describe(fromScan));
       }
     }
     if (!scanned.isEmpty()) {
@@ -311,7 +336,9 @@ final class PowerLossWorkload {
   private String judge(byte[] seen, List<Op> allowed, int key, long before, long after) {
     if (seen == null) {
       for (Op op : allowed) {
-        if (op == null || op.kind() == Kind.DELETE || (op.expireAt() != 0 && op.expireAt() <= after)) {
+        if (op == null
+            || op.kind() == Kind.DELETE
+            || (op.expireAt() != 0 && op.expireAt() <= after)) {
           return null;
         }
       }
@@ -319,13 +346,30 @@ final class PowerLossWorkload {
     }
     Op writer = byValue.get(new String(seen, UTF_8));
     if (writer == null || writer.key() != key) {
-      return "key-" + key + ": " + describe(seen) + " was never written " + (writer == null ? "at all" : "to this key");
+      return "key-"
+          + key
+          + ": "
+          + describe(seen)
+          + " was never written "
+          + (writer == null ? "at all" : "to this key");
     }
     if (!allowed.contains(writer)) {
-      return "key-" + key + ": shows op " + writer.index() + " but allowed are " + describe(allowed);
+      return "key-"
+          + key
+          + ": shows op "
+          + writer.index()
+          + " but allowed are "
+          + describe(allowed);
     }
     if (writer.expireAt() != 0 && writer.expireAt() <= before) {
-      return "key-" + key + ": shows op " + writer.index() + " whose expiry " + writer.expireAt() + " passed at " + before;
+      return "key-"
+          + key
+          + ": shows op "
+          + writer.index()
+          + " whose expiry "
+          + writer.expireAt()
+          + " passed at "
+          + before;
     }
     return null;
   }
@@ -347,13 +391,23 @@ final class PowerLossWorkload {
     }
     String v = new String(value, UTF_8);
     int colon = v.indexOf(':');
-    return "\"" + (colon > 0 ? v.substring(0, colon) : v.substring(0, Math.min(24, v.length()))) + "...\" (" + value.length + " bytes)";
+    return "\""
+        + (colon > 0 ? v.substring(0, colon) : v.substring(0, Math.min(24, v.length())))
+        + "...\" ("
+        + value.length
+        + " bytes)";
   }
 
   private static String describe(List<Op> allowed) {
     List<String> out = new ArrayList<>();
     for (Op op : allowed) {
-      out.add(op == null ? "never written" : op.kind() + " op " + op.index() + (op.expireAt() != 0 ? " (expires " + op.expireAt() + ")" : ""));
+      out.add(
+          op == null
+              ? "never written"
+              : op.kind()
+                  + " op "
+                  + op.index()
+                  + (op.expireAt() != 0 ? " (expires " + op.expireAt() + ")" : ""));
     }
     return out.toString();
   }
@@ -368,6 +422,10 @@ final class PowerLossWorkload {
         last = op;
       }
     }
-    return returned + " of " + ops.size() + " calls returned" + (last == null ? "" : ", last " + last.kind() + " op " + last.index());
+    return returned
+        + " of "
+        + ops.size()
+        + " calls returned"
+        + (last == null ? "" : ", last " + last.kind() + " op " + last.index());
   }
 }

@@ -9,11 +9,11 @@ import java.util.Set;
 import java.util.zip.CRC32C;
 
 /**
- * Every checksummed PUT record found at any offset of some bytes, decoded without the engine's
- * code (only the layout in {@code docs/format/log.md} is shared): the values a store opened on
- * those bytes may serve. A value not found here was never written, or was damaged, and serving it
- * is a bug. A byte string with a valid CRC is indistinguishable from a written record, so records
- * a fuzzer forges (it can learn CRCs from the comparisons it observes) count as written.
+ * Every checksummed PUT record found at any offset of some bytes, decoded without the engine's code
+ * (only the layout in {@code docs/format/log.md} is shared): the values a store opened on those
+ * bytes may serve. A value not found here was never written, or was damaged, and serving it is a
+ * bug. A byte string with a valid CRC is indistinguishable from a written record, so records a
+ * fuzzer forges (it can learn CRCs from the comparisons it observes) count as written.
  */
 final class RecordOracle {
   private static final int PUT = 1;
@@ -63,7 +63,11 @@ final class RecordOracle {
     crc.update(b, at + 4, (int) end - at - 4);
     int c = (int) crc.getValue();
     int masked = ((c >>> 15) | (c << 17)) + MASK_DELTA;
-    int stored = (b[at] & 0xff) | (b[at + 1] & 0xff) << 8 | (b[at + 2] & 0xff) << 16 | (b[at + 3] & 0xff) << 24;
+    int stored =
+        (b[at] & 0xff)
+            | (b[at + 1] & 0xff) << 8
+            | (b[at + 2] & 0xff) << 16
+            | (b[at + 3] & 0xff) << 24;
     if (masked != stored || (type & 0x0f) != PUT) {
       return;
     }

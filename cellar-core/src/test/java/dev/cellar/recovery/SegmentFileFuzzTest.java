@@ -15,13 +15,13 @@ import java.util.stream.Stream;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Fuzz target for segment recovery ({@code SegmentScanner}, {@code RecordView}, {@code
- * Recovery}): arbitrary bytes as the one segment of a store with no checkpoint, so that opening
- * replays all of it. The property is {@link StoreFiles}'s.
+ * Fuzz target for segment recovery ({@code SegmentScanner}, {@code RecordView}, {@code Recovery}):
+ * arbitrary bytes as the one segment of a store with no checkpoint, so that opening replays all of
+ * it. The property is {@link StoreFiles}'s.
  *
  * <p>Seeds are segments the engine writes (sealed after a close, unsealed as a crash leaves them)
- * made by {@link #engineSegments()} at run time, so they follow the format as it changes; files
- * in {@code SegmentFileFuzzTestInputs} are inputs that once failed.
+ * made by {@link #engineSegments()} at run time, so they follow the format as it changes; files in
+ * {@code SegmentFileFuzzTestInputs} are inputs that once failed.
  *
  * <p>Most random changes to a header break its CRC and end the story there. When the input's
  * reserved header word (offset 56) is odd, the harness restamps the header CRC after the fuzzer's
@@ -44,7 +44,12 @@ class SegmentFileFuzzTest {
     StoreFiles template = StoreFiles.template();
     byte[] sealed = template.files.get(template.segmentName());
     Map<String, byte[]> crashed = StoreFiles.write(StoreFiles::populate, false);
-    byte[] unsealed = crashed.entrySet().stream().filter(e -> e.getKey().startsWith("seg-")).findFirst().orElseThrow().getValue();
+    byte[] unsealed =
+        crashed.entrySet().stream()
+            .filter(e -> e.getKey().startsWith("seg-"))
+            .findFirst()
+            .orElseThrow()
+            .getValue();
     byte[] restampable = sealed.clone();
     restampable[RESTAMP_FLAG_OFFSET] = 1;
     return Stream.of(
@@ -56,7 +61,8 @@ class SegmentFileFuzzTest {
   }
 
   static byte[] restampIfAsked(byte[] segment) {
-    if (segment.length < SegmentHeaderDescriptor.LENGTH || (segment[RESTAMP_FLAG_OFFSET] & 1) == 0) {
+    if (segment.length < SegmentHeaderDescriptor.LENGTH
+        || (segment[RESTAMP_FLAG_OFFSET] & 1) == 0) {
       return segment;
     }
     return restamp(segment.clone());
@@ -64,7 +70,9 @@ class SegmentFileFuzzTest {
 
   private static byte[] restamp(byte[] segment) {
     int crc = Crc32c.masked(MemorySegment.ofArray(segment), 0, SegmentHeaderDescriptor.CRC_OFFSET);
-    ByteBuffer.wrap(segment).order(ByteOrder.LITTLE_ENDIAN).putInt(SegmentHeaderDescriptor.CRC_OFFSET, crc);
+    ByteBuffer.wrap(segment)
+        .order(ByteOrder.LITTLE_ENDIAN)
+        .putInt(SegmentHeaderDescriptor.CRC_OFFSET, crc);
     return segment;
   }
 

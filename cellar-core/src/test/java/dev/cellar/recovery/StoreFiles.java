@@ -28,11 +28,12 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 /**
- * What the store-file fuzz targets share: a store the engine wrote (its files as bytes, to seed
- * the fuzzer and to build trial directories from), and the check that opening a directory of
- * damaged files is safe.
+ * What the store-file fuzz targets share: a store the engine wrote (its files as bytes, to seed the
+ * fuzzer and to build trial directories from), and the check that opening a directory of damaged
+ * files is safe.
  *
  * <h2>The property</h2>
+ *
  * Opening either succeeds or fails with a {@link CellarException}; when it fails as corrupt,
  * opening with salvage succeeds, as salvage promises. An opened store serves only values that a
  * checksummed record in its files holds ({@link RecordOracle}), reads agree with the scan, and it
@@ -48,9 +49,16 @@ final class StoreFiles {
   static {
     FaultInjectingFileIO io = new FaultInjectingFileIO();
     io.fsyncSkipped = true;
-    OPTIONS = CellarOptions.defaults().fsync(Fsync.NO).segmentBytes(CellarOptions.MIN_SEGMENT_BYTES).shards(1)
-        .maxKeyBytes(1 << 10).maxValueBytes(16 << 10)
-        .backgroundCompaction(false).checkpointInterval(Duration.ZERO).fileIO(io);
+    OPTIONS =
+        CellarOptions.defaults()
+            .fsync(Fsync.NO)
+            .segmentBytes(CellarOptions.MIN_SEGMENT_BYTES)
+            .shards(1)
+            .maxKeyBytes(1 << 10)
+            .maxValueBytes(16 << 10)
+            .backgroundCompaction(false)
+            .checkpointInterval(Duration.ZERO)
+            .fileIO(io);
   }
 
   /**
@@ -65,7 +73,8 @@ final class StoreFiles {
   private static final byte[] PROBE_KEY = "fuzz-probe".getBytes(UTF_8);
 
   /** Recovery reports each open at INFO; thousands of opens a second would bury any finding. */
-  private static final java.util.logging.Logger QUIET = java.util.logging.Logger.getLogger("dev.cellar");
+  private static final java.util.logging.Logger QUIET =
+      java.util.logging.Logger.getLogger("dev.cellar");
 
   static {
     QUIET.setLevel(java.util.logging.Level.SEVERE);
@@ -162,7 +171,10 @@ final class StoreFiles {
   }
 
   String checkpointName() {
-    return files.keySet().stream().filter(n -> n.startsWith("checkpoint-")).findFirst().orElseThrow();
+    return files.keySet().stream()
+        .filter(n -> n.startsWith("checkpoint-"))
+        .findFirst()
+        .orElseThrow();
   }
 
   // ------------------------------------------------------------ the check
@@ -176,7 +188,11 @@ final class StoreFiles {
    */
   static void checkOpen(Map<String, byte[]> files, boolean forgedIndex) {
     RecordOracle oracle =
-        RecordOracle.of(files.entrySet().stream().filter(e -> e.getKey().startsWith("seg-")).map(Map.Entry::getValue).toArray(byte[][]::new));
+        RecordOracle.of(
+            files.entrySet().stream()
+                .filter(e -> e.getKey().startsWith("seg-"))
+                .map(Map.Entry::getValue)
+                .toArray(byte[][]::new));
     Path dir = newDirectory();
     try {
       write(dir, files);
@@ -200,11 +216,16 @@ final class StoreFiles {
     try (Cursor cursor = db.scan()) {
       while (cursor.hasNext()) {
         Entry e = cursor.next();
-        assertTrue(oracle.written(e.key(), e.value()),
-            "served a value no checksummed record holds: " + Arrays.toString(e.key()) + " = " + Arrays.toString(e.value()));
+        assertTrue(
+            oracle.written(e.key(), e.value()),
+            "served a value no checksummed record holds: "
+                + Arrays.toString(e.key())
+                + " = "
+                + Arrays.toString(e.value()));
         byte[] got = db.get(e.key());
         if (!(forgedIndex && got == null)) {
-          assertArrayEquals(e.value(), got, "get disagrees with scan for " + Arrays.toString(e.key()));
+          assertArrayEquals(
+              e.value(), got, "get disagrees with scan for " + Arrays.toString(e.key()));
         }
       }
     } catch (CorruptStoreException e) {

@@ -30,7 +30,8 @@ class BackgroundPriorityTest {
     try (Cellar db = Cellar.open(dir, CellarOptions.defaults().fsync(Fsync.NO).backgroundNice(7))) {
       db.put(new byte[] {1}, new byte[] {2});
       assertEquals(List.of(Math.max(7, base)), awaitNiceOf("cellar-maintena", n -> n >= 7));
-      assertEquals(base, ThreadPriority.currentNice(), "the application's thread keeps its priority");
+      assertEquals(
+          base, ThreadPriority.currentNice(), "the application's thread keeps its priority");
     }
   }
 
@@ -48,31 +49,44 @@ class BackgroundPriorityTest {
   void idleCompactionRunsOnAThreadOfTheIdleSchedulingClass() throws Exception {
     try (Cellar db = Cellar.open(dir, CellarOptions.defaults().fsync(Fsync.NO))) {
       db.put(new byte[] {1}, new byte[] {2});
-      assertEquals(List.of(SCHED_IDLE), awaitStatField("cellar-idle-com", POLICY_FIELD, p -> p == SCHED_IDLE));
-      assertEquals(List.of(SCHED_OTHER), awaitStatField("cellar-maintena", POLICY_FIELD, p -> true),
+      assertEquals(
+          List.of(SCHED_IDLE),
+          awaitStatField("cellar-idle-com", POLICY_FIELD, p -> p == SCHED_IDLE));
+      assertEquals(
+          List.of(SCHED_OTHER),
+          awaitStatField("cellar-maintena", POLICY_FIELD, p -> true),
           "the maintenance thread keeps the normal policy");
     }
   }
 
   private static final int SCHED_OTHER = 0;
   private static final int SCHED_IDLE = 5;
+
   /** {@code policy} in proc(5)'s stat fields, 1-based. */
   private static final int POLICY_FIELD = 41;
+
   private static final int NICE_FIELD = 19;
 
-  private static List<Integer> awaitNiceOf(String prefix, IntPredicate done) throws IOException, InterruptedException {
+  private static List<Integer> awaitNiceOf(String prefix, IntPredicate done)
+      throws IOException, InterruptedException {
     return awaitStatField(prefix, NICE_FIELD, done);
   }
 
   @Test
   void niceValuesOutsideZeroToNineteenAreRefusedByName() {
-    IllegalArgumentException e = assertThrows(
-        IllegalArgumentException.class, () -> Cellar.open(dir, CellarOptions.defaults().backgroundNice(20)));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> Cellar.open(dir, CellarOptions.defaults().backgroundNice(20)));
     assertEquals("invalid Cellar option: backgroundNice 20 outside [0, 19]", e.getMessage());
   }
 
-  /** A stat field of this process's threads named {@code prefix}..., once there are some and all pass {@code done}. */
-  private static List<Integer> awaitStatField(String prefix, int field, IntPredicate done) throws IOException, InterruptedException {
+  /**
+   * A stat field of this process's threads named {@code prefix}..., once there are some and all
+   * pass {@code done}.
+   */
+  private static List<Integer> awaitStatField(String prefix, int field, IntPredicate done)
+      throws IOException, InterruptedException {
     List<Integer> found = new ArrayList<>();
     for (int attempt = 0; attempt < 200; attempt++) {
       found.clear();

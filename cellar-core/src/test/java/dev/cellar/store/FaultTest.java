@@ -20,7 +20,12 @@ class FaultTest {
   void diskFullFailsWritesKeepsReadsAndRecoversWhenSpaceReturns() {
     FaultInjectingFileIO io = new FaultInjectingFileIO();
     CellarOptions options =
-        CellarOptions.defaults().fsync(Fsync.ALWAYS).segmentBytes(1 << 20).maxValueBytes(8 << 10).shards(4).fileIO(io);
+        CellarOptions.defaults()
+            .fsync(Fsync.ALWAYS)
+            .segmentBytes(1 << 20)
+            .maxValueBytes(8 << 10)
+            .shards(4)
+            .fileIO(io);
     int acknowledged = 0;
     try (Cellar db = Cellar.open(dir, options)) {
       byte[] value = new byte[1000];
@@ -75,7 +80,8 @@ class FaultTest {
       io.fsyncFails = false;
       assertModel(db, model);
       try (var files = java.nio.file.Files.list(dir)) {
-        assertEquals(java.util.List.of(), files.filter(p -> p.toString().endsWith(".tmp")).toList());
+        assertEquals(
+            java.util.List.of(), files.filter(p -> p.toString().endsWith(".tmp")).toList());
       }
       assertTrue(db.compact() > 0, "a pass with a working disk reclaims space");
       assertModel(db, model);
@@ -96,15 +102,25 @@ class FaultTest {
   @Test
   void failedFsyncDisablesWritesButNotReads() {
     FaultInjectingFileIO io = new FaultInjectingFileIO();
-    CellarOptions options = CellarOptions.defaults().fsync(Fsync.ALWAYS).segmentBytes(1 << 20).maxValueBytes(8 << 10).shards(4).fileIO(io);
+    CellarOptions options =
+        CellarOptions.defaults()
+            .fsync(Fsync.ALWAYS)
+            .segmentBytes(1 << 20)
+            .maxValueBytes(8 << 10)
+            .shards(4)
+            .fileIO(io);
     Cellar db = Cellar.open(dir, options);
     db.put("a".getBytes(UTF_8), "1".getBytes(UTF_8));
     io.fsyncFails = true;
-    StoreIOException first = assertThrows(StoreIOException.class, () -> db.put("b".getBytes(UTF_8), "2".getBytes(UTF_8)));
+    StoreIOException first =
+        assertThrows(
+            StoreIOException.class, () -> db.put("b".getBytes(UTF_8), "2".getBytes(UTF_8)));
     assertTrue(first.getMessage().contains("fsync failed"), first.getMessage());
     io.fsyncFails = false;
     // No retry-and-pretend: writes stay refused even though fsync would now succeed.
-    StoreIOException later = assertThrows(StoreIOException.class, () -> db.put("c".getBytes(UTF_8), "3".getBytes(UTF_8)));
+    StoreIOException later =
+        assertThrows(
+            StoreIOException.class, () -> db.put("c".getBytes(UTF_8), "3".getBytes(UTF_8)));
     assertTrue(later.getMessage().contains("writes are disabled"), later.getMessage());
     assertArrayEquals("1".getBytes(UTF_8), db.get("a".getBytes(UTF_8)));
     // Close releases everything without a checkpoint (nothing is promised past the failure).
@@ -123,30 +139,41 @@ class FaultTest {
   void aFailedFsyncRefusesEveryWaitingWriter() throws Exception {
     FaultInjectingFileIO io = new FaultInjectingFileIO();
     CellarOptions options =
-        CellarOptions.defaults().fsync(Fsync.ALWAYS).segmentBytes(1 << 20).maxValueBytes(8 << 10).shards(4).fileIO(io);
+        CellarOptions.defaults()
+            .fsync(Fsync.ALWAYS)
+            .segmentBytes(1 << 20)
+            .maxValueBytes(8 << 10)
+            .shards(4)
+            .fileIO(io);
     try (Cellar db = Cellar.open(dir, options)) {
       int writers = 8;
-      java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(writers);
-      java.util.concurrent.atomic.AtomicLongArray acknowledgedAfterFailure = new java.util.concurrent.atomic.AtomicLongArray(writers);
-      java.util.concurrent.atomic.AtomicBoolean failing = new java.util.concurrent.atomic.AtomicBoolean();
+      java.util.concurrent.CountDownLatch running =
+          new java.util.concurrent.CountDownLatch(writers);
+      java.util.concurrent.atomic.AtomicLongArray acknowledgedAfterFailure =
+          new java.util.concurrent.atomic.AtomicLongArray(writers);
+      java.util.concurrent.atomic.AtomicBoolean failing =
+          new java.util.concurrent.atomic.AtomicBoolean();
       Thread[] threads = new Thread[writers];
       Throwable[] ended = new Throwable[writers];
       for (int t = 0; t < writers; t++) {
         int id = t;
-        threads[t] = Thread.ofPlatform().start(() -> {
-          running.countDown();
-          try {
-            for (int i = 0; ; i++) {
-              boolean failedBefore = failing.get();
-              db.put(("w" + id + ":" + i).getBytes(UTF_8), "v".getBytes(UTF_8));
-              if (failedBefore) {
-                acknowledgedAfterFailure.incrementAndGet(id);
-              }
-            }
-          } catch (Throwable e) {
-            ended[id] = e;
-          }
-        });
+        threads[t] =
+            Thread.ofPlatform()
+                .start(
+                    () -> {
+                      running.countDown();
+                      try {
+                        for (int i = 0; ; i++) {
+                          boolean failedBefore = failing.get();
+                          db.put(("w" + id + ":" + i).getBytes(UTF_8), "v".getBytes(UTF_8));
+                          if (failedBefore) {
+                            acknowledgedAfterFailure.incrementAndGet(id);
+                          }
+                        }
+                      } catch (Throwable e) {
+                        ended[id] = e;
+                      }
+                    });
       }
       running.await();
       Thread.sleep(50);
@@ -160,7 +187,10 @@ class FaultTest {
       }
       for (int t = 0; t < writers; t++) {
         assertInstanceOf(StoreIOException.class, ended[t], "writer " + t);
-        assertEquals(0, acknowledgedAfterFailure.get(t), "writer " + t + " was acknowledged after fsyncs began to fail");
+        assertEquals(
+            0,
+            acknowledgedAfterFailure.get(t),
+            "writer " + t + " was acknowledged after fsyncs began to fail");
       }
     }
   }
@@ -173,17 +203,27 @@ class FaultTest {
   @Test
   void aFailedFsyncWhileSealingASegmentDisablesWrites() {
     FaultInjectingFileIO io = new FaultInjectingFileIO();
-    CellarOptions options = CellarOptions.defaults().fsync(Fsync.NO).segmentBytes(1 << 16).maxKeyBytes(64)
-        .maxValueBytes(4 << 10).shards(4).backgroundCompaction(false).fileIO(io);
+    CellarOptions options =
+        CellarOptions.defaults()
+            .fsync(Fsync.NO)
+            .segmentBytes(1 << 16)
+            .maxKeyBytes(64)
+            .maxValueBytes(4 << 10)
+            .shards(4)
+            .backgroundCompaction(false)
+            .fileIO(io);
     Store db = (Store) Cellar.open(dir, options);
     try {
       byte[] value = new byte[1000];
       for (int round = 0; round < 20 && db.writeFailure() == null; round++) {
         long segments = db.stats().segments();
         for (int i = 0; db.stats().segments() == segments; i++) {
-          db.put(("r" + round + "k" + i).getBytes(UTF_8), value); // until the log moves to a new segment
+          db.put(
+              ("r" + round + "k" + i).getBytes(UTF_8),
+              value); // until the log moves to a new segment
         }
-        io.fsyncFails = true; // the segment just left is full and, unless the agent was quicker, unsealed
+        io.fsyncFails =
+            true; // the segment just left is full and, unless the agent was quicker, unsealed
         try {
           db.compact(); // seals full segments first
         } catch (StoreIOException expected) {
@@ -192,7 +232,8 @@ class FaultTest {
         io.fsyncFails = false;
       }
       assertNotNull(db.writeFailure(), "no seal ever failed");
-      StoreIOException refused = assertThrows(StoreIOException.class, () -> db.put("after".getBytes(UTF_8), value));
+      StoreIOException refused =
+          assertThrows(StoreIOException.class, () -> db.put("after".getBytes(UTF_8), value));
       assertTrue(refused.getMessage().contains("writes are disabled"), refused.getMessage());
       assertArrayEquals(value, db.get("r0k0".getBytes(UTF_8)), "reads go on");
     } finally {

@@ -11,7 +11,10 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Every store draws its own hash seed (see {@code HostileKeysTest} for why) and keeps it across reopen. */
+/**
+ * Every store draws its own hash seed (see {@code HostileKeysTest} for why) and keeps it across
+ * reopen.
+ */
 class HashSeedTest {
   @TempDir Path first;
   @TempDir Path second;

@@ -40,7 +40,11 @@ class IdleCompactionTest {
   void aStalledLowPriorityPassYieldsToACheckpointAndToClose() throws Exception {
     // One byte a second: the pass sleeps in its throttle once it has copied its first MiB, holding
     // the lock. Segments of 8 MiB give a pass several MiB to copy.
-    CellarOptions options = StoreTest.small().segmentBytes(8 << 20).compactionBytesPerSecond(1).idleCompactionLimit(100);
+    CellarOptions options =
+        StoreTest.small()
+            .segmentBytes(8 << 20)
+            .compactionBytesPerSecond(1)
+            .idleCompactionLimit(100);
     Map<String, String> model;
     try (Cellar db = Cellar.open(dir, options)) {
       model = overgrow(db, 100_000);
@@ -48,11 +52,16 @@ class IdleCompactionTest {
       for (int i = 0; i < 500 && !store.idlePassRunning(); i++) {
         Thread.sleep(20);
       }
-      assertTrue(store.idlePassRunning(), "no low-priority pass started at " + amplification(db.stats()) + "x");
+      assertTrue(
+          store.idlePassRunning(),
+          "no low-priority pass started at " + amplification(db.stats()) + "x");
       Thread.sleep(500); // well into its throttle
       long passes = db.stats().compactions();
       // Unyielding, the checkpoint would wait for the pass: a megabyte at one byte a second.
-      assertTimeoutPreemptively(java.time.Duration.ofSeconds(30), db::checkpoint, "the checkpoint waited behind the pass");
+      assertTimeoutPreemptively(
+          java.time.Duration.ofSeconds(30),
+          db::checkpoint,
+          "the checkpoint waited behind the pass");
       assertEquals(passes, db.stats().compactions(), "the pass gave up, it did not finish");
       StoreTest.assertModel(db, model);
     }
@@ -63,7 +72,8 @@ class IdleCompactionTest {
 
   @Test
   void pastTheLimitTheMaintenanceThreadCompacts() throws Exception {
-    // A limit at the space amplification: every background pass is urgent, none runs at low priority.
+    // A limit at the space amplification: every background pass is urgent, none runs at low
+    // priority.
     CellarOptions options = StoreTest.small().idleCompactionLimit(2.0);
     try (Cellar db = Cellar.open(dir, options)) {
       Map<String, String> model = overgrow(db, 20_000);
@@ -80,13 +90,18 @@ class IdleCompactionTest {
   @Test
   void closeDoesNotWaitOutAThrottledPassOfTheMaintenanceThread() throws Exception {
     // Every pass urgent (on the maintenance thread), and throttled to one byte a second.
-    CellarOptions options = StoreTest.small().segmentBytes(8 << 20).compactionBytesPerSecond(1).idleCompactionLimit(2.0);
+    CellarOptions options =
+        StoreTest.small()
+            .segmentBytes(8 << 20)
+            .compactionBytesPerSecond(1)
+            .idleCompactionLimit(2.0);
     Map<String, String> model;
     Cellar db = Cellar.open(dir, options);
     model = overgrow(db, 100_000);
     Thread.sleep(1000); // the agent has started its pass and copied its first MiB
     long passes = db.stats().compactions();
-    assertTimeoutPreemptively(java.time.Duration.ofSeconds(30), db::close, "close waited for the throttled pass");
+    assertTimeoutPreemptively(
+        java.time.Duration.ofSeconds(30), db::close, "close waited for the throttled pass");
     assertEquals(passes, db.stats().compactions());
     try (Cellar reopened = Cellar.open(dir, StoreTest.small())) {
       StoreTest.assertModel(reopened, model);
@@ -101,15 +116,21 @@ class IdleCompactionTest {
       Path store = dir.resolve("s" + attempt);
       Cellar db = Cellar.open(store, StoreTest.small().backgroundCompaction(false));
       overgrow(db, 20_000);
-      Thread compaction = Thread.ofPlatform().start(() -> {
-        try {
-          db.compact();
-        } catch (RuntimeException closed) {
-          // the store closed under the pass: expected
-        }
-      });
+      Thread compaction =
+          Thread.ofPlatform()
+              .start(
+                  () -> {
+                    try {
+                      db.compact();
+                    } catch (RuntimeException closed) {
+                      // the store closed under the pass: expected
+                    }
+                  });
       Thread.sleep(attempt % 5);
-      assertTimeoutPreemptively(java.time.Duration.ofSeconds(30), db::close, "close deadlocked with compaction, attempt " + attempt);
+      assertTimeoutPreemptively(
+          java.time.Duration.ofSeconds(30),
+          db::close,
+          "close deadlocked with compaction, attempt " + attempt);
       compaction.join(30_000);
       assertTrue(!compaction.isAlive(), "the compaction never finished, attempt " + attempt);
     }

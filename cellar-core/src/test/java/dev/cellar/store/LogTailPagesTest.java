@@ -49,7 +49,10 @@ class LogTailPagesTest {
       db.put(new byte[] {1}, new byte[] {2});
       assertEquals(List.of(true), hugePageFlags(dir.resolve("no")));
     }
-    try (Cellar db = Cellar.open(dir.resolve("off"), CellarOptions.defaults().fsync(Fsync.EVERYSEC).hugePageLogTail(false))) {
+    try (Cellar db =
+        Cellar.open(
+            dir.resolve("off"),
+            CellarOptions.defaults().fsync(Fsync.EVERYSEC).hugePageLogTail(false))) {
       db.put(new byte[] {1}, new byte[] {2});
       assertEquals(List.of(false), hugePageFlags(dir.resolve("off")));
     }
@@ -63,7 +66,8 @@ class LogTailPagesTest {
     for (String line : Files.readAllLines(Path.of("/proc/self/smaps"))) {
       if (MAPPING.matcher(line).lookingAt()) {
         String[] fields = line.trim().split("\\s+", 6);
-        inSegment = fields.length == 6 && fields[5].startsWith(prefix) && fields[5].endsWith(".log");
+        inSegment =
+            fields.length == 6 && fields[5].startsWith(prefix) && fields[5].endsWith(".log");
       } else if (inSegment && line.startsWith("VmFlags:")) {
         flags.add(List.of(line.substring("VmFlags:".length()).trim().split(" ")).contains("hg"));
         inSegment = false;

@@ -53,11 +53,13 @@ class RelocationListTest {
     assertEquals(0, list.size());
     assertThrows(IndexOutOfBoundsException.class, () -> list.hash(0));
     // A later pass may run on another thread (an explicit compact() instead of the agent).
-    Thread other = new Thread(() -> {
-      list.addMove(5, 6, 7, 8);
-      assertEquals(8, list.offset(0));
-      list.clear();
-    });
+    Thread other =
+        new Thread(
+            () -> {
+              list.addMove(5, 6, 7, 8);
+              assertEquals(8, list.offset(0));
+              list.clear();
+            });
     other.start();
     other.join();
     assertEquals(0, list.size());

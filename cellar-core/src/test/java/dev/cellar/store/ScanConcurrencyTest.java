@@ -1,7 +1,6 @@
 package dev.cellar.store;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -43,8 +42,15 @@ class ScanConcurrencyTest {
   }
 
   static CellarOptions options() {
-    return CellarOptions.defaults().fsync(Fsync.NO).segmentBytes(64 << 10).maxKeyBytes(1024).maxValueBytes(4 << 10).shards(2).compactionGarbageRatio(0.3)
-        .backgroundCompaction(false).checkpointInterval(Duration.ZERO);
+    return CellarOptions.defaults()
+        .fsync(Fsync.NO)
+        .segmentBytes(64 << 10)
+        .maxKeyBytes(1024)
+        .maxValueBytes(4 << 10)
+        .shards(2)
+        .compactionGarbageRatio(0.3)
+        .backgroundCompaction(false)
+        .checkpointInterval(Duration.ZERO);
   }
 
   @ParameterizedTest
@@ -62,15 +68,18 @@ class ScanConcurrencyTest {
       AtomicReference<Throwable> failure = new AtomicReference<>();
       Thread writer = start("writer", failure, () -> write(db, pages, count));
       Thread maintainer =
-          start("maintainer", failure, () -> {
-            for (int pass = 0; writer.isAlive(); pass++) {
-              db.compact();
-              if (pass % 4 == 0) {
-                db.checkpoint();
-              }
-              Thread.sleep(1);
-            }
-          });
+          start(
+              "maintainer",
+              failure,
+              () -> {
+                for (int pass = 0; writer.isAlive(); pass++) {
+                  db.compact();
+                  if (pass % 4 == 0) {
+                    db.checkpoint();
+                  }
+                  Thread.sleep(1);
+                }
+              });
       int iterations = 0;
       boolean sawGrowth = false;
       boolean sawCompaction = false;
@@ -95,7 +104,9 @@ class ScanConcurrencyTest {
     }
   }
 
-  /** Inserts churn keys, deletes some, overwrites stable ones; keeps about 2 * count ops per page. */
+  /**
+   * Inserts churn keys, deletes some, overwrites stable ones; keeps about 2 * count ops per page.
+   */
   private static void write(Cellar db, AtomicLong pages, int count) throws InterruptedException {
     Random random = new Random(count);
     long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();

@@ -22,7 +22,9 @@ class ScanCursorDescriptorTest {
     assertEquals(ScanPage.START, ScanCursorDescriptor.encode(0, 0, 64));
     assertEquals(1L << 22, ScanCursorDescriptor.encode(0, FINGERPRINT_END, 64));
     assertEquals(ScanPage.START, ScanCursorDescriptor.encode(63, FINGERPRINT_END, 64));
-    assertEquals((63L << 22) | (FINGERPRINT_END - 1), ScanCursorDescriptor.encode(63, FINGERPRINT_END - 1, 64));
+    assertEquals(
+        (63L << 22) | (FINGERPRINT_END - 1),
+        ScanCursorDescriptor.encode(63, FINGERPRINT_END - 1, 64));
     assertEquals(ScanPage.START, ScanCursorDescriptor.encode(4095, FINGERPRINT_END, 4096));
   }
 
@@ -31,7 +33,8 @@ class ScanCursorDescriptorTest {
     ScanCursorDescriptor.validate((4095L << 22) | (FINGERPRINT_END - 1), 4096);
     ScanCursorDescriptor.validate((63L << 22) | 5, 64);
     for (long bad : new long[] {64L << 22, 1L << 34, -1, Long.MIN_VALUE}) {
-      CellarException e = assertThrows(CellarException.class, () -> ScanCursorDescriptor.validate(bad, 64));
+      CellarException e =
+          assertThrows(CellarException.class, () -> ScanCursorDescriptor.validate(bad, 64));
       assertEquals(CellarException.Category.INVALID_ARGUMENT, e.category());
     }
   }

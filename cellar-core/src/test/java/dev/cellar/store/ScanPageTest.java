@@ -24,7 +24,10 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@link Cellar#scanPage} and {@link Cellar#randomKey} on a quiet store; see {@link ScanConcurrencyTest}. */
+/**
+ * {@link Cellar#scanPage} and {@link Cellar#randomKey} on a quiet store; see {@link
+ * ScanConcurrencyTest}.
+ */
 class ScanPageTest {
   @TempDir Path dir;
 
@@ -33,7 +36,11 @@ class ScanPageTest {
   }
 
   static CellarOptions options() {
-    return CellarOptions.defaults().fsync(Fsync.NO).segmentBytes(1 << 20).maxValueBytes(64 << 10).shards(8);
+    return CellarOptions.defaults()
+        .fsync(Fsync.NO)
+        .segmentBytes(1 << 20)
+        .maxValueBytes(64 << 10)
+        .shards(8);
   }
 
   /** Follows cursors from 0 to 0; fails if a key comes twice. */
@@ -63,7 +70,8 @@ class ScanPageTest {
 
   @Test
   void anEmptyStoreIsOnePageWithNoKeys() {
-    try (Cellar db = Cellar.open(dir, CellarOptions.defaults().fsync(Fsync.NO).expectedKeys(100_000))) {
+    try (Cellar db =
+        Cellar.open(dir, CellarOptions.defaults().fsync(Fsync.NO).expectedKeys(100_000))) {
       ScanPage page = db.scanPage(ScanPage.START, 10);
       assertEquals(ScanPage.START, page.nextCursor());
       assertTrue(page.complete());
@@ -208,7 +216,9 @@ class ScanPageTest {
       assertTrue(keys("k", 100).containsAll(hits.keySet()), hits.keySet().toString());
       // 100 keys in 8 tables of 1024 slots: sparse, so the walk picks most, skewed by free runs.
       assertTrue(hits.size() >= 95, hits.size() + " distinct keys");
-      assertTrue(hits.values().stream().mapToInt(Integer::intValue).max().orElseThrow() < 3000, hits.toString());
+      assertTrue(
+          hits.values().stream().mapToInt(Integer::intValue).max().orElseThrow() < 3000,
+          hits.toString());
       for (int i = 0; i < 100; i++) {
         db.delete(b("k" + i));
       }

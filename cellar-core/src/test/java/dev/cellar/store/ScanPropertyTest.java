@@ -35,7 +35,18 @@ import net.jqwik.api.Tuple;
  * must return a live key, and null only when there is none.
  */
 class ScanPropertyTest {
-  sealed interface Op permits Put, PutTtl, PutExpired, Delete, Load, Unload, Page, RandomKey, Compact, Checkpoint, Reopen {}
+  sealed interface Op
+      permits Put,
+          PutTtl,
+          PutExpired,
+          Delete,
+          Load,
+          Unload,
+          Page,
+          RandomKey,
+          Compact,
+          Checkpoint,
+          Reopen {}
 
   record Put(String key) implements Op {}
 
@@ -46,8 +57,9 @@ class ScanPropertyTest {
   record Delete(String key) implements Op {}
 
   /**
-   * Puts keys {@code k:first} to {@code k:(first + n - 1)}, enough to make the index grow, fetching a
-   * page of the scan after every {@code pageEvery} puts (never if 0) so that pages meet migrations.
+   * Puts keys {@code k:first} to {@code k:(first + n - 1)}, enough to make the index grow, fetching
+   * a page of the scan after every {@code pageEvery} puts (never if 0) so that pages meet
+   * migrations.
    */
   record Load(int first, int n, int pageEvery) implements Op {}
 
@@ -64,15 +76,23 @@ class ScanPropertyTest {
   record Reopen() implements Op {}
 
   static final CellarOptions OPTIONS =
-      CellarOptions.defaults().fsync(Fsync.NO).segmentBytes(64 << 10).maxKeyBytes(1024).maxValueBytes(4 << 10).shards(2)
-          .compactionGarbageRatio(0.3).backgroundCompaction(false).checkpointInterval(Duration.ZERO);
+      CellarOptions.defaults()
+          .fsync(Fsync.NO)
+          .segmentBytes(64 << 10)
+          .maxKeyBytes(1024)
+          .maxValueBytes(4 << 10)
+          .shards(2)
+          .compactionGarbageRatio(0.3)
+          .backgroundCompaction(false)
+          .checkpointInterval(Duration.ZERO);
 
   static final List<String> PREFIXES = List.of("", "k:", "k:1");
 
   @Provide
   Arbitrary<List<Op>> operations() {
     Arbitrary<String> keys =
-        Combinators.combine(Arbitraries.of("k:", "o:"), Arbitraries.integers().between(0, 3000)).as((p, i) -> p + i);
+        Combinators.combine(Arbitraries.of("k:", "o:"), Arbitraries.integers().between(0, 3000))
+            .as((p, i) -> p + i);
     Arbitrary<Integer> firsts = Arbitraries.integers().between(0, 3000);
     Arbitrary<Integer> sizes = Arbitraries.integers().between(1, 1200);
     Arbitrary<Op> op =
@@ -81,7 +101,9 @@ class ScanPropertyTest {
             Tuple.of(2, keys.map(PutTtl::new)),
             Tuple.of(1, keys.map(PutExpired::new)),
             Tuple.of(5, keys.map(Delete::new)),
-            Tuple.of(3, Combinators.combine(firsts, sizes, Arbitraries.of(0, 1, 4, 16, 64)).as(Load::new)),
+            Tuple.of(
+                3,
+                Combinators.combine(firsts, sizes, Arbitraries.of(0, 1, 4, 16, 64)).as(Load::new)),
             Tuple.of(1, Combinators.combine(firsts, sizes).as(Unload::new)),
             Tuple.of(20, Arbitraries.integers().between(1, 300).map(Page::new)),
             Tuple.of(2, Arbitraries.just(new RandomKey())),

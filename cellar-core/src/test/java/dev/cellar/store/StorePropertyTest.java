@@ -19,19 +19,20 @@ import java.util.Map;
 import java.util.stream.Stream;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
-import net.jqwik.api.Combinators;
 
 /**
  * Random sequences of operations against a {@link HashMap} model: puts, deletes, expiring puts,
  * expiry by the passage of a simulated deadline, reopen (clean, or after deleting the checkpoint so
- * the whole log replays), compaction and checkpoints. After every step the store must agree with the
- * model on the keys the step touched, and at the end (and after each reopen) on every key.
+ * the whole log replays), compaction and checkpoints. After every step the store must agree with
+ * the model on the keys the step touched, and at the end (and after each reopen) on every key.
  */
 class StorePropertyTest {
-  sealed interface Op permits Put, PutTtl, Delete, Reopen, ReplayReopen, Compact, Checkpoint, Scan {}
+  sealed interface Op
+      permits Put, PutTtl, Delete, Reopen, ReplayReopen, Compact, Checkpoint, Scan {}
 
   /** {@code offset} 0: a put of arrays; otherwise of ranges that start that far into a buffer. */
   record Put(int key, int size, int offset) implements Op {}
@@ -51,14 +52,23 @@ class StorePropertyTest {
   record Scan() implements Op {}
 
   static final CellarOptions OPTIONS =
-      CellarOptions.defaults().fsync(Fsync.NO).segmentBytes(64 << 10).maxKeyBytes(1024).maxValueBytes(4 << 10).shards(4)
-          .compactionGarbageRatio(0.3).backgroundCompaction(false).checkpointInterval(java.time.Duration.ZERO);
+      CellarOptions.defaults()
+          .fsync(Fsync.NO)
+          .segmentBytes(64 << 10)
+          .maxKeyBytes(1024)
+          .maxValueBytes(4 << 10)
+          .shards(4)
+          .compactionGarbageRatio(0.3)
+          .backgroundCompaction(false)
+          .checkpointInterval(java.time.Duration.ZERO);
 
   @Provide
   Arbitrary<List<Op>> operations() {
     Arbitrary<Integer> keys = Arbitraries.integers().between(0, 40);
     Arbitrary<Op> put =
-        Combinators.combine(keys, Arbitraries.integers().between(0, 3000), Arbitraries.integers().between(0, 9)).as(Put::new);
+        Combinators.combine(
+                keys, Arbitraries.integers().between(0, 3000), Arbitraries.integers().between(0, 9))
+            .as(Put::new);
     Arbitrary<Op> ttl = Combinators.combine(keys, Arbitraries.of(true, false)).as(PutTtl::new);
     Arbitrary<Op> delete = keys.map(Delete::new);
     Arbitrary<Op> op =
@@ -91,8 +101,17 @@ class StorePropertyTest {
               db.put(k.getBytes(UTF_8), v.getBytes(UTF_8));
             } else {
               // key and value inside one buffer, junk around them, as a server's input holds them
-              MemorySegment buffer = MemorySegment.ofArray((".".repeat(p.offset()) + k + "|" + v + "!").getBytes(UTF_8));
-              db.put(buffer, p.offset(), k.length(), buffer, p.offset() + k.length() + 1, v.length(), Cellar.NO_EXPIRY);
+              MemorySegment buffer =
+                  MemorySegment.ofArray(
+                      (".".repeat(p.offset()) + k + "|" + v + "!").getBytes(UTF_8));
+              db.put(
+                  buffer,
+                  p.offset(),
+                  k.length(),
+                  buffer,
+                  p.offset() + k.length() + 1,
+                  v.length(),
+                  Cellar.NO_EXPIRY);
             }
             model.put(k, v);
             assertEquals(v, get(db, k));
@@ -122,7 +141,10 @@ class StorePropertyTest {
           case ReplayReopen r -> {
             db.close();
             try (Stream<Path> files = Files.list(dir)) {
-              for (Path f : files.filter(f -> f.getFileName().toString().startsWith("checkpoint-")).toList()) {
+              for (Path f :
+                  files
+                      .filter(f -> f.getFileName().toString().startsWith("checkpoint-"))
+                      .toList()) {
                 Files.delete(f);
               }
             }
@@ -137,7 +159,10 @@ class StorePropertyTest {
           case Scan s -> {
             Map<String, String> seen = new HashMap<>();
             try (Cursor cursor = db.scan("key".getBytes(UTF_8))) {
-              cursor.forEachRemaining(e -> assertNull(seen.put(new String(e.key(), UTF_8), new String(e.value(), UTF_8))));
+              cursor.forEachRemaining(
+                  e ->
+                      assertNull(
+                          seen.put(new String(e.key(), UTF_8), new String(e.value(), UTF_8))));
             }
             assertEquals(model, seen);
           }
@@ -161,8 +186,15 @@ class StorePropertyTest {
     String value = v == null ? null : new String(v, UTF_8);
     MemorySegment buffer = MemorySegment.ofArray(("**" + key + "*").getBytes(UTF_8));
     String[] sunk = new String[1];
-    boolean found = db.read(buffer, 2, key.length(), (source, offset, length) ->
-        sunk[0] = new String(source.asSlice(offset, length).toArray(ValueLayout.JAVA_BYTE), UTF_8));
+    boolean found =
+        db.read(
+            buffer,
+            2,
+            key.length(),
+            (source, offset, length) ->
+                sunk[0] =
+                    new String(
+                        source.asSlice(offset, length).toArray(ValueLayout.JAVA_BYTE), UTF_8));
     assertEquals(value != null, found, "read of ranges found " + key);
     assertEquals(value, sunk[0], "read of ranges of " + key);
     return value;

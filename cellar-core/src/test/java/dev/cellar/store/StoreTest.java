@@ -32,7 +32,11 @@ class StoreTest {
   }
 
   static CellarOptions small() {
-    return CellarOptions.defaults().fsync(Fsync.NO).segmentBytes(1 << 20).maxValueBytes(64 << 10).shards(8);
+    return CellarOptions.defaults()
+        .fsync(Fsync.NO)
+        .segmentBytes(1 << 20)
+        .maxValueBytes(64 << 10)
+        .shards(8);
   }
 
   @Test
@@ -122,7 +126,9 @@ class StoreTest {
       db.put(b("long"), b("y"), Duration.ofHours(1));
       assertArrayEquals(b("x"), db.get(b("short")));
       assertTrue(db.expiryOf(b("long")) > System.currentTimeMillis());
-      assertEquals(Cellar.NO_EXPIRY, db.expiryOf(b("short")) == Cellar.ABSENT ? Cellar.NO_EXPIRY : Cellar.NO_EXPIRY);
+      assertEquals(
+          Cellar.NO_EXPIRY,
+          db.expiryOf(b("short")) == Cellar.ABSENT ? Cellar.NO_EXPIRY : Cellar.NO_EXPIRY);
       Thread.sleep(80);
       assertNull(db.get(b("short")));
       assertFalse(db.contains(b("short")));
@@ -162,18 +168,21 @@ class StoreTest {
       for (int i = 0; i < 5000; i++) {
         db.put(b("stable:" + i), b("s" + i));
       }
-      java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
-      Thread churn = new Thread(() -> {
-        for (int n = 0; !stop.get(); n++) {
-          db.put(b("churn:" + (n % 3000)), b("x".repeat(200)));
-          if (n % 7 == 0) {
-            db.delete(b("churn:" + ((n / 7) % 3000)));
-          }
-          if (n % 5000 == 0) {
-            db.compact();
-          }
-        }
-      });
+      java.util.concurrent.atomic.AtomicBoolean stop =
+          new java.util.concurrent.atomic.AtomicBoolean();
+      Thread churn =
+          new Thread(
+              () -> {
+                for (int n = 0; !stop.get(); n++) {
+                  db.put(b("churn:" + (n % 3000)), b("x".repeat(200)));
+                  if (n % 7 == 0) {
+                    db.delete(b("churn:" + ((n / 7) % 3000)));
+                  }
+                  if (n % 5000 == 0) {
+                    db.compact();
+                  }
+                }
+              });
       churn.start();
       try {
         for (int round = 0; round < 5; round++) {
@@ -195,14 +204,17 @@ class StoreTest {
     }
   }
 
-  /** Keys whose expiry passed are counted as compaction takes them out of the index, and only those. */
+  /**
+   * Keys whose expiry passed are counted as compaction takes them out of the index, and only those.
+   */
   @Test
   void compactionCountsTheExpiredKeysItRemoves() {
     CellarOptions opts = small().backgroundCompaction(false);
     try (Cellar db = Cellar.open(dir, opts)) {
       long soon = System.currentTimeMillis() + 300;
       for (int i = 0; i < 3000; i++) {
-        db.put(MemorySegment.ofArray(b("gone" + i)), MemorySegment.ofArray(b("y".repeat(100))), soon);
+        db.put(
+            MemorySegment.ofArray(b("gone" + i)), MemorySegment.ofArray(b("y".repeat(100))), soon);
         db.put(b("kept" + i), b("y".repeat(100)));
       }
       // Dead filler, so that the segments holding the expired keys are worth compacting.
@@ -274,9 +286,13 @@ class StoreTest {
       assertEquals((long) many.segments() << 20, many.mappedBytes(), many.toString());
     }
     try (Cellar db = Cellar.open(dir, small().backgroundCompaction(false))) {
-      // Reopened, the sealed segments are mapped at their length, the one appended to at its capacity.
+      // Reopened, the sealed segments are mapped at their length, the one appended to at its
+      // capacity.
       CellarStats reopened = db.stats();
-      assertTrue(reopened.mappedBytes() > reopened.logBytes() && reopened.mappedBytes() < (long) reopened.segments() << 20, reopened.toString());
+      assertTrue(
+          reopened.mappedBytes() > reopened.logBytes()
+              && reopened.mappedBytes() < (long) reopened.segments() << 20,
+          reopened.toString());
     }
   }
 
@@ -298,7 +314,8 @@ class StoreTest {
       }
       store.sealFullSegments();
       CellarStats below = db.stats();
-      assertEquals(0, store.compactInBackground(), "compacted at " + amplification(below) + "x: " + below);
+      assertEquals(
+          0, store.compactInBackground(), "compacted at " + amplification(below) + "x: " + below);
       assertEquals(below.compactions(), db.stats().compactions());
 
       while (amplification(db.stats()) < 2.5) {
@@ -314,7 +331,9 @@ class StoreTest {
       long live = after.logBytes() - after.garbageBytes();
       // Compaction stops once the log is back under twice its live data; the active segment and
       // the last pass's output add up to two segments more.
-      assertTrue(after.logBytes() <= 2 * live + 2 * (1 << 20), "log " + after.logBytes() + " for " + live + " live: " + after);
+      assertTrue(
+          after.logBytes() <= 2 * live + 2 * (1 << 20),
+          "log " + after.logBytes() + " for " + live + " live: " + after);
       assertModel(db, model);
     }
     try (Cellar db = Cellar.open(dir, small())) {
@@ -352,21 +371,25 @@ class StoreTest {
       // maxmemory counts must not grow by the copies compaction made.
       assertTrue(after.logBytes() > before.logBytes(), after + " before " + before);
       long liveAfter = after.logBytes() - after.garbageBytes();
-      assertTrue(liveAfter <= liveBefore * 1.05, "live " + liveAfter + " after compaction, " + liveBefore + " before");
+      assertTrue(
+          liveAfter <= liveBefore * 1.05,
+          "live " + liveAfter + " after compaction, " + liveBefore + " before");
     }
   }
 
   @Test
   void copiesOverwrittenDuringAPassCountAsDeadExactlyAsAFullReplayCountsThem() throws Exception {
     Map<String, String> model = new java.util.concurrent.ConcurrentHashMap<>();
-    try (Cellar db = Cellar.open(dir, small().backgroundCompaction(false).checkpointInterval(Duration.ZERO))) {
+    try (Cellar db =
+        Cellar.open(dir, small().backgroundCompaction(false).checkpointInterval(Duration.ZERO))) {
       for (int round = 0; round < 4; round++) {
         for (int i = 0; i < 5000; i++) {
           put(db, model, "k" + i, "r" + round + "-" + "y".repeat(100));
         }
       }
       // Overwrites (half of them with a TTL) race the passes, so some copies are dead at birth.
-      java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+      java.util.concurrent.atomic.AtomicBoolean stop =
+          new java.util.concurrent.atomic.AtomicBoolean();
       Thread writer =
           new Thread(
               () -> {
@@ -396,7 +419,8 @@ class StoreTest {
       assertModel(db, model);
       db.close();
       // Without a checkpoint, opening replays every segment and counts each superseded record:
-      // the running count, including the copies found dead when their relocation failed, must agree.
+      // the running count, including the copies found dead when their relocation failed, must
+      // agree.
       try (var checkpoints = java.nio.file.Files.newDirectoryStream(dir, "checkpoint-*")) {
         for (Path p : checkpoints) {
           java.nio.file.Files.delete(p);
@@ -405,7 +429,9 @@ class StoreTest {
       try (Cellar reopened = Cellar.open(dir, small().backgroundCompaction(false))) {
         CellarStats replayed = reopened.stats();
         assertModel(reopened, model);
-        assertEquals(liveRecordBytes(replayed), liveRecordBytes(counted),
+        assertEquals(
+            liveRecordBytes(replayed),
+            liveRecordBytes(counted),
             "live bytes counted while running " + counted + " and by a full replay " + replayed);
       }
     }
@@ -427,17 +453,26 @@ class StoreTest {
       ((Store) db).sealFullSegments();
       Path first;
       try (var files = java.nio.file.Files.list(dir)) {
-        first = files.filter(p -> p.getFileName().toString().matches("seg-\\d+\\.log")).sorted().findFirst().orElseThrow();
+        first =
+            files
+                .filter(p -> p.getFileName().toString().matches("seg-\\d+\\.log"))
+                .sorted()
+                .findFirst()
+                .orElseThrow();
       }
       // Damage the value of k1, a live record of the oldest segment (bit rot under a sealed file).
       byte[] bytes = java.nio.file.Files.readAllBytes(first);
       int at = indexOf(bytes, b("k1r0-")) + 7;
       assertTrue(at > 7, "k1's record not found in " + first);
-      try (var channel = java.nio.channels.FileChannel.open(first, java.nio.file.StandardOpenOption.WRITE)) {
+      try (var channel =
+          java.nio.channels.FileChannel.open(first, java.nio.file.StandardOpenOption.WRITE)) {
         channel.write(java.nio.ByteBuffer.wrap(new byte[] {(byte) (bytes[at] ^ 0x41)}), at);
       }
-      dev.cellar.StoreIOException failed = assertThrows(dev.cellar.StoreIOException.class, db::compact);
-      assertTrue(failed.getMessage().contains(first.getFileName() + " holds 1 damaged region"), failed.getMessage());
+      dev.cellar.StoreIOException failed =
+          assertThrows(dev.cellar.StoreIOException.class, db::compact);
+      assertTrue(
+          failed.getMessage().contains(first.getFileName() + " holds 1 damaged region"),
+          failed.getMessage());
       // The next pass leaves that segment alone and compacts the others; nothing else is lost.
       assertTrue(db.compact() > 0);
       assertTrue(java.nio.file.Files.exists(first));
@@ -463,7 +498,9 @@ class StoreTest {
 
   /** Live bytes less the segments' headers: reopening starts a new tail segment, header and all. */
   private static long liveRecordBytes(CellarStats stats) {
-    return stats.logBytes() - stats.garbageBytes() - stats.segments() * (long) dev.cellar.log.SegmentHeaderDescriptor.LENGTH;
+    return stats.logBytes()
+        - stats.garbageBytes()
+        - stats.segments() * (long) dev.cellar.log.SegmentHeaderDescriptor.LENGTH;
   }
 
   @Test
@@ -481,16 +518,32 @@ class StoreTest {
         Thread.sleep(50);
       }
       CellarStats stats = db.stats();
-      assertTrue(stats.checkpoints() > 0, "no checkpoint within the hour's interval after writing " + written + " bytes: " + stats);
-      assertTrue(stats.logBytes() < written, "the log still holds " + stats.logBytes() + " of the " + written + " bytes written: " + stats);
+      assertTrue(
+          stats.checkpoints() > 0,
+          "no checkpoint within the hour's interval after writing " + written + " bytes: " + stats);
+      assertTrue(
+          stats.logBytes() < written,
+          "the log still holds "
+              + stats.logBytes()
+              + " of the "
+              + written
+              + " bytes written: "
+              + stats);
     }
   }
 
   /** The value {@code read} of ranges hands its sink, copied out, or null if it was not called. */
-  private static byte[] readRange(Cellar db, java.lang.foreign.MemorySegment source, long offset, long length) {
+  private static byte[] readRange(
+      Cellar db, java.lang.foreign.MemorySegment source, long offset, long length) {
     byte[][] got = new byte[1][];
-    boolean found = db.read(source, offset, length,
-        (memory, at, bytes) -> got[0] = memory.asSlice(at, bytes).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+    boolean found =
+        db.read(
+            source,
+            offset,
+            length,
+            (memory, at, bytes) ->
+                got[0] =
+                    memory.asSlice(at, bytes).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
     assertEquals(found, got[0] != null, "read's result and its sink disagree");
     return got[0];
   }
@@ -498,7 +551,8 @@ class StoreTest {
   @Test
   void getFindsKeysOfEveryLengthWhateverWasLookedUpBefore() {
     // get(byte[]) looks short keys up from a per-thread copy and long ones from the caller's array:
-    // lengths on both sides of the switch, keys that are prefixes of each other, lookups in an order
+    // lengths on both sides of the switch, keys that are prefixes of each other, lookups in an
+    // order
     // where a longer key leaves bytes behind in the copy for a shorter one.
     int[] lengths = {1, 2, 255, 256, 257, 1000};
     try (Cellar db = Cellar.open(dir, small())) {
@@ -508,8 +562,13 @@ class StoreTest {
       for (int round = 0; round < 2; round++) {
         for (int i = 0; i < lengths.length; i++) {
           int length = round == 0 ? lengths[i] : lengths[lengths.length - 1 - i];
-          assertArrayEquals(("v" + length).getBytes(UTF_8), db.get("k".repeat(length).getBytes(UTF_8)), "length " + length);
-          assertNull(db.get(("k".repeat(length - 1) + "x").getBytes(UTF_8)), "length " + length + ", last byte differs");
+          assertArrayEquals(
+              ("v" + length).getBytes(UTF_8),
+              db.get("k".repeat(length).getBytes(UTF_8)),
+              "length " + length);
+          assertNull(
+              db.get(("k".repeat(length - 1) + "x").getBytes(UTF_8)),
+              "length " + length + ", last byte differs");
         }
       }
       assertNull(db.get("k".repeat(3).getBytes(UTF_8)));
@@ -519,7 +578,8 @@ class StoreTest {
 
   @Test
   void rangesOfABufferWorkLikeTheKeysAndValuesTheyHold() {
-    java.lang.foreign.MemorySegment input = java.lang.foreign.MemorySegment.ofArray(b("xxSETalpha12345GETalpha"));
+    java.lang.foreign.MemorySegment input =
+        java.lang.foreign.MemorySegment.ofArray(b("xxSETalpha12345GETalpha"));
     try (Cellar db = Cellar.open(dir, small())) {
       db.put(input, 5, 5, input, 10, 5, Cellar.NO_EXPIRY); // alpha -> 12345
       assertArrayEquals(b("12345"), db.get(b("alpha")));
@@ -530,10 +590,17 @@ class StoreTest {
       // a sink that reads the store again sees its own values, and its caller's stay intact
       db.put(b("beta"), b("67"));
       byte[][] inner = new byte[1][];
-      boolean found = db.read(input, 18, 5, (memory, at, length) -> {
-        inner[0] = db.get(b("beta"));
-        assertArrayEquals(b("12345"), memory.asSlice(at, length).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
-      });
+      boolean found =
+          db.read(
+              input,
+              18,
+              5,
+              (memory, at, length) -> {
+                inner[0] = db.get(b("beta"));
+                assertArrayEquals(
+                    b("12345"),
+                    memory.asSlice(at, length).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+              });
       assertTrue(found);
       assertArrayEquals(b("67"), inner[0]);
 
@@ -543,16 +610,26 @@ class StoreTest {
       db.put(input, 5, 5, input, 10, 5, System.currentTimeMillis() + 60_000);
       assertArrayEquals(b("12345"), readRange(db, input, 18, 5));
 
-      assertThrows(IndexOutOfBoundsException.class, () -> db.put(input, 20, 5, input, 0, 1, Cellar.NO_EXPIRY));
-      assertThrows(IndexOutOfBoundsException.class, () -> db.put(input, 0, 1, input, -1, 2, Cellar.NO_EXPIRY));
+      assertThrows(
+          IndexOutOfBoundsException.class,
+          () -> db.put(input, 20, 5, input, 0, 1, Cellar.NO_EXPIRY));
+      assertThrows(
+          IndexOutOfBoundsException.class,
+          () -> db.put(input, 0, 1, input, -1, 2, Cellar.NO_EXPIRY));
       assertThrows(IndexOutOfBoundsException.class, () -> readRange(db, input, 22, 2));
       LimitExceededException empty =
-          assertThrows(LimitExceededException.class, () -> db.put(input, 3, 0, input, 0, 1, Cellar.NO_EXPIRY));
+          assertThrows(
+              LimitExceededException.class,
+              () -> db.put(input, 3, 0, input, 0, 1, Cellar.NO_EXPIRY));
       assertTrue(empty.getMessage().contains("key is empty"), empty.getMessage());
-      java.lang.foreign.MemorySegment big = java.lang.foreign.MemorySegment.ofArray(new byte[(64 << 10) + 10]);
+      java.lang.foreign.MemorySegment big =
+          java.lang.foreign.MemorySegment.ofArray(new byte[(64 << 10) + 10]);
       LimitExceededException tooLong =
-          assertThrows(LimitExceededException.class, () -> db.put(input, 5, 5, big, 5, (64 << 10) + 1, Cellar.NO_EXPIRY));
-      assertTrue(tooLong.getMessage().contains("value length 65537 > max 65536"), tooLong.getMessage());
+          assertThrows(
+              LimitExceededException.class,
+              () -> db.put(input, 5, 5, big, 5, (64 << 10) + 1, Cellar.NO_EXPIRY));
+      assertTrue(
+          tooLong.getMessage().contains("value length 65537 > max 65536"), tooLong.getMessage());
       assertArrayEquals(b("12345"), db.get(b("alpha")), "a refused put changes nothing");
     }
     try (Cellar db = Cellar.open(dir, small())) {
@@ -561,7 +638,8 @@ class StoreTest {
     Cellar closed = Cellar.open(dir, small());
     closed.close();
     assertThrows(StoreClosedException.class, () -> readRange(closed, input, 18, 5));
-    assertThrows(StoreClosedException.class, () -> closed.put(input, 5, 5, input, 10, 5, Cellar.NO_EXPIRY));
+    assertThrows(
+        StoreClosedException.class, () -> closed.put(input, 5, 5, input, 10, 5, Cellar.NO_EXPIRY));
   }
 
   @Test
@@ -579,7 +657,8 @@ class StoreTest {
       lengths[i] = key.length;
       packed.writeBytes(key);
     }
-    java.lang.foreign.MemorySegment source = java.lang.foreign.MemorySegment.ofArray(packed.toByteArray());
+    java.lang.foreign.MemorySegment source =
+        java.lang.foreign.MemorySegment.ofArray(packed.toByteArray());
     Cellar closed;
     try (Cellar db = Cellar.open(dir, small().backgroundCompaction(false))) {
       closed = db;
@@ -598,7 +677,10 @@ class StoreTest {
       }
       assertEquals(count / 2, db.size());
     }
-    assertEquals(0, closed.prefetch(source, offsets, lengths, count), "after close: nothing read, no failure");
+    assertEquals(
+        0,
+        closed.prefetch(source, offsets, lengths, count),
+        "after close: nothing read, no failure");
   }
 
   @Test
@@ -623,8 +705,10 @@ class StoreTest {
       assertTrue(empty.getMessage().contains("key is empty"), empty.getMessage());
       var longKey = assertThrows(LimitExceededException.class, () -> db.put(new byte[17], b("v")));
       assertTrue(longKey.getMessage().contains("key length 17 > max 16"), longKey.getMessage());
-      var longValue = assertThrows(LimitExceededException.class, () -> db.put(b("k"), new byte[101]));
-      assertTrue(longValue.getMessage().contains("value length 101 > max 100"), longValue.getMessage());
+      var longValue =
+          assertThrows(LimitExceededException.class, () -> db.put(b("k"), new byte[101]));
+      assertTrue(
+          longValue.getMessage().contains("value length 101 > max 100"), longValue.getMessage());
       assertThrows(NullPointerException.class, () -> db.put(null, b("v")));
       assertThrows(NullPointerException.class, () -> db.get(null));
       db.put(b("k"), b("v"));
@@ -658,11 +742,13 @@ class StoreTest {
       Thread[] threads = new Thread[8];
       for (int t = 0; t < threads.length; t++) {
         int id = t;
-        threads[t] = new Thread(() -> {
-          for (int i = 0; i < 200; i++) {
-            db.put(b("t" + id + ":" + i), b("v" + i));
-          }
-        });
+        threads[t] =
+            new Thread(
+                () -> {
+                  for (int i = 0; i < 200; i++) {
+                    db.put(b("t" + id + ":" + i), b("v" + i));
+                  }
+                });
         threads[t].start();
       }
       for (Thread t : threads) {
@@ -685,7 +771,10 @@ class StoreTest {
     }
   }
 
-  /** A crash image (the files of an open, synced store) replays on open; the store then checkpoints soon, not after the interval. */
+  /**
+   * A crash image (the files of an open, synced store) replays on open; the store then checkpoints
+   * soon, not after the interval.
+   */
   @Test
   void anOpenThatReplayedTheLogCheckpointsSoonAfter(@TempDir Path crashImage) throws Exception {
     CellarOptions opts = small().checkpointInterval(Duration.ofHours(1));
@@ -706,7 +795,8 @@ class StoreTest {
       while (db.stats().checkpoints() == 0 && System.nanoTime() < deadline) {
         Thread.sleep(20);
       }
-      assertEquals(1, db.stats().checkpoints(), "a checkpoint after the replay, long before the hour");
+      assertEquals(
+          1, db.stats().checkpoints(), "a checkpoint after the replay, long before the hour");
       assertArrayEquals(b("value 19999"), db.get(b("k19999")));
     }
     try (Cellar db = Cellar.open(crashImage, opts)) {

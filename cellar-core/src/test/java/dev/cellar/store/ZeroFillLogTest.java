@@ -23,7 +23,13 @@ class ZeroFillLogTest {
 
   @Test
   void zeroFilledLogRollsAndRecovers() throws Exception {
-    CellarOptions options = CellarOptions.defaults().fsync(Fsync.ALWAYS).segmentBytes(1 << 20).maxValueBytes(64 << 10).shards(4).zeroFillLog(true);
+    CellarOptions options =
+        CellarOptions.defaults()
+            .fsync(Fsync.ALWAYS)
+            .segmentBytes(1 << 20)
+            .maxValueBytes(64 << 10)
+            .shards(4)
+            .zeroFillLog(true);
     byte[] value = new byte[700];
     try (Cellar db = Cellar.open(dir, options)) {
       for (int i = 0; i < 5_000; i++) { // ~3.6 MB: several 1 MiB segments
@@ -32,7 +38,9 @@ class ZeroFillLogTest {
       }
     }
     try (Stream<Path> files = Files.list(dir)) {
-      assertTrue(files.filter(p -> p.getFileName().toString().startsWith("seg-")).count() >= 3, "segments rolled");
+      assertTrue(
+          files.filter(p -> p.getFileName().toString().startsWith("seg-")).count() >= 3,
+          "segments rolled");
     }
     // Reopen without the checkpoint so every record is replayed from the zero-filled segments.
     try (Stream<Path> files = Files.list(dir)) {

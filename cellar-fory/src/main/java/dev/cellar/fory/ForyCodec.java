@@ -25,8 +25,8 @@ import org.apache.fory.memory.MemoryBuffer;
  * }</pre>
  *
  * <p>Instances are immutable and thread-safe; make one per value type and keep it, since each
- * builds a pool of Fory instances and generates its serializers up front (about a second in a
- * fresh JVM, less once Fory's own classes are warm).
+ * builds a pool of Fory instances and generates its serializers up front (about a second in a fresh
+ * JVM, less once Fory's own classes are warm).
  *
  * <h2>Design notes</h2>
  *
@@ -57,10 +57,10 @@ import org.apache.fory.memory.MemoryBuffer;
  * <p><b>Decoding.</b> {@link #decode} is handed a view of the value inside a log segment. {@link
  * SegmentInput} copies it to the heap in one bulk copy before Fory reads it: Fory could read the
  * native memory in place, but on JDK 25 that measured slower than the copy (figures there). A
- * writable heap segment is read in place. Everything Fory decodes is copied into new objects
- * except {@link java.nio.ByteBuffer}s, which Fory decodes as views of its input: views that could
- * outlive the caller's bytes. {@link OwnedByteBufferSerializer} replaces Fory's for every buffer
- * class, with the same bytes on the wire, and copies instead.
+ * writable heap segment is read in place. Everything Fory decodes is copied into new objects except
+ * {@link java.nio.ByteBuffer}s, which Fory decodes as views of its input: views that could outlive
+ * the caller's bytes. {@link OwnedByteBufferSerializer} replaces Fory's for every buffer class,
+ * with the same bytes on the wire, and copies instead.
  *
  * <p><b>References.</b> Reference tracking is off by default: stored values are usually trees, and
  * tracking costs a map operation per object. Values with shared or cyclic references need {@link
@@ -84,8 +84,8 @@ public final class ForyCodec<T> implements Codec<T> {
   }
 
   /**
-   * A codec for {@code type} whose values also contain instances of {@code others} (nested
-   * classes, enums, subclasses); each is registered by name.
+   * A codec for {@code type} whose values also contain instances of {@code others} (nested classes,
+   * enums, subclasses); each is registered by name.
    */
   public static <T> ForyCodec<T> of(Class<T> type, Class<?>... others) {
     Builder<T> builder = builder(type);
@@ -120,7 +120,8 @@ public final class ForyCodec<T> implements Codec<T> {
       String hint =
           why.contains("not registered")
               ? " (register every class found inside values: ForyCodec.of("
-                  + type.getSimpleName() + ".class, Other.class...))"
+                  + type.getSimpleName()
+                  + ".class, Other.class...))"
               : "";
       throw new CellarException(
           CellarException.Category.INVALID_ARGUMENT,
@@ -133,8 +134,8 @@ public final class ForyCodec<T> implements Codec<T> {
    * {@inheritDoc}
    *
    * <p>Reads without telling Fory the expected type and checks the result instead: told the type,
-   * Fory's compatible mode reads another class's value field by field into it and returns an
-   * empty object, where the caller should hear that the codec does not fit the data.
+   * Fory's compatible mode reads another class's value field by field into it and returns an empty
+   * object, where the caller should hear that the codec does not fit the data.
    */
   @Override
   public T decode(MemorySegment bytes) {
@@ -157,8 +158,12 @@ public final class ForyCodec<T> implements Codec<T> {
   private CellarException undecodable(MemorySegment bytes, String why, Throwable cause) {
     return new CellarException(
         CellarException.Category.INVALID_ARGUMENT,
-        "cannot decode " + bytes.byteSize() + " bytes as " + type.getName()
-            + " with ForyCodec: " + why
+        "cannot decode "
+            + bytes.byteSize()
+            + " bytes as "
+            + type.getName()
+            + " with ForyCodec: "
+            + why
             + " (was the value written by another codec, or with other registrations?)",
         cause);
   }
@@ -176,10 +181,13 @@ public final class ForyCodec<T> implements Codec<T> {
    */
   public static final class Builder<T> {
     private final Class<T> type;
+
     /** By class, in registration order; the root type is registered by name unless overridden. */
     private final Map<Class<?>, Registration> registrations = new LinkedHashMap<>();
+
     private boolean compatible = true;
     private boolean trackReferences;
+
     /** 0 for Fory's default pool: four instances per available processor. */
     private int poolSize;
 

@@ -13,14 +13,15 @@ import org.apache.fory.serializer.Shareable;
 /**
  * Fory's {@link ByteBuffer} serializer, except that a decoded buffer owns its bytes.
  *
- * <p>Fory decodes a buffer as a view of its input. {@link ForyCodec} may hand Fory the caller's
- * own array (see {@link SegmentInput}), and the {@link dev.cellar.Codec} contract lets the caller
- * reuse it after the call: a decoded buffer that pointed into it would change under its owner.
- * The bytes on the wire are Fory's own, so values stay readable by a plain Fory and the other way
- * round.
+ * <p>Fory decodes a buffer as a view of its input. {@link ForyCodec} may hand Fory the caller's own
+ * array (see {@link SegmentInput}), and the {@link dev.cellar.Codec} contract lets the caller reuse
+ * it after the call: a decoded buffer that pointed into it would change under its owner. The bytes
+ * on the wire are Fory's own, so values stay readable by a plain Fory and the other way round.
  */
 final class OwnedByteBufferSerializer extends Serializer<ByteBuffer> implements Shareable {
-  /** Serves every {@link ByteBuffer} class (heap, direct, read-only...) and leaves others to Fory. */
+  /**
+   * Serves every {@link ByteBuffer} class (heap, direct, read-only...) and leaves others to Fory.
+   */
   static final SerializerFactory FACTORY =
       (TypeResolver resolver, Class<?> cls) ->
           ByteBuffer.class.isAssignableFrom(cls)

@@ -46,8 +46,7 @@ class ForyCodecStoreTest {
     }
     Map<String, User> found = new HashMap<>();
     try (Cellar db = Cellar.open(dir);
-        var cursor =
-            db.map("users", Codecs.utf8(), ForyCodec.of(User.class)).scan()) {
+        var cursor = db.map("users", Codecs.utf8(), ForyCodec.of(User.class)).scan()) {
       cursor.forEachRemaining(entry -> found.put(entry.getKey(), entry.getValue()));
     }
     assertEquals(expected, found);

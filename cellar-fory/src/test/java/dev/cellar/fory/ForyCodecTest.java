@@ -129,7 +129,8 @@ class ForyCodecTest {
     ForyCodec<ProfileV2> after =
         ForyCodec.builder(ProfileV2.class).register(ProfileV2.class, "profile").build();
     byte[] old = before.encode(new ProfileV1("Ada", "ada@example.com"));
-    assertEquals(new ProfileV2("Ada", "ada@example.com", 0), after.decode(MemorySegment.ofArray(old)));
+    assertEquals(
+        new ProfileV2("Ada", "ada@example.com", 0), after.decode(MemorySegment.ofArray(old)));
   }
 
   @Test

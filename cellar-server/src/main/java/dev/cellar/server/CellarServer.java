@@ -33,7 +33,8 @@ public final class CellarServer implements AutoCloseable, ServerControl {
   private final ServerContext context;
   private final RespListener listener;
   private final ExecutorService maintenance =
-      Executors.newSingleThreadExecutor(r -> Thread.ofPlatform().name("cellar-maintenance").daemon().unstarted(r));
+      Executors.newSingleThreadExecutor(
+          r -> Thread.ofPlatform().name("cellar-maintenance").daemon().unstarted(r));
   private final AtomicBoolean checkpointRunning = new AtomicBoolean();
   private final AtomicBoolean compactionRunning = new AtomicBoolean();
   private final AtomicBoolean closed = new AtomicBoolean();
@@ -69,23 +70,29 @@ public final class CellarServer implements AutoCloseable, ServerControl {
    * since a record never spans two segments. Under {@code appendfsync always} the log's tail is
    * mapped with small pages ({@link CellarOptions#hugePageLogTail}).
    */
-  private static final int RECORD_ALLOWANCE = 96; // what CellarOptions.validate adds to key and value for a record's framing
+  private static final int RECORD_ALLOWANCE =
+      96; // what CellarOptions.validate adds to key and value for a record's framing
 
   static CellarOptions storeOptions(ServerConfig config, CellarOptions base) {
     CellarOptions options = base.segmentBytes(config.segmentSize());
     int growth = config.aofRewritePercentage();
-    options = growth == 0
-        ? options.backgroundCompaction(false)
-        : options.compactionSpaceAmplification(1 + growth / 100.0);
+    options =
+        growth == 0
+            ? options.backgroundCompaction(false)
+            : options.compactionSpaceAmplification(1 + growth / 100.0);
     if (config.fsync() == Fsync.ALWAYS) {
       // The barrier fsyncs after every batch: with huge pages each fsync would write a 2 MiB folio.
       options = options.hugePageLogTail(false);
     }
     int fitting = config.segmentSize() - CellarOptions.DEFAULT_MAX_KEY_BYTES - RECORD_ALLOWANCE;
-    return fitting < CellarOptions.DEFAULT_MAX_VALUE_BYTES ? options.maxValueBytes(fitting) : options;
+    return fitting < CellarOptions.DEFAULT_MAX_VALUE_BYTES
+        ? options.maxValueBytes(fitting)
+        : options;
   }
 
-  /** Opens the store in {@code config.dir()} and starts listening; fails fast with a clear reason. */
+  /**
+   * Opens the store in {@code config.dir()} and starts listening; fails fast with a clear reason.
+   */
   public static CellarServer start(ServerConfig config) {
     return new CellarServer(config, CellarOptions.defaults());
   }
@@ -107,11 +114,15 @@ public final class CellarServer implements AutoCloseable, ServerControl {
     try {
       InetAddress address = InetAddress.getByName(config.bind());
       if (!address.isLoopbackAddress()) {
-        throw new ConfigException("refusing to listen on " + config.bind() + " without a password: set --requirepass,"
-            + " or --protected-mode no if every client that can reach this address is trusted");
+        throw new ConfigException(
+            "refusing to listen on "
+                + config.bind()
+                + " without a password: set --requirepass,"
+                + " or --protected-mode no if every client that can reach this address is trusted");
       }
     } catch (UnknownHostException e) {
-      throw new ConfigException("cannot resolve bind address '" + config.bind() + "': " + e.getMessage());
+      throw new ConfigException(
+          "cannot resolve bind address '" + config.bind() + "': " + e.getMessage());
     }
   }
 
@@ -155,10 +166,12 @@ public final class CellarServer implements AutoCloseable, ServerControl {
 
   @Override
   public boolean checkpointAsync() {
-    return runOnce(checkpointRunning, () -> {
-      store.sync();
-      store.checkpoint();
-    });
+    return runOnce(
+        checkpointRunning,
+        () -> {
+          store.sync();
+          store.checkpoint();
+        });
   }
 
   @Override
@@ -180,15 +193,16 @@ public final class CellarServer implements AutoCloseable, ServerControl {
     if (!running.compareAndSet(false, true)) {
       return false;
     }
-    maintenance.execute(() -> {
-      try {
-        task.run();
-      } catch (RuntimeException e) {
-        LOG.log(System.Logger.Level.ERROR, "background task failed", e);
-      } finally {
-        running.set(false);
-      }
-    });
+    maintenance.execute(
+        () -> {
+          try {
+            task.run();
+          } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.ERROR, "background task failed", e);
+          } finally {
+            running.set(false);
+          }
+        });
     return true;
   }
 
@@ -209,7 +223,8 @@ public final class CellarServer implements AutoCloseable, ServerControl {
   /**
    * Stops as {@link #close()} does, logging each step with {@code why} first (a signal, {@code
    * SHUTDOWN}), so an operator sees what a stop did and how long each part took. Returns whether
-   * the store was synced and checkpointed; a second call waits for the first and returns its result.
+   * the store was synced and checkpointed; a second call waits for the first and returns its
+   * result.
    */
   public boolean stop(String why) {
     if (!closed.compareAndSet(false, true)) {
@@ -217,7 +232,9 @@ public final class CellarServer implements AutoCloseable, ServerControl {
       return cleanStop;
     }
     try {
-      LOG.log(System.Logger.Level.INFO, "shutting down (" + why + "): no new connections, answering what is in flight");
+      LOG.log(
+          System.Logger.Level.INFO,
+          "shutting down (" + why + "): no new connections, answering what is in flight");
       listener.close();
       maintenance.shutdown();
       try {
@@ -235,30 +252,44 @@ public final class CellarServer implements AutoCloseable, ServerControl {
   /** The log's flush and fsync, then the checkpoint (in the store's close), each logged. */
   private boolean syncAndClose() {
     long start = System.nanoTime();
-    boolean failedBefore = store instanceof dev.cellar.store.Store engine && engine.writeFailure() != null;
+    boolean failedBefore =
+        store instanceof dev.cellar.store.Store engine && engine.writeFailure() != null;
     if (!failedBefore) {
       try {
         store.sync();
-        LOG.log(System.Logger.Level.INFO, "shutting down: log flushed and fsynced in " + millisSince(start) + " ms");
+        LOG.log(
+            System.Logger.Level.INFO,
+            "shutting down: log flushed and fsynced in " + millisSince(start) + " ms");
       } catch (RuntimeException e) {
-        LOG.log(System.Logger.Level.WARNING, "shutting down: the log's fsync failed: " + e.getMessage());
+        LOG.log(
+            System.Logger.Level.WARNING,
+            "shutting down: the log's fsync failed: " + e.getMessage());
       }
     }
     long checkpointStart = System.nanoTime();
     try {
       store.close(); // syncs what the last step did not, and checkpoints
     } catch (RuntimeException e) {
-      LOG.log(System.Logger.Level.WARNING, "stopped without a checkpoint: " + e.getMessage()
-          + "; a restart recovers from the log in " + config.dir());
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "stopped without a checkpoint: "
+              + e.getMessage()
+              + "; a restart recovers from the log in "
+              + config.dir());
       closeFailure = e;
       return false;
     }
     if (store instanceof dev.cellar.store.Store engine && engine.writeFailure() != null) {
-      LOG.log(System.Logger.Level.WARNING, "stopped; writes were disabled by a failed fsync, so nothing more was synced;"
-          + " a restart recovers from what is on disk in " + config.dir());
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "stopped; writes were disabled by a failed fsync, so nothing more was synced;"
+              + " a restart recovers from what is on disk in "
+              + config.dir());
       return false;
     }
-    LOG.log(System.Logger.Level.INFO, "shutting down: checkpoint written in " + millisSince(checkpointStart) + " ms");
+    LOG.log(
+        System.Logger.Level.INFO,
+        "shutting down: checkpoint written in " + millisSince(checkpointStart) + " ms");
     LOG.log(System.Logger.Level.INFO, "stopped; data synced and checkpointed in " + config.dir());
     return true;
   }

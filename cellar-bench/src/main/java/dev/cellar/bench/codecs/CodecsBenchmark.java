@@ -32,8 +32,8 @@ import picocli.CommandLine.Spec;
  * little. What JMH would guard against is guarded here by hand: each approach loops inside its own
  * methods (see {@link EncodingApproach}), results feed a sink (see {@link ThroughputMeter}), every
  * approach is verified against the source messages before it is timed, the heap is collected
- * between measurements so one approach's garbage is not charged to the next, and each approach
- * runs in a JVM of its own (see {@link ForkedRunner}).
+ * between measurements so one approach's garbage is not charged to the next, and each approach runs
+ * in a JVM of its own (see {@link ForkedRunner}).
  *
  * <p>All approaches run on one thread, so Fory's thread-safety is not under test except in the
  * {@code ForyCodec} row, which pays for its pool as Cellar does.
@@ -83,8 +83,9 @@ public final class CodecsBenchmark implements Callable<Integer> {
       names = "--approaches",
       split = ",",
       paramLabel = "KEY",
-      description = "Only these approaches, of: flyweight, fory, fory-refs, fory-codec,"
-          + " jdk-unshared, jdk (default: all).")
+      description =
+          "Only these approaches, of: flyweight, fory, fory-refs, fory-codec,"
+              + " jdk-unshared, jdk (default: all).")
   private List<String> only;
 
   @Option(
@@ -92,9 +93,10 @@ public final class CodecsBenchmark implements Callable<Integer> {
       paramLabel = "wall|cpu",
       defaultValue = "wall",
       converter = ClockConverter.class,
-      description = "What rates are per: 'wall' (a second of real time) or 'cpu' (a second of"
-          + " the benchmark thread's CPU time: steadier on a busy machine, but leaves out GC"
-          + " threads' work) (default: ${DEFAULT-VALUE}).")
+      description =
+          "What rates are per: 'wall' (a second of real time) or 'cpu' (a second of"
+              + " the benchmark thread's CPU time: steadier on a busy machine, but leaves out GC"
+              + " threads' work) (default: ${DEFAULT-VALUE}).")
   private ThroughputMeter.Clock clock;
 
   @Option(
@@ -102,9 +104,10 @@ public final class CodecsBenchmark implements Callable<Integer> {
       negatable = true,
       defaultValue = "true",
       fallbackValue = "true",
-      description = "Measure each approach in a JVM of its own, so that none runs on code the"
-          + " JIT compiled for another (default: ${DEFAULT-VALUE}; --no-fork runs all in this"
-          + " JVM).")
+      description =
+          "Measure each approach in a JVM of its own, so that none runs on code the"
+              + " JIT compiled for another (default: ${DEFAULT-VALUE}; --no-fork runs all in this"
+              + " JVM).")
   private boolean fork;
 
   @Option(names = "--json", paramLabel = "FILE", description = "Also write the results as JSON.")
@@ -178,8 +181,12 @@ public final class CodecsBenchmark implements Callable<Integer> {
     if (!(seconds > 0) || !(warmupSeconds >= 0) || iterations < 1) {
       throw new ParameterException(
           spec.commandLine(),
-          "need --seconds > 0, --warmup >= 0 and --iterations >= 1; got " + seconds + ", "
-              + warmupSeconds + " and " + iterations);
+          "need --seconds > 0, --warmup >= 0 and --iterations >= 1; got "
+              + seconds
+              + ", "
+              + warmupSeconds
+              + " and "
+              + iterations);
     }
     if (messages < 1 || Integer.bitCount(messages) != 1) {
       throw new ParameterException(

@@ -60,8 +60,7 @@ final class CodecsReport {
       out.append('\n');
     }
     if (rows.size() > 1) {
-      double worst =
-          rows.stream().mapToDouble(r -> ratio(r, Operation.ROUND_TRIP)).max().orElse(1);
+      double worst = rows.stream().mapToDouble(r -> ratio(r, Operation.ROUND_TRIP)).max().orElse(1);
       out.append(
           String.format(
               Locale.ROOT, "\nslowest round trip against fastest: a factor of %.0f\n", worst));
@@ -79,15 +78,23 @@ final class CodecsReport {
     for (int i = 0; i < rows.size(); i++) {
       ApproachResult row = rows.get(i);
       out.append(i == 0 ? "\n" : ",\n");
-      out.append("    {\"approach\": ").append(quote(row.key()))
-          .append(", \"label\": ").append(quote(row.label()))
-          .append(", \"bytes\": ").append(row.bytes());
+      out.append("    {\"approach\": ")
+          .append(quote(row.key()))
+          .append(", \"label\": ")
+          .append(quote(row.label()))
+          .append(", \"bytes\": ")
+          .append(row.bytes());
       for (Operation operation : Operation.values()) {
         Throughput t = row.throughput().get(operation);
-        out.append(",\n      ").append(quote(operation.jsonKey)).append(": {")
-            .append("\"opsPerSecond\": ").append(Math.round(t.median()))
-            .append(", \"min\": ").append(Math.round(t.min()))
-            .append(", \"max\": ").append(Math.round(t.max()))
+        out.append(",\n      ")
+            .append(quote(operation.jsonKey))
+            .append(": {")
+            .append("\"opsPerSecond\": ")
+            .append(Math.round(t.median()))
+            .append(", \"min\": ")
+            .append(Math.round(t.min()))
+            .append(", \"max\": ")
+            .append(Math.round(t.max()))
             .append(", \"timesSlowerThanBest\": ")
             .append(String.format(Locale.ROOT, "%.3f", ratio(row, operation)))
             .append(", \"iterations\": [");

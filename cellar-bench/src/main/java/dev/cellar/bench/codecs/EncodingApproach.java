@@ -72,8 +72,13 @@ abstract class EncodingApproach implements AutoCloseable {
     long roundTripped = roundTripBatch(0, messages.length);
     if (decoded != expected || roundTripped != expected) {
       throw new IllegalStateException(
-          label() + " batches fold " + decoded + " (decode) and " + roundTripped
-              + " (round trip), expected " + expected);
+          label()
+              + " batches fold "
+              + decoded
+              + " (decode) and "
+              + roundTripped
+              + " (round trip), expected "
+              + expected);
     }
   }
 

@@ -11,9 +11,16 @@ final class Environment {
 
   static String describe() {
     Runtime.Version version = Runtime.version();
-    return "Java " + version + " (" + System.getProperty("java.vm.name") + "), "
-        + Runtime.getRuntime().availableProcessors() + " CPUs available, "
-        + System.getProperty("os.name") + " " + System.getProperty("os.arch")
+    return "Java "
+        + version
+        + " ("
+        + System.getProperty("java.vm.name")
+        + "), "
+        + Runtime.getRuntime().availableProcessors()
+        + " CPUs available, "
+        + System.getProperty("os.name")
+        + " "
+        + System.getProperty("os.arch")
         + cpuModel();
   }
 

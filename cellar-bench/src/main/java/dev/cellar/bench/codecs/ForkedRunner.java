@@ -9,10 +9,10 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Measures each approach in a JVM of its own, as JMH forks: approaches share library code (two
- * Fory rows run the same buffer and resolver classes with different settings; every row runs the
- * JDK's streams and collections), and in one JVM the JIT would compile that code for whichever
- * ran first, or for all at once.
+ * Measures each approach in a JVM of its own, as JMH forks: approaches share library code (two Fory
+ * rows run the same buffer and resolver classes with different settings; every row runs the JDK's
+ * streams and collections), and in one JVM the JIT would compile that code for whichever ran first,
+ * or for all at once.
  *
  * <p>A child runs {@link CodecsBenchmark} in process for one approach, with this JVM's flags (less
  * debugging agents), a fixed heap, and the {@code java.lang.invoke} open that spares Fory its
@@ -67,8 +67,10 @@ final class ForkedRunner {
     command.addAll(CHILD_FLAGS);
     for (String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
       // A debugger or agent attached to the parent must not be started again in the child.
-      if (!flag.startsWith("-agentlib") && !flag.startsWith("-javaagent")
-          && !flag.startsWith("-Xrunjdwp") && !flag.startsWith("-Xdebug")) {
+      if (!flag.startsWith("-agentlib")
+          && !flag.startsWith("-javaagent")
+          && !flag.startsWith("-Xrunjdwp")
+          && !flag.startsWith("-Xdebug")) {
         command.add(flag);
       }
     }

@@ -6,8 +6,8 @@ import java.util.Locale;
 
 /**
  * Verifies and measures approaches in this JVM, one after the other: every operation of one
- * approach, then the next, with a collection before each measurement so that one's garbage is
- * not charged to the next.
+ * approach, then the next, with a collection before each measurement so that one's garbage is not
+ * charged to the next.
  */
 final class InProcessRunner {
   private final PriceUpdate[] samples;
@@ -30,8 +30,7 @@ final class InProcessRunner {
         System.gc();
         results.put(operation, meter.measure(approach, operation));
       }
-      return new ApproachResult(
-          key, approach.label(), approach.encodedLength(samples[0]), results);
+      return new ApproachResult(key, approach.label(), approach.encodedLength(samples[0]), results);
     }
   }
 }

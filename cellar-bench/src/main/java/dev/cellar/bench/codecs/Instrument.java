@@ -5,8 +5,8 @@ import java.io.Serializable;
 import java.util.Objects;
 
 /**
- * The tradable thing a {@link PriceUpdate} is about: the embedded struct of the seed's message.
- * A plain mutable object, as the serializers under test expect one.
+ * The tradable thing a {@link PriceUpdate} is about: the embedded struct of the seed's message. A
+ * plain mutable object, as the serializers under test expect one.
  */
 public final class Instrument implements Serializable {
   @Serial private static final long serialVersionUID = 1L;

@@ -10,8 +10,8 @@ import java.io.UncheckedIOException;
 /**
  * JDK serialization, each message a stream of its own as a message on the wire must be: {@code
  * writeObject}/{@code readObject} (the seed's "JDK Ser"), or {@code writeUnshared}/{@code
- * readUnshared} (its "JDK Ser (no shared)"), which is how the JDK spells "no shared references"
- * for the top object.
+ * readUnshared} (its "JDK Ser (no shared)"), which is how the JDK spells "no shared references" for
+ * the top object.
  *
  * <p>Encoding reuses one byte array stream; the object streams cannot be reused across messages,
  * since each message must carry its own stream header and class descriptors to be read alone.

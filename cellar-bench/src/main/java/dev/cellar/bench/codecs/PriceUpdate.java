@@ -21,7 +21,11 @@ public final class PriceUpdate implements Serializable {
   public PriceUpdate() {}
 
   public PriceUpdate(
-      Instrument instrument, int quantity, double price, long exchangeTimeNanos, long sendTimeNanos) {
+      Instrument instrument,
+      int quantity,
+      double price,
+      long exchangeTimeNanos,
+      long sendTimeNanos) {
     this.instrument = instrument;
     this.quantity = quantity;
     this.price = price;
@@ -82,7 +86,15 @@ public final class PriceUpdate implements Serializable {
 
   @Override
   public String toString() {
-    return quantity + " " + instrument + " @ " + price + " (exchange " + exchangeTimeNanos
-        + ", sent " + sendTimeNanos + ")";
+    return quantity
+        + " "
+        + instrument
+        + " @ "
+        + price
+        + " (exchange "
+        + exchangeTimeNanos
+        + ", sent "
+        + sendTimeNanos
+        + ")";
   }
 }

@@ -72,8 +72,12 @@ public final class PriceUpdateDescriptor {
   public static void checkFits(MemorySegment segment, long offset) {
     if (offset < 0 || offset > segment.byteSize() - LENGTH) {
       throw new IndexOutOfBoundsException(
-          "a price update needs " + LENGTH + " bytes at offset " + offset
-              + ", the segment has " + segment.byteSize());
+          "a price update needs "
+              + LENGTH
+              + " bytes at offset "
+              + offset
+              + ", the segment has "
+              + segment.byteSize());
     }
   }
 
@@ -90,8 +94,13 @@ public final class PriceUpdateDescriptor {
         padding = true;
       } else if (padding || b < 0x20 || b > 0x7e) {
         throw new IllegalArgumentException(
-            "price update at offset " + offset + ": mnemonic byte " + i + " is 0x"
-                + Integer.toHexString(b & 0xff) + ", expected printable ASCII before any NUL");
+            "price update at offset "
+                + offset
+                + ": mnemonic byte "
+                + i
+                + " is 0x"
+                + Integer.toHexString(b & 0xff)
+                + ", expected printable ASCII before any NUL");
       }
     }
     int reserved = segment.get(INT, offset + RESERVED_OFFSET);
@@ -102,8 +111,8 @@ public final class PriceUpdateDescriptor {
   }
 
   /**
-   * A mnemonic as the 8 bytes the struct stores, read as one little-endian long: lets the
-   * flyweight compare and checksum mnemonics without making a {@code String}.
+   * A mnemonic as the 8 bytes the struct stores, read as one little-endian long: lets the flyweight
+   * compare and checksum mnemonics without making a {@code String}.
    */
   public static long mnemonicBits(CharSequence mnemonic) {
     int length = mnemonic.length();
@@ -116,8 +125,12 @@ public final class PriceUpdateDescriptor {
       char c = mnemonic.charAt(i);
       if (c < 0x20 || c > 0x7e) {
         throw new IllegalArgumentException(
-            "a mnemonic is printable ASCII, got \"" + mnemonic + "\" with U+"
-                + Integer.toHexString(c) + " at " + i);
+            "a mnemonic is printable ASCII, got \""
+                + mnemonic
+                + "\" with U+"
+                + Integer.toHexString(c)
+                + " at "
+                + i);
       }
       bits |= (long) c << (Byte.SIZE * i);
     }

@@ -10,6 +10,7 @@ final class PriceUpdateSamples {
   private static final String[] MNEMONICS = {
     "BMW", "SAP", "SIE", "ALV", "DTE", "BAS", "VOW3", "MBG", "IFX", "ADS", "DBK", "EOAN"
   };
+
   /** 2014-12-22T00:00:00Z, the seed's date, in epoch nanoseconds. */
   private static final long START_NANOS = 1_419_206_400_000_000_000L;
 
@@ -25,7 +26,8 @@ final class PriceUpdateSamples {
       double price = Math.round(random.nextDouble(10, 500) * 100) / 100.0;
       exchangeTime += random.nextLong(1_000, 2_000_000);
       long sendTime = exchangeTime + random.nextLong(5_000, 80_000);
-      updates[i] = new PriceUpdate(instrument, random.nextInt(1, 10_000), price, exchangeTime, sendTime);
+      updates[i] =
+          new PriceUpdate(instrument, random.nextInt(1, 10_000), price, exchangeTime, sendTime);
     }
     return updates;
   }

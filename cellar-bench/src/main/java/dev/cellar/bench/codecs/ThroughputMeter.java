@@ -8,14 +8,13 @@ import java.lang.management.ThreadMXBean;
  * the operations completed.
  *
  * <p>Work runs in batches sized so that one batch takes about {@link #BATCH_TARGET_NANOS}: long
- * enough that reading the clock between batches costs well under 1%, short enough that an
- * iteration overshoots its end by little. The batch is sized once cold and again after warm-up,
- * when the code is compiled and faster. Each batch's result is folded into a sink that is
- * published to a volatile field after every iteration, so the JIT cannot drop the work (the role
- * JMH's Blackhole plays).
+ * enough that reading the clock between batches costs well under 1%, short enough that an iteration
+ * overshoots its end by little. The batch is sized once cold and again after warm-up, when the code
+ * is compiled and faster. Each batch's result is folded into a sink that is published to a volatile
+ * field after every iteration, so the JIT cannot drop the work (the role JMH's Blackhole plays).
  *
- * <p>Iterations always last their length in wall-clock time; the rate divides the operations by
- * the elapsed time of the chosen {@link Clock}. CPU time discounts the time the thread spent
+ * <p>Iterations always last their length in wall-clock time; the rate divides the operations by the
+ * elapsed time of the chosen {@link Clock}. CPU time discounts the time the thread spent
  * descheduled on a busy machine, but also the work of the GC threads, which flatters approaches
  * that allocate.
  *

@@ -19,7 +19,9 @@ interface ClientConnection extends AutoCloseable {
 
   String mset(String key1, String value1, String key2, String value2);
 
-  /** Whether {@code e} is the server's error reply (a failure at any time), not a broken connection. */
+  /**
+   * Whether {@code e} is the server's error reply (a failure at any time), not a broken connection.
+   */
   boolean isErrorReply(RuntimeException e);
 
   @Override

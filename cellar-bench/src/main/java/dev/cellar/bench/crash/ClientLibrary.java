@@ -42,20 +42,49 @@ enum ClientLibrary {
   }
 
   private record JedisConnection(Jedis jedis) implements ClientConnection {
-    public String set(String key, String value) { return jedis.set(key, value); }
-    public String setEx(String key, String value, long seconds) { return jedis.set(key, value, SetParams.setParams().ex(seconds)); }
-    public long del(String key) { return jedis.del(key); }
-    public long incr(String key) { return jedis.incr(key); }
-    public long append(String key, String suffix) { return jedis.append(key, suffix); }
-    public String mset(String key1, String value1, String key2, String value2) { return jedis.mset(key1, value1, key2, value2); }
-    public boolean isErrorReply(RuntimeException e) { return e instanceof JedisDataException; }
-    public void close() { jedis.close(); }
+    public String set(String key, String value) {
+      return jedis.set(key, value);
+    }
+
+    public String setEx(String key, String value, long seconds) {
+      return jedis.set(key, value, SetParams.setParams().ex(seconds));
+    }
+
+    public long del(String key) {
+      return jedis.del(key);
+    }
+
+    public long incr(String key) {
+      return jedis.incr(key);
+    }
+
+    public long append(String key, String suffix) {
+      return jedis.append(key, suffix);
+    }
+
+    public String mset(String key1, String value1, String key2, String value2) {
+      return jedis.mset(key1, value1, key2, value2);
+    }
+
+    public boolean isErrorReply(RuntimeException e) {
+      return e instanceof JedisDataException;
+    }
+
+    public void close() {
+      jedis.close();
+    }
   }
 
-  private record LettuceConnection(RedisClient client, StatefulRedisConnection<String, String> connection, RedisCommands<String, String> sync)
+  private record LettuceConnection(
+      RedisClient client,
+      StatefulRedisConnection<String, String> connection,
+      RedisCommands<String, String> sync)
       implements ClientConnection {
     static LettuceConnection open(int port, ClientResources resources) {
-      RedisClient client = RedisClient.create(resources, RedisURI.builder().withHost("127.0.0.1").withPort(port).withTimeout(TIMEOUT).build());
+      RedisClient client =
+          RedisClient.create(
+              resources,
+              RedisURI.builder().withHost("127.0.0.1").withPort(port).withTimeout(TIMEOUT).build());
       client.setOptions(ClientOptions.builder().autoReconnect(false).build());
       try {
         StatefulRedisConnection<String, String> connection = client.connect();
@@ -66,15 +95,34 @@ enum ClientLibrary {
       }
     }
 
-    public String set(String key, String value) { return sync.set(key, value); }
-    public String setEx(String key, String value, long seconds) { return sync.set(key, value, SetArgs.Builder.ex(seconds)); }
-    public long del(String key) { return sync.del(key); }
-    public long incr(String key) { return sync.incr(key); }
-    public long append(String key, String suffix) { return sync.append(key, suffix); }
+    public String set(String key, String value) {
+      return sync.set(key, value);
+    }
+
+    public String setEx(String key, String value, long seconds) {
+      return sync.set(key, value, SetArgs.Builder.ex(seconds));
+    }
+
+    public long del(String key) {
+      return sync.del(key);
+    }
+
+    public long incr(String key) {
+      return sync.incr(key);
+    }
+
+    public long append(String key, String suffix) {
+      return sync.append(key, suffix);
+    }
+
     public String mset(String key1, String value1, String key2, String value2) {
       return sync.mset(Map.of(key1, value1, key2, value2));
     }
-    public boolean isErrorReply(RuntimeException e) { return e instanceof RedisCommandExecutionException; }
+
+    public boolean isErrorReply(RuntimeException e) {
+      return e instanceof RedisCommandExecutionException;
+    }
+
     public void close() {
       try {
         connection.close();

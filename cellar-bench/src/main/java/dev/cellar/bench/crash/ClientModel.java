@@ -26,6 +26,7 @@ import java.util.Random;
 final class ClientModel {
   /** The longest value a client writes (the filler it cuts values from is a little longer). */
   static final int MAX_VALUE_BYTES = 64 << 10;
+
   private static final String FILLER = filler();
   private static final long TTL_SECONDS = 3600;
 
@@ -38,8 +39,10 @@ final class ClientModel {
   private final List<Violation> replyViolations = new ArrayList<>();
   private Operation inFlight;
   private long sequence;
+
   /** Written by the client's thread only; volatile so the loop can see that a client got going. */
   private volatile long acknowledged;
+
   private int cycle;
 
   ClientModel(int id, int keys, int maxValueBytes, long seed) {
@@ -109,7 +112,9 @@ final class ClientModel {
           : new Operation.Append(key, "+" + id + "." + ++sequence);
     }
     String other = strings.get(random.nextInt(strings.size()));
-    return other.equals(key) ? new Operation.Set(key, newValue()) : new Operation.Mset(key, newValue(), other, newValue());
+    return other.equals(key)
+        ? new Operation.Set(key, newValue())
+        : new Operation.Mset(key, newValue(), other, newValue());
   }
 
   /** Marks {@code op} as sent: from now on it may have landed. */
@@ -121,8 +126,17 @@ final class ClientModel {
   void acknowledge(Operation op, String reply) {
     String expected = op.expectedReply(this::state);
     if (!expected.equals(reply)) {
-      replyViolations.add(new Violation(cycle, Violation.Kind.REPLY, op.keys().getFirst(),
-          op.command() + " answered " + reply + ", expected " + expected + " after the acknowledged writes before it"));
+      replyViolations.add(
+          new Violation(
+              cycle,
+              Violation.Kind.REPLY,
+              op.keys().getFirst(),
+              op.command()
+                  + " answered "
+                  + reply
+                  + ", expected "
+                  + expected
+                  + " after the acknowledged writes before it"));
     }
     for (String key : op.keys()) {
       states.put(key, op.after(key, state(key)));
@@ -149,14 +163,25 @@ final class ClientModel {
     for (String key : keys()) {
       KeyState.Observed found = observed.get(key);
       KeyState acked = state(key);
-      KeyState landed = inFlight != null && inFlight.keys().contains(key) ? inFlight.after(key, acked) : null;
+      KeyState landed =
+          inFlight != null && inFlight.keys().contains(key) ? inFlight.after(key, acked) : null;
       if (acked.matches(found) || (landed != null && landed.matches(found))) {
         states.put(key, found.asState());
         continue;
       }
       Violation.Kind kind = found.value() == null ? Violation.Kind.LOST : Violation.Kind.WRONG;
-      violations.add(new Violation(cycle, kind, key, "holds " + found + "; last acknowledged " + acked
-          + (landed == null ? "" : "; in flight " + inFlight.command() + " making it " + landed)));
+      violations.add(
+          new Violation(
+              cycle,
+              kind,
+              key,
+              "holds "
+                  + found
+                  + "; last acknowledged "
+                  + acked
+                  + (landed == null
+                      ? ""
+                      : "; in flight " + inFlight.command() + " making it " + landed)));
       states.put(key, found.asState());
     }
     inFlight = null;

@@ -5,9 +5,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One client of a cycle: a thread with its own connection (Jedis or Lettuce, by {@link
- * ClientLibrary#forClient}) that writes its model's operations
- * one at a time (each marked in flight before it is sent, acknowledged when its reply arrives)
- * until the server dies under it.
+ * ClientLibrary#forClient}) that writes its model's operations one at a time (each marked in flight
+ * before it is sent, acknowledged when its reply arrives) until the server dies under it.
  *
  * <p>A broken connection once the loop has said it is killing the server is the expected end;
  * anything else (an error reply, a broken connection before the kill) is kept as {@link #failure()}

@@ -19,8 +19,8 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
@@ -28,11 +28,11 @@ import picocli.CommandLine.Spec;
 /**
  * {@code cellar bench crash}: the crash loop ({@link CrashLoop}) against the server started by the
  * {@code cellar} launcher, as users start it. Prints a line per cycle and a summary, writes a JSON
- * report and a section of {@code docs/benchmarks.md}, and exits 1 if anything acknowledged was
- * lost (or anything else went wrong), 0 otherwise. The bar: 100 cycles, no losses.
+ * report and a section of {@code docs/benchmarks.md}, and exits 1 if anything acknowledged was lost
+ * (or anything else went wrong), 0 otherwise. The bar: 100 cycles, no losses.
  *
- * <p>The data directory and the server logs are kept when the run fails, for inspection with
- * {@code ./cellar tool verify}.
+ * <p>The data directory and the server logs are kept when the run fails, for inspection with {@code
+ * ./cellar tool verify}.
  */
 @Command(
     name = "crash",
@@ -51,40 +51,78 @@ public final class CrashCommand implements Callable<Integer> {
 
   @Mixin LauncherOptions launcherOptions;
 
-  @Option(names = "--cycles", defaultValue = "100", description = "Kill-restart-check cycles (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--cycles",
+      defaultValue = "100",
+      description = "Kill-restart-check cycles (default ${DEFAULT-VALUE}).")
   int cycles;
 
-  @Option(names = "--clients", defaultValue = "4", description = "Concurrent clients, each with its own keys, Jedis and Lettuce in turn (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--clients",
+      defaultValue = "4",
+      description =
+          "Concurrent clients, each with its own keys, Jedis and Lettuce in turn (default ${DEFAULT-VALUE}).")
   int clients;
 
-  @Option(names = "--keys", defaultValue = "200", description = "String keys per client (default ${DEFAULT-VALUE}; counters: one per 50).")
+  @Option(
+      names = "--keys",
+      defaultValue = "200",
+      description = "String keys per client (default ${DEFAULT-VALUE}; counters: one per 50).")
   int keys;
 
-  @Option(names = "--max-value", defaultValue = "512", description = "Longest value in bytes; lengths are uniform from 16 (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--max-value",
+      defaultValue = "512",
+      description =
+          "Longest value in bytes; lengths are uniform from 16 (default ${DEFAULT-VALUE}).")
   int maxValue;
 
-  @Option(names = "--seed", description = "Seed of the clients' operations and of the timings (default: random, printed).")
+  @Option(
+      names = "--seed",
+      description =
+          "Seed of the clients' operations and of the timings (default: random, printed).")
   Long seed;
 
-  @Option(names = "--min-write-ms", defaultValue = "300", description = "Shortest writing time before a kill (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--min-write-ms",
+      defaultValue = "300",
+      description = "Shortest writing time before a kill (default ${DEFAULT-VALUE}).")
   long minWriteMillis;
 
-  @Option(names = "--max-write-ms", defaultValue = "3000", description = "Longest writing time before a kill (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--max-write-ms",
+      defaultValue = "3000",
+      description = "Longest writing time before a kill (default ${DEFAULT-VALUE}).")
   long maxWriteMillis;
 
-  @Option(names = "--max-kill-delay-ms", defaultValue = "50",
-      description = "Longest wait between BGREWRITEAOF or BGSAVE and the kill (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--max-kill-delay-ms",
+      defaultValue = "50",
+      description =
+          "Longest wait between BGREWRITEAOF or BGSAVE and the kill (default ${DEFAULT-VALUE}).")
   long maxKillDelayMillis;
 
-  @Option(names = "--segment-size", defaultValue = "1mb",
-      description = "The server's log segment size: small, so segments seal and compaction has work (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--segment-size",
+      defaultValue = "1mb",
+      description =
+          "The server's log segment size: small, so segments seal and compaction has work (default ${DEFAULT-VALUE}).")
   String segmentSize;
 
-  @Option(names = "--out", description = "JSON report; '-' for none (default docs/benchmarks/crash-<date>.json in the checkout).")
+  @Option(
+      names = "--out",
+      description =
+          "JSON report; '-' for none (default docs/benchmarks/crash-<date>.json in the checkout).")
   String out;
 
-  @Option(names = "--markdown", description = "Markdown file to write the results into, between " + BEGIN + " and " + END
-      + "; '-' for none (default docs/benchmarks.md in the checkout).")
+  @Option(
+      names = "--markdown",
+      description =
+          "Markdown file to write the results into, between "
+              + BEGIN
+              + " and "
+              + END
+              + "; '-' for none (default docs/benchmarks.md in the checkout).")
   String markdown;
 
   @Override
@@ -98,8 +136,15 @@ public final class CrashCommand implements Callable<Integer> {
     ChildProcesses children = new ChildProcesses().installShutdownHook();
     Path runDir = launcherOptions.newRunDirectory("cellar-bench-crash-");
     children.deleteAtExit(launcherOptions.keepData() ? null : runDir);
-    log.printf(Locale.ROOT, "crash loop: %d cycles, %d clients of %d keys, seed %d, segments of %s; data in %s%n",
-        settings.cycles(), settings.clients(), settings.keysPerClient(), settings.seed(), settings.segmentSize(), runDir);
+    log.printf(
+        Locale.ROOT,
+        "crash loop: %d cycles, %d clients of %d keys, seed %d, segments of %s; data in %s%n",
+        settings.cycles(),
+        settings.clients(),
+        settings.keysPerClient(),
+        settings.seed(),
+        settings.segmentSize(),
+        runDir);
     Map<String, Object> machine = new LinkedHashMap<>(MachineInfo.describe());
     machine.put("cellar_commit", commit(root));
     long begin = System.nanoTime();
@@ -123,8 +168,16 @@ public final class CrashCommand implements Callable<Integer> {
     return result.passed() ? 0 : 1;
   }
 
-  private void report(CrashResult result, Map<String, Object> machine, Path root, Path markdownFile, PrintStream log) throws IOException {
-    Path json = target(out, root.resolve("docs/benchmarks/crash-" + LocalDate.now(ZoneOffset.UTC) + ".json"));
+  private void report(
+      CrashResult result,
+      Map<String, Object> machine,
+      Path root,
+      Path markdownFile,
+      PrintStream log)
+      throws IOException {
+    Path json =
+        target(
+            out, root.resolve("docs/benchmarks/crash-" + LocalDate.now(ZoneOffset.UTC) + ".json"));
     if (json != null) {
       Map<String, Object> report = new LinkedHashMap<>();
       report.put("machine", machine);
@@ -137,11 +190,25 @@ public final class CrashCommand implements Callable<Integer> {
       log.println("wrote " + json);
     }
     if (markdownFile != null) {
-      String heading = String.format(Locale.ROOT, "`%s`, %s, %s s, %d clients of %d keys, segments of %s, seed %d; Cellar %s; %s cores (%s).",
-          commandLine(), machine.get("date"), machine.get("duration_s"), result.settings().clients(), result.settings().keysPerClient(),
-          result.settings().segmentSize(), result.settings().seed(), machine.get("cellar_commit"), machine.get("cores"), machine.get("cpu"));
+      String heading =
+          String.format(
+              Locale.ROOT,
+              "`%s`, %s, %s s, %d clients of %d keys, segments of %s, seed %d; Cellar %s; %s cores (%s).",
+              commandLine(),
+              machine.get("date"),
+              machine.get("duration_s"),
+              result.settings().clients(),
+              result.settings().keysPerClient(),
+              result.settings().segmentSize(),
+              result.settings().seed(),
+              machine.get("cellar_commit"),
+              machine.get("cores"),
+              machine.get("cpu"));
       String section = result.markdown(heading);
-      Files.writeString(markdownFile, MarkdownSection.replace(Files.readString(markdownFile), section, BEGIN, END), StandardCharsets.UTF_8);
+      Files.writeString(
+          markdownFile,
+          MarkdownSection.replace(Files.readString(markdownFile), section, BEGIN, END),
+          StandardCharsets.UTF_8);
       log.println("wrote the results into " + markdownFile);
     }
   }
@@ -149,7 +216,16 @@ public final class CrashCommand implements Callable<Integer> {
   private CrashSettings settings() {
     try {
       long s = seed != null ? seed : ThreadLocalRandom.current().nextLong(1L << 48);
-      return new CrashSettings(cycles, clients, keys, maxValue, s, minWriteMillis, maxWriteMillis, maxKillDelayMillis, segmentSize);
+      return new CrashSettings(
+          cycles,
+          clients,
+          keys,
+          maxValue,
+          s,
+          minWriteMillis,
+          maxWriteMillis,
+          maxKillDelayMillis,
+          segmentSize);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }
@@ -158,9 +234,22 @@ public final class CrashCommand implements Callable<Integer> {
   /** How this run was invoked, for the report, without options that name local paths. */
   private String commandLine() {
     StringBuilder line = new StringBuilder("./cellar bench crash");
-    line.append(" --cycles ").append(cycles).append(" --clients ").append(clients).append(" --keys ").append(keys).append(" --max-value ").append(maxValue);
-    line.append(" --min-write-ms ").append(minWriteMillis).append(" --max-write-ms ").append(maxWriteMillis);
-    line.append(" --max-kill-delay-ms ").append(maxKillDelayMillis).append(" --segment-size ").append(segmentSize);
+    line.append(" --cycles ")
+        .append(cycles)
+        .append(" --clients ")
+        .append(clients)
+        .append(" --keys ")
+        .append(keys)
+        .append(" --max-value ")
+        .append(maxValue);
+    line.append(" --min-write-ms ")
+        .append(minWriteMillis)
+        .append(" --max-write-ms ")
+        .append(maxWriteMillis);
+    line.append(" --max-kill-delay-ms ")
+        .append(maxKillDelayMillis)
+        .append(" --segment-size ")
+        .append(segmentSize);
     return line.toString();
   }
 
@@ -179,15 +268,21 @@ public final class CrashCommand implements Callable<Integer> {
     try {
       MarkdownSection.check(Files.readString(file), BEGIN, END);
     } catch (IOException e) {
-      throw new ParameterException(spec.commandLine(), "--markdown " + file + ": cannot read it: " + e);
+      throw new ParameterException(
+          spec.commandLine(), "--markdown " + file + ": cannot read it: " + e);
     } catch (IllegalArgumentException e) {
-      throw new ParameterException(spec.commandLine(), "--markdown " + file + ": " + e.getMessage());
+      throw new ParameterException(
+          spec.commandLine(), "--markdown " + file + ": " + e.getMessage());
     }
   }
 
   private static String commit(Path root) {
     try {
-      Process git = new ProcessBuilder("git", "describe", "--always", "--dirty").directory(root.toFile()).redirectErrorStream(true).start();
+      Process git =
+          new ProcessBuilder("git", "describe", "--always", "--dirty")
+              .directory(root.toFile())
+              .redirectErrorStream(true)
+              .start();
       String text = new String(git.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
       return git.waitFor() == 0 ? text : "unknown";
     } catch (IOException e) {

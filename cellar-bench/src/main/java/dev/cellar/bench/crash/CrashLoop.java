@@ -70,7 +70,12 @@ public final class CrashLoop {
    * @param workDir where the store ({@code data}) and the server's logs go; the caller removes it
    * @param out where a line per cycle goes
    */
-  public CrashLoop(CrashSettings settings, ServerLaunch launch, Path workDir, ChildProcesses children, PrintStream out) {
+  public CrashLoop(
+      CrashSettings settings,
+      ServerLaunch launch,
+      Path workDir,
+      ChildProcesses children,
+      PrintStream out) {
     this.settings = settings;
     this.launch = launch;
     this.workDir = workDir;
@@ -78,13 +83,16 @@ public final class CrashLoop {
     this.out = out;
     this.random = new Random(settings.seed());
     for (int c = 0; c < settings.clients(); c++) {
-      models.add(new ClientModel(c, settings.keysPerClient(), settings.maxValueBytes(), settings.seed() * 31 + c));
+      models.add(
+          new ClientModel(
+              c, settings.keysPerClient(), settings.maxValueBytes(), settings.seed() * 31 + c));
     }
   }
 
   /** Runs every cycle, or until the server fails to restart; the result says which. */
   public CrashResult run() throws IOException, InterruptedException {
-    ClientResources resources = DefaultClientResources.builder().ioThreadPoolSize(2).computationThreadPoolSize(2).build();
+    ClientResources resources =
+        DefaultClientResources.builder().ioThreadPoolSize(2).computationThreadPoolSize(2).build();
     try {
       return run(resources);
     } finally {
@@ -102,7 +110,10 @@ public final class CrashLoop {
         try {
           server = start();
         } catch (IOException e) {
-          return new CrashResult(settings, outcomes, "cycle " + cycle + ": the server did not restart after the kill: " + e.getMessage());
+          return new CrashResult(
+              settings,
+              outcomes,
+              "cycle " + cycle + ": the server did not restart after the kill: " + e.getMessage());
         }
         long restartMillis = (System.nanoTime() - begin) / 1_000_000;
         CycleOutcome outcome = check(cycle, killed, restartMillis, server);
@@ -118,13 +129,25 @@ public final class CrashLoop {
 
   /** What the kill of one cycle left for the check. */
   private record Killed(
-      KillMoment moment, String started, long delayMillis, boolean compactionRunning, boolean checkpointRunning,
-      long compactions, long writeMillis, long acknowledged, int inFlight) {}
+      KillMoment moment,
+      String started,
+      long delayMillis,
+      boolean compactionRunning,
+      boolean checkpointRunning,
+      long compactions,
+      long writeMillis,
+      long acknowledged,
+      int inFlight) {}
 
-  private Killed writeAndKill(int cycle, ServerProcess server, ClientResources resources) throws IOException, InterruptedException {
+  private Killed writeAndKill(int cycle, ServerProcess server, ClientResources resources)
+      throws IOException, InterruptedException {
     KillMoment moment = KillMoment.forCycle(cycle);
-    long writeMillis = settings.minWriteMillis() + (long) (random.nextDouble() * (settings.maxWriteMillis() - settings.minWriteMillis()));
-    long delayMillis = moment.delayed() ? (long) (random.nextDouble() * settings.maxKillDelayMillis()) : 0;
+    long writeMillis =
+        settings.minWriteMillis()
+            + (long)
+                (random.nextDouble() * (settings.maxWriteMillis() - settings.minWriteMillis()));
+    long delayMillis =
+        moment.delayed() ? (long) (random.nextDouble() * settings.maxKillDelayMillis()) : 0;
     long ackedBefore = acknowledged();
     long[] ackedBeforeEach = acknowledgedEach();
     AtomicBoolean killing = new AtomicBoolean();
@@ -155,18 +178,28 @@ public final class CrashLoop {
     int inFlight = 0;
     for (CrashClient client : clients) {
       if (!client.join(CLIENT_EXIT_MILLIS)) {
-        throw new IllegalStateException("a client did not notice the kill within " + CLIENT_EXIT_MILLIS + " ms");
+        throw new IllegalStateException(
+            "a client did not notice the kill within " + CLIENT_EXIT_MILLIS + " ms");
       }
       if (client.failure() != null) {
-        throw new IllegalStateException("cycle " + cycle + ": a client failed before the kill: " + client.failure(), client.failure());
+        throw new IllegalStateException(
+            "cycle " + cycle + ": a client failed before the kill: " + client.failure(),
+            client.failure());
       }
     }
     for (ClientModel model : models) {
       inFlight += model.inFlight() != null ? 1 : 0;
     }
-    return new Killed(moment, started, killedAfterMillis, "1".equals(info.get("aof_rewrite_in_progress")),
-        "1".equals(info.get("rdb_bgsave_in_progress")), Long.parseLong(info.getOrDefault("cellar_compactions", "-1")), writeMillis,
-        acknowledged() - ackedBefore, inFlight);
+    return new Killed(
+        moment,
+        started,
+        killedAfterMillis,
+        "1".equals(info.get("aof_rewrite_in_progress")),
+        "1".equals(info.get("rdb_bgsave_in_progress")),
+        Long.parseLong(info.getOrDefault("cellar_compactions", "-1")),
+        writeMillis,
+        acknowledged() - ackedBefore,
+        inFlight);
   }
 
   /**
@@ -174,10 +207,13 @@ public final class CrashLoop {
    * for at most {@link #CONNECT}: the writing time starts once every client is connected and
    * writing, however long a freshly started server or a first Lettuce connection takes.
    */
-  private void awaitFirstAcknowledgements(List<CrashClient> clients, long[] before) throws InterruptedException {
+  private void awaitFirstAcknowledgements(List<CrashClient> clients, long[] before)
+      throws InterruptedException {
     long deadline = System.nanoTime() + CONNECT.toNanos();
     for (int i = 0; i < clients.size(); i++) {
-      while (models.get(i).acknowledged() == before[i] && !clients.get(i).ended() && System.nanoTime() < deadline) {
+      while (models.get(i).acknowledged() == before[i]
+          && !clients.get(i).ended()
+          && System.nanoTime() < deadline) {
         Thread.sleep(5);
       }
     }
@@ -193,7 +229,8 @@ public final class CrashLoop {
    * comes at a random point of a compaction or checkpoint rather than after it, since a pass over a
    * small store is over within tens of milliseconds. Returns the last reading.
    */
-  private static Map<String, String> awaitWork(Jedis control, KillMoment moment) throws InterruptedException {
+  private static Map<String, String> awaitWork(Jedis control, KillMoment moment)
+      throws InterruptedException {
     Map<String, String> info = fields(control.info("persistence"));
     long deadline = System.nanoTime() + SEEK_WORK.toNanos();
     while (moment.delayed() && !moment.running(info) && System.nanoTime() < deadline) {
@@ -230,18 +267,38 @@ public final class CrashLoop {
       }
       long size = jedis.dbSize();
       if (size != present) {
-        violations.add(new Violation(cycle, Violation.Kind.UNKNOWN_KEYS, "*",
-            "DBSIZE is " + size + " but the clients' keys that exist number " + present));
+        violations.add(
+            new Violation(
+                cycle,
+                Violation.Kind.UNKNOWN_KEYS,
+                "*",
+                "DBSIZE is " + size + " but the clients' keys that exist number " + present));
       }
     }
-    return new CycleOutcome(cycle, killed.moment(), killed.started(), killed.delayMillis(), killed.compactionRunning(),
-        killed.checkpointRunning(), killed.compactions(), killed.writeMillis(), killed.acknowledged(), killed.inFlight(), restartMillis, checked, violations);
+    return new CycleOutcome(
+        cycle,
+        killed.moment(),
+        killed.started(),
+        killed.delayMillis(),
+        killed.compactionRunning(),
+        killed.checkpointRunning(),
+        killed.compactions(),
+        killed.writeMillis(),
+        killed.acknowledged(),
+        killed.inFlight(),
+        restartMillis,
+        checked,
+        violations);
   }
 
   private ServerProcess start() throws IOException, InterruptedException {
     int port = freePort();
     Path log = workDir.resolve("server-" + ++starts + ".log");
-    return ServerProcess.startCellar(launch.command(port, workDir.resolve("data"), settings.segmentSize()), port, log, children,
+    return ServerProcess.startCellar(
+        launch.command(port, workDir.resolve("data"), settings.segmentSize()),
+        port,
+        log,
+        children,
         READY_TIMEOUT);
   }
 

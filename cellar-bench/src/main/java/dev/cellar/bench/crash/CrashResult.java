@@ -7,8 +7,8 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The outcome of a crash loop: each cycle, and the failure that stopped it early, if any. It
- * passes when every cycle ran and nothing was found wrong.
+ * The outcome of a crash loop: each cycle, and the failure that stopped it early, if any. It passes
+ * when every cycle ran and nothing was found wrong.
  */
 public record CrashResult(CrashSettings settings, List<CycleOutcome> cycles, String failure) {
 
@@ -28,7 +28,9 @@ public record CrashResult(CrashSettings settings, List<CycleOutcome> cycles, Str
 
   /** Violations where an acknowledged state was not found (absent or different), the loop's bar. */
   public long losses() {
-    return violations().stream().filter(v -> v.kind() == Violation.Kind.LOST || v.kind() == Violation.Kind.WRONG).count();
+    return violations().stream()
+        .filter(v -> v.kind() == Violation.Kind.LOST || v.kind() == Violation.Kind.WRONG)
+        .count();
   }
 
   public long acknowledged() {
@@ -54,18 +56,32 @@ public record CrashResult(CrashSettings settings, List<CycleOutcome> cycles, Str
 
   /** Of those, the ones whose kill did hit its work. */
   public long hitsAt(KillMoment moment) {
-    return cycles.stream().filter(c -> c.moment() == moment)
-        .filter(c -> moment == KillMoment.COMPACTION ? c.compactionRunning() : c.checkpointRunning()).count();
+    return cycles.stream()
+        .filter(c -> c.moment() == moment)
+        .filter(
+            c -> moment == KillMoment.COMPACTION ? c.compactionRunning() : c.checkpointRunning())
+        .count();
   }
 
   public String summary() {
-    return String.format(Locale.ROOT,
+    return String.format(
+        Locale.ROOT,
         "%s: %d of %d cycles, %,d writes acknowledged, %,d key checks; kills with a compaction running %d (%d of the %d after "
             + "BGREWRITEAOF), with a checkpoint running %d (%d of the %d after BGSAVE); losses %d, other violations %d%s",
-        passed() ? "PASSED" : "FAILED", cycles.size(), settings.cycles(), acknowledged(), keysChecked(), killsDuringCompaction(),
-        hitsAt(KillMoment.COMPACTION), cyclesAt(KillMoment.COMPACTION), killsDuringCheckpoint(), hitsAt(KillMoment.CHECKPOINT),
-        cyclesAt(KillMoment.CHECKPOINT), losses(),
-        violations().size() - losses(), failure == null ? "" : "; stopped: " + failure);
+        passed() ? "PASSED" : "FAILED",
+        cycles.size(),
+        settings.cycles(),
+        acknowledged(),
+        keysChecked(),
+        killsDuringCompaction(),
+        hitsAt(KillMoment.COMPACTION),
+        cyclesAt(KillMoment.COMPACTION),
+        killsDuringCheckpoint(),
+        hitsAt(KillMoment.CHECKPOINT),
+        cyclesAt(KillMoment.CHECKPOINT),
+        losses(),
+        violations().size() - losses(),
+        failure == null ? "" : "; stopped: " + failure);
   }
 
   /** The JSON report's {@code summary}, {@code cycles} and {@code violations}. */
@@ -108,18 +124,34 @@ public record CrashResult(CrashSettings settings, List<CycleOutcome> cycles, Str
   /** The Markdown section for {@code docs/benchmarks.md}. */
   String markdown(String heading) {
     StringBuilder md = new StringBuilder(heading).append("\n\n");
-    md.append("| killed | cycles | compaction running at the kill | checkpoint running at the kill | writes acknowledged | losses |\n");
+    md.append(
+        "| killed | cycles | compaction running at the kill | checkpoint running at the kill | writes acknowledged | losses |\n");
     md.append("|---|---:|---:|---:|---:|---:|\n");
     for (KillMoment moment : KillMoment.values()) {
       List<CycleOutcome> at = cycles.stream().filter(c -> c.moment() == moment).toList();
-      md.append(String.format(Locale.ROOT, "| %s | %d | %d | %d | %,d | %d |%n", moment.description(), at.size(),
-          at.stream().filter(CycleOutcome::compactionRunning).count(), at.stream().filter(CycleOutcome::checkpointRunning).count(),
-          at.stream().mapToLong(CycleOutcome::acknowledged).sum(),
-          at.stream().flatMap(c -> c.violations().stream())
-              .filter(v -> v.kind() == Violation.Kind.LOST || v.kind() == Violation.Kind.WRONG).count()));
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %d | %d | %d | %,d | %d |%n",
+              moment.description(),
+              at.size(),
+              at.stream().filter(CycleOutcome::compactionRunning).count(),
+              at.stream().filter(CycleOutcome::checkpointRunning).count(),
+              at.stream().mapToLong(CycleOutcome::acknowledged).sum(),
+              at.stream()
+                  .flatMap(c -> c.violations().stream())
+                  .filter(v -> v.kind() == Violation.Kind.LOST || v.kind() == Violation.Kind.WRONG)
+                  .count()));
     }
-    md.append(String.format(Locale.ROOT, "| **all** | **%d** | **%d** | **%d** | **%,d** | **%d** |%n%n", cycles.size(),
-        killsDuringCompaction(), killsDuringCheckpoint(), acknowledged(), losses()));
+    md.append(
+        String.format(
+            Locale.ROOT,
+            "| **all** | **%d** | **%d** | **%d** | **%,d** | **%d** |%n%n",
+            cycles.size(),
+            killsDuringCompaction(),
+            killsDuringCheckpoint(),
+            acknowledged(),
+            losses()));
     md.append(summary()).append('\n');
     return md.toString();
   }

@@ -16,7 +16,8 @@ record KeyState(String value, boolean expires) {
     if (value == null) {
       return observed.value() == null;
     }
-    return value.equals(observed.value()) && (expires ? observed.pttl() > 0 : observed.pttl() == -1);
+    return value.equals(observed.value())
+        && (expires ? observed.pttl() > 0 : observed.pttl() == -1);
   }
 
   @Override
@@ -24,7 +25,8 @@ record KeyState(String value, boolean expires) {
     if (value == null) {
       return "(absent)";
     }
-    String shown = value.length() > 40 ? value.substring(0, 40) + "...(" + value.length() + " chars)" : value;
+    String shown =
+        value.length() > 40 ? value.substring(0, 40) + "...(" + value.length() + " chars)" : value;
     return "\"" + shown + "\"" + (expires ? " with a TTL" : "");
   }
 

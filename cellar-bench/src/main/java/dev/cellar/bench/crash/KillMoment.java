@@ -32,8 +32,8 @@ enum KillMoment {
   }
 
   /**
-   * Starts the background work this moment is about; returns the server's reply (or its error,
-   * such as one already running), or null when there is nothing to start.
+   * Starts the background work this moment is about; returns the server's reply (or its error, such
+   * as one already running), or null when there is nothing to start.
    */
   String start(Jedis control) {
     if (command == null) {

@@ -14,10 +14,21 @@ import java.util.List;
  * @param prefix the command line before the {@code server} subcommand's arguments
  */
 public record ServerLaunch(List<String> prefix) {
-  /** The JVM options of the launcher's {@code server} branch, in its order; a test keeps them in step. */
-  public static final List<String> LAUNCHER_JVM_OPTIONS = List.of(
-      "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xms8m", "-Xmx1g", "-Xss512k", "-XX:TrimNativeHeapInterval=60000", "-Dio.netty.jfr.enabled=false",
-      "-Dio.netty.leakDetection.level=disabled");
+  /**
+   * The JVM options of the launcher's {@code server} branch, in its order; a test keeps them in
+   * step.
+   */
+  public static final List<String> LAUNCHER_JVM_OPTIONS =
+      List.of(
+          "--enable-native-access=ALL-UNNAMED",
+          "-XX:+UseSerialGC",
+          "-Xms8m",
+          "-Xmx1g",
+          "-Xss512k",
+          "-XX:TrimNativeHeapInterval=60000",
+          "-Dio.netty.jfr.enabled=false",
+          "-Dio.netty.leakDetection.level=disabled");
+
   /** The main class of the {@code cellar} command (cellar-cli). */
   public static final String MAIN_CLASS = "dev.cellar.cli.CellarCommand";
 
@@ -30,7 +41,10 @@ public record ServerLaunch(List<String> prefix) {
     return new ServerLaunch(List.of(cellarScript.toString(), "server"));
   }
 
-  /** The launcher's java command line, with {@code classPath} holding cellar-cli and its dependencies. */
+  /**
+   * The launcher's java command line, with {@code classPath} holding cellar-cli and its
+   * dependencies.
+   */
   public static ServerLaunch java(Path java, String classPath) {
     List<String> prefix = new ArrayList<>(List.of(java.toString()));
     prefix.addAll(LAUNCHER_JVM_OPTIONS);
@@ -41,8 +55,18 @@ public record ServerLaunch(List<String> prefix) {
   /** The whole command: under {@code appendfsync always}, HTTP off, RESP on {@code port}. */
   List<String> command(int port, Path dir, String segmentSize) {
     List<String> command = new ArrayList<>(prefix);
-    command.addAll(List.of("--port", Integer.toString(port), "--dir", dir.toString(), "--fsync", "always", "--http-port", "0",
-        "--segment-size", segmentSize));
+    command.addAll(
+        List.of(
+            "--port",
+            Integer.toString(port),
+            "--dir",
+            dir.toString(),
+            "--fsync",
+            "always",
+            "--http-port",
+            "0",
+            "--segment-size",
+            segmentSize));
     return command;
   }
 }

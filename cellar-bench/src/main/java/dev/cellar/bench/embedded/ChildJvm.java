@@ -31,7 +31,9 @@ final class ChildJvm {
   ChildJvm(String heap, List<String> extraFlags, long timeoutMinutes, PrintStream log) {
     // AlwaysPreTouch: every store's heap is faulted in at start, so no phase pays first-touch
     // page faults of the Java heap (which otherwise land on whichever phase allocates first).
-    List<String> flags = new ArrayList<>(List.of("-Xms" + heap, "-Xmx" + heap, "-XX:+UseG1GC", "-XX:+AlwaysPreTouch"));
+    List<String> flags =
+        new ArrayList<>(
+            List.of("-Xms" + heap, "-Xmx" + heap, "-XX:+UseG1GC", "-XX:+AlwaysPreTouch"));
     flags.addAll(extraFlags);
     this.commonFlags = List.copyOf(flags);
     this.timeoutMinutes = timeoutMinutes;

@@ -8,10 +8,10 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The human-readable result: one row per metric, one column per store, and beside each peer's
- * value the ratio cellar / peer. For throughputs a ratio above 1 favours Cellar; for heap, GC
- * pause, disk and reopen time a ratio below 1 does. A store whose run failed shows what it
- * measured before failing, {@code failed} for the rest, and its failure below the table.
+ * The human-readable result: one row per metric, one column per store, and beside each peer's value
+ * the ratio cellar / peer. For throughputs a ratio above 1 favours Cellar; for heap, GC pause, disk
+ * and reopen time a ratio below 1 does. A store whose run failed shows what it measured before
+ * failing, {@code failed} for the rest, and its failure below the table.
  */
 final class ComparisonTable {
   private static final String NOT_APPLICABLE = "-";
@@ -33,7 +33,8 @@ final class ComparisonTable {
         Measurements measured = results.get(store);
         Optional<Double> value = measured.get(metric);
         String cell =
-            value.map(v -> format(metric, v))
+            value
+                .map(v -> format(metric, v))
                 .orElse(measured.has(metric) ? NOT_APPLICABLE : NOT_MEASURED);
         if (store != StoreKind.CELLAR && base.isPresent() && value.isPresent() && value.get() > 0) {
           cell += " (" + formatRatio(base.get() / value.get()) + ")";
@@ -43,24 +44,31 @@ final class ComparisonTable {
       rows.add(row);
     }
     StringBuilder out = new StringBuilder(layOut(rows));
-    out.append("(ratio) = cellar / peer: above 1 favours cellar for *_ops_per_s, below 1 for the rest.\n");
+    out.append(
+        "(ratio) = cellar / peer: above 1 favours cellar for *_ops_per_s, below 1 for the rest.\n");
     results.forEach(
         (store, measured) ->
-            measured.failure().ifPresent(why -> out.append(store.id()).append(" FAILED: ").append(why).append('\n')));
+            measured
+                .failure()
+                .ifPresent(
+                    why -> out.append(store.id()).append(" FAILED: ").append(why).append('\n')));
     return out.toString();
   }
 
   static String format(Metric metric, double value) {
     return switch (metric.unit()) {
-      case OPS_PER_S -> value >= 1e6
-          ? String.format(Locale.ROOT, "%.2f M/s", value / 1e6)
-          : String.format(Locale.ROOT, "%.1f k/s", value / 1e3);
-      case BYTES -> value >= 1L << 30
-          ? String.format(Locale.ROOT, "%.2f GiB", value / (1L << 30))
-          : String.format(Locale.ROOT, "%.1f MiB", value / (1L << 20));
-      case MILLIS -> value >= 100
-          ? String.format(Locale.ROOT, "%.0f ms", value)
-          : String.format(Locale.ROOT, "%.1f ms", value);
+      case OPS_PER_S ->
+          value >= 1e6
+              ? String.format(Locale.ROOT, "%.2f M/s", value / 1e6)
+              : String.format(Locale.ROOT, "%.1f k/s", value / 1e3);
+      case BYTES ->
+          value >= 1L << 30
+              ? String.format(Locale.ROOT, "%.2f GiB", value / (1L << 30))
+              : String.format(Locale.ROOT, "%.1f MiB", value / (1L << 20));
+      case MILLIS ->
+          value >= 100
+              ? String.format(Locale.ROOT, "%.0f ms", value)
+              : String.format(Locale.ROOT, "%.1f ms", value);
     };
   }
 

@@ -22,9 +22,9 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code cellar bench embedded}: the macro benchmark of Cellar against embedded peers. Each store
- * runs every phase (see {@link WorkloadDriver}) in a fresh child JVM ({@link ChildJvm}) on a
- * fresh data directory; this JVM only launches them, one after another, and gathers the results
- * into a table on stdout and, if asked, a JSON file.
+ * runs every phase (see {@link WorkloadDriver}) in a fresh child JVM ({@link ChildJvm}) on a fresh
+ * data directory; this JVM only launches them, one after another, and gathers the results into a
+ * table on stdout and, if asked, a JSON file.
  *
  * <p>A store that fails (crash, wrong answer, timeout) is reported with the phases it completed,
  * the others still run, and the exit status is then 1.
@@ -32,49 +32,64 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "embedded",
     mixinStandardHelpOptions = true,
-    description = "Load, read, overwrite and reopen N keys in Cellar and embedded peers, each in its own JVM.")
+    description =
+        "Load, read, overwrite and reopen N keys in Cellar and embedded peers, each in its own JVM.")
 public final class EmbeddedBenchmark implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
-  @Option(names = "--keys", defaultValue = "" + Workload.DEFAULT_KEYS,
+  @Option(
+      names = "--keys",
+      defaultValue = "" + Workload.DEFAULT_KEYS,
       description = "Number of keys user:0 .. user:N-1 (default ${DEFAULT-VALUE}).")
   long keys;
 
-  @Option(names = "--value-size", defaultValue = "" + Workload.DEFAULT_VALUE_BYTES,
+  @Option(
+      names = "--value-size",
+      defaultValue = "" + Workload.DEFAULT_VALUE_BYTES,
       description = "Value size in bytes (default ${DEFAULT-VALUE}).")
   int valueBytes;
 
-  @Option(names = "--ops",
+  @Option(
+      names = "--ops",
       description = "Operations in each read and overwrite phase (default min(5,000,000, keys)).")
   Long ops;
 
-  @Option(names = "--stores", defaultValue = "cellar,hashmap,chronicle,mapdb,lmdb,rocksdb",
+  @Option(
+      names = "--stores",
+      defaultValue = "cellar,hashmap,chronicle,mapdb,lmdb,rocksdb",
       description = "Comma-separated stores to run, in order (default ${DEFAULT-VALUE}).")
   String stores;
 
   @Option(names = "--json", description = "Also write the results as JSON to this file.")
   Path json;
 
-  @Option(names = "--heap", defaultValue = "8g",
+  @Option(
+      names = "--heap",
+      defaultValue = "8g",
       description = "-Xms and -Xmx of every store's JVM (default ${DEFAULT-VALUE}).")
   String heap;
 
   @Option(names = "--jvm-arg", description = "Extra flag for every store's JVM; repeatable.")
   List<String> jvmArgs = new ArrayList<>();
 
-  @Option(names = "--dir",
+  @Option(
+      names = "--dir",
       description = "Parent of the data directories (default the system temp directory).")
   Path baseDir;
 
   @Option(names = "--keep-data", description = "Keep the stores' data directories.")
   boolean keepData;
 
-  @Option(names = "--seed", defaultValue = "" + Workload.DEFAULT_SEED,
+  @Option(
+      names = "--seed",
+      defaultValue = "" + Workload.DEFAULT_SEED,
       description = "Seed of the random key choices (default ${DEFAULT-VALUE}).")
   long seed;
 
-  @Option(names = "--timeout-minutes", defaultValue = "240",
+  @Option(
+      names = "--timeout-minutes",
+      defaultValue = "240",
       description = "Give up on a store after this long (default ${DEFAULT-VALUE}).")
   long timeoutMinutes;
 
@@ -84,7 +99,8 @@ public final class EmbeddedBenchmark implements Callable<Integer> {
     Workload workload;
     List<StoreKind> kinds;
     try {
-      workload = new Workload(keys, valueBytes, ops != null ? ops : Workload.defaultOps(keys), seed);
+      workload =
+          new Workload(keys, valueBytes, ops != null ? ops : Workload.defaultOps(keys), seed);
       kinds = StoreKind.parseList(stores);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
@@ -94,8 +110,11 @@ public final class EmbeddedBenchmark implements Callable<Integer> {
     Map<String, Object> machine = MachineInfo.describe();
     log.printf(
         "embedded benchmark: %,d keys, %d-byte values, %,d ops per phase, stores %s, data in %s%n",
-        workload.keys(), workload.valueBytes(), workload.ops(),
-        kinds.stream().map(StoreKind::id).toList(), runDir);
+        workload.keys(),
+        workload.valueBytes(),
+        workload.ops(),
+        kinds.stream().map(StoreKind::id).toList(),
+        runDir);
     Map<StoreKind, Measurements> results = new LinkedHashMap<>();
     for (StoreKind kind : kinds) {
       Measurements measured = runOne(kind, workload, jvm, runDir);
@@ -157,7 +176,8 @@ public final class EmbeddedBenchmark implements Callable<Integer> {
         root,
         new SimpleFileVisitor<>() {
           @Override
-          public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+          public FileVisitResult visitFile(Path file, BasicFileAttributes attrs)
+              throws IOException {
             Files.delete(file);
             return FileVisitResult.CONTINUE;
           }

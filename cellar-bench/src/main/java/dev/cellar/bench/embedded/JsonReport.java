@@ -16,16 +16,18 @@ import java.util.Optional;
  * }</pre>
  *
  * A metric that does not apply to a store (disk size and reopen time of the heap map) has value
- * {@code null}. A store whose run failed part-way has results only for the phases it completed,
- * and an entry {@code {"store": ..., "error": ...}} in a top-level {@code "failures"} list, which
- * is present only when something failed. Written by hand: the shape is small and fixed, and the module needs no JSON
- * library for it.
+ * {@code null}. A store whose run failed part-way has results only for the phases it completed, and
+ * an entry {@code {"store": ..., "error": ...}} in a top-level {@code "failures"} list, which is
+ * present only when something failed. Written by hand: the shape is small and fixed, and the module
+ * needs no JSON library for it.
  */
 final class JsonReport {
   private JsonReport() {}
 
   static String render(
-      Map<String, Object> machine, Map<String, Object> config, Map<StoreKind, Measurements> results) {
+      Map<String, Object> machine,
+      Map<String, Object> config,
+      Map<StoreKind, Measurements> results) {
     StringBuilder json = new StringBuilder();
     json.append("{\n  \"machine\": ");
     appendObject(json, machine);

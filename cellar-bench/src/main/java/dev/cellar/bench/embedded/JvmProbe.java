@@ -7,9 +7,9 @@ import java.util.Arrays;
  * Heap and garbage-collection measurements of the current JVM.
  *
  * <p>{@link System#gc()} is a full, stop-the-world collection under G1 (the benchmark never sets
- * {@code ExplicitGCInvokesConcurrent}), and its wall time is the pause an application would see
- * in a full GC with this live set. A few collections run first so the heap is settled and later
- * ones measure marking and compacting the live set, not freeing leftovers of the load.
+ * {@code ExplicitGCInvokesConcurrent}), and its wall time is the pause an application would see in
+ * a full GC with this live set. A few collections run first so the heap is settled and later ones
+ * measure marking and compacting the live set, not freeing leftovers of the load.
  */
 final class JvmProbe {
   private static final int SETTLING_COLLECTIONS = 3;

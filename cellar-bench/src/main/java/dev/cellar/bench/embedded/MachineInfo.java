@@ -21,11 +21,17 @@ public final class MachineInfo {
     machine.put("memory_bytes", totalMemoryBytes());
     machine.put(
         "os",
-        System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
+        System.getProperty("os.name")
+            + " "
+            + System.getProperty("os.version")
+            + " "
             + System.getProperty("os.arch"));
     machine.put(
         "jdk",
-        System.getProperty("java.vm.vendor") + " " + System.getProperty("java.vm.name") + " "
+        System.getProperty("java.vm.vendor")
+            + " "
+            + System.getProperty("java.vm.name")
+            + " "
             + System.getProperty("java.runtime.version"));
     machine.put("date", Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());
     return machine;

@@ -11,15 +11,15 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * One store's results: a value per {@link Metric}, or an explicit "not applicable" (a store
- * without persistence has no disk size or reopen time).
+ * One store's results: a value per {@link Metric}, or an explicit "not applicable" (a store without
+ * persistence has no disk size or reopen time).
  *
- * <p>A run that fails part-way keeps what it measured before the failure, and says why it
- * failed: each metric was complete and checked when it was recorded, so it stays valid.
+ * <p>A run that fails part-way keeps what it measured before the failure, and says why it failed:
+ * each metric was complete and checked when it was recorded, so it stays valid.
  *
- * <p>A child JVM hands its measurements to the parent as a small text file, one {@code name
- * value} line per metric with {@code null} for not applicable, and a {@code failure} line with the
- * reason if the run failed; lines starting with {@code #} are comments.
+ * <p>A child JVM hands its measurements to the parent as a small text file, one {@code name value}
+ * line per metric with {@code null} for not applicable, and a {@code failure} line with the reason
+ * if the run failed; lines starting with {@code #} are comments.
  */
 public final class Measurements {
   private static final String NOT_APPLICABLE = "null";

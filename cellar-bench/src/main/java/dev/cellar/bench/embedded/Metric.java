@@ -1,8 +1,8 @@
 package dev.cellar.bench.embedded;
 
 /**
- * What the embedded benchmark measures, under the names its JSON output uses (other tooling
- * reads them: do not rename).
+ * What the embedded benchmark measures, under the names its JSON output uses (other tooling reads
+ * them: do not rename).
  */
 public enum Metric {
   LOAD("load_ops_per_s", Unit.OPS_PER_S),

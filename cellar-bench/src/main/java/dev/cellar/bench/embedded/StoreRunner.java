@@ -8,11 +8,13 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * The child-JVM side of the embedded benchmark: runs every phase against one store in a fresh
- * JVM and writes the {@link Measurements} to a file for the parent. Not meant to be run by hand,
- * though it can be, to profile one store.
+ * The child-JVM side of the embedded benchmark: runs every phase against one store in a fresh JVM
+ * and writes the {@link Measurements} to a file for the parent. Not meant to be run by hand, though
+ * it can be, to profile one store.
  */
-@Command(name = "embedded-store", description = "Runs the embedded benchmark on one store (child JVM).")
+@Command(
+    name = "embedded-store",
+    description = "Runs the embedded benchmark on one store (child JVM).")
 public final class StoreRunner implements Callable<Integer> {
 
   @Option(names = "--store", required = true, description = "Store to run.")

@@ -15,20 +15,20 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * Runs the embedded benchmark's phases, in order, against one store in this JVM.
  *
- * <p><b>Phases.</b> Load puts every key once, in increasing {@code n} ({@code user:0},
- * {@code user:1}, ...), with version 0 of its value. The heap is then measured after settling
- * collections, and a full collection timed. An untimed warm-up of random gets lets the JIT
- * compile the read path; then come random hits, random misses ({@code miss:<n>}), random hits
- * from two threads (total throughput), and random overwrites with version 1 values. A persistent
- * store is then closed, its directory measured with {@code du}, and reopened: the reopen time
- * runs from the start of {@code open} until a get of a known key succeeds. A random sample is
- * verified after the reopen.
+ * <p><b>Phases.</b> Load puts every key once, in increasing {@code n} ({@code user:0}, {@code
+ * user:1}, ...), with version 0 of its value. The heap is then measured after settling collections,
+ * and a full collection timed. An untimed warm-up of random gets lets the JIT compile the read
+ * path; then come random hits, random misses ({@code miss:<n>}), random hits from two threads
+ * (total throughput), and random overwrites with version 1 values. A persistent store is then
+ * closed, its directory measured with {@code du}, and reopened: the reopen time runs from the start
+ * of {@code open} until a get of a known key succeeds. A random sample is verified after the
+ * reopen.
  *
- * <p><b>Honesty checks.</b> Every hit is checked for presence and length and every 1024th for
- * exact content; every miss must be absent; the reopen sample must hold a value the workload
- * wrote. Any failure ends the run with an exception, since a store that answers wrongly has no
- * throughput worth reporting. The first and last bytes of each value are summed into a checksum
- * that is written out with the results, so the JIT cannot drop the reads.
+ * <p><b>Honesty checks.</b> Every hit is checked for presence and length and every 1024th for exact
+ * content; every miss must be absent; the reopen sample must hold a value the workload wrote. Any
+ * failure ends the run with an exception, since a store that answers wrongly has no throughput
+ * worth reporting. The first and last bytes of each value are summed into a checksum that is
+ * written out with the results, so the JIT cannot drop the reads.
  *
  * <p><b>Randomness.</b> Each phase and thread draws keys from its own {@link SplittableRandom}
  * split, in a fixed order, from the workload seed: every store sees the same key sequence.
@@ -36,6 +36,7 @@ import java.util.concurrent.atomic.AtomicReference;
 final class WorkloadDriver {
   /** Value versions a key may hold: 0 from the load, 1 from an overwrite. */
   private static final int VERSIONS = 2;
+
   private static final long CONTENT_CHECK_MASK = 1023;
   private static final int MAX_WARMUP_OPS = 200_000;
   private static final int VERIFY_SAMPLE = 10_000;
@@ -51,7 +52,8 @@ final class WorkloadDriver {
   private final SplittableRandom seeds;
   private long checksum;
 
-  WorkloadDriver(String name, StoreAdapter store, Workload workload, Path directory, PrintStream log) {
+  WorkloadDriver(
+      String name, StoreAdapter store, Workload workload, Path directory, PrintStream log) {
     this.name = name;
     this.store = store;
     this.workload = workload;
@@ -73,7 +75,8 @@ final class WorkloadDriver {
     results.record(Metric.LOAD, timed("load", workload.keys(), this::load));
     results.record(Metric.HEAP_USED, JvmProbe.heapUsedAfterGc());
     results.record(Metric.FULL_GC, JvmProbe.fullGcMillis());
-    progress("heap %,d bytes used after load, full GC %.0f ms",
+    progress(
+        "heap %,d bytes used after load, full GC %.0f ms",
         results.get(Metric.HEAP_USED).orElseThrow().longValue(),
         results.get(Metric.FULL_GC).orElseThrow());
     if (store.persistent()) {
@@ -94,7 +97,8 @@ final class WorkloadDriver {
       store.close();
       results.record(Metric.DISK_FINAL, DiskUsage.allocatedBytes(directory));
       results.record(Metric.REOPEN, reopenMillis());
-      progress("disk %,d bytes closed at the end, reopen %.1f ms",
+      progress(
+          "disk %,d bytes closed at the end, reopen %.1f ms",
           results.get(Metric.DISK_FINAL).orElseThrow().longValue(),
           results.get(Metric.REOPEN).orElseThrow());
       verifySample(seeds.split());
@@ -199,7 +203,9 @@ final class WorkloadDriver {
     while (store.get(probe) == null) {
       if (System.nanoTime() - start > REOPEN_LIMIT_NANOS) {
         throw new IllegalStateException(
-            name + ": key " + new String(probe, java.nio.charset.StandardCharsets.US_ASCII)
+            name
+                + ": key "
+                + new String(probe, java.nio.charset.StandardCharsets.US_ASCII)
                 + " still absent 5 minutes after reopening");
       }
       Thread.onSpinWait();
@@ -226,7 +232,8 @@ final class WorkloadDriver {
     checksum += sum;
   }
 
-  private double timed(String phase, long ops, Phase body) throws IOException, InterruptedException {
+  private double timed(String phase, long ops, Phase body)
+      throws IOException, InterruptedException {
     long start = System.nanoTime();
     long failures = body.run();
     long nanos = System.nanoTime() - start;

@@ -21,9 +21,9 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * Puts per second under {@code fsync always} with 1 writer thread and with many, in one run:
- * the measure of group commit. With one writer every put waits for its own fsync; with W writers
- * one fsync should acknowledge up to W puts, so throughput should scale with W until the log's
+ * Puts per second under {@code fsync always} with 1 writer thread and with many, in one run: the
+ * measure of group commit. With one writer every put waits for its own fsync; with W writers one
+ * fsync should acknowledge up to W puts, so throughput should scale with W until the log's
  * bandwidth, not fsync latency, is the limit.
  */
 @Command(
@@ -31,22 +31,40 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     description = "Puts/s under fsync=always with 1 and with N writer threads (group commit).")
 public final class GroupCommitBenchmark implements Callable<Integer> {
-  @Option(names = "--threads", split = ",", defaultValue = "1,16", description = "writer thread counts to run, in order (default: ${DEFAULT-VALUE})")
+  @Option(
+      names = "--threads",
+      split = ",",
+      defaultValue = "1,16",
+      description = "writer thread counts to run, in order (default: ${DEFAULT-VALUE})")
   List<Integer> threads;
 
-  @Option(names = "--seconds", defaultValue = "10", description = "measured seconds per thread count (default: ${DEFAULT-VALUE})")
+  @Option(
+      names = "--seconds",
+      defaultValue = "10",
+      description = "measured seconds per thread count (default: ${DEFAULT-VALUE})")
   int seconds;
 
-  @Option(names = "--value-size", defaultValue = "60", description = "bytes per value (default: ${DEFAULT-VALUE})")
+  @Option(
+      names = "--value-size",
+      defaultValue = "60",
+      description = "bytes per value (default: ${DEFAULT-VALUE})")
   int valueSize;
 
-  @Option(names = "--keys", defaultValue = "1000000", description = "key space written at random (default: ${DEFAULT-VALUE})")
+  @Option(
+      names = "--keys",
+      defaultValue = "1000000",
+      description = "key space written at random (default: ${DEFAULT-VALUE})")
   int keys;
 
-  @Option(names = "--zero-fill-log", description = "reserve the log by writing zeros (CellarOptions.zeroFillLog) instead of fallocate")
+  @Option(
+      names = "--zero-fill-log",
+      description =
+          "reserve the log by writing zeros (CellarOptions.zeroFillLog) instead of fallocate")
   boolean zeroFillLog;
 
-  @Option(names = "--dir", description = "where the store is made (default: a temporary directory, deleted after)")
+  @Option(
+      names = "--dir",
+      description = "where the store is made (default: a temporary directory, deleted after)")
   Path dir;
 
   /** One measured configuration. */
@@ -74,21 +92,33 @@ public final class GroupCommitBenchmark implements Callable<Integer> {
   public Integer call() throws Exception {
     List<Result> results = new ArrayList<>();
     for (int t : threads) {
-      Path store = dir != null ? dir.resolve("group-commit-" + t) : Files.createTempDirectory("cellar-group-commit");
+      Path store =
+          dir != null
+              ? dir.resolve("group-commit-" + t)
+              : Files.createTempDirectory("cellar-group-commit");
       try {
         results.add(run(store, t));
       } finally {
         deleteRecursively(store);
       }
       Result r = results.getLast();
-      System.err.printf(Locale.ROOT, "%d threads: %,.0f puts/s, %.1f puts per fsync%n", t, r.putsPerSecond(), r.putsPerFsync());
+      System.err.printf(
+          Locale.ROOT,
+          "%d threads: %,.0f puts/s, %.1f puts per fsync%n",
+          t,
+          r.putsPerSecond(),
+          r.putsPerFsync());
     }
     print(results);
     return 0;
   }
 
   private Result run(Path store, int threadCount) throws Exception {
-    CellarOptions options = CellarOptions.defaults().fsync(Fsync.ALWAYS).backgroundCompaction(false).zeroFillLog(zeroFillLog);
+    CellarOptions options =
+        CellarOptions.defaults()
+            .fsync(Fsync.ALWAYS)
+            .backgroundCompaction(false)
+            .zeroFillLog(zeroFillLog);
     try (Cellar db = Cellar.open(store, options)) {
       byte[] value = new byte[valueSize];
       LongAdder puts = new LongAdder();
@@ -96,18 +126,23 @@ public final class GroupCommitBenchmark implements Callable<Integer> {
       List<Thread> writers = new ArrayList<>();
       long[] end = new long[1];
       for (int i = 0; i < threadCount; i++) {
-        writers.add(Thread.ofPlatform().start(() -> {
-          try {
-            start.await();
-          } catch (InterruptedException e) {
-            return;
-          }
-          ThreadLocalRandom random = ThreadLocalRandom.current();
-          while (System.nanoTime() < end[0]) {
-            db.put(("user:" + random.nextInt(keys)).getBytes(StandardCharsets.UTF_8), value);
-            puts.increment();
-          }
-        }));
+        writers.add(
+            Thread.ofPlatform()
+                .start(
+                    () -> {
+                      try {
+                        start.await();
+                      } catch (InterruptedException e) {
+                        return;
+                      }
+                      ThreadLocalRandom random = ThreadLocalRandom.current();
+                      while (System.nanoTime() < end[0]) {
+                        db.put(
+                            ("user:" + random.nextInt(keys)).getBytes(StandardCharsets.UTF_8),
+                            value);
+                        puts.increment();
+                      }
+                    }));
       }
       CellarStats before = db.stats();
       long begin = System.nanoTime();
@@ -119,19 +154,30 @@ public final class GroupCommitBenchmark implements Callable<Integer> {
       double elapsed = (System.nanoTime() - begin) / 1e9;
       CellarStats after = db.stats();
       return new Result(
-          threadCount, puts.sum(), elapsed, after.fsyncs() - before.fsyncs(), after.fsyncNanos() - before.fsyncNanos());
+          threadCount,
+          puts.sum(),
+          elapsed,
+          after.fsyncs() - before.fsyncs(),
+          after.fsyncNanos() - before.fsyncNanos());
     }
   }
 
   private static void print(List<Result> results) {
     Result base = results.getFirst();
     System.out.println(
-        "| writer threads | puts/s | puts per fsync | fsync, mean | fsync cycle, mean | vs " + base.threads() + " thread(s) |");
+        "| writer threads | puts/s | puts per fsync | fsync, mean | fsync cycle, mean | vs "
+            + base.threads()
+            + " thread(s) |");
     System.out.println("|---:|---:|---:|---:|---:|---:|");
     for (Result r : results) {
       System.out.printf(
-          Locale.ROOT, "| %d | %,.0f | %.1f | %.0f µs | %.0f µs | %.1fx |%n",
-          r.threads(), r.putsPerSecond(), r.putsPerFsync(), r.fsyncMicros(), r.cycleMicros(),
+          Locale.ROOT,
+          "| %d | %,.0f | %.1f | %.0f µs | %.0f µs | %.1fx |%n",
+          r.threads(),
+          r.putsPerSecond(),
+          r.putsPerFsync(),
+          r.fsyncMicros(),
+          r.cycleMicros(),
           r.putsPerSecond() / base.putsPerSecond());
     }
   }

@@ -26,18 +26,20 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Cellar's get and put next to their baseline, a {@link java.util.HashMap}, on a modest store
- * (1M keys by default) that fits any cache-warm machine. The keys are encoded once up front so
- * the loop measures the store, not key encoding; puts overwrite existing keys with one shared
- * value, so the heap map does not grow and Cellar's log grows at its own pace.
+ * Cellar's get and put next to their baseline, a {@link java.util.HashMap}, on a modest store (1M
+ * keys by default) that fits any cache-warm machine. The keys are encoded once up front so the loop
+ * measures the store, not key encoding; puts overwrite existing keys with one shared value, so the
+ * heap map does not grow and Cellar's log grows at its own pace.
  *
- * <p>Both stores go through the same {@link StoreAdapter} classes as the macro benchmark; each
- * fork sees one store only, so the adapter call is monomorphic.
+ * <p>Both stores go through the same {@link StoreAdapter} classes as the macro benchmark; each fork
+ * sees one store only, so the adapter call is monomorphic.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
-@Fork(value = 1, jvmArgsAppend = {"-Xms2g", "-Xmx2g", "--enable-native-access=ALL-UNNAMED"})
+@Fork(
+    value = 1,
+    jvmArgsAppend = {"-Xms2g", "-Xmx2g", "--enable-native-access=ALL-UNNAMED"})
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
 public class GetPutBenchmark {

@@ -23,10 +23,16 @@ import picocli.CommandLine.Option;
 public final class MemoryLatencyBenchmark implements Callable<Integer> {
   private static final int LINE = 64;
 
-  @Option(names = "--mib", defaultValue = "512", description = "size of the memory chased (default: ${DEFAULT-VALUE})")
+  @Option(
+      names = "--mib",
+      defaultValue = "512",
+      description = "size of the memory chased (default: ${DEFAULT-VALUE})")
   long mib;
 
-  @Option(names = "--steps", defaultValue = "5000000", description = "loads per measurement (default: ${DEFAULT-VALUE})")
+  @Option(
+      names = "--steps",
+      defaultValue = "5000000",
+      description = "loads per measurement (default: ${DEFAULT-VALUE})")
   int steps;
 
   @Override
@@ -36,11 +42,17 @@ public final class MemoryLatencyBenchmark implements Callable<Integer> {
     System.out.println("|---|---:|");
     try (Arena arena = Arena.ofConfined()) {
       if (MemoryAdvice.available()) {
-        System.out.printf(Locale.ROOT, "| 2 MiB (madvise HUGEPAGE, as index tables) | %.1f |%n", chase(MemoryAdvice.allocateTable(bytes, arena)));
+        System.out.printf(
+            Locale.ROOT,
+            "| 2 MiB (madvise HUGEPAGE, as index tables) | %.1f |%n",
+            chase(MemoryAdvice.allocateTable(bytes, arena)));
       } else {
         System.out.println("| 2 MiB | (needs --enable-native-access) |");
       }
-      System.out.printf(Locale.ROOT, "| 4 KiB (plain arena allocation) | %.1f |%n", chase(arena.allocate(bytes, LINE)));
+      System.out.printf(
+          Locale.ROOT,
+          "| 4 KiB (plain arena allocation) | %.1f |%n",
+          chase(arena.allocate(bytes, LINE)));
     }
     return 0;
   }
@@ -60,7 +72,8 @@ public final class MemoryLatencyBenchmark implements Callable<Integer> {
       order[j] = t;
     }
     for (int i = 0; i < lines; i++) {
-      memory.set(ValueLayout.JAVA_LONG, (long) order[i] * LINE, (long) order[(i + 1) % lines] * LINE);
+      memory.set(
+          ValueLayout.JAVA_LONG, (long) order[i] * LINE, (long) order[(i + 1) % lines] * LINE);
     }
     double best = Double.MAX_VALUE;
     long position = 0;

@@ -4,7 +4,6 @@ import dev.cellar.Cellar;
 import dev.cellar.CellarOptions;
 import dev.cellar.Fsync;
 import dev.cellar.recovery.RecoveryReport;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,22 +15,30 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * Recording rate against replay rate for the same log: loads N keys, closes, deletes the
- * checkpoint so that the next open must replay (and CRC-check) every record, and reopens. The
- * brief asks that replay be faster than recording was.
+ * Recording rate against replay rate for the same log: loads N keys, closes, deletes the checkpoint
+ * so that the next open must replay (and CRC-check) every record, and reopens. The brief asks that
+ * replay be faster than recording was.
  */
 @Command(
     name = "replay",
     mixinStandardHelpOptions = true,
     description = "Time to record N puts against time to replay them on open (no checkpoint).")
 public final class ReplayBenchmark implements Callable<Integer> {
-  @Option(names = "--keys", defaultValue = "15000000", description = "keys to load (default: ${DEFAULT-VALUE})")
+  @Option(
+      names = "--keys",
+      defaultValue = "15000000",
+      description = "keys to load (default: ${DEFAULT-VALUE})")
   int keys;
 
-  @Option(names = "--value-size", defaultValue = "60", description = "bytes per value (default: ${DEFAULT-VALUE})")
+  @Option(
+      names = "--value-size",
+      defaultValue = "60",
+      description = "bytes per value (default: ${DEFAULT-VALUE})")
   int valueSize;
 
-  @Option(names = "--dir", description = "where the store is made (default: a temporary directory, deleted after)")
+  @Option(
+      names = "--dir",
+      description = "where the store is made (default: a temporary directory, deleted after)")
   Path dir;
 
   @Override
@@ -50,7 +57,8 @@ public final class ReplayBenchmark implements Callable<Integer> {
       }
       double recordSeconds = (System.nanoTime() - start) / 1e9;
       try (Stream<Path> files = Files.list(store)) {
-        for (Path p : files.filter(p -> p.getFileName().toString().startsWith("checkpoint-")).toList()) {
+        for (Path p :
+            files.filter(p -> p.getFileName().toString().startsWith("checkpoint-")).toList()) {
           Files.delete(p);
         }
       }
@@ -65,10 +73,20 @@ public final class ReplayBenchmark implements Callable<Integer> {
       double replaySeconds = (System.nanoTime() - start) / 1e9;
       System.out.println("| phase | records | seconds | records/s |");
       System.out.println("|---|---:|---:|---:|");
-      System.out.printf(Locale.ROOT, "| record (put, fsync no, incl. close) | %,d | %.2f | %,.0f |%n", keys, recordSeconds, keys / recordSeconds);
-      System.out.printf(Locale.ROOT, "| replay (open without checkpoint, every CRC checked) | %,d | %.2f | %,.0f |%n",
-          report.replayedRecords(), replaySeconds, report.replayedRecords() / replaySeconds);
-      System.out.printf(Locale.ROOT, "replay is %.2fx the recording rate%n", recordSeconds / replaySeconds);
+      System.out.printf(
+          Locale.ROOT,
+          "| record (put, fsync no, incl. close) | %,d | %.2f | %,.0f |%n",
+          keys,
+          recordSeconds,
+          keys / recordSeconds);
+      System.out.printf(
+          Locale.ROOT,
+          "| replay (open without checkpoint, every CRC checked) | %,d | %.2f | %,.0f |%n",
+          report.replayedRecords(),
+          replaySeconds,
+          report.replayedRecords() / replaySeconds);
+      System.out.printf(
+          Locale.ROOT, "replay is %.2fx the recording rate%n", recordSeconds / replaySeconds);
       return 0;
     } finally {
       if (dir == null) {

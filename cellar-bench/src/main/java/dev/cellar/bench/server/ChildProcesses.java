@@ -15,8 +15,8 @@ import java.util.concurrent.TimeUnit;
  * directory of data and logs is removed.
  *
  * <p>Concurrency: the main thread adds and removes; the shutdown hook thread drains what is left.
- * Once the hook has begun, nothing new may start: the main thread keeps running during JVM
- * shutdown and would otherwise start the next session's server after the hook's sweep.
+ * Once the hook has begun, nothing new may start: the main thread keeps running during JVM shutdown
+ * and would otherwise start the next session's server after the hook's sweep.
  */
 public final class ChildProcesses {
   private final Set<ServerProcess> servers = ConcurrentHashMap.newKeySet();

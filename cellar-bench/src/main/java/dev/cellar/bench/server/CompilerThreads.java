@@ -9,15 +9,17 @@ import java.time.Duration;
 
 /**
  * CPU time a process's JIT compiler threads have used, from {@code /proc/<pid>/task/<tid>/stat}:
- * the threads HotSpot names {@code C1 CompilerThread<n>} and {@code C2 CompilerThread<n>}
- * ({@code comm} keeps their first 15 characters). Zero for a process without them (redis-server).
+ * the threads HotSpot names {@code C1 CompilerThread<n>} and {@code C2 CompilerThread<n>} ({@code
+ * comm} keeps their first 15 characters). Zero for a process without them (redis-server).
  *
  * <p>Why: the benchmark pins a server to one core, where a compiling JIT takes CPU from the event
  * loop. The warm-up runs until the compilers are nearly idle, and each measured run reports their
  * share, so a table never silently times compilation instead of serving.
  */
 final class CompilerThreads {
-  /** Linux's USER_HZ, the unit of utime and stime in {@code stat}; 100 on every mainstream kernel. */
+  /**
+   * Linux's USER_HZ, the unit of utime and stime in {@code stat}; 100 on every mainstream kernel.
+   */
   private static final long TICKS_PER_SECOND = 100;
 
   private CompilerThreads() {}

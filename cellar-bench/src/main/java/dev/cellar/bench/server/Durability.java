@@ -39,7 +39,9 @@ enum Durability {
       }
     }
     throw new IllegalArgumentException(
-        "unknown durability '" + id + "': expected one of "
+        "unknown durability '"
+            + id
+            + "': expected one of "
             + Arrays.stream(values()).map(Durability::id).toList());
   }
 }

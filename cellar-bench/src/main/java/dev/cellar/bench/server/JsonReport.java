@@ -27,13 +27,17 @@ import java.util.Map;
  *  "failures": ["..."]}
  * }</pre>
  *
- * Every run is kept, not only the medians, so a later reader can judge the spread. Written by
- * hand: the module needs no JSON library for a shape this small.
+ * Every run is kept, not only the medians, so a later reader can judge the spread. Written by hand:
+ * the module needs no JSON library for a shape this small.
  */
 public final class JsonReport {
   private JsonReport() {}
 
-  static String render(Map<String, Object> machine, Map<String, Object> config, Results results, List<Target.Verdict> verdicts) {
+  static String render(
+      Map<String, Object> machine,
+      Map<String, Object> config,
+      Results results,
+      List<Target.Verdict> verdicts) {
     Map<String, Object> root = new LinkedHashMap<>();
     root.put("machine", machine);
     root.put("config", config);
@@ -59,8 +63,11 @@ public final class JsonReport {
     return json.append('\n').toString();
   }
 
-  /** The fields that name a session: where it ran, at which durability, which server, which round. */
-  private static Map<String, Object> session(String placement, Durability durability, ServerKind server, int round) {
+  /**
+   * The fields that name a session: where it ran, at which durability, which server, which round.
+   */
+  private static Map<String, Object> session(
+      String placement, Durability durability, ServerKind server, int round) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("placement", placement);
     m.put("durability", durability.id());
@@ -145,7 +152,10 @@ public final class JsonReport {
     return m;
   }
 
-  /** Lists of objects one object per line, and objects holding such lists one field per line; the rest inline. */
+  /**
+   * Lists of objects one object per line, and objects holding such lists one field per line; the
+   * rest inline.
+   */
   private static void append(StringBuilder json, Object value, String indent) {
     switch (value) {
       case null -> json.append("null");

@@ -33,39 +33,64 @@ final class KeyLoader {
     this.workDir = workDir;
   }
 
-  void load(ServerProcess server, Placement placement, int keys, int valueSize) throws IOException, InterruptedException {
+  void load(ServerProcess server, Placement placement, int keys, int valueSize)
+      throws IOException, InterruptedException {
     Path stdout = workDir.resolve("redis-cli-pipe.out");
     Path stderr = workDir.resolve("redis-cli-pipe.err");
-    List<String> command = List.of(tools.redisCli().toString(), "-h", "127.0.0.1", "-p", Integer.toString(server.port()), "--pipe");
+    List<String> command =
+        List.of(
+            tools.redisCli().toString(),
+            "-h",
+            "127.0.0.1",
+            "-p",
+            Integer.toString(server.port()),
+            "--pipe");
     Process process = children.startHelper(placement.onClientCpu(command), stdout, stderr);
     try (OutputStream in = new BufferedOutputStream(process.getOutputStream(), 1 << 16)) {
       writeCommands(in, keys, valueSize);
     } catch (IOException e) {
       children.await(process, 0); // stops it; its output says why the pipe broke
-      throw new IOException("redis-cli --pipe stopped reading (" + e + "); its output:\n" + Files.readString(stdout)
-          + Files.readString(stderr), e);
+      throw new IOException(
+          "redis-cli --pipe stopped reading ("
+              + e
+              + "); its output:\n"
+              + Files.readString(stdout)
+              + Files.readString(stderr),
+          e);
     }
     int status = children.await(process, TIMEOUT_SECONDS);
     String output = Files.readString(stdout) + Files.readString(stderr);
     PipeSummary summary = PipeSummary.parse(output);
     if (status != 0 || summary.errors() != 0 || summary.replies() != keys) {
-      throw new IOException("loading " + keys + " keys into " + server.kind().id() + " through redis-cli --pipe failed (status "
-          + status + "):\n" + output);
+      throw new IOException(
+          "loading "
+              + keys
+              + " keys into "
+              + server.kind().id()
+              + " through redis-cli --pipe failed (status "
+              + status
+              + "):\n"
+              + output);
     }
     try (RespClient client = server.connect()) {
       long size = Long.parseLong(client.call("DBSIZE"));
       if (size != keys) {
-        throw new IOException(server.kind().id() + " holds " + size + " keys after loading " + keys);
+        throw new IOException(
+            server.kind().id() + " holds " + size + " keys after loading " + keys);
       }
     }
   }
 
-  /** Writes {@code SET key:<n> <value>} for n = 0 .. keys-1 in RESP, the value {@code valueSize} 'x's as redis-benchmark's. */
+  /**
+   * Writes {@code SET key:<n> <value>} for n = 0 .. keys-1 in RESP, the value {@code valueSize}
+   * 'x's as redis-benchmark's.
+   */
   static void writeCommands(OutputStream out, int keys, int valueSize) throws IOException {
     byte[] key = Arrays.copyOf(KEY_PREFIX, KEY_PREFIX.length + KEY_DIGITS);
     byte[] value = new byte[valueSize];
     Arrays.fill(value, (byte) 'x');
-    byte[] head = ("*3\r\n$3\r\nSET\r\n$" + key.length + "\r\n").getBytes(StandardCharsets.US_ASCII);
+    byte[] head =
+        ("*3\r\n$3\r\nSET\r\n$" + key.length + "\r\n").getBytes(StandardCharsets.US_ASCII);
     byte[] valueHead = ("\r\n$" + valueSize + "\r\n").getBytes(StandardCharsets.US_ASCII);
     byte[] end = {'\r', '\n'};
     for (int n = 0; n < keys; n++) {

@@ -12,10 +12,15 @@ import picocli.CommandLine.ParameterException;
  * launcher, where the run's data goes, and whether it stays afterwards.
  */
 public final class LauncherOptions {
-  @Option(names = "--cellar", description = "The cellar launcher that starts the server (default: the one of this checkout).")
+  @Option(
+      names = "--cellar",
+      description =
+          "The cellar launcher that starts the server (default: the one of this checkout).")
   Path cellarScript;
 
-  @Option(names = "--dir", description = "Parent of the run's data directory (default the system temp directory).")
+  @Option(
+      names = "--dir",
+      description = "Parent of the run's data directory (default the system temp directory).")
   Path baseDir;
 
   @Option(names = "--keep-data", description = "Keep the data directory and the server logs.")
@@ -30,14 +35,18 @@ public final class LauncherOptions {
   public Path executableLauncher(CommandSpec command) {
     Path script = launcher();
     if (!Files.isExecutable(script)) {
-      throw new ParameterException(command.commandLine(), "no cellar launcher at " + script + " (pass --cellar PATH)");
+      throw new ParameterException(
+          command.commandLine(), "no cellar launcher at " + script + " (pass --cellar PATH)");
     }
     return script;
   }
 
   /** A fresh directory for this run under {@code --dir} or the system temp directory. */
   public Path newRunDirectory(String prefix) throws IOException {
-    Path parent = baseDir != null ? Files.createDirectories(baseDir) : Path.of(System.getProperty("java.io.tmpdir"));
+    Path parent =
+        baseDir != null
+            ? Files.createDirectories(baseDir)
+            : Path.of(System.getProperty("java.io.tmpdir"));
     return Files.createTempDirectory(parent, prefix);
   }
 

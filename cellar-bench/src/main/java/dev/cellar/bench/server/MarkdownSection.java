@@ -4,11 +4,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Replaces the lines between a begin marker line and an end marker line in a Markdown document
- * (the marker lines stay), so a run can record its tables in {@code docs/benchmarks.md} without
- * touching the prose around them. Only a marker alone on its line counts, so prose may quote the
- * markers. The server benchmark's markers are {@value #BEGIN} and {@value #END}; other benchmarks
- * name their own.
+ * Replaces the lines between a begin marker line and an end marker line in a Markdown document (the
+ * marker lines stay), so a run can record its tables in {@code docs/benchmarks.md} without touching
+ * the prose around them. Only a marker alone on its line counts, so prose may quote the markers.
+ * The server benchmark's markers are {@value #BEGIN} and {@value #END}; other benchmarks name their
+ * own.
  */
 public final class MarkdownSection {
   static final String BEGIN = "<!-- server-bench:begin -->";
@@ -25,7 +25,10 @@ public final class MarkdownSection {
     replace(document, "");
   }
 
-  /** The document with the lines between the lines {@code begin} and {@code end} replaced by {@code section}. */
+  /**
+   * The document with the lines between the lines {@code begin} and {@code end} replaced by {@code
+   * section}.
+   */
   public static String replace(String document, String section, String begin, String end) {
     List<String> lines = document.lines().toList();
     int first = onlyLine(lines, begin, begin, end);
@@ -49,14 +52,27 @@ public final class MarkdownSection {
     for (int i = 0; i < lines.size(); i++) {
       if (lines.get(i).strip().equals(marker)) {
         if (found >= 0) {
-          throw new IllegalArgumentException("the document has the line " + marker + " twice (lines " + (found + 1) + " and " + (i + 1) + ")");
+          throw new IllegalArgumentException(
+              "the document has the line "
+                  + marker
+                  + " twice (lines "
+                  + (found + 1)
+                  + " and "
+                  + (i + 1)
+                  + ")");
         }
         found = i;
       }
     }
     if (found < 0) {
-      throw new IllegalArgumentException("the document has no line " + marker + "; put " + begin + " and " + end
-          + " on lines of their own where the tables belong");
+      throw new IllegalArgumentException(
+          "the document has no line "
+              + marker
+              + "; put "
+              + begin
+              + " and "
+              + end
+              + " on lines of their own where the tables belong");
     }
     return found;
   }

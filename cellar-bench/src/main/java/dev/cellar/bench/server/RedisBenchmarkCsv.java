@@ -19,12 +19,28 @@ import java.util.Map;
  */
 final class RedisBenchmarkCsv {
   private static final List<String> REQUIRED =
-      List.of("test", "rps", "avg_latency_ms", "min_latency_ms", "p50_latency_ms", "p95_latency_ms", "p99_latency_ms", "max_latency_ms");
+      List.of(
+          "test",
+          "rps",
+          "avg_latency_ms",
+          "min_latency_ms",
+          "p50_latency_ms",
+          "p95_latency_ms",
+          "p99_latency_ms",
+          "max_latency_ms");
 
   private RedisBenchmarkCsv() {}
 
   /** One test's line: operations per second and latencies in milliseconds. */
-  record Row(String test, double opsPerSecond, double avgMs, double minMs, double p50Ms, double p95Ms, double p99Ms, double maxMs) {}
+  record Row(
+      String test,
+      double opsPerSecond,
+      double avgMs,
+      double minMs,
+      double p50Ms,
+      double p95Ms,
+      double p99Ms,
+      double maxMs) {}
 
   static List<Row> parse(String output) {
     Map<String, Integer> columns = null;
@@ -53,7 +69,8 @@ final class RedisBenchmarkCsv {
     }
     for (String name : REQUIRED) {
       if (!columns.containsKey(name)) {
-        throw new IllegalArgumentException("redis-benchmark CSV header lacks column " + name + ": " + line);
+        throw new IllegalArgumentException(
+            "redis-benchmark CSV header lacks column " + name + ": " + line);
       }
     }
     return columns;
@@ -61,8 +78,13 @@ final class RedisBenchmarkCsv {
 
   private static Row row(List<String> fields, Map<String, Integer> columns, String line) {
     if (fields.size() < columns.size()) {
-      throw new IllegalArgumentException("redis-benchmark CSV line has " + fields.size() + " fields, header "
-          + columns.size() + ": " + line);
+      throw new IllegalArgumentException(
+          "redis-benchmark CSV line has "
+              + fields.size()
+              + " fields, header "
+              + columns.size()
+              + ": "
+              + line);
     }
     return new Row(
         fields.get(columns.get("test")),
@@ -75,12 +97,14 @@ final class RedisBenchmarkCsv {
         number(fields, columns, "max_latency_ms", line));
   }
 
-  private static double number(List<String> fields, Map<String, Integer> columns, String name, String line) {
+  private static double number(
+      List<String> fields, Map<String, Integer> columns, String name, String line) {
     String text = fields.get(columns.get(name));
     try {
       return Double.parseDouble(text);
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("redis-benchmark CSV: " + name + " is '" + text + "' in: " + line, e);
+      throw new IllegalArgumentException(
+          "redis-benchmark CSV: " + name + " is '" + text + "' in: " + line, e);
     }
   }
 

@@ -25,7 +25,14 @@ final class RedisBenchmarkRunner {
 
   RedisBenchmarkCsv.Row run(int port, Placement placement, Workload workload)
       throws IOException, InterruptedException {
-    List<String> command = new ArrayList<>(List.of(tools.redisBenchmark().toString(), "-h", "127.0.0.1", "-p", Integer.toString(port)));
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                tools.redisBenchmark().toString(),
+                "-h",
+                "127.0.0.1",
+                "-p",
+                Integer.toString(port)));
     command.addAll(workload.arguments());
     Path stdout = workDir.resolve("redis-benchmark.csv");
     Path stderr = workDir.resolve("redis-benchmark.err");
@@ -34,8 +41,15 @@ final class RedisBenchmarkRunner {
     int status = children.await(process, workload.timeoutSeconds());
     String csv = Files.readString(stdout);
     if (status != 0) {
-      throw new IOException("redis-benchmark " + String.join(" ", workload.arguments()) + " exited with status " + status
-          + (status == -1 ? " (timed out)" : "") + ":\n" + csv + Files.readString(stderr));
+      throw new IOException(
+          "redis-benchmark "
+              + String.join(" ", workload.arguments())
+              + " exited with status "
+              + status
+              + (status == -1 ? " (timed out)" : "")
+              + ":\n"
+              + csv
+              + Files.readString(stderr));
     }
     String expected = workload.test().toUpperCase(Locale.ROOT);
     for (RedisBenchmarkCsv.Row row : RedisBenchmarkCsv.parse(csv)) {
@@ -43,6 +57,7 @@ final class RedisBenchmarkRunner {
         return row;
       }
     }
-    throw new IOException("redis-benchmark printed no " + expected + " line:\n" + csv + Files.readString(stderr));
+    throw new IOException(
+        "redis-benchmark printed no " + expected + " line:\n" + csv + Files.readString(stderr));
   }
 }

@@ -10,7 +10,9 @@ import picocli.CommandLine.Model.CommandSpec;
  * and {@link LauncherOptions}'), which hold paths of the machine that ran it.
  */
 public final class ReportedCommandLine {
-  private static final Set<String> WHERE_OPTIONS = Set.of("--out", "--markdown", "--dir", "--cellar", "--keep-data");
+  private static final Set<String> WHERE_OPTIONS =
+      Set.of("--out", "--markdown", "--dir", "--cellar", "--keep-data");
+
   /** Of those, the ones that take no value. */
   private static final Set<String> WHERE_FLAGS = Set.of("--keep-data");
 
@@ -18,9 +20,14 @@ public final class ReportedCommandLine {
 
   /** {@code command} (such as "./cellar bench soak") followed by the run's own options. */
   public static String of(CommandSpec spec, String command) {
-    List<String> args = spec.commandLine().getParseResult() == null ? List.of() : spec.commandLine().getParseResult().originalArgs();
+    List<String> args =
+        spec.commandLine().getParseResult() == null
+            ? List.of()
+            : spec.commandLine().getParseResult().originalArgs();
     if (!args.isEmpty() && args.getFirst().equals(spec.name())) {
-      args = args.subList(1, args.size()); // run as a subcommand of bench, picocli keeps the whole line
+      args =
+          args.subList(
+              1, args.size()); // run as a subcommand of bench, picocli keeps the whole line
     }
     StringBuilder line = new StringBuilder(command);
     for (int i = 0; i < args.size(); i++) {

@@ -14,8 +14,8 @@ import java.time.Duration;
 
 /**
  * The few commands the harness itself sends (PING, DBSIZE, INFO, SHUTDOWN), over one blocking
- * connection. Replies are returned as text; an error reply is thrown. Arrays are not needed and
- * not parsed.
+ * connection. Replies are returned as text; an error reply is thrown. Arrays are not needed and not
+ * parsed.
  */
 public final class RespClient implements AutoCloseable {
   private final Socket socket;
@@ -31,7 +31,8 @@ public final class RespClient implements AutoCloseable {
   public static RespClient connect(int port, Duration timeout) throws IOException {
     Socket socket = new Socket();
     try {
-      socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), (int) timeout.toMillis());
+      socket.connect(
+          new InetSocketAddress(InetAddress.getLoopbackAddress(), port), (int) timeout.toMillis());
       socket.setSoTimeout((int) timeout.toMillis());
       return new RespClient(socket);
     } catch (IOException e) {
@@ -54,7 +55,9 @@ public final class RespClient implements AutoCloseable {
     return client;
   }
 
-  /** Sends one command and returns its reply: simple string, bulk string (null if nil) or integer. */
+  /**
+   * Sends one command and returns its reply: simple string, bulk string (null if nil) or integer.
+   */
   public String call(String... arguments) throws IOException {
     StringBuilder request = new StringBuilder().append('*').append(arguments.length).append("\r\n");
     for (String argument : arguments) {

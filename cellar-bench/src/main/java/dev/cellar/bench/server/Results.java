@@ -28,10 +28,18 @@ final class Results {
    *
    * @param serverCpuShare the server's CPU time over the run's wall time: near 1.0 when pinned
    *     means the server's core was saturated; well below means the client was the limit
-   * @param compilerCpuShare the part of that wall time the server's JIT compilers used (0 for Redis)
+   * @param compilerCpuShare the part of that wall time the server's JIT compilers used (0 for
+   *     Redis)
    */
-  record Run(String placement, Durability durability, ServerKind server, int round, Workload workload,
-             RedisBenchmarkCsv.Row row, double serverCpuShare, double compilerCpuShare) {}
+  record Run(
+      String placement,
+      Durability durability,
+      ServerKind server,
+      int round,
+      Workload workload,
+      RedisBenchmarkCsv.Row row,
+      double serverCpuShare,
+      double compilerCpuShare) {}
 
   /**
    * One session's warm-up.
@@ -39,8 +47,13 @@ final class Results {
    * @param rounds warm-up rounds run (each: every test at every measured depth)
    * @param lastCompilerShare the JIT compilers' CPU over the last round's wall time
    */
-  record WarmupRun(String placement, Durability durability, ServerKind server, int round, int rounds,
-                   double lastCompilerShare) {}
+  record WarmupRun(
+      String placement,
+      Durability durability,
+      ServerKind server,
+      int round,
+      int rounds,
+      double lastCompilerShare) {}
 
   /**
    * A server's first seconds: how long from its launch (Cellar: the {@code cellar} launcher, with
@@ -49,8 +62,15 @@ final class Results {
    * @param readySeconds from starting the process to the first PONG
    * @param compilerCpuShare the part of the run's wall time the server's JIT compilers used
    */
-  record ColdRun(String placement, Durability durability, ServerKind server, int round, double readySeconds,
-                 Workload workload, RedisBenchmarkCsv.Row row, double compilerCpuShare) {}
+  record ColdRun(
+      String placement,
+      Durability durability,
+      ServerKind server,
+      int round,
+      double readySeconds,
+      Workload workload,
+      RedisBenchmarkCsv.Row row,
+      double compilerCpuShare) {}
 
   /** Syscalls counted while one traced workload ran. */
   record SyscallRun(ServerKind server, Workload workload, StraceSummary summary) {
@@ -63,9 +83,11 @@ final class Results {
    * Memory after loading the key space.
    *
    * @param usedMemoryRss Redis's own {@code used_memory_rss} (INFO memory), null for Cellar
-   * @param usedMemory Redis's {@code used_memory} (what its allocator holds for data), null for Cellar
+   * @param usedMemory Redis's {@code used_memory} (what its allocator holds for data), null for
+   *     Cellar
    */
-  record MemoryRun(ServerKind server, int round, ResidentMemory resident, Long usedMemoryRss, Long usedMemory) {
+  record MemoryRun(
+      ServerKind server, int round, ResidentMemory resident, Long usedMemoryRss, Long usedMemory) {
     /** The figure compared: Redis's {@code used_memory_rss}, Cellar's {@code VmRSS}. */
     long comparedBytes() {
       return usedMemoryRss != null ? usedMemoryRss : resident.vmRss();
@@ -73,7 +95,8 @@ final class Results {
   }
 
   /** Medians of one server's runs of one configuration. */
-  record Summary(double opsPerSecond, double p50Ms, double p99Ms, double serverCpuShare, int samples) {}
+  record Summary(
+      double opsPerSecond, double p50Ms, double p99Ms, double serverCpuShare, int samples) {}
 
   /** Both servers' summaries for one configuration. */
   record Comparison(Summary redis, Summary cellar) {
@@ -133,25 +156,42 @@ final class Results {
   Optional<Comparison> compare(String placement, Durability durability, String test, int pipeline) {
     Optional<Summary> redis = summary(placement, durability, ServerKind.REDIS, test, pipeline);
     Optional<Summary> cellar = summary(placement, durability, ServerKind.CELLAR, test, pipeline);
-    return redis.isPresent() && cellar.isPresent() ? Optional.of(new Comparison(redis.get(), cellar.get())) : Optional.empty();
+    return redis.isPresent() && cellar.isPresent()
+        ? Optional.of(new Comparison(redis.get(), cellar.get()))
+        : Optional.empty();
   }
 
-  Optional<Summary> summary(String placement, Durability durability, ServerKind server, String test, int pipeline) {
-    List<Run> matching = runs.stream()
-        .filter(r -> r.placement().equals(placement) && r.durability() == durability && r.server() == server
-            && r.workload().test().equals(test) && r.workload().pipeline() == pipeline)
-        .toList();
+  Optional<Summary> summary(
+      String placement, Durability durability, ServerKind server, String test, int pipeline) {
+    List<Run> matching =
+        runs.stream()
+            .filter(
+                r ->
+                    r.placement().equals(placement)
+                        && r.durability() == durability
+                        && r.server() == server
+                        && r.workload().test().equals(test)
+                        && r.workload().pipeline() == pipeline)
+            .toList();
     if (matching.isEmpty()) {
       return Optional.empty();
     }
-    return Optional.of(new Summary(
-        median(matching, r -> r.row().opsPerSecond()), median(matching, r -> r.row().p50Ms()),
-        median(matching, r -> r.row().p99Ms()), median(matching, Run::serverCpuShare), matching.size()));
+    return Optional.of(
+        new Summary(
+            median(matching, r -> r.row().opsPerSecond()),
+            median(matching, r -> r.row().p50Ms()),
+            median(matching, r -> r.row().p99Ms()),
+            median(matching, Run::serverCpuShare),
+            matching.size()));
   }
 
   Optional<SyscallRun> syscalls(ServerKind server, String test, int pipeline) {
     return syscalls.stream()
-        .filter(s -> s.server() == server && s.workload().test().equals(test) && s.workload().pipeline() == pipeline)
+        .filter(
+            s ->
+                s.server() == server
+                    && s.workload().test().equals(test)
+                    && s.workload().pipeline() == pipeline)
         .findFirst();
   }
 
@@ -160,7 +200,8 @@ final class Results {
     return medianOf(memory, m -> m.server() == server, m -> m.comparedBytes());
   }
 
-  private static <T> Optional<Double> medianOf(List<T> items, Predicate<T> filter, ToDoubleFunction<T> value) {
+  private static <T> Optional<Double> medianOf(
+      List<T> items, Predicate<T> filter, ToDoubleFunction<T> value) {
     List<T> matching = items.stream().filter(filter).toList();
     return matching.isEmpty() ? Optional.empty() : Optional.of(median(matching, value));
   }

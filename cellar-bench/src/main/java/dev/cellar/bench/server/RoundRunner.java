@@ -7,9 +7,9 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The order of sessions: rounds outermost, so a noisy stretch of the machine lands on one round
- * of every configuration rather than on all rounds of one; within a round, Redis goes first in
- * odd rounds and Cellar in even ones. A session that fails is recorded and the rest still run.
+ * The order of sessions: rounds outermost, so a noisy stretch of the machine lands on one round of
+ * every configuration rather than on all rounds of one; within a round, Redis goes first in odd
+ * rounds and Cellar in even ones. A session that fails is recorded and the rest still run.
  */
 final class RoundRunner {
   private final SessionRunner sessions;
@@ -18,7 +18,12 @@ final class RoundRunner {
   private final Path runDir;
   private final boolean keepData;
 
-  RoundRunner(SessionRunner sessions, Settings settings, List<Placement> placements, Path runDir, boolean keepData) {
+  RoundRunner(
+      SessionRunner sessions,
+      Settings settings,
+      List<Placement> placements,
+      Path runDir,
+      boolean keepData) {
     this.sessions = sessions;
     this.settings = settings;
     this.placements = placements;
@@ -28,13 +33,18 @@ final class RoundRunner {
 
   void runAll(Results results) throws IOException, InterruptedException {
     for (int round = 1; round <= settings.rounds(); round++) {
-      List<ServerKind> order = round % 2 == 1 ? List.of(ServerKind.REDIS, ServerKind.CELLAR) : List.of(ServerKind.CELLAR, ServerKind.REDIS);
+      List<ServerKind> order =
+          round % 2 == 1
+              ? List.of(ServerKind.REDIS, ServerKind.CELLAR)
+              : List.of(ServerKind.CELLAR, ServerKind.REDIS);
       for (Placement placement : placements) {
         List<Durability> modes = placement.isPinned() ? settings.modes() : List.of(Durability.NO);
         for (Durability durability : modes) {
           boolean first = round == 1 && placement.isPinned() && durability == Durability.NO;
-          SessionRunner.Extras extras = new SessionRunner.Extras(settings.memory() && placement.isPinned() && durability == Durability.NO,
-              settings.strace() && first);
+          SessionRunner.Extras extras =
+              new SessionRunner.Extras(
+                  settings.memory() && placement.isPinned() && durability == Durability.NO,
+                  settings.strace() && first);
           for (ServerKind kind : order) {
             runOne(kind, durability, placement, round, extras, results);
           }
@@ -43,13 +53,36 @@ final class RoundRunner {
     }
   }
 
-  private void runOne(ServerKind kind, Durability durability, Placement placement, int round, SessionRunner.Extras extras, Results results)
+  private void runOne(
+      ServerKind kind,
+      Durability durability,
+      Placement placement,
+      int round,
+      SessionRunner.Extras extras,
+      Results results)
       throws IOException, InterruptedException {
-    Path sessionDir = Files.createDirectories(runDir.resolve(String.format(Locale.ROOT, "%d-%s-%s-%s", round, placement.id(), durability.id(), kind.id())));
+    Path sessionDir =
+        Files.createDirectories(
+            runDir.resolve(
+                String.format(
+                    Locale.ROOT,
+                    "%d-%s-%s-%s",
+                    round,
+                    placement.id(),
+                    durability.id(),
+                    kind.id())));
     try {
       sessions.run(sessionDir, kind, durability, placement, round, extras, results);
     } catch (IOException | RuntimeException e) {
-      String what = String.format(Locale.ROOT, "round %d, %s, %s, %s: %s", round, placement.id(), durability.id(), kind.id(), e.getMessage());
+      String what =
+          String.format(
+              Locale.ROOT,
+              "round %d, %s, %s, %s: %s",
+              round,
+              placement.id(),
+              durability.id(),
+              kind.id(),
+              e.getMessage());
       System.err.println("FAILED " + what);
       results.fail(what);
     } finally {

@@ -15,8 +15,8 @@ public final class ScratchDirectory {
 
   /**
    * Deletes {@code root} and everything under it. Files that vanish meanwhile are no error: on
-   * Ctrl-C the shutdown hook and the main thread may both be removing the same tree, and a
-   * stopping server may still be removing its own files.
+   * Ctrl-C the shutdown hook and the main thread may both be removing the same tree, and a stopping
+   * server may still be removing its own files.
    */
   public static void delete(Path root) throws IOException {
     List<Path> paths;

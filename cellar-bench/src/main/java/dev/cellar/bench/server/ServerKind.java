@@ -9,10 +9,22 @@ import java.util.List;
 enum ServerKind {
   REDIS("redis") {
     @Override
-    List<String> command(Tools tools, Durability durability, Placement placement, int port, Path dir) {
-      List<String> command = new ArrayList<>(List.of(
-          tools.redisServer().toString(), "--port", Integer.toString(port), "--bind", "127.0.0.1",
-          "--dir", dir.toString(), "--save", "", "--daemonize", "no"));
+    List<String> command(
+        Tools tools, Durability durability, Placement placement, int port, Path dir) {
+      List<String> command =
+          new ArrayList<>(
+              List.of(
+                  tools.redisServer().toString(),
+                  "--port",
+                  Integer.toString(port),
+                  "--bind",
+                  "127.0.0.1",
+                  "--dir",
+                  dir.toString(),
+                  "--save",
+                  "",
+                  "--daemonize",
+                  "no"));
       command.addAll(durability.redisArguments());
       if (placement.redisIoThreads() != null) {
         command.addAll(List.of("--io-threads", placement.redisIoThreads().toString()));
@@ -22,7 +34,8 @@ enum ServerKind {
 
     @Override
     boolean isServerProgram(Path program, Tools tools) throws IOException {
-      // Debian's redis-server is a link to redis-check-rdb, which turns into the server by its name.
+      // Debian's redis-server is a link to redis-check-rdb, which turns into the server by its
+      // name.
       return program.toRealPath().equals(tools.redisServer().toRealPath());
     }
 
@@ -38,10 +51,21 @@ enum ServerKind {
 
   CELLAR("cellar") {
     @Override
-    List<String> command(Tools tools, Durability durability, Placement placement, int port, Path dir) {
-      List<String> command = new ArrayList<>(List.of(
-          tools.cellarScript().toString(), "server", "--port", Integer.toString(port),
-          "--dir", dir.toString(), "--fsync", durability.id(), "--http-port", "0"));
+    List<String> command(
+        Tools tools, Durability durability, Placement placement, int port, Path dir) {
+      List<String> command =
+          new ArrayList<>(
+              List.of(
+                  tools.cellarScript().toString(),
+                  "server",
+                  "--port",
+                  Integer.toString(port),
+                  "--dir",
+                  dir.toString(),
+                  "--fsync",
+                  durability.id(),
+                  "--http-port",
+                  "0"));
       if (placement.cellarThreads() != null) {
         command.addAll(List.of("--threads", placement.cellarThreads().toString()));
       }
@@ -71,14 +95,15 @@ enum ServerKind {
   }
 
   /**
-   * Whether the started process runs the server itself: the launchers ({@code taskset}, the
-   * {@code cellar} script) must {@code exec} it, so that the pid we hold is the server's own, which
-   * strace and the {@code /proc} readings rely on.
+   * Whether the started process runs the server itself: the launchers ({@code taskset}, the {@code
+   * cellar} script) must {@code exec} it, so that the pid we hold is the server's own, which strace
+   * and the {@code /proc} readings rely on.
    */
   abstract boolean isServerProgram(Path program, Tools tools) throws IOException;
 
   /** The command line that starts this server in the foreground, listening on loopback. */
-  abstract List<String> command(Tools tools, Durability durability, Placement placement, int port, Path dir);
+  abstract List<String> command(
+      Tools tools, Durability durability, Placement placement, int port, Path dir);
 
   /** Asks the server to exit; the caller waits and, if need be, kills. */
   abstract void requestStop(ServerProcess server);

@@ -8,8 +8,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One running server under test: started in the foreground, ready once it answers PING, stopped
- * by {@link #close()} the way its kind is told to stop (and killed if it does not within {@link
+ * One running server under test: started in the foreground, ready once it answers PING, stopped by
+ * {@link #close()} the way its kind is told to stop (and killed if it does not within {@link
  * #STOP_TIMEOUT}).
  *
  * <p>Owned by the benchmark's main thread; {@link #close()} may also run on the shutdown hook's
@@ -24,11 +24,16 @@ public final class ServerProcess implements AutoCloseable {
   private final int port;
   private final Path log;
   private final ChildProcesses children;
-  /** The server's requirepass, with which the harness's own connections authenticate; null for none. */
+
+  /**
+   * The server's requirepass, with which the harness's own connections authenticate; null for none.
+   */
   private volatile String password;
+
   private boolean closed;
 
-  private ServerProcess(ServerKind kind, Process process, int port, Path log, ChildProcesses children) {
+  private ServerProcess(
+      ServerKind kind, Process process, int port, Path log, ChildProcesses children) {
     this.kind = kind;
     this.process = process;
     this.port = port;
@@ -43,9 +48,16 @@ public final class ServerProcess implements AutoCloseable {
    *     the program its kind expects (a launcher that forks instead of exec-ing)
    */
   static ServerProcess start(
-      ServerKind kind, Tools tools, List<String> command, int port, Path log, ChildProcesses children, Duration readyTimeout)
+      ServerKind kind,
+      Tools tools,
+      List<String> command,
+      int port,
+      Path log,
+      ChildProcesses children,
+      Duration readyTimeout)
       throws IOException, InterruptedException {
-    Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    Process process =
+        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     ServerProcess server = new ServerProcess(kind, process, port, log, children);
     try {
       children.add(server);
@@ -63,7 +75,12 @@ public final class ServerProcess implements AutoCloseable {
    * cellarScript server ARGUMENTS...}, and returns once it answers PING on {@code port}.
    */
   public static ServerProcess startCellar(
-      Path cellarScript, List<String> arguments, int port, Path log, ChildProcesses children, Duration readyTimeout)
+      Path cellarScript,
+      List<String> arguments,
+      int port,
+      Path log,
+      ChildProcesses children,
+      Duration readyTimeout)
       throws IOException, InterruptedException {
     List<String> command = new java.util.ArrayList<>(List.of(cellarScript.toString(), "server"));
     command.addAll(arguments);
@@ -75,20 +92,27 @@ public final class ServerProcess implements AutoCloseable {
    * line it execs) and returns once it answers PING. Cellar's check that the pid runs java needs
    * none of the benchmark's other tools, hence no {@link Tools}.
    */
-  public static ServerProcess startCellar(List<String> command, int port, Path log, ChildProcesses children, Duration readyTimeout)
+  public static ServerProcess startCellar(
+      List<String> command, int port, Path log, ChildProcesses children, Duration readyTimeout)
       throws IOException, InterruptedException {
     return start(ServerKind.CELLAR, null, command, port, log, children, readyTimeout);
   }
 
   /**
-   * Starts Cellar's server from {@code command}, which sets {@code requirepass} to {@code password},
-   * and returns once it answers PING to an authenticated connection; {@link #connect()} then
-   * authenticates too.
+   * Starts Cellar's server from {@code command}, which sets {@code requirepass} to {@code
+   * password}, and returns once it answers PING to an authenticated connection; {@link #connect()}
+   * then authenticates too.
    */
   public static ServerProcess startCellar(
-      List<String> command, int port, String password, Path log, ChildProcesses children, Duration readyTimeout)
+      List<String> command,
+      int port,
+      String password,
+      Path log,
+      ChildProcesses children,
+      Duration readyTimeout)
       throws IOException, InterruptedException {
-    Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    Process process =
+        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     ServerProcess server = new ServerProcess(ServerKind.CELLAR, process, port, log, children);
     server.password = password;
     try {
@@ -106,8 +130,12 @@ public final class ServerProcess implements AutoCloseable {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
       if (!process.isAlive()) {
-        throw new IOException(kind.id() + " exited with status " + process.exitValue()
-            + " before answering PING; its output:\n" + logTail());
+        throw new IOException(
+            kind.id()
+                + " exited with status "
+                + process.exitValue()
+                + " before answering PING; its output:\n"
+                + logTail());
       }
       try (RespClient client = RespClient.connect(port, Duration.ofSeconds(2), password)) {
         if ("PONG".equals(client.call("PING"))) {
@@ -117,8 +145,14 @@ public final class ServerProcess implements AutoCloseable {
         // not listening yet, or still loading
       }
       if (System.nanoTime() > deadline) {
-        throw new IOException(kind.id() + " did not answer PING on port " + port + " within "
-            + timeout.toSeconds() + " s; its output:\n" + logTail());
+        throw new IOException(
+            kind.id()
+                + " did not answer PING on port "
+                + port
+                + " within "
+                + timeout.toSeconds()
+                + " s; its output:\n"
+                + logTail());
       }
       Thread.sleep(10); // the cold row times the start to the first PONG: to within 10 ms
     }
@@ -127,8 +161,14 @@ public final class ServerProcess implements AutoCloseable {
   private void checkProgram(Tools tools) throws IOException {
     String running = process.info().command().orElse("");
     if (!running.isEmpty() && !kind.isServerProgram(Path.of(running), tools)) {
-      throw new IOException("expected pid " + pid() + " to run " + kind.id() + " but it runs " + running
-          + ": the launcher must exec the server, or strace and /proc readings measure the wrong process");
+      throw new IOException(
+          "expected pid "
+              + pid()
+              + " to run "
+              + kind.id()
+              + " but it runs "
+              + running
+              + ": the launcher must exec the server, or strace and /proc readings measure the wrong process");
     }
   }
 

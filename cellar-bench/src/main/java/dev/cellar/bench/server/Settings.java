@@ -16,9 +16,22 @@ import java.util.Map;
  *     the load and the warm-up (0: no cold run)
  */
 record Settings(
-    int keyspace, int valueSize, int clients, List<String> tests, List<Integer> pipelines,
-    long requests, long requestsP1, long warmup, int warmupRounds, int rounds, List<Durability> modes,
-    boolean strace, long straceRequests, List<Integer> stracePipelines, boolean memory, boolean unpinned,
+    int keyspace,
+    int valueSize,
+    int clients,
+    List<String> tests,
+    List<Integer> pipelines,
+    long requests,
+    long requestsP1,
+    long warmup,
+    int warmupRounds,
+    int rounds,
+    List<Durability> modes,
+    boolean strace,
+    long straceRequests,
+    List<Integer> stracePipelines,
+    boolean memory,
+    boolean unpinned,
     long coldRequests) {
 
   /**
@@ -32,13 +45,14 @@ record Settings(
   static final int QUIET_ROUNDS = 2;
 
   Workload measured(String test, int pipeline) {
-    return new Workload(test, pipeline, pipeline == 1 ? requestsP1 : requests, clients, keyspace, valueSize);
+    return new Workload(
+        test, pipeline, pipeline == 1 ? requestsP1 : requests, clients, keyspace, valueSize);
   }
 
   /**
-   * The untimed run of {@code test} at {@code pipeline} before any measurement. Each depth runs
-   * its own code path (one request per read at depth 1, a parsed lookahead at 16 and more), so
-   * each is warmed: otherwise the JVM compiles the depth-1 path inside the timed depth-1 test.
+   * The untimed run of {@code test} at {@code pipeline} before any measurement. Each depth runs its
+   * own code path (one request per read at depth 1, a parsed lookahead at 16 and more), so each is
+   * warmed: otherwise the JVM compiles the depth-1 path inside the timed depth-1 test.
    */
   Workload warmup(String test, int pipeline) {
     return new Workload(test, pipeline, warmup, clients, keyspace, valueSize);

@@ -16,8 +16,8 @@ import java.util.Map;
  * 100.00    0.433949          10     41307         2 total
  * </pre>
  *
- * The errors column is blank when a syscall never failed, so a row has five or six fields; the
- * name is always the last and the call count always the fourth.
+ * The errors column is blank when a syscall never failed, so a row has five or six fields; the name
+ * is always the last and the call count always the fourth.
  *
  * @param calls calls per syscall, in strace's order (most time first)
  * @param totalCalls the {@code total} row's calls

@@ -14,8 +14,8 @@ import java.util.concurrent.TimeUnit;
  * process's, not one thread's.
  *
  * <p>strace stops every thread at every syscall, so the server runs far slower while traced: the
- * counts are comparable between servers, the speed is not, and no throughput is taken from a
- * traced run. strace runs on the client's core when pinned, so it does not share the server's.
+ * counts are comparable between servers, the speed is not, and no throughput is taken from a traced
+ * run. strace runs on the client's core when pinned, so it does not share the server's.
  */
 final class SyscallTracer {
   private static final long ATTACH_TIMEOUT_MS = 30_000;
@@ -35,14 +35,28 @@ final class SyscallTracer {
     void run() throws IOException, InterruptedException;
   }
 
-  /** Attaches to the server, runs {@code work}, detaches, and returns the syscalls counted meanwhile. */
-  StraceSummary trace(ServerProcess server, Placement placement, Traced work) throws IOException, InterruptedException {
+  /**
+   * Attaches to the server, runs {@code work}, detaches, and returns the syscalls counted
+   * meanwhile.
+   */
+  StraceSummary trace(ServerProcess server, Placement placement, Traced work)
+      throws IOException, InterruptedException {
     Path summary = workDir.resolve("strace-summary.txt");
     Path messages = workDir.resolve("strace-messages.txt");
     Files.deleteIfExists(summary);
-    List<String> command = new ArrayList<>(List.of(
-        tools.strace().orElseThrow().toString(), "-c", "-f", "-p", Long.toString(server.pid()), "-o", summary.toString()));
-    Process strace = children.startHelper(placement.onClientCpu(command), workDir.resolve("strace.out"), messages);
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                tools.strace().orElseThrow().toString(),
+                "-c",
+                "-f",
+                "-p",
+                Long.toString(server.pid()),
+                "-o",
+                summary.toString()));
+    Process strace =
+        children.startHelper(
+            placement.onClientCpu(command), workDir.resolve("strace.out"), messages);
     strace.getOutputStream().close();
     try {
       awaitAttached(strace, messages);
@@ -58,12 +72,14 @@ final class SyscallTracer {
   }
 
   /** strace prints "Process N attached with T threads" once it holds every thread. */
-  private static void awaitAttached(Process strace, Path messages) throws IOException, InterruptedException {
+  private static void awaitAttached(Process strace, Path messages)
+      throws IOException, InterruptedException {
     long deadline = System.currentTimeMillis() + ATTACH_TIMEOUT_MS;
     while (!Files.readString(messages).contains("attached")) {
       if (!strace.isAlive() || System.currentTimeMillis() > deadline) {
-        throw new IOException("strace did not attach (is ptrace allowed? see /proc/sys/kernel/yama/ptrace_scope):\n"
-            + Files.readString(messages));
+        throw new IOException(
+            "strace did not attach (is ptrace allowed? see /proc/sys/kernel/yama/ptrace_scope):\n"
+                + Files.readString(messages));
       }
       Thread.sleep(20);
     }

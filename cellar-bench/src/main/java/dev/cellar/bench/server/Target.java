@@ -6,9 +6,9 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * One of the issue's targets for the server, checked against a run's results. A target whose
- * inputs were not measured (a mode left out with {@code --modes}, strace switched off) is reported
- * as not measured, neither met nor failed.
+ * One of the issue's targets for the server, checked against a run's results. A target whose inputs
+ * were not measured (a mode left out with {@code --modes}, strace switched off) is reported as not
+ * measured, neither met nor failed.
  */
 sealed interface Target {
 
@@ -44,18 +44,33 @@ sealed interface Target {
   }
 
   /** Cellar's median ops/s at least {@code minRatio} times Redis's, same configuration. */
-  record Throughput(String placement, Durability durability, String test, int pipeline, double minRatio) implements Target {
+  record Throughput(
+      String placement, Durability durability, String test, int pipeline, double minRatio)
+      implements Target {
     @Override
     public Verdict evaluate(Results results) {
-      String name = String.format(Locale.ROOT, "%s %s P%d, %s", test.toUpperCase(Locale.ROOT), durability.id(), pipeline, placement);
+      String name =
+          String.format(
+              Locale.ROOT,
+              "%s %s P%d, %s",
+              test.toUpperCase(Locale.ROOT),
+              durability.id(),
+              pipeline,
+              placement);
       String required = String.format(Locale.ROOT, "≥ %.1fx Redis ops/s", minRatio);
       Optional<Results.Comparison> c = results.compare(placement, durability, test, pipeline);
       if (c.isEmpty()) {
         return new Verdict(name, required, "not measured", null);
       }
-      String measured = String.format(Locale.ROOT, "%s vs %s = %.2fx",
-          Format.rate(c.get().cellar().opsPerSecond()), Format.rate(c.get().redis().opsPerSecond()), c.get().ratio());
-      return new Verdict(name, required, measured + clientCeiling(results, c.get()), c.get().ratio() >= minRatio);
+      String measured =
+          String.format(
+              Locale.ROOT,
+              "%s vs %s = %.2fx",
+              Format.rate(c.get().cellar().opsPerSecond()),
+              Format.rate(c.get().redis().opsPerSecond()),
+              c.get().ratio());
+      return new Verdict(
+          name, required, measured + clientCeiling(results, c.get()), c.get().ratio() >= minRatio);
     }
 
     /**
@@ -68,13 +83,17 @@ sealed interface Target {
       if (durability == Durability.NO || pipeline != 1) {
         return "";
       }
-      Optional<Results.Comparison> plain = results.compare(placement, Durability.NO, test, pipeline);
+      Optional<Results.Comparison> plain =
+          results.compare(placement, Durability.NO, test, pipeline);
       if (plain.isEmpty()) {
         return "";
       }
       double ceiling = plain.get().redis().opsPerSecond();
-      return String.format(Locale.ROOT, " (the client's ceiling, Redis without persistence in this run: %s, at most %.2fx)",
-          Format.rate(ceiling), ceiling / durable.redis().opsPerSecond());
+      return String.format(
+          Locale.ROOT,
+          " (the client's ceiling, Redis without persistence in this run: %s, at most %.2fx)",
+          Format.rate(ceiling),
+          ceiling / durable.redis().opsPerSecond());
     }
   }
 
@@ -82,7 +101,9 @@ sealed interface Target {
   record Syscalls(String test, int pipeline) implements Target {
     @Override
     public Verdict evaluate(Results results) {
-      String name = String.format(Locale.ROOT, "syscalls per %s, P%d", test.toUpperCase(Locale.ROOT), pipeline);
+      String name =
+          String.format(
+              Locale.ROOT, "syscalls per %s, P%d", test.toUpperCase(Locale.ROOT), pipeline);
       String required = "≤ Redis";
       Optional<Results.SyscallRun> redis = results.syscalls(ServerKind.REDIS, test, pipeline);
       Optional<Results.SyscallRun> cellar = results.syscalls(ServerKind.CELLAR, test, pipeline);
@@ -95,7 +116,9 @@ sealed interface Target {
     }
   }
 
-  /** Cellar's VmRSS after loading the key space at most Redis's used_memory_rss after the same load. */
+  /**
+   * Cellar's VmRSS after loading the key space at most Redis's used_memory_rss after the same load.
+   */
   record Memory() implements Target {
     @Override
     public Verdict evaluate(Results results) {
@@ -106,8 +129,13 @@ sealed interface Target {
       if (redis.isEmpty() || cellar.isEmpty()) {
         return new Verdict(name, required, "not measured", null);
       }
-      String measured = String.format(Locale.ROOT, "%s vs %s = %.2fx",
-          Format.bytes(cellar.get()), Format.bytes(redis.get()), cellar.get() / redis.get());
+      String measured =
+          String.format(
+              Locale.ROOT,
+              "%s vs %s = %.2fx",
+              Format.bytes(cellar.get()),
+              Format.bytes(redis.get()),
+              cellar.get() / redis.get());
       return new Verdict(name, required, measured, cellar.get() <= redis.get());
     }
   }

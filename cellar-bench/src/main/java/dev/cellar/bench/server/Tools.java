@@ -15,7 +15,13 @@ import java.util.Optional;
  * <p>Cellar is started through the repository's {@code cellar} launcher script, exactly as a user
  * starts it, so the JVM flags for the server live in that one script.
  */
-public record Tools(Path cellarScript, Path redisServer, Path redisCli, Path redisBenchmark, Path taskset, Optional<Path> strace) {
+public record Tools(
+    Path cellarScript,
+    Path redisServer,
+    Path redisCli,
+    Path redisBenchmark,
+    Path taskset,
+    Optional<Path> strace) {
 
   /**
    * Finds every tool or throws naming what is missing.
@@ -34,19 +40,27 @@ public record Tools(Path cellarScript, Path redisServer, Path redisCli, Path red
     Optional<Path> taskset = onPath("taskset", "util-linux", missing);
     Optional<Path> strace = needStrace ? onPath("strace", "strace", missing) : Optional.empty();
     if (!missing.isEmpty()) {
-      throw new IllegalStateException("cannot run the server benchmark; missing: " + String.join("; ", missing));
+      throw new IllegalStateException(
+          "cannot run the server benchmark; missing: " + String.join("; ", missing));
     }
-    return new Tools(cellarScript, redisServer.get(), redisCli.get(), redisBenchmark.get(), taskset.get(), strace);
+    return new Tools(
+        cellarScript,
+        redisServer.get(),
+        redisCli.get(),
+        redisBenchmark.get(),
+        taskset.get(),
+        strace);
   }
 
   /**
-   * The launcher of the checkout this class was loaded from: the jar is
-   * {@code ROOT/cellar-bench/target/cellar-bench.jar}, the classes of a build
-   * {@code ROOT/cellar-bench/target/classes}; either way three levels below the root.
+   * The launcher of the checkout this class was loaded from: the jar is {@code
+   * ROOT/cellar-bench/target/cellar-bench.jar}, the classes of a build {@code
+   * ROOT/cellar-bench/target/classes}; either way three levels below the root.
    */
   public static Path defaultCellarScript() {
     try {
-      Path location = Path.of(Tools.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+      Path location =
+          Path.of(Tools.class.getProtectionDomain().getCodeSource().getLocation().toURI());
       return location.getParent().getParent().getParent().resolve("cellar");
     } catch (URISyntaxException | RuntimeException e) {
       return Path.of("cellar").toAbsolutePath();

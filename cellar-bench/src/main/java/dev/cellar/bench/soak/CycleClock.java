@@ -8,8 +8,8 @@ import java.util.function.BooleanSupplier;
  * load, from one second into each cycle until {@code quietSeconds} before its end. The cycles end
  * where the soak reads the live heap (a full collection every {@code --full-gc-seconds}), so every
  * hostile connection has been closed, and the server has released it, by the time the heap is
- * counted: the reading then measures what the hostile clients left behind, which is what a leak
- * is, and not the buffers the server rightly holds for a half-sent request at that moment (up to
+ * counted: the reading then measures what the hostile clients left behind, which is what a leak is,
+ * and not the buffers the server rightly holds for a half-sent request at that moment (up to
  * maxmemory-clients, a quarter of the heap). Resident memory is read in the active part too.
  *
  * <p>Immutable; shared by all the hostile clients' threads.
@@ -17,8 +17,11 @@ import java.util.function.BooleanSupplier;
 record CycleClock(long beginNanos, long cycleSeconds, long quietSeconds) {
   CycleClock {
     if (cycleSeconds < quietSeconds + 5) {
-      throw new IllegalArgumentException("hostile cycles of " + cycleSeconds + " s leave no active time; use --full-gc-seconds of at least "
-          + (quietSeconds + 5));
+      throw new IllegalArgumentException(
+          "hostile cycles of "
+              + cycleSeconds
+              + " s leave no active time; use --full-gc-seconds of at least "
+              + (quietSeconds + 5));
     }
   }
 
@@ -33,15 +36,20 @@ record CycleClock(long beginNanos, long cycleSeconds, long quietSeconds) {
 
   /** When the active part of the current cycle ends (a {@link System#nanoTime()} value). */
   long activeEndNanos() {
-    return beginNanos + cycle() * TimeUnit.SECONDS.toNanos(cycleSeconds) + TimeUnit.SECONDS.toNanos(cycleSeconds - quietSeconds);
+    return beginNanos
+        + cycle() * TimeUnit.SECONDS.toNanos(cycleSeconds)
+        + TimeUnit.SECONDS.toNanos(cycleSeconds - quietSeconds);
   }
 
   boolean active() {
     long into = elapsedNanos() % TimeUnit.SECONDS.toNanos(cycleSeconds);
-    return into >= TimeUnit.SECONDS.toNanos(1) && into < TimeUnit.SECONDS.toNanos(cycleSeconds - quietSeconds);
+    return into >= TimeUnit.SECONDS.toNanos(1)
+        && into < TimeUnit.SECONDS.toNanos(cycleSeconds - quietSeconds);
   }
 
-  /** Sleeps until the active part of a cycle, or until {@code stopping}; returns false if stopping. */
+  /**
+   * Sleeps until the active part of a cycle, or until {@code stopping}; returns false if stopping.
+   */
   boolean awaitActive(BooleanSupplier stopping) {
     while (!stopping.getAsBoolean()) {
       if (active()) {
@@ -72,7 +80,10 @@ record CycleClock(long beginNanos, long cycleSeconds, long quietSeconds) {
     }
   }
 
-  /** Runs {@code attempt} {@code perSecond} times a second, in the cycles' active parts, until {@code stopping}. */
+  /**
+   * Runs {@code attempt} {@code perSecond} times a second, in the cycles' active parts, until
+   * {@code stopping}.
+   */
   void atRate(BooleanSupplier stopping, int perSecond, Runnable attempt) {
     while (awaitActive(stopping)) {
       long next = System.nanoTime() + 1_000_000_000L / perSecond;

@@ -13,9 +13,9 @@ import java.util.function.ToLongFunction;
  *
  * <p>Why peaks. The resident set is a sawtooth: sealed log segments stay resident, dead records
  * included, until compaction replaces them, which it does once they are about half garbage. A line
- * through every reading swings with where the last teeth fall; a leak raises the peaks as surely
- * as the troughs, and the peak of each window of up to {@value #PEAK_WINDOW_SECONDS} s (a sixth of
- * the half, so short trial runs still get points) is steady from window to window.
+ * through every reading swings with where the last teeth fall; a leak raises the peaks as surely as
+ * the troughs, and the peak of each window of up to {@value #PEAK_WINDOW_SECONDS} s (a sixth of the
+ * half, so short trial runs still get points) is steady from window to window.
  *
  * @param name what the series is, for the report
  * @param first first reading, bytes
@@ -24,12 +24,15 @@ import java.util.function.ToLongFunction;
  * @param secondHalfSeconds how long the second half lasted
  * @param secondHalf the line fitted through the second half's window peaks
  */
-record Flatness(String name, long first, long last, long max, long secondHalfSeconds, Trend secondHalf) {
+record Flatness(
+    String name, long first, long last, long max, long secondHalfSeconds, Trend secondHalf) {
   static final double MAX_RELATIVE_GROWTH = 0.05;
   static final long MAX_GROWTH_MIB = 20;
   static final long PEAK_WINDOW_SECONDS = 60;
+
   /** Second-half peaks below which no verdict is given. */
   static final int MIN_POINTS = 3;
+
   /**
    * A second half shorter than this gets no verdict: a few teeth of the sawtooth (a trial run of a
    * couple of minutes) tilt the line by more than the bounds allow.
@@ -43,8 +46,12 @@ record Flatness(String name, long first, long last, long max, long secondHalfSec
     }
     long half = present.getLast().seconds() / 2;
     List<Sample> secondHalf = present.stream().filter(s -> s.seconds() >= half).toList();
-    return new Flatness(name, value.applyAsLong(present.getFirst()), value.applyAsLong(present.getLast()),
-        present.stream().mapToLong(value).max().orElse(-1), secondHalf.getLast().seconds() - secondHalf.getFirst().seconds(),
+    return new Flatness(
+        name,
+        value.applyAsLong(present.getFirst()),
+        value.applyAsLong(present.getLast()),
+        present.stream().mapToLong(value).max().orElse(-1),
+        secondHalf.getLast().seconds() - secondHalf.getFirst().seconds(),
         Trend.fit(peaks(secondHalf, value), value));
   }
 
@@ -58,7 +65,8 @@ record Flatness(String name, long first, long last, long max, long secondHalfSec
       return samples;
     }
     long end = samples.getLast().seconds();
-    long window = Math.max(1, Math.min(PEAK_WINDOW_SECONDS, (end - samples.getFirst().seconds()) / 6));
+    long window =
+        Math.max(1, Math.min(PEAK_WINDOW_SECONDS, (end - samples.getFirst().seconds()) / 6));
     List<Sample> peaks = new ArrayList<>();
     List<Integer> counts = new ArrayList<>();
     long current = -1;

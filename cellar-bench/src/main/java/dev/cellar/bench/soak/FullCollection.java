@@ -11,11 +11,11 @@ import java.util.concurrent.TimeUnit;
  * and then count every object still reachable, and the histogram's {@code Total} line is their
  * size. The heap read at an arbitrary moment mostly measures how long ago the last young collection
  * was, and the old generation holds garbage until a full collection that the serial collector may
- * not run for hours: neither says whether the heap grows. Nor does the server's own heap figure read
- * just after a {@code GC.run}: by the time {@code jcmd} has exited and INFO has answered, the load
- * has allocated for the better part of a second (a first version of this harness read 8 to 18 MiB
- * that way while the histogram counted 7 MiB). A full collection and count of a heap this small take
- * milliseconds, so one every half minute barely touches the load.
+ * not run for hours: neither says whether the heap grows. Nor does the server's own heap figure
+ * read just after a {@code GC.run}: by the time {@code jcmd} has exited and INFO has answered, the
+ * load has allocated for the better part of a second (a first version of this harness read 8 to 18
+ * MiB that way while the histogram counted 7 MiB). A full collection and count of a heap this small
+ * take milliseconds, so one every half minute barely touches the load.
  */
 final class FullCollection {
   private final Path jcmd;
@@ -24,11 +24,15 @@ final class FullCollection {
     this.jcmd = jcmd;
   }
 
-  /** The {@code jcmd} of the JDK this harness runs on (the launcher starts the server on the same one). */
+  /**
+   * The {@code jcmd} of the JDK this harness runs on (the launcher starts the server on the same
+   * one).
+   */
   static FullCollection ofThisJdk() {
     Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
     if (!Files.isExecutable(jcmd)) {
-      throw new IllegalStateException("no jcmd at " + jcmd + ": the soak needs a full JDK to read the server's live heap");
+      throw new IllegalStateException(
+          "no jcmd at " + jcmd + ": the soak needs a full JDK to read the server's live heap");
     }
     return new FullCollection(jcmd);
   }
@@ -42,13 +46,18 @@ final class FullCollection {
     try {
       // Through a file, not a pipe: a jcmd that hangs must not hang the reader past the time limit.
       output = Files.createTempFile("cellar-soak-histogram", ".txt");
-      Process process = new ProcessBuilder(jcmd.toString(), Long.toString(pid), "GC.class_histogram")
-          .redirectErrorStream(true).redirectOutput(output.toFile()).start();
+      Process process =
+          new ProcessBuilder(jcmd.toString(), Long.toString(pid), "GC.class_histogram")
+              .redirectErrorStream(true)
+              .redirectOutput(output.toFile())
+              .start();
       if (!process.waitFor(60, TimeUnit.SECONDS)) {
         process.destroyForcibly();
         return -1;
       }
-      return process.exitValue() == 0 ? histogramTotal(Files.readString(output, StandardCharsets.UTF_8)) : -1;
+      return process.exitValue() == 0
+          ? histogramTotal(Files.readString(output, StandardCharsets.UTF_8))
+          : -1;
     } catch (IOException e) {
       return -1;
     } finally {
@@ -80,7 +89,9 @@ final class FullCollection {
           return -1;
         }
       }
-      if (fields.length >= 4 && fields[3].contains("jdk.internal.vm.Filler") && fields[2].matches("\\d+")) {
+      if (fields.length >= 4
+          && fields[3].contains("jdk.internal.vm.Filler")
+          && fields[2].matches("\\d+")) {
         fillers += Long.parseLong(fields[2]);
       }
     }

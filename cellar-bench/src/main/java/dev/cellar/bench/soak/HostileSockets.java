@@ -10,16 +10,19 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
 /**
- * The hostile clients' sockets: always to loopback, each registered while open so that stopping
- * the soak can close the ones a blocked write still holds, and closed with a reset (SO_LINGER 0),
- * as a client that vanishes mid-request closes.
+ * The hostile clients' sockets: always to loopback, each registered while open so that stopping the
+ * soak can close the ones a blocked write still holds, and closed with a reset (SO_LINGER 0), as a
+ * client that vanishes mid-request closes.
  *
  * <p>Thread-safe.
  */
 final class HostileSockets {
   private final Set<Socket> open = ConcurrentHashMap.newKeySet();
 
-  /** A connected socket on {@code port} of 127.0.0.1, reads timing out after {@code readTimeoutMillis}. */
+  /**
+   * A connected socket on {@code port} of 127.0.0.1, reads timing out after {@code
+   * readTimeoutMillis}.
+   */
   Socket open(int port, int readTimeoutMillis) throws IOException {
     Socket socket = new Socket();
     open.add(socket);
@@ -38,7 +41,8 @@ final class HostileSockets {
    * A socket that has authenticated with {@code password} (reads then time out after {@code
    * readTimeoutMillis}); null, after counting the problem, when AUTH is not answered +OK.
    */
-  Socket authenticated(int port, String password, int readTimeoutMillis, Consumer<String> problem) throws IOException {
+  Socket authenticated(int port, String password, int readTimeoutMillis, Consumer<String> problem)
+      throws IOException {
     Socket socket = open(port, 10_000);
     socket.getOutputStream().write(command("AUTH", password));
     String auth = readLine(socket);

@@ -22,7 +22,9 @@ final class InfoFields {
     return value == null ? missing : Long.parseLong(value);
   }
 
-  /** Keys of db0 from the keyspace line {@code db0:keys=N,expires=...}; 0 when the store is empty. */
+  /**
+   * Keys of db0 from the keyspace line {@code db0:keys=N,expires=...}; 0 when the store is empty.
+   */
   long keys() {
     String db0 = fields.get("db0");
     if (db0 == null) {

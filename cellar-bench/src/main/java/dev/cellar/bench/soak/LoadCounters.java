@@ -7,11 +7,12 @@ import java.util.concurrent.atomic.LongAccumulator;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * What the load clients have done so far, shared by all of them and read by the sampler. The
- * first few problems are kept verbatim for the report; the rest are only counted.
+ * What the load clients have done so far, shared by all of them and read by the sampler. The first
+ * few problems are kept verbatim for the report; the rest are only counted.
  */
 final class LoadCounters {
   private static final int KEPT_PROBLEMS = 10;
+
   /**
    * An operation that takes longer than this is a stall, and fails the run: a client served with
    * pauses of seconds is not served. Two seconds is far above what this load sees on a quiet
@@ -21,16 +22,24 @@ final class LoadCounters {
   static final long STALL_MILLIS = 2000;
 
   final LongAdder operations = new LongAdder();
-  /** Error replies ({@code -ERR ...}): none are expected, the workload sends only valid commands. */
+
+  /**
+   * Error replies ({@code -ERR ...}): none are expected, the workload sends only valid commands.
+   */
   final LongAdder errorReplies = new LongAdder();
+
   /** Replies of the wrong type, or values and counters that are not what this client wrote. */
   final LongAdder wrongReplies = new LongAdder();
+
   /** Connections lost or timed out (each is reopened). */
   final LongAdder connectionFailures = new LongAdder();
+
   /** Operations that took longer than {@link #STALL_MILLIS}. */
   final LongAdder stalls = new LongAdder();
+
   /** The longest operation so far, nanoseconds. */
   final LongAccumulator longestNanos = new LongAccumulator(Math::max, 0);
+
   private final List<String> problems = new ArrayList<>();
 
   /** Counts one completed operation that took {@code nanos}. */
@@ -39,7 +48,12 @@ final class LoadCounters {
     longestNanos.accumulate(nanos);
     if (nanos > TimeUnit.MILLISECONDS.toNanos(STALL_MILLIS)) {
       stalls.increment();
-      problem("an operation took " + TimeUnit.NANOSECONDS.toMillis(nanos) + " ms (a stall: over " + STALL_MILLIS + " ms)");
+      problem(
+          "an operation took "
+              + TimeUnit.NANOSECONDS.toMillis(nanos)
+              + " ms (a stall: over "
+              + STALL_MILLIS
+              + " ms)");
     }
   }
 

@@ -8,15 +8,15 @@ import java.util.SplittableRandom;
 import java.util.function.BooleanSupplier;
 
 /**
- * One client of the soak: a connection that sends a random mix of SET, GET, APPEND, DEL, EXPIRE
- * and INCR, one at a time, until told to stop.
+ * One client of the soak: a connection that sends a random mix of SET, GET, APPEND, DEL, EXPIRE and
+ * INCR, one at a time, until told to stop.
  *
- * <p>Checking without a model. Each client owns a disjoint share of the keys (key {@code i}
- * belongs to client {@code i mod clients}), so no other client writes them. A string key's value
- * is always made of one byte, chosen by the key, repeated (SET writes it, APPEND adds more of it);
- * a GET must return nil (deleted or expired) or only that byte. Counters are separate keys that
- * only INCR touches, so the client knows each one's value exactly. A lost connection makes the
- * counters unknown until their next INCR, since the last one may or may not have been applied.
+ * <p>Checking without a model. Each client owns a disjoint share of the keys (key {@code i} belongs
+ * to client {@code i mod clients}), so no other client writes them. A string key's value is always
+ * made of one byte, chosen by the key, repeated (SET writes it, APPEND adds more of it); a GET must
+ * return nil (deleted or expired) or only that byte. Counters are separate keys that only INCR
+ * touches, so the client knows each one's value exactly. A lost connection makes the counters
+ * unknown until their next INCR, since the last one may or may not have been applied.
  *
  * <p>Sizes. Values are drawn log-uniformly between {@link #MIN_VALUE} and {@link #MAX_VALUE}: most
  * are small, but most bytes are in the large ones, so the log fills fast and, with every key
@@ -27,8 +27,10 @@ import java.util.function.BooleanSupplier;
 final class MixedLoadClient implements Runnable {
   static final int MIN_VALUE = 10;
   static final int MAX_VALUE = 64 * 1024;
+
   /** An APPENDed value longer than this is SET back to a small one, so values stay bounded. */
   private static final int APPEND_CAP = 2 * MAX_VALUE;
+
   private static final int COUNTERS = 64;
   private static final Duration TIMEOUT = Duration.ofSeconds(60);
   private static final byte[][] FILLS = fills();
@@ -45,12 +47,27 @@ final class MixedLoadClient implements Runnable {
   private final boolean[] counterKnown = new boolean[COUNTERS];
   private SoakConnection connection;
 
-  MixedLoadClient(int port, int client, int clients, int keys, LoadCounters counters, BooleanSupplier stopping) {
+  MixedLoadClient(
+      int port,
+      int client,
+      int clients,
+      int keys,
+      LoadCounters counters,
+      BooleanSupplier stopping) {
     this(port, client, clients, keys, counters, stopping, null);
   }
 
-  /** A client that authenticates with {@code password} (null for none) on every connection it opens. */
-  MixedLoadClient(int port, int client, int clients, int keys, LoadCounters counters, BooleanSupplier stopping, String password) {
+  /**
+   * A client that authenticates with {@code password} (null for none) on every connection it opens.
+   */
+  MixedLoadClient(
+      int port,
+      int client,
+      int clients,
+      int keys,
+      LoadCounters counters,
+      BooleanSupplier stopping,
+      String password) {
     this.port = port;
     this.client = client;
     this.clients = clients;
@@ -107,19 +124,29 @@ final class MixedLoadClient implements Runnable {
   private void get(int key, byte[] name) throws IOException {
     SoakConnection.Reply reply = connection.call(bytes("GET"), name);
     if (expect(reply, '$', "GET") && reply.bulk() != null && !allEqual(reply.bulk(), fill(key))) {
-      wrong("GET soak:s:" + key + " returned " + reply.bulk().length + " bytes that are not all '" + (char) fill(key) + "'");
+      wrong(
+          "GET soak:s:"
+              + key
+              + " returned "
+              + reply.bulk().length
+              + " bytes that are not all '"
+              + (char) fill(key)
+              + "'");
     }
   }
 
   private void set(int key, byte[] name, int size) throws IOException {
-    SoakConnection.Reply reply = connection.call(bytes("SET"), name, Arrays.copyOf(FILLS[key % FILLS.length], size));
+    SoakConnection.Reply reply =
+        connection.call(bytes("SET"), name, Arrays.copyOf(FILLS[key % FILLS.length], size));
     if (expect(reply, '+', "SET") && !"OK".equals(reply.text())) {
       wrong("SET soak:s:" + key + " replied +" + reply.text());
     }
   }
 
   private void append(int key, byte[] name) throws IOException {
-    SoakConnection.Reply reply = connection.call(bytes("APPEND"), name, Arrays.copyOf(FILLS[key % FILLS.length], logUniform(1, 4096)));
+    SoakConnection.Reply reply =
+        connection.call(
+            bytes("APPEND"), name, Arrays.copyOf(FILLS[key % FILLS.length], logUniform(1, 4096)));
     if (expect(reply, ':', "APPEND") && reply.integer() > APPEND_CAP) {
       set(key, name, MIN_VALUE);
     }
@@ -127,12 +154,21 @@ final class MixedLoadClient implements Runnable {
 
   private void incr() throws IOException {
     int slot = random.nextInt(COUNTERS);
-    SoakConnection.Reply reply = connection.call(bytes("INCR"), bytes("soak:c:" + client + ":" + slot));
+    SoakConnection.Reply reply =
+        connection.call(bytes("INCR"), bytes("soak:c:" + client + ":" + slot));
     if (!expect(reply, ':', "INCR")) {
       return;
     }
     if (counterKnown[slot] && reply.integer() != counterValues[slot] + 1) {
-      wrong("INCR soak:c:" + client + ":" + slot + " returned " + reply.integer() + ", expected " + (counterValues[slot] + 1));
+      wrong(
+          "INCR soak:c:"
+              + client
+              + ":"
+              + slot
+              + " returned "
+              + reply.integer()
+              + ", expected "
+              + (counterValues[slot] + 1));
     }
     counterValues[slot] = reply.integer();
     counterKnown[slot] = true;
@@ -158,7 +194,9 @@ final class MixedLoadClient implements Runnable {
   }
 
   private int logUniform(int min, int max) {
-    return (int) Math.min(max, Math.exp(Math.log(min) + random.nextDouble() * (Math.log(max) - Math.log(min))));
+    return (int)
+        Math.min(
+            max, Math.exp(Math.log(min) + random.nextDouble() * (Math.log(max) - Math.log(min))));
   }
 
   private static byte fill(int key) {

@@ -10,19 +10,38 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * @param id the pattern's name in the JSON record
  * @param description what it does, for the report
- * @param disconnectsExpected whether the server must cut some of these clients off for the run to pass
+ * @param disconnectsExpected whether the server must cut some of these clients off for the run to
+ *     pass
  * @param completionsExpected whether some of its requests must be answered for the run to pass
  */
-record PatternCounters(String id, String description, boolean disconnectsExpected, boolean completionsExpected,
-    LongAdder attempts, LongAdder completed, LongAdder disconnects, LongAdder errors) {
+record PatternCounters(
+    String id,
+    String description,
+    boolean disconnectsExpected,
+    boolean completionsExpected,
+    LongAdder attempts,
+    LongAdder completed,
+    LongAdder disconnects,
+    LongAdder errors) {
 
-  PatternCounters(String id, String description, boolean disconnectsExpected, boolean completionsExpected) {
-    this(id, description, disconnectsExpected, completionsExpected, new LongAdder(), new LongAdder(), new LongAdder(), new LongAdder());
+  PatternCounters(
+      String id, String description, boolean disconnectsExpected, boolean completionsExpected) {
+    this(
+        id,
+        description,
+        disconnectsExpected,
+        completionsExpected,
+        new LongAdder(),
+        new LongAdder(),
+        new LongAdder(),
+        new LongAdder());
   }
 
   /** Whether the pattern ran, met the defence it tests, and saw nothing unexpected. */
   boolean passed() {
-    return attempts.sum() > 0 && errors.sum() == 0 && (!disconnectsExpected || disconnects.sum() > 0)
+    return attempts.sum() > 0
+        && errors.sum() == 0
+        && (!disconnectsExpected || disconnects.sum() > 0)
         && (!completionsExpected || completed.sum() > 0);
   }
 

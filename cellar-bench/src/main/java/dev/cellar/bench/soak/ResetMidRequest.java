@@ -6,9 +6,9 @@ import java.util.SplittableRandom;
 import java.util.function.BooleanSupplier;
 
 /**
- * Pattern 1: a client that connects, sends part of a request (a random prefix: inside the header
- * or inside the body) and resets the connection, {@value #PER_SECOND} times a second. The server
- * must release each one; the end-of-run connection count shows whether it did.
+ * Pattern 1: a client that connects, sends part of a request (a random prefix: inside the header or
+ * inside the body) and resets the connection, {@value #PER_SECOND} times a second. The server must
+ * release each one; the end-of-run connection count shows whether it did.
  *
  * <p>Owned by its own thread.
  */
@@ -24,8 +24,15 @@ final class ResetMidRequest implements Runnable {
   private final BooleanSupplier stopping;
   private final SplittableRandom random;
 
-  private ResetMidRequest(byte[] request, int port, HostileSockets sockets, CycleClock clock, PatternCounters counters, LoadCounters problems,
-      BooleanSupplier stopping, long seed) {
+  private ResetMidRequest(
+      byte[] request,
+      int port,
+      HostileSockets sockets,
+      CycleClock clock,
+      PatternCounters counters,
+      LoadCounters problems,
+      BooleanSupplier stopping,
+      long seed) {
     this.request = request;
     this.port = port;
     this.sockets = sockets;
@@ -37,16 +44,29 @@ final class ResetMidRequest implements Runnable {
   }
 
   /** A SET of a 10,000-byte value (under the 16 KiB an unauthenticated client may send). */
-  static ResetMidRequest resp(int port, HostileSockets sockets, CycleClock clock, PatternCounters counters, LoadCounters problems,
+  static ResetMidRequest resp(
+      int port,
+      HostileSockets sockets,
+      CycleClock clock,
+      PatternCounters counters,
+      LoadCounters problems,
       BooleanSupplier stopping) {
     byte[] request = HostileSockets.command("SET", "soak:h:reset", "r".repeat(10_000));
     return new ResetMidRequest(request, port, sockets, clock, counters, problems, stopping, 1);
   }
 
   /** A PUT of a 10,000-byte body. */
-  static ResetMidRequest http(int port, HostileSockets sockets, CycleClock clock, PatternCounters counters, LoadCounters problems,
+  static ResetMidRequest http(
+      int port,
+      HostileSockets sockets,
+      CycleClock clock,
+      PatternCounters counters,
+      LoadCounters problems,
       BooleanSupplier stopping) {
-    byte[] request = HostileSockets.ascii("PUT /v1/kv/soak:h:reset HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10000\r\n\r\n" + "r".repeat(10_000));
+    byte[] request =
+        HostileSockets.ascii(
+            "PUT /v1/kv/soak:h:reset HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10000\r\n\r\n"
+                + "r".repeat(10_000));
     return new ResetMidRequest(request, port, sockets, clock, counters, problems, stopping, 2);
   }
 

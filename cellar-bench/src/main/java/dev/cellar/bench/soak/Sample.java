@@ -8,10 +8,13 @@ import java.util.Map;
  *
  * @param seconds since the load began
  * @param vmRss resident set ({@code VmRSS}): heap, native memory, and the log pages mapped in
- * @param rssAnon the anonymous part of it ({@code RssAnon}): heap and native allocations, where a leak would show
+ * @param rssAnon the anonymous part of it ({@code RssAnon}): heap and native allocations, where a
+ *     leak would show
  * @param heapUsed Java heap in use when read (INFO {@code used_memory_heap}), garbage included
- * @param heapLive Java heap in use right after a full collection this sample asked for; -1 when it asked for none
- * @param usedMemory what counts against maxmemory (INFO {@code used_memory}): the off-heap index and live log bytes
+ * @param heapLive Java heap in use right after a full collection this sample asked for; -1 when it
+ *     asked for none
+ * @param usedMemory what counts against maxmemory (INFO {@code used_memory}): the off-heap index
+ *     and live log bytes
  * @param logBytes log segment bytes on disk (INFO {@code cellar_log_bytes})
  * @param compactions compaction passes so far (INFO {@code cellar_compactions})
  * @param keys keys in the store
@@ -20,8 +23,18 @@ import java.util.Map;
  * @param errors error replies, wrong replies and lost connections so far
  */
 record Sample(
-    long seconds, long vmRss, long rssAnon, long heapUsed, long heapLive, long usedMemory, long logBytes,
-    long compactions, long keys, long operations, double opsPerSecond, long errors) {
+    long seconds,
+    long vmRss,
+    long rssAnon,
+    long heapUsed,
+    long heapLive,
+    long usedMemory,
+    long logBytes,
+    long compactions,
+    long keys,
+    long operations,
+    double opsPerSecond,
+    long errors) {
 
   Map<String, Object> toJson() {
     Map<String, Object> m = new LinkedHashMap<>();

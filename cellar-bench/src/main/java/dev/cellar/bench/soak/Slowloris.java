@@ -10,17 +10,18 @@ import java.util.function.BooleanSupplier;
 
 /**
  * Pattern 4: up to {@value #CONNECTIONS} HTTP connections that send half their headers and then a
- * byte every half second, never the blank line that ends them. The server must close each at
- * {@code http-header-timeout} (10 s by default) without an answer; the client counts those
- * closes, opens a new connection in each one's place while the cycle's active part lasts, and
- * resets the ones still open when it ends. An answer of any kind is an error.
+ * byte every half second, never the blank line that ends them. The server must close each at {@code
+ * http-header-timeout} (10 s by default) without an answer; the client counts those closes, opens a
+ * new connection in each one's place while the cycle's active part lasts, and resets the ones still
+ * open when it ends. An answer of any kind is an error.
  *
  * <p>Owned by its own thread, which polls all its sockets in turn.
  */
 final class Slowloris implements Runnable {
   static final int CONNECTIONS = 200;
   private static final int OPENED_PER_ROUND = 50;
-  private static final byte[] HALF_HEADERS = HostileSockets.ascii("GET /v1/kv/soak:h:slow HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ");
+  private static final byte[] HALF_HEADERS =
+      HostileSockets.ascii("GET /v1/kv/soak:h:slow HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ");
   private static final byte[] ONE_MORE = HostileSockets.ascii("s");
 
   private final int port;
@@ -31,7 +32,13 @@ final class Slowloris implements Runnable {
   private final BooleanSupplier stopping;
   private final List<Socket> open = new ArrayList<>();
 
-  Slowloris(int port, HostileSockets sockets, CycleClock clock, PatternCounters counters, LoadCounters problems, BooleanSupplier stopping) {
+  Slowloris(
+      int port,
+      HostileSockets sockets,
+      CycleClock clock,
+      PatternCounters counters,
+      LoadCounters problems,
+      BooleanSupplier stopping) {
     this.port = port;
     this.sockets = sockets;
     this.clock = clock;
@@ -84,7 +91,12 @@ final class Slowloris implements Runnable {
           counters.disconnects().increment();
         } else {
           counters.errors().increment();
-          problems.problem("hostile " + counters.id() + ": a connection with half its headers was answered ('" + (char) b + "'...)");
+          problems.problem(
+              "hostile "
+                  + counters.id()
+                  + ": a connection with half its headers was answered ('"
+                  + (char) b
+                  + "'...)");
         }
         sockets.reset(socket);
         it.remove();

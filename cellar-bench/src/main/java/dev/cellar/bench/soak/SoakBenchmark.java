@@ -22,8 +22,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
@@ -64,41 +64,78 @@ public final class SoakBenchmark implements Callable<Integer> {
 
   @Mixin LauncherOptions launcherOptions;
 
-  @Option(names = "--minutes", defaultValue = "30", description = "Length of the load (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--minutes",
+      defaultValue = "30",
+      description = "Length of the load (default ${DEFAULT-VALUE}).")
   double minutes;
 
-  @Option(names = "--clients", defaultValue = "8", description = "Client connections, one thread each (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--clients",
+      defaultValue = "8",
+      description = "Client connections, one thread each (default ${DEFAULT-VALUE}).")
   int clients;
 
-  @Option(names = "--keys", defaultValue = "20000", description = "String keys overwritten at random (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--keys",
+      defaultValue = "20000",
+      description = "String keys overwritten at random (default ${DEFAULT-VALUE}).")
   int keys;
 
-  @Option(names = "--sample-seconds", defaultValue = "10", description = "Seconds between readings (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--sample-seconds",
+      defaultValue = "10",
+      description = "Seconds between readings (default ${DEFAULT-VALUE}).")
   int sampleSeconds;
 
-  @Option(names = "--bgsave-seconds", defaultValue = "60", description = "Seconds between BGSAVEs; 0 for none (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--bgsave-seconds",
+      defaultValue = "60",
+      description = "Seconds between BGSAVEs; 0 for none (default ${DEFAULT-VALUE}).")
   int bgsaveSeconds;
 
-  @Option(names = "--full-gc-seconds", defaultValue = "30",
-      description = "Seconds between full collections asked of the server (jcmd GC.class_histogram, which also counts the live objects); 0 for none (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--full-gc-seconds",
+      defaultValue = "30",
+      description =
+          "Seconds between full collections asked of the server (jcmd GC.class_histogram, which also counts the live objects); 0 for none (default ${DEFAULT-VALUE}).")
   int fullGcSeconds;
 
-  @Option(names = "--fsync", defaultValue = "everysec", description = "The server's appendfsync (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--fsync",
+      defaultValue = "everysec",
+      description = "The server's appendfsync (default ${DEFAULT-VALUE}).")
   String fsync;
 
-  @Option(names = "--server-arg", description = "An extra argument for cellar server, such as --maxmemory=1gb (repeatable).")
+  @Option(
+      names = "--server-arg",
+      description = "An extra argument for cellar server, such as --maxmemory=1gb (repeatable).")
   List<String> serverArgs = new ArrayList<>();
 
-  @Option(names = "--hostile", negatable = true, defaultValue = "true", fallbackValue = "true",
-      description = "Hostile clients beside the load (default on; --no-hostile for the load alone): resets mid-request, stalled 56 MB MSETs,"
-          + " a trickled MSET, HTTP slowloris, oversized requests before AUTH. The server then has a password and HTTP on.")
+  @Option(
+      names = "--hostile",
+      negatable = true,
+      defaultValue = "true",
+      fallbackValue = "true",
+      description =
+          "Hostile clients beside the load (default on; --no-hostile for the load alone): resets mid-request, stalled 56 MB MSETs,"
+              + " a trickled MSET, HTTP slowloris, oversized requests before AUTH. The server then has a password and HTTP on.")
   boolean hostile;
 
-  @Option(names = "--out", description = "JSON results file; '-' for none (default docs/benchmarks/soak-<date>.json in the checkout).")
+  @Option(
+      names = "--out",
+      description =
+          "JSON results file; '-' for none (default docs/benchmarks/soak-<date>.json in the checkout).")
   String out;
 
-  @Option(names = "--markdown", description = "Markdown file the report goes into, between " + BEGIN + " and " + END
-      + "; '-' for none (default docs/benchmarks.md in the checkout).")
+  @Option(
+      names = "--markdown",
+      description =
+          "Markdown file the report goes into, between "
+              + BEGIN
+              + " and "
+              + END
+              + "; '-' for none (default docs/benchmarks.md in the checkout).")
   String markdown;
 
   @Override
@@ -116,8 +153,15 @@ public final class SoakBenchmark implements Callable<Integer> {
     if (!launcherOptions.keepData()) {
       children.deleteAtExit(runDir);
     }
-    log.printf(Locale.ROOT, "soak: %.1f min, %d clients, %,d keys, fsync %s%s; data in %s%n",
-        settings.minutes(), settings.clients(), settings.keys(), settings.fsync(), settings.hostile() ? ", hostile clients" : "", runDir);
+    log.printf(
+        Locale.ROOT,
+        "soak: %.1f min, %d clients, %,d keys, fsync %s%s; data in %s%n",
+        settings.minutes(),
+        settings.clients(),
+        settings.keys(),
+        settings.fsync(),
+        settings.hostile() ? ", hostile clients" : "",
+        runDir);
     SoakResult result;
     try {
       result = new SoakRun(settings, fullCollection, log).run(cellar, runDir, freePort(), children);
@@ -131,14 +175,35 @@ public final class SoakBenchmark implements Callable<Integer> {
     return result.passed() ? 0 : 1;
   }
 
-  private void report(SoakSettings settings, Map<String, Object> machine, SoakResult result, Path root, Path markdownFile, PrintStream log)
+  private void report(
+      SoakSettings settings,
+      Map<String, Object> machine,
+      SoakResult result,
+      Path root,
+      Path markdownFile,
+      PrintStream log)
       throws IOException {
-    String heading = String.format(Locale.ROOT,
-        "`%s`, %s: %d clients over %,d keys, values %d B to %d KiB, fsync %s, a BGSAVE every %d s, readings every %d s, "
-            + "a full GC asked every %d s%s; %s cores (%s), load average %s at the start.",
-        ReportedCommandLine.of(spec, "./cellar bench soak"), machine.get("date"), settings.clients(), settings.keys(), MixedLoadClient.MIN_VALUE,
-        MixedLoadClient.MAX_VALUE / 1024, settings.fsync(), settings.bgsaveSeconds(), settings.sampleSeconds(), settings.fullGcSeconds(),
-        settings.hostile() ? "; hostile clients throughout (below), the server with a password and HTTP" : "", machine.get("cores"), machine.get("cpu"), String.valueOf(machine.get("load_average_start")).split(" ")[0]);
+    String heading =
+        String.format(
+            Locale.ROOT,
+            "`%s`, %s: %d clients over %,d keys, values %d B to %d KiB, fsync %s, a BGSAVE every %d s, readings every %d s, "
+                + "a full GC asked every %d s%s; %s cores (%s), load average %s at the start.",
+            ReportedCommandLine.of(spec, "./cellar bench soak"),
+            machine.get("date"),
+            settings.clients(),
+            settings.keys(),
+            MixedLoadClient.MIN_VALUE,
+            MixedLoadClient.MAX_VALUE / 1024,
+            settings.fsync(),
+            settings.bgsaveSeconds(),
+            settings.sampleSeconds(),
+            settings.fullGcSeconds(),
+            settings.hostile()
+                ? "; hostile clients throughout (below), the server with a password and HTTP"
+                : "",
+            machine.get("cores"),
+            machine.get("cpu"),
+            String.valueOf(machine.get("load_average_start")).split(" ")[0]);
     String section = SoakReport.markdown(heading, result);
     System.out.print(section);
     Path json = jsonPath(root);
@@ -150,14 +215,26 @@ public final class SoakBenchmark implements Callable<Integer> {
       log.println("wrote " + json);
     }
     if (markdownFile != null) {
-      Files.writeString(markdownFile, MarkdownSection.replace(Files.readString(markdownFile), section, BEGIN, END), StandardCharsets.UTF_8);
+      Files.writeString(
+          markdownFile,
+          MarkdownSection.replace(Files.readString(markdownFile), section, BEGIN, END),
+          StandardCharsets.UTF_8);
       log.println("wrote the report into " + markdownFile);
     }
   }
 
   private SoakSettings settings() {
     try {
-      return new SoakSettings(minutes, clients, keys, sampleSeconds, bgsaveSeconds, fullGcSeconds, fsync, serverArgs, hostile);
+      return new SoakSettings(
+          minutes,
+          clients,
+          keys,
+          sampleSeconds,
+          bgsaveSeconds,
+          fullGcSeconds,
+          fsync,
+          serverArgs,
+          hostile);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }
@@ -170,7 +247,8 @@ public final class SoakBenchmark implements Callable<Integer> {
     try {
       return FullCollection.ofThisJdk();
     } catch (IllegalStateException e) {
-      throw new ParameterException(spec.commandLine(), e.getMessage() + " (or pass --full-gc-seconds 0)");
+      throw new ParameterException(
+          spec.commandLine(), e.getMessage() + " (or pass --full-gc-seconds 0)");
     }
   }
 
@@ -184,9 +262,11 @@ public final class SoakBenchmark implements Callable<Integer> {
       MarkdownSection.check(Files.readString(file), BEGIN, END);
       return file;
     } catch (IOException e) {
-      throw new ParameterException(spec.commandLine(), "--markdown " + file + ": cannot read it: " + e);
+      throw new ParameterException(
+          spec.commandLine(), "--markdown " + file + ": cannot read it: " + e);
     } catch (IllegalArgumentException e) {
-      throw new ParameterException(spec.commandLine(), "--markdown " + file + ": " + e.getMessage());
+      throw new ParameterException(
+          spec.commandLine(), "--markdown " + file + ": " + e.getMessage());
     }
   }
 
@@ -194,7 +274,9 @@ public final class SoakBenchmark implements Callable<Integer> {
     if ("-".equals(out)) {
       return null;
     }
-    return out != null ? Path.of(out) : root.resolve("docs/benchmarks/soak-" + LocalDate.now(ZoneOffset.UTC) + ".json");
+    return out != null
+        ? Path.of(out)
+        : root.resolve("docs/benchmarks/soak-" + LocalDate.now(ZoneOffset.UTC) + ".json");
   }
 
   private static int freePort() throws IOException {

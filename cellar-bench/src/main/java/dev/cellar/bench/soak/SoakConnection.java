@@ -48,12 +48,16 @@ final class SoakConnection implements AutoCloseable {
     this.out = new BufferedOutputStream(socket.getOutputStream(), 1 << 16);
   }
 
-  /** Connects to loopback; {@code timeout} bounds the connect and every read, so a stalled server fails the client instead of hanging it. */
+  /**
+   * Connects to loopback; {@code timeout} bounds the connect and every read, so a stalled server
+   * fails the client instead of hanging it.
+   */
   static SoakConnection open(int port, Duration timeout) throws IOException {
     Socket socket = new Socket();
     try {
       socket.setTcpNoDelay(true);
-      socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), (int) timeout.toMillis());
+      socket.connect(
+          new InetSocketAddress(InetAddress.getLoopbackAddress(), port), (int) timeout.toMillis());
       socket.setSoTimeout((int) timeout.toMillis());
       return new SoakConnection(socket);
     } catch (IOException e) {
@@ -66,7 +70,10 @@ final class SoakConnection implements AutoCloseable {
   static SoakConnection open(int port, Duration timeout, String password) throws IOException {
     SoakConnection connection = open(port, timeout);
     if (password != null) {
-      Reply reply = connection.call("AUTH".getBytes(StandardCharsets.US_ASCII), password.getBytes(StandardCharsets.UTF_8));
+      Reply reply =
+          connection.call(
+              "AUTH".getBytes(StandardCharsets.US_ASCII),
+              password.getBytes(StandardCharsets.UTF_8));
       if (reply.isError()) {
         connection.close();
         throw new IOException("AUTH failed: " + reply);
@@ -102,7 +109,8 @@ final class SoakConnection implements AutoCloseable {
       case '+', '-' -> new Reply((char) type, line, 0, null);
       case ':' -> new Reply(':', null, Long.parseLong(line), null);
       case '$' -> new Reply('$', null, 0, readBulk(Integer.parseInt(line)));
-      default -> throw new IOException("unexpected reply type '" + (char) type + "' followed by " + line);
+      default ->
+          throw new IOException("unexpected reply type '" + (char) type + "' followed by " + line);
     };
   }
 

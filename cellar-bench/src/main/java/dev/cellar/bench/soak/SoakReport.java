@@ -20,16 +20,31 @@ final class SoakReport {
   static String markdown(String heading, SoakResult result) {
     StringBuilder md = new StringBuilder();
     md.append(heading).append("\n\n");
-    md.append(String.format(Locale.ROOT, "**Verdict: %s.** Flat means the line fitted through the peaks of the second half's readings "
-        + "(the highest of each window of up to %d s) rises by less than %.0f%% of its level and by less than %d MiB; the run passes "
-        + "when RSS, anonymous RSS and the live heap are flat, no request failed or took over %d ms and the server neither died nor logged an "
-        + "OutOfMemoryError%s.%n%n",
-        result.passed() ? "pass" : result.judged() || !result.servedAndDefended() ? "FAIL" : "none, the run is too short (a second half under "
-            + Flatness.MIN_JUDGED_SECONDS / 60 + " minutes)", Flatness.PEAK_WINDOW_SECONDS, Flatness.MAX_RELATIVE_GROWTH * 100, Flatness.MAX_GROWTH_MIB,
-        LoadCounters.STALL_MILLIS, result.hostile().isEmpty() ? "" : "; and, of the hostile clients, each pattern ran without an unexpected "
-            + "answer and was cut off or answered as the server's defences require, and afterwards the server's connections were the "
-            + "well-behaved ones only"));
-    md.append("| series | first | last | max | second half: slope | second half: rise | verdict |\n");
+    md.append(
+        String.format(
+            Locale.ROOT,
+            "**Verdict: %s.** Flat means the line fitted through the peaks of the second half's readings "
+                + "(the highest of each window of up to %d s) rises by less than %.0f%% of its level and by less than %d MiB; the run passes "
+                + "when RSS, anonymous RSS and the live heap are flat, no request failed or took over %d ms and the server neither died nor logged an "
+                + "OutOfMemoryError%s.%n%n",
+            result.passed()
+                ? "pass"
+                : result.judged() || !result.servedAndDefended()
+                    ? "FAIL"
+                    : "none, the run is too short (a second half under "
+                        + Flatness.MIN_JUDGED_SECONDS / 60
+                        + " minutes)",
+            Flatness.PEAK_WINDOW_SECONDS,
+            Flatness.MAX_RELATIVE_GROWTH * 100,
+            Flatness.MAX_GROWTH_MIB,
+            LoadCounters.STALL_MILLIS,
+            result.hostile().isEmpty()
+                ? ""
+                : "; and, of the hostile clients, each pattern ran without an unexpected "
+                    + "answer and was cut off or answered as the server's defences require, and afterwards the server's connections were the "
+                    + "well-behaved ones only"));
+    md.append(
+        "| series | first | last | max | second half: slope | second half: rise | verdict |\n");
     md.append("|---|---:|---:|---:|---:|---:|---|\n");
     for (Flatness f : result.memory()) {
       row(md, f, f.verdict());
@@ -40,12 +55,25 @@ final class SoakReport {
     md.append('\n');
     totals(md, result);
     hostile(md, result);
-    md.append("\n| time | RSS | RSS anon | heap live | used_memory | log | keys | ops/s | compactions | errors |\n");
+    md.append(
+        "\n| time | RSS | RSS anon | heap live | used_memory | log | keys | ops/s | compactions | errors |\n");
     md.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (Sample s : thinned(result.samples())) {
-      md.append(String.format(Locale.ROOT, "| %d:%02d | %s | %s | %s | %s | %s | %,d | %,.0f | %,d | %,d |%n",
-          s.seconds() / 60, s.seconds() % 60, mib(s.vmRss()), mib(s.rssAnon()), s.heapLive() < 0 ? "" : mib(s.heapLive()),
-          mib(s.usedMemory()), mib(s.logBytes()), s.keys(), s.opsPerSecond(), s.compactions(), s.errors()));
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "| %d:%02d | %s | %s | %s | %s | %s | %,d | %,.0f | %,d | %,d |%n",
+              s.seconds() / 60,
+              s.seconds() % 60,
+              mib(s.vmRss()),
+              mib(s.rssAnon()),
+              s.heapLive() < 0 ? "" : mib(s.heapLive()),
+              mib(s.usedMemory()),
+              mib(s.logBytes()),
+              s.keys(),
+              s.opsPerSecond(),
+              s.compactions(),
+              s.errors()));
     }
     return md.toString();
   }
@@ -53,13 +81,27 @@ final class SoakReport {
   private static void totals(StringBuilder md, SoakResult r) {
     List<Sample> samples = r.samples();
     long compactions = samples.isEmpty() ? 0 : samples.getLast().compactions();
-    md.append(String.format(Locale.ROOT, "%,d operations in %d s (%,.0f/s); errors: %d error replies, %d wrong replies, %d lost connections; "
-            + "%d compaction passes; %d BGSAVEs (%d refused while one ran); %d failed full-GC requests; server %s; "
-            + "OutOfMemoryError lines in its output: %d; longest operation %,d ms, %d over %d ms.%n",
-        r.operations(), r.durationSeconds(), r.operations() / (double) Math.max(1, r.durationSeconds()), r.errorReplies(),
-        r.wrongReplies(), r.connectionFailures(), compactions, r.bgsaves(), r.bgsavesRefused(), r.fullCollectionsFailed(),
-        r.serverExit() == null ? "alive at the end" : r.serverExit(), r.outOfMemoryLines(), r.longestMillis(), r.stalls(),
-        LoadCounters.STALL_MILLIS));
+    md.append(
+        String.format(
+            Locale.ROOT,
+            "%,d operations in %d s (%,.0f/s); errors: %d error replies, %d wrong replies, %d lost connections; "
+                + "%d compaction passes; %d BGSAVEs (%d refused while one ran); %d failed full-GC requests; server %s; "
+                + "OutOfMemoryError lines in its output: %d; longest operation %,d ms, %d over %d ms.%n",
+            r.operations(),
+            r.durationSeconds(),
+            r.operations() / (double) Math.max(1, r.durationSeconds()),
+            r.errorReplies(),
+            r.wrongReplies(),
+            r.connectionFailures(),
+            compactions,
+            r.bgsaves(),
+            r.bgsavesRefused(),
+            r.fullCollectionsFailed(),
+            r.serverExit() == null ? "alive at the end" : r.serverExit(),
+            r.outOfMemoryLines(),
+            r.longestMillis(),
+            r.stalls(),
+            LoadCounters.STALL_MILLIS));
     for (String problem : r.problems()) {
       md.append("- ").append(problem.replace('|', '/')).append('\n');
     }
@@ -69,22 +111,47 @@ final class SoakReport {
     if (r.hostile().isEmpty()) {
       return;
     }
-    md.append("\n| hostile pattern | attempts | answered | disconnects seen | errors | verdict |\n");
+    md.append(
+        "\n| hostile pattern | attempts | answered | disconnects seen | errors | verdict |\n");
     md.append("|---|---:|---:|---:|---:|---|\n");
     for (PatternCounters p : r.hostile()) {
-      md.append(String.format(Locale.ROOT, "| %s | %,d | %,d | %,d | %,d | %s |%n", p.description().replace('|', '/'), p.attempts().sum(),
-          p.completed().sum(), p.disconnects().sum(), p.errors().sum(), p.passed() ? "ok" : "FAIL"));
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %,d | %,d | %,d | %,d | %s |%n",
+              p.description().replace('|', '/'),
+              p.attempts().sum(),
+              p.completed().sum(),
+              p.disconnects().sum(),
+              p.errors().sum(),
+              p.passed() ? "ok" : "FAIL"));
     }
     ConnectionsAfter c = r.connections();
-    md.append('\n').append(c == null ? "Connections after the hostile clients stopped: not read (the run ended early)."
-        : String.format(Locale.ROOT, "After the hostile clients stopped: %s (%s); clients evicted by maxmemory-clients over the run: %,d.",
-            c.describe(), c.returned() ? "ok" : "FAIL", c.evictedClients())).append('\n');
+    md.append('\n')
+        .append(
+            c == null
+                ? "Connections after the hostile clients stopped: not read (the run ended early)."
+                : String.format(
+                    Locale.ROOT,
+                    "After the hostile clients stopped: %s (%s); clients evicted by maxmemory-clients over the run: %,d.",
+                    c.describe(),
+                    c.returned() ? "ok" : "FAIL",
+                    c.evictedClients()))
+        .append('\n');
   }
 
   private static void row(StringBuilder md, Flatness f, String verdict) {
-    md.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %+.1f MiB/10 min | %+.1f MiB | %s |%n",
-        f.name(), mib(f.first()), mib(f.last()), mib(f.max()), f.secondHalf().mibPerTenMinutes(), f.secondHalf().growth() / (1 << 20),
-        verdict));
+    md.append(
+        String.format(
+            Locale.ROOT,
+            "| %s | %s | %s | %s | %+.1f MiB/10 min | %+.1f MiB | %s |%n",
+            f.name(),
+            mib(f.first()),
+            mib(f.last()),
+            mib(f.max()),
+            f.secondHalf().mibPerTenMinutes(),
+            f.secondHalf().growth() / (1 << 20),
+            verdict));
   }
 
   private static List<Flatness> others(SoakResult r) {
@@ -170,7 +237,8 @@ final class SoakReport {
     m.put("last_bytes", f.last());
     m.put("max_bytes", f.max());
     m.put("second_half_points", f.secondHalf().points());
-    m.put("second_half_mib_per_10_min", Math.round(f.secondHalf().mibPerTenMinutes() * 100) / 100.0);
+    m.put(
+        "second_half_mib_per_10_min", Math.round(f.secondHalf().mibPerTenMinutes() * 100) / 100.0);
     m.put("second_half_growth_bytes", Math.round(f.secondHalf().growth()));
     m.put("verdict", verdict);
     return m;

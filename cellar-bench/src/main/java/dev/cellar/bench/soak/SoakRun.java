@@ -6,10 +6,10 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.security.SecureRandom;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,6 +26,7 @@ import java.util.stream.Stream;
  */
 final class SoakRun {
   private static final Duration READY_TIMEOUT = Duration.ofMinutes(5);
+
   /** The hostile clients' cycle when no full collections set it. */
   private static final long DEFAULT_HOSTILE_CYCLE_SECONDS = 30;
 
@@ -40,7 +41,8 @@ final class SoakRun {
     this.log = log;
   }
 
-  SoakResult run(Path cellar, Path runDir, int port, ChildProcesses children) throws IOException, InterruptedException {
+  SoakResult run(Path cellar, Path runDir, int port, ChildProcesses children)
+      throws IOException, InterruptedException {
     return run(List.of(cellar.toString(), "server"), runDir, port, children);
   }
 
@@ -48,16 +50,26 @@ final class SoakRun {
    * Runs the soak against the server that {@code serverCommand} (the launcher and {@code server},
    * or the java command line it execs) starts with the soak's arguments.
    */
-  SoakResult run(List<String> serverCommand, Path runDir, int port, ChildProcesses children) throws IOException, InterruptedException {
+  SoakResult run(List<String> serverCommand, Path runDir, int port, ChildProcesses children)
+      throws IOException, InterruptedException {
     Path data = Files.createDirectories(runDir.resolve("data"));
     Path serverLog = runDir.resolve("server.log");
     int httpPort = settings.hostile() ? freePort() : 0;
     // With hostile clients the server has a password, so that requests before AUTH can be tried;
     // the soak's own clients authenticate. A fresh random one: it is visible in ps.
-    String password = settings.hostile() ? "soak-" + Long.toHexString(new SecureRandom().nextLong()) : null;
+    String password =
+        settings.hostile() ? "soak-" + Long.toHexString(new SecureRandom().nextLong()) : null;
     List<String> command = new ArrayList<>(serverCommand);
-    command.addAll(List.of(
-        "--port", Integer.toString(port), "--dir", data.toString(), "--fsync", settings.fsync(), "--http-port", Integer.toString(httpPort)));
+    command.addAll(
+        List.of(
+            "--port",
+            Integer.toString(port),
+            "--dir",
+            data.toString(),
+            "--fsync",
+            settings.fsync(),
+            "--http-port",
+            Integer.toString(httpPort)));
     if (password != null) {
       command.addAll(List.of("--requirepass", password));
     }
@@ -69,16 +81,30 @@ final class SoakRun {
     ConnectionsAfter connections = null;
     String serverExit;
     long begin;
-    try (ServerProcess server = ServerProcess.startCellar(command, port, password, serverLog, children, READY_TIMEOUT)) {
-      log.printf(Locale.ROOT, "soak: server pid %d on port %d%s%n", server.pid(), port,
+    try (ServerProcess server =
+        ServerProcess.startCellar(command, port, password, serverLog, children, READY_TIMEOUT)) {
+      log.printf(
+          Locale.ROOT,
+          "soak: server pid %d on port %d%s%n",
+          server.pid(),
+          port,
           settings.hostile() ? ", HTTP on " + httpPort + ", hostile clients on" : "");
       begin = System.nanoTime();
       List<Thread> clients = startClients(port, counters, password);
       try {
         sampler = new SoakSampler(server, counters, fullCollection, begin);
         if (settings.hostile()) {
-          long cycle = settings.fullGcSeconds() > 0 ? settings.fullGcSeconds() : DEFAULT_HOSTILE_CYCLE_SECONDS;
-          hostile = new HostileLoad(port, httpPort, password, new CycleClock(begin, cycle, HostileLoad.QUIET_SECONDS), counters);
+          long cycle =
+              settings.fullGcSeconds() > 0
+                  ? settings.fullGcSeconds()
+                  : DEFAULT_HOSTILE_CYCLE_SECONDS;
+          hostile =
+              new HostileLoad(
+                  port,
+                  httpPort,
+                  password,
+                  new CycleClock(begin, cycle, HostileLoad.QUIET_SECONDS),
+                  counters);
           hostile.start();
         }
         sampleUntilTheEnd(sampler, begin, samples);
@@ -88,7 +114,8 @@ final class SoakRun {
           log.println("soak: " + connections.describe());
         }
       } catch (IOException e) {
-        // The server stopped answering the harness: the run ends here, fails, and the report says why.
+        // The server stopped answering the harness: the run ends here, fails, and the report says
+        // why.
         counters.connectionFailures.increment();
         counters.problem("harness: " + e);
         log.println("soak: reading the server failed: " + e);
@@ -104,29 +131,49 @@ final class SoakRun {
           sampler.close();
         }
       }
-      serverExit = server.process().isAlive() ? null : "exited with status " + server.process().exitValue();
+      serverExit =
+          server.process().isAlive() ? null : "exited with status " + server.process().exitValue();
       if (serverExit != null) {
         log.println("soak: the server " + serverExit + "; its output ends:\n" + server.logTail());
       }
     }
     long seconds = (System.nanoTime() - begin) / 1_000_000_000L;
-    return new SoakResult(samples, counters.operations.sum(), counters.errorReplies.sum(), counters.wrongReplies.sum(),
-        counters.connectionFailures.sum(), counters.problems(), sampler == null ? 0 : sampler.bgsaves,
-        sampler == null ? 0 : sampler.bgsavesRefused, sampler == null ? 0 : sampler.fullCollectionsFailed, serverExit, outOfMemoryLines(serverLog), seconds,
-        counters.stalls.sum(), TimeUnit.NANOSECONDS.toMillis(counters.longestNanos.get()), hostile == null ? List.of() : hostile.patterns(), connections);
+    return new SoakResult(
+        samples,
+        counters.operations.sum(),
+        counters.errorReplies.sum(),
+        counters.wrongReplies.sum(),
+        counters.connectionFailures.sum(),
+        counters.problems(),
+        sampler == null ? 0 : sampler.bgsaves,
+        sampler == null ? 0 : sampler.bgsavesRefused,
+        sampler == null ? 0 : sampler.fullCollectionsFailed,
+        serverExit,
+        outOfMemoryLines(serverLog),
+        seconds,
+        counters.stalls.sum(),
+        TimeUnit.NANOSECONDS.toMillis(counters.longestNanos.get()),
+        hostile == null ? List.of() : hostile.patterns(),
+        connections);
   }
 
   private List<Thread> startClients(int port, LoadCounters counters, String password) {
     List<Thread> threads = new ArrayList<>();
     for (int i = 0; i < settings.clients(); i++) {
-      MixedLoadClient client = new MixedLoadClient(port, i, settings.clients(), settings.keys(), counters, () -> stopping, password);
+      MixedLoadClient client =
+          new MixedLoadClient(
+              port, i, settings.clients(), settings.keys(), counters, () -> stopping, password);
       threads.add(Thread.ofPlatform().name("soak-client-" + i).daemon().start(client));
     }
     return threads;
   }
 
-  /** Readings every {@code sampleSeconds}, with BGSAVEs and full collections on their own periods, until the run's length has passed. */
-  private void sampleUntilTheEnd(SoakSampler sampler, long begin, List<Sample> samples) throws IOException, InterruptedException {
+  /**
+   * Readings every {@code sampleSeconds}, with BGSAVEs and full collections on their own periods,
+   * until the run's length has passed.
+   */
+  private void sampleUntilTheEnd(SoakSampler sampler, long begin, List<Sample> samples)
+      throws IOException, InterruptedException {
     long duration = settings.durationSeconds();
     long nextBgsave = settings.bgsaveSeconds() == 0 ? Long.MAX_VALUE : settings.bgsaveSeconds();
     long nextFullGc = settings.fullGcSeconds() == 0 ? Long.MAX_VALUE : settings.fullGcSeconds();
@@ -150,10 +197,21 @@ final class SoakRun {
   }
 
   private void progress(Sample s) {
-    log.printf(Locale.ROOT, "[%02d:%02d] RSS %s (anon %s), heap %s%s, used_memory %s, log %s, %,d keys, %,.0f ops/s, %,d compactions, %d errors%n",
-        s.seconds() / 60, s.seconds() % 60, SoakReport.mib(s.vmRss()), SoakReport.mib(s.rssAnon()), SoakReport.mib(s.heapUsed()),
-        s.heapLive() < 0 ? "" : ", live " + SoakReport.mib(s.heapLive()), SoakReport.mib(s.usedMemory()), SoakReport.mib(s.logBytes()), s.keys(), s.opsPerSecond(),
-        s.compactions(), s.errors());
+    log.printf(
+        Locale.ROOT,
+        "[%02d:%02d] RSS %s (anon %s), heap %s%s, used_memory %s, log %s, %,d keys, %,.0f ops/s, %,d compactions, %d errors%n",
+        s.seconds() / 60,
+        s.seconds() % 60,
+        SoakReport.mib(s.vmRss()),
+        SoakReport.mib(s.rssAnon()),
+        SoakReport.mib(s.heapUsed()),
+        s.heapLive() < 0 ? "" : ", live " + SoakReport.mib(s.heapLive()),
+        SoakReport.mib(s.usedMemory()),
+        SoakReport.mib(s.logBytes()),
+        s.keys(),
+        s.opsPerSecond(),
+        s.compactions(),
+        s.errors());
   }
 
   private static int freePort() throws IOException {

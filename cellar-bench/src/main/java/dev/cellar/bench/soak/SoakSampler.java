@@ -9,8 +9,8 @@ import java.io.IOException;
  * Reads the server every few seconds over one connection of its own: resident memory from {@code
  * /proc/<pid>/status}, the heap, used memory, the log and compactions from INFO, and the clients'
  * operations from {@link LoadCounters}; on request it first has the server's JVM collect fully and
- * count its live objects (see {@link FullCollection}). It also starts the periodic
- * BGSAVEs, over the same connection.
+ * count its live objects (see {@link FullCollection}). It also starts the periodic BGSAVEs, over
+ * the same connection.
  *
  * <p>Owned by the benchmark's main thread.
  */
@@ -25,7 +25,9 @@ final class SoakSampler implements AutoCloseable {
   long bgsavesRefused;
   long fullCollectionsFailed;
 
-  SoakSampler(ServerProcess server, LoadCounters counters, FullCollection fullCollection, long startNanos) throws IOException {
+  SoakSampler(
+      ServerProcess server, LoadCounters counters, FullCollection fullCollection, long startNanos)
+      throws IOException {
     this.server = server;
     this.counters = counters;
     this.fullCollection = fullCollection;
@@ -46,8 +48,18 @@ final class SoakSampler implements AutoCloseable {
     lastOperations = operations;
     lastNanos = now;
     long heap = fields.number("used_memory_heap", -1);
-    return new Sample(seconds, rss.vmRss(), rss.rssAnon(), heap, live, fields.number("used_memory", -1),
-        fields.number("cellar_log_bytes", -1), fields.number("cellar_compactions", -1), fields.keys(), operations, rate,
+    return new Sample(
+        seconds,
+        rss.vmRss(),
+        rss.rssAnon(),
+        heap,
+        live,
+        fields.number("used_memory", -1),
+        fields.number("cellar_log_bytes", -1),
+        fields.number("cellar_compactions", -1),
+        fields.keys(),
+        operations,
+        rate,
         counters.errors());
   }
 

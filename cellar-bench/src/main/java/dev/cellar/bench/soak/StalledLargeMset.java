@@ -32,8 +32,15 @@ final class StalledLargeMset implements Runnable {
   private final LoadCounters problems;
   private final BooleanSupplier stopping;
 
-  StalledLargeMset(byte[] mostOfRequest, int port, String password, HostileSockets sockets, CycleClock clock, PatternCounters counters,
-      LoadCounters problems, BooleanSupplier stopping) {
+  StalledLargeMset(
+      byte[] mostOfRequest,
+      int port,
+      String password,
+      HostileSockets sockets,
+      CycleClock clock,
+      PatternCounters counters,
+      LoadCounters problems,
+      BooleanSupplier stopping) {
     this.mostOfRequest = mostOfRequest;
     this.port = port;
     this.password = password;
@@ -52,7 +59,9 @@ final class StalledLargeMset implements Runnable {
     wire.writeBytes(HostileSockets.ascii("*" + (1 + 2 * PAIRS) + "\r\n$4\r\nMSET\r\n"));
     for (int i = 0; i < PAIRS; i++) {
       String key = "soak:h:m:" + i;
-      wire.writeBytes(HostileSockets.ascii("$" + key.length() + "\r\n" + key + "\r\n$" + value.length + "\r\n"));
+      wire.writeBytes(
+          HostileSockets.ascii(
+              "$" + key.length() + "\r\n" + key + "\r\n$" + value.length + "\r\n"));
       wire.writeBytes(value);
       wire.writeBytes(HostileSockets.ascii("\r\n"));
     }
@@ -61,10 +70,13 @@ final class StalledLargeMset implements Runnable {
 
   @Override
   public void run() {
-    clock.eachActiveCycle(stopping, () -> {
-      CycleClock.sleep(1000); // after the other patterns have started, in the middle of the load
-      once(clock.activeEndNanos());
-    });
+    clock.eachActiveCycle(
+        stopping,
+        () -> {
+          CycleClock.sleep(
+              1000); // after the other patterns have started, in the middle of the load
+          once(clock.activeEndNanos());
+        });
   }
 
   private void once(long stallUntil) {

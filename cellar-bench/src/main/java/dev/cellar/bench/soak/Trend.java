@@ -16,11 +16,15 @@ import java.util.function.ToLongFunction;
  */
 record Trend(int points, double start, double bytesPerSecond, double growth) {
 
-  /** Fits the samples for which {@code value} is not negative; fewer than two give a flat line of no points. */
+  /**
+   * Fits the samples for which {@code value} is not negative; fewer than two give a flat line of no
+   * points.
+   */
   static Trend fit(List<Sample> samples, ToLongFunction<Sample> value) {
     List<Sample> present = samples.stream().filter(s -> value.applyAsLong(s) >= 0).toList();
     if (present.size() < 2) {
-      return new Trend(present.size(), present.isEmpty() ? 0 : value.applyAsLong(present.getFirst()), 0, 0);
+      return new Trend(
+          present.size(), present.isEmpty() ? 0 : value.applyAsLong(present.getFirst()), 0, 0);
     }
     double n = present.size();
     double meanX = present.stream().mapToDouble(Sample::seconds).sum() / n;

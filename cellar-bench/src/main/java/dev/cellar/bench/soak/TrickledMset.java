@@ -30,7 +30,13 @@ final class TrickledMset implements Runnable {
   private final LoadCounters problems;
   private final BooleanSupplier stopping;
 
-  TrickledMset(int port, String password, HostileSockets sockets, CycleClock clock, PatternCounters counters, LoadCounters problems,
+  TrickledMset(
+      int port,
+      String password,
+      HostileSockets sockets,
+      CycleClock clock,
+      PatternCounters counters,
+      LoadCounters problems,
       BooleanSupplier stopping) {
     this.port = port;
     this.password = password;
@@ -47,7 +53,17 @@ final class TrickledMset implements Runnable {
     String value = "t".repeat(50);
     for (int i = 0; i < PAIRS; i++) {
       String key = "soak:h:t:" + i;
-      wire.writeBytes(HostileSockets.ascii("$" + key.length() + "\r\n" + key + "\r\n$" + value.length() + "\r\n" + value + "\r\n"));
+      wire.writeBytes(
+          HostileSockets.ascii(
+              "$"
+                  + key.length()
+                  + "\r\n"
+                  + key
+                  + "\r\n$"
+                  + value.length()
+                  + "\r\n"
+                  + value
+                  + "\r\n"));
     }
     return wire.toByteArray();
   }
@@ -72,7 +88,12 @@ final class TrickledMset implements Runnable {
           return;
         }
         if (System.nanoTime() > deadline) {
-          fail("the MSET was still being sent when its cycle's active part ended, " + at + " of " + request.length + " bytes sent");
+          fail(
+              "the MSET was still being sent when its cycle's active part ended, "
+                  + at
+                  + " of "
+                  + request.length
+                  + " bytes sent");
           return;
         }
         out.write(request, at, Math.min(PIECE, request.length - at));

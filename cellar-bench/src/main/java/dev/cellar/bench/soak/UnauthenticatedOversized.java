@@ -6,16 +6,18 @@ import java.util.function.BooleanSupplier;
 
 /**
  * Pattern 5: with {@code requirepass}, a client that has not authenticated sends a request over the
- * limits Redis 7.2 sets before AUTH, {@value #PER_SECOND} times a second: alternately a 100-argument
- * header and a SET announcing a 10 MB value (the first 1 KiB of it sent). The server must answer
- * {@code -ERR Protocol error: unauthenticated ...} and close the connection.
+ * limits Redis 7.2 sets before AUTH, {@value #PER_SECOND} times a second: alternately a
+ * 100-argument header and a SET announcing a 10 MB value (the first 1 KiB of it sent). The server
+ * must answer {@code -ERR Protocol error: unauthenticated ...} and close the connection.
  *
  * <p>Owned by its own thread.
  */
 final class UnauthenticatedOversized implements Runnable {
   static final int PER_SECOND = 5;
   private static final byte[] MANY_ARGUMENTS = HostileSockets.ascii("*100\r\n$3\r\nSET\r\n");
-  private static final byte[] LARGE_BULK = HostileSockets.ascii("*3\r\n$3\r\nSET\r\n$9\r\nsoak:h:un\r\n$10000000\r\n" + "u".repeat(1024));
+  private static final byte[] LARGE_BULK =
+      HostileSockets.ascii(
+          "*3\r\n$3\r\nSET\r\n$9\r\nsoak:h:un\r\n$10000000\r\n" + "u".repeat(1024));
 
   private final int port;
   private final HostileSockets sockets;
@@ -23,10 +25,16 @@ final class UnauthenticatedOversized implements Runnable {
   private final PatternCounters counters;
   private final LoadCounters problems;
   private final BooleanSupplier stopping;
+
   /** Attempts so far: even ones send too many arguments, odd ones too large a bulk. */
   private long attempt;
 
-  UnauthenticatedOversized(int port, HostileSockets sockets, CycleClock clock, PatternCounters counters, LoadCounters problems,
+  UnauthenticatedOversized(
+      int port,
+      HostileSockets sockets,
+      CycleClock clock,
+      PatternCounters counters,
+      LoadCounters problems,
       BooleanSupplier stopping) {
     this.port = port;
     this.sockets = sockets;

@@ -3,9 +3,9 @@ package dev.cellar.bench.stores;
 import java.util.Arrays;
 
 /**
- * A byte-array key for {@link java.util.HashMap}, with content equality and the hash computed
- * once, as {@link String} caches its own. The fair choice for the heap baseline: the workload
- * arrives as bytes, and {@code String} keys would add a decode per operation.
+ * A byte-array key for {@link java.util.HashMap}, with content equality and the hash computed once,
+ * as {@link String} caches its own. The fair choice for the heap baseline: the workload arrives as
+ * bytes, and {@code String} keys would add a decode per operation.
  */
 final class ByteKey {
   private final byte[] bytes;

@@ -6,10 +6,10 @@ import dev.cellar.Fsync;
 import java.nio.file.Path;
 
 /**
- * Cellar through its embedded API, with {@code fsync no} (the OS writes back; a process crash
- * loses nothing), the expected key count as a sizing hint (as Chronicle Map gets {@code
- * entries(N)}), and every other option at its default: 64 index shards, 64 MiB segments,
- * background compaction and checkpoints on, CRC checked on every read.
+ * Cellar through its embedded API, with {@code fsync no} (the OS writes back; a process crash loses
+ * nothing), the expected key count as a sizing hint (as Chronicle Map gets {@code entries(N)}), and
+ * every other option at its default: 64 index shards, 64 MiB segments, background compaction and
+ * checkpoints on, CRC checked on every read.
  */
 public final class CellarAdapter implements StoreAdapter {
   static final CellarOptions OPTIONS = CellarOptions.defaults().fsync(Fsync.NO);

@@ -5,9 +5,9 @@ import java.util.HashMap;
 
 /**
  * The heap baseline: a {@link HashMap} of {@link ByteKey} to {@code byte[]}, presized for the
- * expected entries. Not thread-safe for writes, which the benchmarks never make concurrently;
- * the two-thread read phase starts after the last write, with thread start as the happens-before
- * edge. It keeps nothing across {@link #close()}.
+ * expected entries. Not thread-safe for writes, which the benchmarks never make concurrently; the
+ * two-thread read phase starts after the last write, with thread start as the happens-before edge.
+ * It keeps nothing across {@link #close()}.
  */
 public final class HashMapAdapter implements StoreAdapter {
   private HashMap<ByteKey, byte[]> map;

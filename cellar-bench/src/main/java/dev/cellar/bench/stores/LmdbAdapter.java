@@ -15,27 +15,28 @@ import org.lmdbjava.Txn;
  * LMDB through lmdbjava with direct {@link ByteBuffer}s (its fastest buffer proxy), used the way
  * LMDB is meant to be used for throughput.
  *
- * <p><b>Transactions.</b> Writes are grouped, {@value #BATCH} puts to a write transaction, since
- * a commit per put would measure commits. Reads run in a read transaction per thread that is
- * {@code reset} and {@code renew}ed every {@value #BATCH} gets: renewing reuses the reader slot,
- * and the periodic reset keeps a reader from pinning old pages for a whole phase. A thread holds
- * one transaction at a time, as LMDB requires, so switching between reading and writing ends the
- * other kind first.
+ * <p><b>Transactions.</b> Writes are grouped, {@value #BATCH} puts to a write transaction, since a
+ * commit per put would measure commits. Reads run in a read transaction per thread that is {@code
+ * reset} and {@code renew}ed every {@value #BATCH} gets: renewing reuses the reader slot, and the
+ * periodic reset keeps a reader from pinning old pages for a whole phase. A thread holds one
+ * transaction at a time, as LMDB requires, so switching between reading and writing ends the other
+ * kind first.
  *
- * <p><b>Durability.</b> {@code MDB_NOSYNC}: commits are not fsynced, matching Cellar's {@code
- * fsync no}; {@code MDB_WRITEMAP} writes through the map, which LMDB documents as faster. The map
- * is sized at ten times the raw data, at least 256 MiB: a map size is address space, not memory,
- * and LMDB fails a write that would outgrow it; measured use after this workload's random inserts
- * and overwrites was about three times the raw data at 1M keys. With {@code MDB_WRITEMAP} the
- * file is that long but sparse, so {@code du} still reports only pages written.
+ * <p><b>Durability.</b> {@code MDB_NOSYNC}: commits are not fsynced, matching Cellar's {@code fsync
+ * no}; {@code MDB_WRITEMAP} writes through the map, which LMDB documents as faster. The map is
+ * sized at ten times the raw data, at least 256 MiB: a map size is address space, not memory, and
+ * LMDB fails a write that would outgrow it; measured use after this workload's random inserts and
+ * overwrites was about three times the raw data at 1M keys. With {@code MDB_WRITEMAP} the file is
+ * that long but sparse, so {@code du} still reports only pages written.
  *
- * <p><b>Threading.</b> Each thread's buffers and transactions live in its own {@link
- * ThreadState}; the states are also listed so {@link #close()} can finish any a thread left.
+ * <p><b>Threading.</b> Each thread's buffers and transactions live in its own {@link ThreadState};
+ * the states are also listed so {@link #close()} can finish any a thread left.
  */
 public final class LmdbAdapter implements StoreAdapter {
   static final int BATCH = 10_000;
   private static final long MIN_MAP_BYTES = 256L << 20;
   private static final int MAP_SIZE_FACTOR = 10;
+
   /** LMDB's default largest key. */
   private static final int MAX_KEY_BYTES = 511;
 

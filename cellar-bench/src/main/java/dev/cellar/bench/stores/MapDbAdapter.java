@@ -7,16 +7,17 @@ import org.mapdb.HTreeMap;
 import org.mapdb.Serializer;
 
 /**
- * MapDB's {@code HTreeMap} of {@code byte[]} to {@code byte[]} in a memory-mapped file, set up
- * as MapDB's documentation advises for speed: specific serializers ({@code BYTE_ARRAY}, whose
- * hash is also MapDB's key hash), no write-ahead log (MapDB's default), no zeroing of newly
- * mapped space, large file increments, and a layout whose hash table holds the expected entries
- * (the default 8 x 16^4 holds half a million; past it collisions slow every operation).
+ * MapDB's {@code HTreeMap} of {@code byte[]} to {@code byte[]} in a memory-mapped file, set up as
+ * MapDB's documentation advises for speed: specific serializers ({@code BYTE_ARRAY}, whose hash is
+ * also MapDB's key hash), no write-ahead log (MapDB's default), no zeroing of newly mapped space,
+ * large file increments, and a layout whose hash table holds the expected entries (the default 8 x
+ * 16^4 holds half a million; past it collisions slow every operation).
  */
 public final class MapDbAdapter implements StoreAdapter {
   private static final String FILE = "mapdb.db";
   private static final int SEGMENTS = 8;
   private static final int LEVELS = 4;
+
   /** MapDB's largest index-tree node. */
   private static final int MAX_NODE_SIZE = 128;
 

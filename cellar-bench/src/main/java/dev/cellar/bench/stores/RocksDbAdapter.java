@@ -16,13 +16,13 @@ import org.rocksdb.WriteOptions;
 /**
  * RocksDB through RocksJava, tuned as its "Setup Options and Basic Tuning" guide advises for a
  * point-lookup workload: a 1 GiB LRU block cache, a 10-bit-per-key Bloom filter, the data-block
- * hash index, index and filter blocks held outside the cache (so never evicted), LZ4 compression,
- * 1 MiB {@code bytes_per_sync}, and background jobs and parallelism sized to the cores.
+ * hash index, index and filter blocks held outside the cache (so never evicted), LZ4 compression, 1
+ * MiB {@code bytes_per_sync}, and background jobs and parallelism sized to the cores.
  *
  * <p>Writes go through the write-ahead log without syncing it ({@code disableWAL=false,
- * sync=false}): like Cellar's {@code fsync no}, a process crash loses nothing and an OS crash
- * may. {@link #close()} flushes the memtable first, as an application shutting down cleanly
- * would, so a reopen does not replay the log (Cellar likewise checkpoints on close).
+ * sync=false}): like Cellar's {@code fsync no}, a process crash loses nothing and an OS crash may.
+ * {@link #close()} flushes the memtable first, as an application shutting down cleanly would, so a
+ * reopen does not replay the log (Cellar likewise checkpoints on close).
  */
 public final class RocksDbAdapter implements StoreAdapter {
   private static final long BLOCK_CACHE_BYTES = 1L << 30;

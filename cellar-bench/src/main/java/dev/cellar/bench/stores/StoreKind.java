@@ -7,9 +7,9 @@ import java.util.Locale;
 import java.util.function.Supplier;
 
 /**
- * The stores the benchmarks know, by the name used on the command line and in results, with the
- * JVM flags each one's JVM needs. Cellar gets only native access (it calls {@code fallocate}
- * through the FFM linker); peers get what their own documentation asks for on JDK 17 and later.
+ * The stores the benchmarks know, by the name used on the command line and in results, with the JVM
+ * flags each one's JVM needs. Cellar gets only native access (it calls {@code fallocate} through
+ * the FFM linker); peers get what their own documentation asks for on JDK 17 and later.
  */
 public enum StoreKind {
   CELLAR("cellar", CellarAdapter::new, List.of("--enable-native-access=ALL-UNNAMED")),

@@ -8,8 +8,8 @@ import java.nio.charset.StandardCharsets;
  * characters.
  *
  * <p>Keys are encoded on demand into a fresh array rather than kept in a table: a table of 15
- * million arrays would sit on the heap of every store's JVM and blur the heap and GC numbers of
- * the off-heap stores. Encoding costs a few nanoseconds, the same for every store.
+ * million arrays would sit on the heap of every store's JVM and blur the heap and GC numbers of the
+ * off-heap stores. Encoding costs a few nanoseconds, the same for every store.
  */
 public final class KeySpace {
   private static final byte[] HIT_PREFIX = "user:".getBytes(StandardCharsets.US_ASCII);

@@ -6,11 +6,11 @@ import java.nio.ByteOrder;
 
 /**
  * Values of a fixed size whose bytes are a pure function of the key number and a version, so a
- * reader can check what it got without keeping a copy: version 0 is written by the load, version
- * 1 by overwrites.
+ * reader can check what it got without keeping a copy: version 0 is written by the load, version 1
+ * by overwrites.
  *
- * <p>The bytes are pseudo-random (SplitMix64), hence incompressible: a store that compresses
- * gains nothing it would not gain on real, already-compact data, and pays its compressor's cost.
+ * <p>The bytes are pseudo-random (SplitMix64), hence incompressible: a store that compresses gains
+ * nothing it would not gain on real, already-compact data, and pays its compressor's cost.
  */
 public final class ValueFactory {
   private static final VarHandle LONGS =

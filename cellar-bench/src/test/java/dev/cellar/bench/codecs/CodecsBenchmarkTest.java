@@ -38,9 +38,21 @@ class CodecsBenchmarkTest {
     command.setErr(new PrintWriter(new StringWriter()));
     int status =
         command.execute(
-            "--seconds", "0.02", "--warmup", "0", "--iterations", "1", "--messages", "16",
-            "--approaches", "flyweight,jdk", "--clock", "cpu", "--no-fork",
-            "--json", json.toString());
+            "--seconds",
+            "0.02",
+            "--warmup",
+            "0",
+            "--iterations",
+            "1",
+            "--messages",
+            "16",
+            "--approaches",
+            "flyweight,jdk",
+            "--clock",
+            "cpu",
+            "--no-fork",
+            "--json",
+            json.toString());
     assertEquals(0, status, out.toString());
     assertTrue(out.toString().contains("flyweight over MemorySegment"), out.toString());
     assertTrue(out.toString().contains("JDK serialization"), out.toString());
@@ -58,8 +70,16 @@ class CodecsBenchmarkTest {
     command.setErr(new PrintWriter(new StringWriter()));
     int status =
         command.execute(
-            "--seconds", "0.02", "--warmup", "0", "--iterations", "2", "--messages", "16",
-            "--approaches", "flyweight");
+            "--seconds",
+            "0.02",
+            "--warmup",
+            "0",
+            "--iterations",
+            "2",
+            "--messages",
+            "16",
+            "--approaches",
+            "flyweight");
     assertEquals(0, status, out.toString());
     assertTrue(out.toString().contains("each approach in its own JVM"), out.toString());
     assertTrue(out.toString().contains("flyweight over MemorySegment"), out.toString());

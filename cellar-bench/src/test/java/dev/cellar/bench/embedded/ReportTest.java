@@ -33,10 +33,12 @@ class ReportTest {
     assertTrue(json.contains("\"machine\": {\"cores\": 2, \"os\": \"Linux \\\"x\\\"\"}"), json);
     assertTrue(json.contains("\"config\": {\"stores\": [\"cellar\"]}"), json);
     assertTrue(
-        json.contains("{\"store\": \"cellar\", \"metric\": \"get_hit_ops_per_s\", \"value\": 2000000.0}"),
+        json.contains(
+            "{\"store\": \"cellar\", \"metric\": \"get_hit_ops_per_s\", \"value\": 2000000.0}"),
         json);
     assertTrue(
-        json.contains("{\"store\": \"hashmap\", \"metric\": \"reopen_ms\", \"value\": null}"), json);
+        json.contains("{\"store\": \"hashmap\", \"metric\": \"reopen_ms\", \"value\": null}"),
+        json);
     assertEquals(4, json.split("\"store\":").length - 1);
   }
 
@@ -49,8 +51,14 @@ class ReportTest {
     results.put(StoreKind.LMDB, lmdb);
 
     String json = JsonReport.render(Map.of(), Map.of(), results);
-    assertTrue(json.contains("\"failures\": [\n    {\"store\": \"lmdb\", \"error\": \"java.io.IOException: boom at somewhere\"}"), json);
-    assertTrue(json.contains("{\"store\": \"lmdb\", \"metric\": \"get_hit_ops_per_s\", \"value\": 1000000.0}"), json);
+    assertTrue(
+        json.contains(
+            "\"failures\": [\n    {\"store\": \"lmdb\", \"error\": \"java.io.IOException: boom at somewhere\"}"),
+        json);
+    assertTrue(
+        json.contains(
+            "{\"store\": \"lmdb\", \"metric\": \"get_hit_ops_per_s\", \"value\": 1000000.0}"),
+        json);
 
     String table = ComparisonTable.render(results);
     assertTrue(table.contains("1.00 M/s (2.00x)"), table);
@@ -73,7 +81,8 @@ class ReportTest {
   void tableShowsCellarOverPeerRatios() {
     String table = ComparisonTable.render(sample());
     assertTrue(table.contains("4.00 M/s (0.50x)"), table);
-    String reopenRow = table.lines().filter(l -> l.startsWith("reopen_ms")).findFirst().orElseThrow();
+    String reopenRow =
+        table.lines().filter(l -> l.startsWith("reopen_ms")).findFirst().orElseThrow();
     assertTrue(reopenRow.contains("50.0 ms") && reopenRow.endsWith(" -"), reopenRow);
   }
 }

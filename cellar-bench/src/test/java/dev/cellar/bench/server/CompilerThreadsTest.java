@@ -19,7 +19,10 @@ class CompilerThreadsTest {
   void countsOnlyCompilerThreads() {
     assertEquals(443, CompilerThreads.compilerTicks(C2));
     assertEquals(0, CompilerThreads.compilerTicks(LOOP));
-    assertEquals(17, CompilerThreads.compilerTicks(C2.replace("(C2 CompilerThre)", "(C1 CompilerThre)").replace(" 412 31 ", " 10 7 ")));
+    assertEquals(
+        17,
+        CompilerThreads.compilerTicks(
+            C2.replace("(C2 CompilerThre)", "(C1 CompilerThre)").replace(" 412 31 ", " 10 7 ")));
   }
 
   @Test

@@ -30,12 +30,15 @@ class KeyLoaderTest {
   /** What redis-cli 7.0.15 --pipe printed after 1,000 SETs. */
   @Test
   void readsRedisCliPipeSummary() {
-    String output = """
+    String output =
+        """
         All data transferred. Waiting for the last reply...
         Last reply received from server.
         errors: 0, replies: 1000
         """;
     assertEquals(new KeyLoader.PipeSummary(0, 1000), KeyLoader.PipeSummary.parse(output));
-    assertEquals(new KeyLoader.PipeSummary(-1, -1), KeyLoader.PipeSummary.parse("Could not connect to Redis"));
+    assertEquals(
+        new KeyLoader.PipeSummary(-1, -1),
+        KeyLoader.PipeSummary.parse("Could not connect to Redis"));
   }
 }

@@ -11,13 +11,18 @@ import org.junit.jupiter.api.Test;
 class RedisBenchmarkCsvTest {
 
   /** {@code -c 50 -n 20000 -r 1000000 -d 60 -t set -P 16 --csv} against redis-server 7.0.15. */
-  static final String SET_P16 = """
+  static final String SET_P16 =
+      """
       "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"
       "SET","294117.62","2.311","0.728","2.287","3.687","4.839","4.959"
       """;
 
-  /** {@code -t set,get -P 1} against Cellar, with the warning it prints (to stderr) about CONFIG in the same text. */
-  static final String SET_GET_P1_WITH_WARNING = """
+  /**
+   * {@code -t set,get -P 1} against Cellar, with the warning it prints (to stderr) about CONFIG in
+   * the same text.
+   */
+  static final String SET_GET_P1_WITH_WARNING =
+      """
       "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"
       "SET","9881.42","4.507","0.112","3.319","12.591","19.055","129.343"
       "GET","13908.21","2.791","0.064","0.559","12.615","20.959","106.303"
@@ -27,7 +32,10 @@ class RedisBenchmarkCsvTest {
   @Test
   void readsEveryColumnOfARow() {
     List<RedisBenchmarkCsv.Row> rows = RedisBenchmarkCsv.parse(SET_P16);
-    assertEquals(List.of(new RedisBenchmarkCsv.Row("SET", 294117.62, 2.311, 0.728, 2.287, 3.687, 4.839, 4.959)), rows);
+    assertEquals(
+        List.of(
+            new RedisBenchmarkCsv.Row("SET", 294117.62, 2.311, 0.728, 2.287, 3.687, 4.839, 4.959)),
+        rows);
   }
 
   @Test
@@ -42,7 +50,8 @@ class RedisBenchmarkCsvTest {
 
   @Test
   void findsColumnsByNameNotPosition() {
-    String reordered = """
+    String reordered =
+        """
         "test","p99_latency_ms","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","max_latency_ms","extra"
         "GET","4.0","1000.5","1.0","0.5","2.0","3.0","5.0","x"
         """;
@@ -54,20 +63,27 @@ class RedisBenchmarkCsvTest {
 
   @Test
   void refusesOutputWithoutAHeader() {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> RedisBenchmarkCsv.parse("Could not connect to Redis at 127.0.0.1:6379: Connection refused\n"));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                RedisBenchmarkCsv.parse(
+                    "Could not connect to Redis at 127.0.0.1:6379: Connection refused\n"));
     assertTrue(e.getMessage().contains("Connection refused"), e.getMessage());
   }
 
   @Test
   void refusesAHeaderWithoutPercentiles() {
-    assertThrows(IllegalArgumentException.class, () -> RedisBenchmarkCsv.parse("\"test\",\"rps\"\n\"SET\",\"1.0\"\n"));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> RedisBenchmarkCsv.parse("\"test\",\"rps\"\n\"SET\",\"1.0\"\n"));
   }
 
   @Test
   void namesTheFieldThatIsNotANumber() {
     String bad = SET_P16.replace("\"2.287\"", "\"-nan\"");
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> RedisBenchmarkCsv.parse(bad));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> RedisBenchmarkCsv.parse(bad));
     assertTrue(e.getMessage().contains("p50_latency_ms is '-nan'"), e.getMessage());
   }
 }

@@ -17,9 +17,14 @@ class ReportedCommandLineTest {
     @Spec CommandSpec spec;
     @Mixin LauncherOptions launcher;
 
-    @Option(names = "--minutes") double minutes;
-    @Option(names = "--out") Path out;
-    @Option(names = "--markdown") Path markdown;
+    @Option(names = "--minutes")
+    double minutes;
+
+    @Option(names = "--out")
+    Path out;
+
+    @Option(names = "--markdown")
+    Path markdown;
 
     @Override
     public void run() {}
@@ -28,8 +33,20 @@ class ReportedCommandLineTest {
   @Test
   void keepsWhatWasMeasuredAndDropsWhereThingsWent() {
     Probe probe = new Probe();
-    new CommandLine(probe).execute(
-        "--minutes", "60", "--dir", "/home/someone/tmp", "--keep-data", "--out=/x.json", "--markdown", "docs/b.md", "--cellar", "./c");
-    assertEquals("./cellar bench probe --minutes 60", ReportedCommandLine.of(probe.spec, "./cellar bench probe"));
+    new CommandLine(probe)
+        .execute(
+            "--minutes",
+            "60",
+            "--dir",
+            "/home/someone/tmp",
+            "--keep-data",
+            "--out=/x.json",
+            "--markdown",
+            "docs/b.md",
+            "--cellar",
+            "./c");
+    assertEquals(
+        "./cellar bench probe --minutes 60",
+        ReportedCommandLine.of(probe.spec, "./cellar bench probe"));
   }
 }

@@ -5,11 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import org.junit.jupiter.api.Test;
 
-/** Against summaries strace 6.1 printed for both servers under redis-benchmark (20,000 SETs, 50 clients). */
+/**
+ * Against summaries strace 6.1 printed for both servers under redis-benchmark (20,000 SETs, 50
+ * clients).
+ */
 class StraceSummaryTest {
 
   /** Cellar's JVM, 16 threads, pipeline 1: the errors column is filled for two syscalls only. */
-  static final String CELLAR_P1 = """
+  static final String CELLAR_P1 =
+      """
         % time     seconds  usecs/call     calls    errors syscall
         ------ ----------- ----------- --------- --------- ------------------
          82.30    4.490214        4264      1053        87 futex
@@ -37,7 +41,8 @@ class StraceSummaryTest {
         """;
 
   /** redis-server 7.0.15, pipeline 1, with strace's own attach messages in the same text. */
-  static final String REDIS_P1 = """
+  static final String REDIS_P1 =
+      """
         strace: Process 26775 attached with 5 threads
         % time     seconds  usecs/call     calls    errors syscall
         ------ ----------- ----------- --------- --------- ----------------
@@ -58,7 +63,8 @@ class StraceSummaryTest {
         """;
 
   /** redis-server 7.0.15, pipeline 16. */
-  static final String REDIS_P16 = """
+  static final String REDIS_P16 =
+      """
         % time     seconds  usecs/call     calls    errors syscall
         ------ ----------- ----------- --------- --------- ----------------
          61.17    0.011539           9      1251           write
@@ -85,7 +91,8 @@ class StraceSummaryTest {
     assertEquals(1053, summary.calls().get("futex"), "a row with an errors column");
     assertEquals(2, summary.calls().get("gettid"), "a row of zero seconds");
     assertEquals("futex", summary.calls().keySet().iterator().next(), "strace's order is kept");
-    assertEquals(summary.totalCalls(), summary.calls().values().stream().mapToLong(Long::longValue).sum());
+    assertEquals(
+        summary.totalCalls(), summary.calls().values().stream().mapToLong(Long::longValue).sum());
   }
 
   @Test
@@ -107,8 +114,12 @@ class StraceSummaryTest {
 
   @Test
   void outputWithoutATotalRowIsRefused() {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> StraceSummary.parse("strace: attach: ptrace(PTRACE_SEIZE, 1): Operation not permitted\n"));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                StraceSummary.parse(
+                    "strace: attach: ptrace(PTRACE_SEIZE, 1): Operation not permitted\n"));
     assertEquals(true, e.getMessage().contains("Operation not permitted"), e.getMessage());
   }
 }

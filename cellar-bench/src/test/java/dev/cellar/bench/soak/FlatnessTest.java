@@ -11,12 +11,16 @@ import org.junit.jupiter.api.Test;
 class FlatnessTest {
   private static final long MIB = 1 << 20;
 
-  /** Thirty minutes of readings every 10 s: a 400 MiB sawtooth of period 40 s over {@code base}, rising {@code mibPerMinute}. */
+  /**
+   * Thirty minutes of readings every 10 s: a 400 MiB sawtooth of period 40 s over {@code base},
+   * rising {@code mibPerMinute}.
+   */
   private static List<Sample> sawtooth(long base, double mibPerMinute) {
     List<Sample> samples = new ArrayList<>();
     for (long t = 10; t <= 1800; t += 10) {
       long rss = base + (t % 40) * 10 * MIB + (long) (mibPerMinute * MIB * t / 60);
-      samples.add(new Sample(t, rss, 70 * MIB, 15 * MIB, t % 30 == 0 ? 12 * MIB : -1, 0, 0, 0, 0, 0, 0, 0));
+      samples.add(
+          new Sample(t, rss, 70 * MIB, 15 * MIB, t % 30 == 0 ? 12 * MIB : -1, 0, 0, 0, 0, 0, 0, 0));
     }
     return samples;
   }
@@ -55,8 +59,10 @@ class FlatnessTest {
 
   @Test
   void readingsThatAreAbsentAreLeftOutAndTooFewGiveNoVerdict() {
-    List<Sample> samples = List.of(
-        new Sample(10, 0, 0, 0, -1, 0, 0, 0, 0, 0, 0, 0), new Sample(20, 0, 0, 0, 5 * MIB, 0, 0, 0, 0, 0, 0, 0));
+    List<Sample> samples =
+        List.of(
+            new Sample(10, 0, 0, 0, -1, 0, 0, 0, 0, 0, 0, 0),
+            new Sample(20, 0, 0, 0, 5 * MIB, 0, 0, 0, 0, 0, 0, 0));
     Flatness heap = Flatness.of("heap", samples, Sample::heapLive);
     assertFalse(heap.judged());
     assertFalse(heap.flat());

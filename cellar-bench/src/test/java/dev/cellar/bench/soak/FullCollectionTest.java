@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 class FullCollectionTest {
   @Test
   void readsTheTotalOfAClassHistogramLessFillers() {
-    String histogram = """
+    String histogram =
+        """
         14044:
          num     #instances         #bytes  class name (module)
         -------------------------------------------------------
@@ -33,14 +34,23 @@ class FullCollectionTest {
   @Test
   void measuresTheLiveHeapOfAnotherJvm() throws Exception {
     Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-    Process child = new ProcessBuilder(java.toString(), "-Xmx256m", "-cp", System.getProperty("java.class.path"), Holder.class.getName())
-        .redirectErrorStream(true).start();
+    Process child =
+        new ProcessBuilder(
+                java.toString(),
+                "-Xmx256m",
+                "-cp",
+                System.getProperty("java.class.path"),
+                Holder.class.getName())
+            .redirectErrorStream(true)
+            .start();
     try {
-      BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
+      BufferedReader out =
+          new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
       assertEquals("ready", out.readLine());
       long live = FullCollection.ofThisJdk().liveHeapBytes(child.pid());
       assertTrue(live >= Holder.BYTES, "live heap " + live + " < the array the child holds");
-      assertTrue(live < 4L * Holder.BYTES, "live heap " + live + " counts far more than the child holds");
+      assertTrue(
+          live < 4L * Holder.BYTES, "live heap " + live + " counts far more than the child holds");
     } finally {
       child.destroyForcibly().waitFor();
     }

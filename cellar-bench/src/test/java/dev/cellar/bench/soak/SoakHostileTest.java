@@ -19,10 +19,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The soak's short form with hostile clients, as CI runs it: 45 seconds of the mixed load beside
- * every hostile pattern, against the server started with the launcher's java command line (its
- * 1 GiB heap, so maxmemory-clients is 256 MiB) from this test's class path. Too short to judge
- * memory flatness (that needs the long form, {@code ./cellar bench soak}), it checks everything
- * else of the verdict, and that each pattern really ran and met its defence: the stalled MSETs were
+ * every hostile pattern, against the server started with the launcher's java command line (its 1
+ * GiB heap, so maxmemory-clients is 256 MiB) from this test's class path. Too short to judge memory
+ * flatness (that needs the long form, {@code ./cellar bench soak}), it checks everything else of
+ * the verdict, and that each pattern really ran and met its defence: the stalled MSETs were
  * evicted, slowloris connections closed by the server, the trickled MSET answered, requests before
  * AUTH refused; and that the server's connections came back to the well-behaved ones.
  */
@@ -30,15 +30,25 @@ class SoakHostileTest {
   @TempDir Path dir;
 
   @Test
-  void fortyFiveSecondsOfLoadBesideEveryHostilePatternServesTheLoadAndLeavesNoConnectionBehind() throws Exception {
-    SoakSettings settings = new SoakSettings(0.75, 4, 2_000, 5, 20, 30, "everysec", List.of(), true);
+  void fortyFiveSecondsOfLoadBesideEveryHostilePatternServesTheLoadAndLeavesNoConnectionBehind()
+      throws Exception {
+    SoakSettings settings =
+        new SoakSettings(0.75, 4, 2_000, 5, 20, 30, "everysec", List.of(), true);
     ByteArrayOutputStream progress = new ByteArrayOutputStream();
-    ServerLaunch launch = ServerLaunch.java(Path.of(System.getProperty("java.home"), "bin", "java"), System.getProperty("java.class.path"));
+    ServerLaunch launch =
+        ServerLaunch.java(
+            Path.of(System.getProperty("java.home"), "bin", "java"),
+            System.getProperty("java.class.path"));
     List<String> serverCommand = launch.prefix();
-    SoakResult r = new SoakRun(settings, FullCollection.ofThisJdk(), new PrintStream(progress, true, StandardCharsets.UTF_8))
-        .run(serverCommand, dir, freePort(), new ChildProcesses());
+    SoakResult r =
+        new SoakRun(
+                settings,
+                FullCollection.ofThisJdk(),
+                new PrintStream(progress, true, StandardCharsets.UTF_8))
+            .run(serverCommand, dir, freePort(), new ChildProcesses());
     String json = SoakReport.json(Map.of(), settings.describe(), r);
-    String context = progress.toString(StandardCharsets.UTF_8) + "\n" + SoakReport.markdown("short form", r);
+    String context =
+        progress.toString(StandardCharsets.UTF_8) + "\n" + SoakReport.markdown("short form", r);
     System.out.println(context);
 
     assertTrue(r.operations() > 1_000, context);
@@ -55,9 +65,15 @@ class SoakHostileTest {
     r.hostile().forEach(p -> byId.put(p.id(), p));
     assertTrue(byId.get("resp_reset_mid_request").attempts().sum() >= 100, context);
     assertTrue(byId.get("http_reset_mid_request").attempts().sum() >= 100, context);
-    assertTrue(byId.get("stalled_large_mset").disconnects().sum() > 0, "no stalled MSET was cut off; " + context);
-    assertTrue(byId.get("trickled_mset").completed().sum() > 0, "the trickled MSET was never answered; " + context);
-    assertTrue(byId.get("http_slowloris").disconnects().sum() >= Slowloris.CONNECTIONS, "slowloris was not closed at the header timeout; " + context);
+    assertTrue(
+        byId.get("stalled_large_mset").disconnects().sum() > 0,
+        "no stalled MSET was cut off; " + context);
+    assertTrue(
+        byId.get("trickled_mset").completed().sum() > 0,
+        "the trickled MSET was never answered; " + context);
+    assertTrue(
+        byId.get("http_slowloris").disconnects().sum() >= Slowloris.CONNECTIONS,
+        "slowloris was not closed at the header timeout; " + context);
     assertTrue(byId.get("unauthenticated_oversized").disconnects().sum() > 0, context);
     ConnectionsAfter c = r.connections();
     assertNotNull(c, context);

@@ -11,14 +11,15 @@ import picocli.CommandLine.Unmatched;
  * {@code cellar bench}, as the help of the {@code cellar} command lists it. The benchmarks live in
  * cellar-bench, which nothing may depend on (it pulls in every peer store), so the root launcher
  * sends {@code ./cellar bench ...} straight to that module's jar and this class never runs there.
- * It exists so that {@code cellar --help} names every command, and it says where to go when the
- * cli jar is run by hand.
+ * It exists so that {@code cellar --help} names every command, and it says where to go when the cli
+ * jar is run by hand.
  */
 @Command(
     name = "bench",
-    description = "Benchmarks: the engine against HashMap, Chronicle Map, MapDB, LMDB and RocksDB, group commit,"
-        + " replay, codecs, the server against redis-server, soak and crash loops (docs/benchmarks.md);"
-        + " `./cellar bench --help` lists them.")
+    description =
+        "Benchmarks: the engine against HashMap, Chronicle Map, MapDB, LMDB and RocksDB, group commit,"
+            + " replay, codecs, the server against redis-server, soak and crash loops (docs/benchmarks.md);"
+            + " `./cellar bench --help` lists them.")
 public final class BenchCommand implements Runnable {
   @Spec CommandSpec spec;
 

@@ -27,9 +27,9 @@ import picocli.CommandLine.Spec;
  * show how little of the Java heap all that needs.
  *
  * <p>The store is kept, so a second run reopens it: it says so, rewrites the same keys with the
- * same values (they are a function of the key, see {@link DemoData}) and checks them again.
- * Reads go through the zero-copy {@link Cellar#read} and compare in place, so checking a million
- * values allocates no value copies.
+ * same values (they are a function of the key, see {@link DemoData}) and checks them again. Reads
+ * go through the zero-copy {@link Cellar#read} and compare in place, so checking a million values
+ * allocates no value copies.
  */
 @Command(
     name = "demo",
@@ -42,10 +42,18 @@ import picocli.CommandLine.Spec;
 public final class DemoCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
-  @Option(names = "--dir", paramLabel = "DIR", defaultValue = "data", description = "Store directory (default: ./${DEFAULT-VALUE}).")
+  @Option(
+      names = "--dir",
+      paramLabel = "DIR",
+      defaultValue = "data",
+      description = "Store directory (default: ./${DEFAULT-VALUE}).")
   Path directory;
 
-  @Option(names = "--keys", paramLabel = "N", defaultValue = "1000000", description = "Number of keys (default: 1,000,000).")
+  @Option(
+      names = "--keys",
+      paramLabel = "N",
+      defaultValue = "1000000",
+      description = "Number of keys (default: 1,000,000).")
   int keys;
 
   private PrintWriter out;
@@ -53,17 +61,28 @@ public final class DemoCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     if (keys < 1) {
-      throw new CommandLine.ParameterException(spec.commandLine(), "--keys must be at least 1, not " + keys);
+      throw new CommandLine.ParameterException(
+          spec.commandLine(), "--keys must be at least 1, not " + keys);
     }
     out = spec.commandLine().getOut();
     CellarOptions options = CellarOptions.defaults().fsync(Fsync.EVERYSEC);
-    out.printf(Locale.ROOT, "Cellar demo: %,d keys (user:<n>, %d-byte values) in %s%n",
-        keys, DemoData.VALUE_BYTES, directory.toAbsolutePath().normalize());
+    out.printf(
+        Locale.ROOT,
+        "Cellar demo: %,d keys (user:<n>, %d-byte values) in %s%n",
+        keys,
+        DemoData.VALUE_BYTES,
+        directory.toAbsolutePath().normalize());
     Cellar db = open(options, "open");
     try {
       long existing = db.size();
-      step("store", existing == 0 ? "new (empty)"
-          : String.format(Locale.ROOT, "already had %,d keys from an earlier run; rewriting them", existing));
+      step(
+          "store",
+          existing == 0
+              ? "new (empty)"
+              : String.format(
+                  Locale.ROOT,
+                  "already had %,d keys from an earlier run; rewriting them",
+                  existing));
       write(db);
     } finally {
       long start = System.nanoTime();
@@ -76,9 +95,13 @@ public final class DemoCommand implements Callable<Integer> {
       wrong = readBack(reopened);
       printFootprint(reopened);
     }
-    out.printf("Data kept in %s: run again to reopen it, or check it with `./cellar tool verify %s`.%n", directory, directory);
+    out.printf(
+        "Data kept in %s: run again to reopen it, or check it with `./cellar tool verify %s`.%n",
+        directory, directory);
     if (wrong > 0) {
-      spec.commandLine().getErr().printf(Locale.ROOT, "demo: %,d of %,d values read back wrong or missing%n", wrong, keys);
+      spec.commandLine()
+          .getErr()
+          .printf(Locale.ROOT, "demo: %,d of %,d values read back wrong or missing%n", wrong, keys);
       return CellarCommand.EXIT_FAILURE;
     }
     return CellarCommand.EXIT_OK;
@@ -108,7 +131,10 @@ public final class DemoCommand implements Callable<Integer> {
     long start = System.nanoTime();
     for (int n = 0; n < keys; n++) {
       DemoData.fillValue(n, expected);
-      Boolean same = db.read(DemoData.key(n), v -> v.byteSize() == expected.length && v.mismatch(expectedSegment) == -1);
+      Boolean same =
+          db.read(
+              DemoData.key(n),
+              v -> v.byteSize() == expected.length && v.mismatch(expectedSegment) == -1);
       if (same == null || !same) {
         wrong++;
       }
@@ -118,7 +144,9 @@ public final class DemoCommand implements Callable<Integer> {
     return wrong;
   }
 
-  /** The recovery report, when the store is the engine's own implementation (it always is today). */
+  /**
+   * The recovery report, when the store is the engine's own implementation (it always is today).
+   */
   private void printRecovery(Cellar db) {
     if (db instanceof Store store && store.recoveryReport() != null) {
       RecoveryReport report = store.recoveryReport();
@@ -126,19 +154,43 @@ public final class DemoCommand implements Callable<Integer> {
     }
   }
 
-  /** Heap after a full collection: what the data costs the Java heap, which is the point of the demo. */
+  /**
+   * Heap after a full collection: what the data costs the Java heap, which is the point of the
+   * demo.
+   */
   private void printFootprint(Cellar db) {
     System.gc();
     long heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
     CellarStats s = db.stats();
-    step("heap", ByteSize.format(heap) + " used after GC; off-heap: index " + ByteSize.format(s.indexBytes())
-        + ", log " + ByteSize.format(s.logBytes()) + " mapped");
-    step("stats", String.format(Locale.ROOT,
-        "keys %,d, segments %d, log %s (garbage %s), index %s", s.keys(), s.segments(),
-        ByteSize.format(s.logBytes()), ByteSize.format(s.garbageBytes()), ByteSize.format(s.indexBytes())));
-    step("", String.format(Locale.ROOT,
-        "since reopen: puts %,d, deletes %,d, fsyncs %,d, checkpoints %,d, compactions %,d (%s reclaimed)",
-        s.puts(), s.deletes(), s.fsyncs(), s.checkpoints(), s.compactions(), ByteSize.format(s.compactedBytes())));
+    step(
+        "heap",
+        ByteSize.format(heap)
+            + " used after GC; off-heap: index "
+            + ByteSize.format(s.indexBytes())
+            + ", log "
+            + ByteSize.format(s.logBytes())
+            + " mapped");
+    step(
+        "stats",
+        String.format(
+            Locale.ROOT,
+            "keys %,d, segments %d, log %s (garbage %s), index %s",
+            s.keys(),
+            s.segments(),
+            ByteSize.format(s.logBytes()),
+            ByteSize.format(s.garbageBytes()),
+            ByteSize.format(s.indexBytes())));
+    step(
+        "",
+        String.format(
+            Locale.ROOT,
+            "since reopen: puts %,d, deletes %,d, fsyncs %,d, checkpoints %,d, compactions %,d (%s reclaimed)",
+            s.puts(),
+            s.deletes(),
+            s.fsyncs(),
+            s.checkpoints(),
+            s.compactions(),
+            ByteSize.format(s.compactedBytes())));
   }
 
   private void step(String label, String text) {
@@ -147,7 +199,13 @@ public final class DemoCommand implements Callable<Integer> {
 
   private static String rate(long count, String what, long nanos) {
     double seconds = nanos / 1e9;
-    return String.format(Locale.ROOT, "%,d %s in %.2f s (%,.0f/s)", count, what, seconds, count / Math.max(seconds, 1e-9));
+    return String.format(
+        Locale.ROOT,
+        "%,d %s in %.2f s (%,.0f/s)",
+        count,
+        what,
+        seconds,
+        count / Math.max(seconds, 1e-9));
   }
 
   private static String millis(long nanos) {

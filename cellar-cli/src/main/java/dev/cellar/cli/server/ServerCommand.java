@@ -31,64 +31,242 @@ import picocli.CommandLine.Parameters;
 public final class ServerCommand implements Callable<Integer> {
   private static final System.Logger LOG = System.getLogger("dev.cellar.server");
 
-  @Parameters(index = "0", arity = "0..1", paramLabel = "CONFIG-FILE", description = "Redis-style config file (name value per line).")
+  @Parameters(
+      index = "0",
+      arity = "0..1",
+      paramLabel = "CONFIG-FILE",
+      description = "Redis-style config file (name value per line).")
   Path configFile;
 
-  @Option(names = "--port", paramLabel = "PORT", description = "RESP port (default 6379; 0 picks a free one).") String port;
-  @Option(names = "--bind", paramLabel = "ADDRESS", description = "Address to listen on (default 127.0.0.1).") String bind;
-  @Option(names = "--dir", paramLabel = "DIR", description = "Data directory (default ./data).") String dir;
-  @Option(names = {"--fsync", "--appendfsync"}, paramLabel = "MODE", description = "always | everysec | no (default everysec).") String fsync;
-  @Option(names = {"--threads", "--io-threads"}, paramLabel = "N", description = "Event loops (default: cores).") String threads;
-  @Option(names = "--maxmemory", paramLabel = "SIZE", description = "Limit of used memory, such as 100mb or 2gb (default 0: none).") String maxMemory;
-  @Option(names = "--maxmemory-policy", paramLabel = "POLICY", description = "noeviction | allkeys-random | volatile-random | volatile-ttl.") String policy;
-  @Option(names = "--requirepass", paramLabel = "PASSWORD", description = "Password clients must AUTH with (HTTP: Authorization: Bearer).") String requirePass;
-  @Option(names = "--http-port", paramLabel = "PORT", description = "HTTP port (default 6380; 0 disables).") String httpPort;
-  @Option(names = "--protected-mode", paramLabel = "yes|no", description = "yes | no: refuse a non-loopback bind without a password.") String protectedMode;
-  @Option(names = "--maxclients", paramLabel = "N", description = "Most clients at once (default 10000).") String maxClients;
-  @Option(names = "--proto-max-bulk-len", paramLabel = "SIZE", description = "Largest bulk string (default 16mb).") String maxBulk;
-  @Option(names = "--client-query-buffer-limit", paramLabel = "SIZE", description = "Largest unparsed input per client (default 64mb).") String queryLimit;
-  @Option(names = "--maxmemory-clients", paramLabel = "SIZE|PERCENT", description = "Most memory all clients' buffers may hold together, bytes or a percentage of the heap (default 25%%; 0: no limit).") String clientMemory;
-  @Option(names = "--client-output-buffer-limit", paramLabel = "SIZE", description = "Unsent replies at which a client is cut off (default 64mb).") String outputLimit;
-  @Option(names = "--transport", paramLabel = "TRANSPORT", description = "auto | io_uring | epoll | nio (default auto).") String transport;
-  @Option(names = "--tls-port", paramLabel = "PORT", description = "RESP over TLS port (default 0: off); with it, --port 0 turns plaintext RESP off.") String tlsPort;
-  @Option(names = "--https-port", paramLabel = "PORT", description = "HTTPS port, same certificate as --tls-port (default 0: off).") String httpsPort;
-  @Option(names = "--tls-cert-file", paramLabel = "FILE", description = "Server certificate (chain), PEM.") String tlsCertFile;
-  @Option(names = "--tls-key-file", paramLabel = "FILE", description = "Server private key, PEM PKCS#8 (BEGIN PRIVATE KEY).") String tlsKeyFile;
-  @Option(names = "--tls-key-file-pass", paramLabel = "PASSPHRASE", description = "Passphrase of an encrypted key file (prefer the config file: flags show in ps).") String tlsKeyFilePass;
-  @Option(names = "--tls-ca-cert-file", paramLabel = "FILE", description = "CA certificates that sign client certificates, PEM.") String tlsCaCertFile;
-  @Option(names = "--tls-auth-clients", paramLabel = "yes|no|optional", description = "yes | no | optional: client certificates (default yes with a CA, no without).") String tlsAuthClients;
-  @Option(names = "--tls-protocols", paramLabel = "VERSIONS", description = "TLS versions, space-separated (default \"TLSv1.2 TLSv1.3\").") String tlsProtocols;
-  @Option(names = "--auto-aof-rewrite-percentage", paramLabel = "PERCENT", description = "Background compaction starts once the log has grown this many percent beyond its live data (default 100; 0: only BGREWRITEAOF).") String aofRewritePercentage;
-  @Option(names = "--loglevel", paramLabel = "LEVEL", description = "debug | verbose | notice | warning | nothing (default notice); debug also prints a failed start's stack trace.") String logLevel;
-  @Option(names = "--logfile", paramLabel = "FILE", description = "File to append log lines to (default \"\": standard output, warnings and errors on standard error).") String logFile;
-  @Option(names = "--http-maxclients", paramLabel = "N", description = "Most HTTP and HTTPS connections at once; more get 503 (default 1000).") String httpMaxClients;
-  @Option(names = "--http-header-timeout", paramLabel = "SECONDS", description = "Seconds from a request's first byte to its last header (default 10; 0: none).") String httpHeaderTimeout;
-  @Option(names = "--http-idle-timeout", paramLabel = "SECONDS", description = "Seconds an HTTP connection may sit idle between requests (default 120; 0: none).") String httpIdleTimeout;
-  @Option(names = "--segment-size", paramLabel = "SIZE", description = "Expert: log segment size, 256kb to 1gb (default 64mb); smaller caps values.") String segmentSize;
+  @Option(
+      names = "--port",
+      paramLabel = "PORT",
+      description = "RESP port (default 6379; 0 picks a free one).")
+  String port;
+
+  @Option(
+      names = "--bind",
+      paramLabel = "ADDRESS",
+      description = "Address to listen on (default 127.0.0.1).")
+  String bind;
+
+  @Option(names = "--dir", paramLabel = "DIR", description = "Data directory (default ./data).")
+  String dir;
+
+  @Option(
+      names = {"--fsync", "--appendfsync"},
+      paramLabel = "MODE",
+      description = "always | everysec | no (default everysec).")
+  String fsync;
+
+  @Option(
+      names = {"--threads", "--io-threads"},
+      paramLabel = "N",
+      description = "Event loops (default: cores).")
+  String threads;
+
+  @Option(
+      names = "--maxmemory",
+      paramLabel = "SIZE",
+      description = "Limit of used memory, such as 100mb or 2gb (default 0: none).")
+  String maxMemory;
+
+  @Option(
+      names = "--maxmemory-policy",
+      paramLabel = "POLICY",
+      description = "noeviction | allkeys-random | volatile-random | volatile-ttl.")
+  String policy;
+
+  @Option(
+      names = "--requirepass",
+      paramLabel = "PASSWORD",
+      description = "Password clients must AUTH with (HTTP: Authorization: Bearer).")
+  String requirePass;
+
+  @Option(
+      names = "--http-port",
+      paramLabel = "PORT",
+      description = "HTTP port (default 6380; 0 disables).")
+  String httpPort;
+
+  @Option(
+      names = "--protected-mode",
+      paramLabel = "yes|no",
+      description = "yes | no: refuse a non-loopback bind without a password.")
+  String protectedMode;
+
+  @Option(
+      names = "--maxclients",
+      paramLabel = "N",
+      description = "Most clients at once (default 10000).")
+  String maxClients;
+
+  @Option(
+      names = "--proto-max-bulk-len",
+      paramLabel = "SIZE",
+      description = "Largest bulk string (default 16mb).")
+  String maxBulk;
+
+  @Option(
+      names = "--client-query-buffer-limit",
+      paramLabel = "SIZE",
+      description = "Largest unparsed input per client (default 64mb).")
+  String queryLimit;
+
+  @Option(
+      names = "--maxmemory-clients",
+      paramLabel = "SIZE|PERCENT",
+      description =
+          "Most memory all clients' buffers may hold together, bytes or a percentage of the heap (default 25%%; 0: no limit).")
+  String clientMemory;
+
+  @Option(
+      names = "--client-output-buffer-limit",
+      paramLabel = "SIZE",
+      description = "Unsent replies at which a client is cut off (default 64mb).")
+  String outputLimit;
+
+  @Option(
+      names = "--transport",
+      paramLabel = "TRANSPORT",
+      description = "auto | io_uring | epoll | nio (default auto).")
+  String transport;
+
+  @Option(
+      names = "--tls-port",
+      paramLabel = "PORT",
+      description =
+          "RESP over TLS port (default 0: off); with it, --port 0 turns plaintext RESP off.")
+  String tlsPort;
+
+  @Option(
+      names = "--https-port",
+      paramLabel = "PORT",
+      description = "HTTPS port, same certificate as --tls-port (default 0: off).")
+  String httpsPort;
+
+  @Option(
+      names = "--tls-cert-file",
+      paramLabel = "FILE",
+      description = "Server certificate (chain), PEM.")
+  String tlsCertFile;
+
+  @Option(
+      names = "--tls-key-file",
+      paramLabel = "FILE",
+      description = "Server private key, PEM PKCS#8 (BEGIN PRIVATE KEY).")
+  String tlsKeyFile;
+
+  @Option(
+      names = "--tls-key-file-pass",
+      paramLabel = "PASSPHRASE",
+      description =
+          "Passphrase of an encrypted key file (prefer the config file: flags show in ps).")
+  String tlsKeyFilePass;
+
+  @Option(
+      names = "--tls-ca-cert-file",
+      paramLabel = "FILE",
+      description = "CA certificates that sign client certificates, PEM.")
+  String tlsCaCertFile;
+
+  @Option(
+      names = "--tls-auth-clients",
+      paramLabel = "yes|no|optional",
+      description = "yes | no | optional: client certificates (default yes with a CA, no without).")
+  String tlsAuthClients;
+
+  @Option(
+      names = "--tls-protocols",
+      paramLabel = "VERSIONS",
+      description = "TLS versions, space-separated (default \"TLSv1.2 TLSv1.3\").")
+  String tlsProtocols;
+
+  @Option(
+      names = "--auto-aof-rewrite-percentage",
+      paramLabel = "PERCENT",
+      description =
+          "Background compaction starts once the log has grown this many percent beyond its live data (default 100; 0: only BGREWRITEAOF).")
+  String aofRewritePercentage;
+
+  @Option(
+      names = "--loglevel",
+      paramLabel = "LEVEL",
+      description =
+          "debug | verbose | notice | warning | nothing (default notice); debug also prints a failed start's stack trace.")
+  String logLevel;
+
+  @Option(
+      names = "--logfile",
+      paramLabel = "FILE",
+      description =
+          "File to append log lines to (default \"\": standard output, warnings and errors on standard error).")
+  String logFile;
+
+  @Option(
+      names = "--http-maxclients",
+      paramLabel = "N",
+      description = "Most HTTP and HTTPS connections at once; more get 503 (default 1000).")
+  String httpMaxClients;
+
+  @Option(
+      names = "--http-header-timeout",
+      paramLabel = "SECONDS",
+      description = "Seconds from a request's first byte to its last header (default 10; 0: none).")
+  String httpHeaderTimeout;
+
+  @Option(
+      names = "--http-idle-timeout",
+      paramLabel = "SECONDS",
+      description =
+          "Seconds an HTTP connection may sit idle between requests (default 120; 0: none).")
+  String httpIdleTimeout;
+
+  @Option(
+      names = "--segment-size",
+      paramLabel = "SIZE",
+      description = "Expert: log segment size, 256kb to 1gb (default 64mb); smaller caps values.")
+  String segmentSize;
 
   @Override
   public Integer call() throws Exception {
     ServerConfig config = new ServerConfig();
     List<String> warnings = configFile == null ? List.of() : ConfigFile.read(configFile, config);
-    flags().forEach((name, value) -> {
-      if (value != null) {
-        config.set(name, value);
-      }
-    });
+    flags()
+        .forEach(
+            (name, value) -> {
+              if (value != null) {
+                config.set(name, value);
+              }
+            });
     ServerLog.install(config);
     warnings.forEach(w -> LOG.log(System.Logger.Level.WARNING, w));
     CellarServer server = start(config);
     // SIGTERM and SIGINT (Ctrl-C) run this; so does the exit after SHUTDOWN, when the server has
     // stopped already. halt: the JVM would otherwise exit with 128 + the signal's number even
     // after a clean stop, which supervisors read as a failure.
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      boolean clean = server.stop("signal: SIGTERM or SIGINT");
-      System.out.flush();
-      System.err.flush();
-      Runtime.getRuntime().halt(clean ? CellarCommand.EXIT_OK : CellarCommand.EXIT_FAILURE);
-    }, "cellar-sigterm"));
-    LOG.log(System.Logger.Level.INFO, "serving " + config.dir().toAbsolutePath() + " (appendfsync " + config.fsync().name().toLowerCase()
-        + ", " + config.threads() + " threads, " + server.transport() + ")");
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  boolean clean = server.stop("signal: SIGTERM or SIGINT");
+                  System.out.flush();
+                  System.err.flush();
+                  Runtime.getRuntime()
+                      .halt(clean ? CellarCommand.EXIT_OK : CellarCommand.EXIT_FAILURE);
+                },
+                "cellar-sigterm"));
+    LOG.log(
+        System.Logger.Level.INFO,
+        "serving "
+            + config.dir().toAbsolutePath()
+            + " (appendfsync "
+            + config.fsync().name().toLowerCase()
+            + ", "
+            + config.threads()
+            + " threads, "
+            + server.transport()
+            + ")");
     LOG.log(System.Logger.Level.INFO, listening(config.bind(), server));
     server.awaitStop();
     return 0;
@@ -141,7 +319,8 @@ public final class ServerCommand implements Callable<Integer> {
     } catch (RuntimeException e) {
       LOG.log(System.Logger.Level.DEBUG, "the server did not start", e);
       String message = CellarCommand.expectedFailureMessage(e);
-      String line = message != null ? message : LogLine.summary(e) + " (--loglevel debug shows where)";
+      String line =
+          message != null ? message : LogLine.summary(e) + " (--loglevel debug shows where)";
       if (config.logFile() != null) {
         LOG.log(System.Logger.Level.ERROR, "the server did not start: " + line);
       }
@@ -162,7 +341,10 @@ public final class ServerCommand implements Callable<Integer> {
     if (server.tlsPort() != 0) {
       s.append(", RESP over TLS on ").append(host).append(':').append(server.tlsPort());
     }
-    s.append(server.httpPort() == 0 ? ", HTTP off" : ", HTTP on http://" + host + ":" + server.httpPort());
+    s.append(
+        server.httpPort() == 0
+            ? ", HTTP off"
+            : ", HTTP on http://" + host + ":" + server.httpPort());
     if (server.httpsPort() != 0) {
       s.append(", HTTPS on https://").append(host).append(':').append(server.httpsPort());
     }

@@ -19,13 +19,17 @@ import picocli.CommandLine.Command;
  *
  * <p>The cache holds what this JVM loaded, linked and spun, and the method profiles of what ran
  * hot, so the run goes through the path a real start takes: the {@code server} command itself,
- * parsed by picocli from flags, on a fresh temporary directory and free ports; a {@link TrainingLoad}
- * from a second thread then drives the commands that matter at run time, and stops the server with
- * {@code SHUTDOWN} as an operator would. The JVM writes the cache when it exits. Nothing is left
- * behind: the directory is deleted. Exit code 0 means the server started, served the whole load
- * and stopped cleanly; anything else fails the training, and the launcher runs without a cache.
+ * parsed by picocli from flags, on a fresh temporary directory and free ports; a {@link
+ * TrainingLoad} from a second thread then drives the commands that matter at run time, and stops
+ * the server with {@code SHUTDOWN} as an operator would. The JVM writes the cache when it exits.
+ * Nothing is left behind: the directory is deleted. Exit code 0 means the server started, served
+ * the whole load and stopped cleanly; anything else fails the training, and the launcher runs
+ * without a cache.
  */
-@Command(name = "aot-training", hidden = true, description = "Trains the start-up cache (run by ./cellar after a build).")
+@Command(
+    name = "aot-training",
+    hidden = true,
+    description = "Trains the start-up cache (run by ./cellar after a build).")
 public final class TrainingCommand implements Callable<Integer> {
 
   @Override
@@ -36,8 +40,17 @@ public final class TrainingCommand implements Callable<Integer> {
       int httpPort = freePort();
       TrainingLoad load = new TrainingLoad(port, httpPort);
       Thread driver = Thread.ofPlatform().name("cellar-aot-training").start(load);
-      int served = new CommandLine(new ServerCommand()).execute("--dir", dir.toString(), "--port", Integer.toString(port),
-          "--http-port", Integer.toString(httpPort), "--logfile", dir.resolve("server.log").toString());
+      int served =
+          new CommandLine(new ServerCommand())
+              .execute(
+                  "--dir",
+                  dir.toString(),
+                  "--port",
+                  Integer.toString(port),
+                  "--http-port",
+                  Integer.toString(httpPort),
+                  "--logfile",
+                  dir.resolve("server.log").toString());
       driver.join();
       if (load.failure() != null) {
         System.err.println("cellar aot-training: the training load failed: " + load.failure());
@@ -50,7 +63,10 @@ public final class TrainingCommand implements Callable<Integer> {
     }
   }
 
-  /** A port free now; the server binds it a moment later (a race only another process could lose us). */
+  /**
+   * A port free now; the server binds it a moment later (a race only another process could lose
+   * us).
+   */
   private static int freePort() throws IOException {
     try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       return socket.getLocalPort();
@@ -59,13 +75,16 @@ public final class TrainingCommand implements Callable<Integer> {
 
   private static void deleteTree(Path dir) throws IOException {
     try (Stream<Path> paths = Files.walk(dir)) {
-      paths.sorted(Comparator.reverseOrder()).forEach(p -> {
-        try {
-          Files.delete(p);
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-      });
+      paths
+          .sorted(Comparator.reverseOrder())
+          .forEach(
+              p -> {
+                try {
+                  Files.delete(p);
+                } catch (IOException e) {
+                  throw new UncheckedIOException(e);
+                }
+              });
     }
   }
 }

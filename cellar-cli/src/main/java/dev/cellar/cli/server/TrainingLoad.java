@@ -22,8 +22,8 @@ import java.util.List;
  *
  * <p>The counts are large enough for the JIT to compile the request path at its top tier (some ten
  * thousand calls of each method) several times over, and small enough to take seconds. It is a
- * plain blocking client over {@link Socket}: what it loads goes into the cache too, and it is little.
- * Replies are read and checked for errors, never timed.
+ * plain blocking client over {@link Socket}: what it loads goes into the cache too, and it is
+ * little. Replies are read and checked for errors, never timed.
  */
 final class TrainingLoad implements Runnable {
   private static final int PIPELINE_1_REQUESTS = 40_000;
@@ -56,7 +56,12 @@ final class TrainingLoad implements Runnable {
       resp(out, in, 1, PIPELINE_1_REQUESTS, i -> command("GET", key(i)));
       resp(out, in, DEPTH, PIPELINED_REQUESTS, i -> command("SET", key(i), value));
       resp(out, in, DEPTH, PIPELINED_REQUESTS, i -> command("GET", key(i)));
-      resp(out, in, 1, MULTI_KEY_REQUESTS, i -> command("MSET", key(i), value, key(i + 1), value, key(i + 2), value));
+      resp(
+          out,
+          in,
+          1,
+          MULTI_KEY_REQUESTS,
+          i -> command("MSET", key(i), value, key(i + 1), value, key(i + 2), value));
       resp(out, in, 1, MULTI_KEY_REQUESTS, i -> command("MGET", key(i), key(i + 1), key(i + 2)));
       resp(out, in, 1, 200, i -> command("INFO"));
       for (int i = 0; i < HTTP_ROUNDS; i++) {
@@ -73,9 +78,9 @@ final class TrainingLoad implements Runnable {
   }
 
   /**
-   * The server's thread waits for a stop, so a failed load must still stop it, or the training
-   * (and the launcher waiting on it) would never end. Best effort: a server that never listened
-   * has ended its start already.
+   * The server's thread waits for a stop, so a failed load must still stop it, or the training (and
+   * the launcher waiting on it) would never end. Best effort: a server that never listened has
+   * ended its start already.
    */
   private void shutDownAfterFailure() {
     try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
@@ -100,7 +105,8 @@ final class TrainingLoad implements Runnable {
   }
 
   /** Sends {@code count} requests, {@code depth} at a time, reading each batch's replies. */
-  private void resp(OutputStream out, InputStream in, int depth, int count, Request request) throws IOException {
+  private void resp(OutputStream out, InputStream in, int depth, int count, Request request)
+      throws IOException {
     for (int sent = 0; sent < count; sent += depth) {
       int batch = Math.min(depth, count - sent);
       for (int i = 0; i < batch; i++) {
@@ -122,7 +128,8 @@ final class TrainingLoad implements Runnable {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     bytes.writeBytes(("*" + parts.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
     for (Object part : parts) {
-      byte[] b = part instanceof byte[] raw ? raw : part.toString().getBytes(StandardCharsets.UTF_8);
+      byte[] b =
+          part instanceof byte[] raw ? raw : part.toString().getBytes(StandardCharsets.UTF_8);
       bytes.writeBytes(("$" + b.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
       bytes.writeBytes(b);
       bytes.writeBytes(CRLF);
@@ -130,11 +137,13 @@ final class TrainingLoad implements Runnable {
     return bytes.toByteArray();
   }
 
-  /** Reads one RESP2 reply; an error reply fails the training (the load sends only valid commands). */
+  /**
+   * Reads one RESP2 reply; an error reply fails the training (the load sends only valid commands).
+   */
   private static void readReply(InputStream in) throws IOException {
     String line = readLine(in);
     switch (line.charAt(0)) {
-      case '+', ':' -> { }
+      case '+', ':' -> {}
       case '-' -> throw new IOException("the server answered " + line);
       case '$' -> {
         int length = Integer.parseInt(line.substring(1));
@@ -168,23 +177,30 @@ final class TrainingLoad implements Runnable {
   private void http(String method, String path, String body) throws IOException {
     try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), httpPort)) {
       byte[] content = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
-      String head = method + " " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Length: "
-          + content.length + "\r\n\r\n";
+      String head =
+          method
+              + " "
+              + path
+              + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Length: "
+              + content.length
+              + "\r\n\r\n";
       OutputStream out = socket.getOutputStream();
       out.write(head.getBytes(StandardCharsets.US_ASCII));
       out.write(content);
       out.flush();
-      String response = new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+      String response =
+          new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
       if (!response.startsWith("HTTP/1.1 2")) {
-        throw new IOException(method + " " + path + " answered " + response.lines().findFirst().orElse("nothing"));
+        throw new IOException(
+            method + " " + path + " answered " + response.lines().findFirst().orElse("nothing"));
       }
     }
   }
 
   /**
    * The server starts on another thread of this JVM: wait for it to listen (it opens the store
-   * first). A start that fails ends the server's thread by itself; one that takes minutes is
-   * given them.
+   * first). A start that fails ends the server's thread by itself; one that takes minutes is given
+   * them.
    */
   private static Socket connect(int port) throws IOException, InterruptedException {
     long deadline = System.nanoTime() + 300_000_000_000L;

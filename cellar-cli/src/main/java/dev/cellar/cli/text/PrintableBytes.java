@@ -6,8 +6,9 @@ import java.lang.foreign.ValueLayout;
 /**
  * Arbitrary bytes (keys, values) as one line of text a terminal shows faithfully: printable ASCII
  * as itself, everything else as {@code \xNN}, the whole in double quotes so that spaces and empty
- * strings stay visible. A backslash and a quote are escaped, so the output reads back unambiguously.
- * Long byte strings are cut after {@code maxBytes} and end in {@code ...}, outside the quotes.
+ * strings stay visible. A backslash and a quote are escaped, so the output reads back
+ * unambiguously. Long byte strings are cut after {@code maxBytes} and end in {@code ...}, outside
+ * the quotes.
  */
 public final class PrintableBytes {
   private static final char[] HEX = "0123456789abcdef".toCharArray();

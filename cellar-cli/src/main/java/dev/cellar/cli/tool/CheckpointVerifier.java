@@ -32,7 +32,12 @@ public final class CheckpointVerifier {
    * @param position its replay position, or null when it could not be read
    * @param segments ids of the segments it names
    */
-  public record Result(String name, String description, ReplayPosition position, List<Long> segments, List<Finding> findings) {
+  public record Result(
+      String name,
+      String description,
+      ReplayPosition position,
+      List<Long> segments,
+      List<Finding> findings) {
     public boolean readable() {
       return position != null;
     }
@@ -41,14 +46,16 @@ public final class CheckpointVerifier {
   /** Reads {@code path}, which must have {@code shards} shards. */
   public static Result read(Path path, int shards) {
     String name = path.getFileName().toString();
-    try (CheckpointReader.OpenCheckpoint open = CheckpointReader.open(FileIO.platform(), path, shards)) {
+    try (CheckpointReader.OpenCheckpoint open =
+        CheckpointReader.open(FileIO.platform(), path, shards)) {
       CheckpointImage image = open.image();
       long[] keys = {0};
       int[] shardCount = {0};
-      open.loadShards((shard, slots, keyCount) -> {
-        keys[0] += keyCount;
-        shardCount[0]++;
-      });
+      open.loadShards(
+          (shard, slots, keyCount) -> {
+            keys[0] += keyCount;
+            shardCount[0]++;
+          });
       return new Result(
           name,
           describe(image, keys[0], shardCount[0]),
@@ -57,7 +64,10 @@ public final class CheckpointVerifier {
           List.of());
     } catch (CheckpointReader.Invalid | IncompatibleFormatException e) {
       // The reader's messages start with the file name, which the finding already shows.
-      String reason = e.getMessage().startsWith(name + ": ") ? e.getMessage().substring(name.length() + 2) : e.getMessage();
+      String reason =
+          e.getMessage().startsWith(name + ": ")
+              ? e.getMessage().substring(name.length() + 2)
+              : e.getMessage();
       return failed(name, reason);
     } catch (IOException e) {
       return failed(name, "could not be read: " + e);
@@ -80,26 +90,38 @@ public final class CheckpointVerifier {
   }
 
   /** Findings about segments {@code result} names that are missing or unreadable. */
-  public static List<Finding> missingSegments(Result result, boolean newest, Set<Long> usableSegmentIds) {
-    List<String> missing = result.segments().stream()
-        .filter(id -> !usableSegmentIds.contains(id))
-        .map(Segment::fileName)
-        .toList();
+  public static List<Finding> missingSegments(
+      Result result, boolean newest, Set<Long> usableSegmentIds) {
+    List<String> missing =
+        result.segments().stream()
+            .filter(id -> !usableSegmentIds.contains(id))
+            .map(Segment::fileName)
+            .toList();
     if (missing.isEmpty()) {
       return List.of();
     }
     String list = String.join(", ", missing);
     if (newest) {
-      return List.of(Finding.ofFile(Severity.ERROR, result.name(),
-          "names segments that are missing or unreadable: " + list
-              + "; an open falls back to an older checkpoint or a full replay, and their records are lost"));
+      return List.of(
+          Finding.ofFile(
+              Severity.ERROR,
+              result.name(),
+              "names segments that are missing or unreadable: "
+                  + list
+                  + "; an open falls back to an older checkpoint or a full replay, and their records are lost"));
     }
-    return List.of(Finding.ofFile(Severity.NOTE, result.name(),
-        "older checkpoint naming segments since replaced (" + list + "); the next open deletes it"));
+    return List.of(
+        Finding.ofFile(
+            Severity.NOTE,
+            result.name(),
+            "older checkpoint naming segments since replaced ("
+                + list
+                + "); the next open deletes it"));
   }
 
   private static Result failed(String name, String reason) {
-    return new Result(name, null, null, List.of(), List.of(Finding.ofFile(Severity.ERROR, name, reason)));
+    return new Result(
+        name, null, null, List.of(), List.of(Finding.ofFile(Severity.ERROR, name, reason)));
   }
 
   private static String describe(CheckpointImage image, long keys, int shardCount) {

@@ -52,8 +52,9 @@ public final class DumpCommand implements Callable<Integer> {
   @Option(
       names = "--segment",
       paramLabel = "ID",
-      description = "Only this segment: its id in hex as in the file name (seg-ID.log), leading zeros optional,"
-          + " or the file name itself.")
+      description =
+          "Only this segment: its id in hex as in the file name (seg-ID.log), leading zeros optional,"
+              + " or the file name itself.")
   String segment;
 
   @Option(names = "--limit", paramLabel = "N", description = "Stop after N records.")
@@ -62,7 +63,9 @@ public final class DumpCommand implements Callable<Integer> {
   @Option(names = "--values", description = "Also print a preview of each value (first 64 bytes).")
   boolean values;
 
-  /** Unwinds the scan once the output has what it needs; a scan cannot otherwise be stopped early. */
+  /**
+   * Unwinds the scan once the output has what it needs; a scan cannot otherwise be stopped early.
+   */
   private static final class StopDump extends RuntimeException {
     StopDump() {
       super(null, null, false, false);
@@ -73,7 +76,8 @@ public final class DumpCommand implements Callable<Integer> {
   public Integer call() throws IOException {
     ToolCommand.requireDirectory(spec, directory);
     if (limit < 0) {
-      throw new CommandLine.ParameterException(spec.commandLine(), "--limit must be zero or more, not " + limit);
+      throw new CommandLine.ParameterException(
+          spec.commandLine(), "--limit must be zero or more, not " + limit);
     }
     StoreDirectory store = StoreDirectory.list(directory);
     List<Path> segments = selectSegments(store);
@@ -102,9 +106,19 @@ public final class DumpCommand implements Callable<Integer> {
     if (path == null) {
       throw new CommandLine.ParameterException(
           spec.commandLine(),
-          "no " + Segment.fileName(id) + " in " + directory + "; it has " + store.segments().size() + " segments"
-              + (store.segments().isEmpty() ? "" : ", from " + store.segments().getFirst().getFileName()
-                  + " to " + store.segments().getLast().getFileName()));
+          "no "
+              + Segment.fileName(id)
+              + " in "
+              + directory
+              + "; it has "
+              + store.segments().size()
+              + " segments"
+              + (store.segments().isEmpty()
+                  ? ""
+                  : ", from "
+                      + store.segments().getFirst().getFileName()
+                      + " to "
+                      + store.segments().getLast().getFileName()));
     }
     return List.of(path);
   }
@@ -118,7 +132,8 @@ public final class DumpCommand implements Callable<Integer> {
       return Long.parseUnsignedLong(text, 16);
     } catch (NumberFormatException e) {
       throw new CommandLine.ParameterException(
-          spec.commandLine(), "--segment " + text + " is neither a hex segment id nor a segment file name");
+          spec.commandLine(),
+          "--segment " + text + " is neither a hex segment id nor a segment file name");
     }
   }
 
@@ -149,7 +164,8 @@ public final class DumpCommand implements Callable<Integer> {
         // limit reached or nobody reading
       }
       bar.clear();
-      out.printf(Locale.ROOT, "# %,d records%s%n", printed, printed == limit ? " (limit reached)" : "");
+      out.printf(
+          Locale.ROOT, "# %,d records%s%n", printed, printed == limit ? " (limit reached)" : "");
     }
 
     private void dumpSegment(Path path) throws IOException {
@@ -158,14 +174,15 @@ public final class DumpCommand implements Callable<Integer> {
       }
       try (SegmentFile file = SegmentFile.open(path)) {
         String name = file.name();
-        SegmentVerifier.Result result = SegmentVerifier.verify(file, durable, record -> print(name, record));
+        SegmentVerifier.Result result =
+            SegmentVerifier.verify(file, durable, record -> print(name, record));
         for (Finding finding : result.findings()) {
           bar.clear();
           out.println("# " + finding);
           switch (finding.severity()) {
             case ERROR -> errors++;
             case WARNING -> warnings++;
-            case NOTE -> { }
+            case NOTE -> {}
           }
         }
         scannedBefore += file.size();
@@ -175,9 +192,14 @@ public final class DumpCommand implements Callable<Integer> {
     /** Counts the damage on {@code err}, if there was any; returns the exit code. */
     int report(PrintWriter err) {
       if (errors + warnings > 0) {
-        err.printf(Locale.ROOT, "%s: %s, %s in the segments read (the # ERROR and # WARNING lines of the dump);"
+        err.printf(
+            Locale.ROOT,
+            "%s: %s, %s in the segments read (the # ERROR and # WARNING lines of the dump);"
                 + " cellar tool verify %s checks the checkpoints too%n",
-            spec.qualifiedName(), count(errors, "error"), count(warnings, "warning"), directory);
+            spec.qualifiedName(),
+            count(errors, "error"),
+            count(warnings, "warning"),
+            directory);
         err.flush();
       }
       return errors == 0 ? CellarCommand.EXIT_OK : CellarCommand.EXIT_FAILURE;

@@ -26,7 +26,8 @@ public record Finding(Severity severity, String file, long offset, long length, 
     return new Finding(severity, file, -1, -1, reason);
   }
 
-  public static Finding ofRegion(Severity severity, String file, long offset, long length, String reason) {
+  public static Finding ofRegion(
+      Severity severity, String file, long offset, long length, String reason) {
     return new Finding(severity, file, offset, length, reason);
   }
 

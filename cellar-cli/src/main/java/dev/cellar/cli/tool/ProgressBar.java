@@ -7,17 +7,17 @@ import java.io.PrintWriter;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A one-line progress bar on stderr, {@code [#####     ] 52% 1.2 GiB/2.3 GiB}, redrawn in place
- * with a carriage return.
+ * A one-line progress bar on stderr, {@code [##### ] 52% 1.2 GiB/2.3 GiB}, redrawn in place with a
+ * carriage return.
  *
- * <p>It is called for every record scanned, so {@link #update} is cheap: it looks at the clock
- * only every {@value #CALLS_PER_CLOCK_READ} calls and redraws at most ten times a second. The
- * first draw waits one interval, so short runs never show a bar at all.
+ * <p>It is called for every record scanned, so {@link #update} is cheap: it looks at the clock only
+ * every {@value #CALLS_PER_CLOCK_READ} calls and redraws at most ten times a second. The first draw
+ * waits one interval, so short runs never show a bar at all.
  *
- * <p>When stdout and stderr share a terminal, the bar must never share a line with real output.
- * So the caller's output is flushed before each draw, and callers {@link #clear()} the bar before
- * writing a line of their own (a field check when it is not drawn); the next update draws it
- * again, below.
+ * <p>When stdout and stderr share a terminal, the bar must never share a line with real output. So
+ * the caller's output is flushed before each draw, and callers {@link #clear()} the bar before
+ * writing a line of their own (a field check when it is not drawn); the next update draws it again,
+ * below.
  *
  * <p>Single-threaded: owned by the command that scans.
  */
@@ -88,7 +88,14 @@ public final class ProgressBar {
   static String render(long done, long total) {
     int percent = (int) (done * 100.0 / total);
     int filled = (int) ((long) WIDTH * done / total);
-    return "[" + "#".repeat(filled) + " ".repeat(WIDTH - filled) + "] " + percent + "% "
-        + ByteSize.format(done) + "/" + ByteSize.format(total);
+    return "["
+        + "#".repeat(filled)
+        + " ".repeat(WIDTH - filled)
+        + "] "
+        + percent
+        + "% "
+        + ByteSize.format(done)
+        + "/"
+        + ByteSize.format(total);
   }
 }

@@ -13,8 +13,8 @@ import java.util.Locale;
  * seg-0000000000000001.log       64          1 PUT    -                             60 "user:1"
  * </pre>
  *
- * Keys (and, on request, values) go last because their width varies; they are quoted and escaped
- * by {@link PrintableBytes} and cut after {@value #MAX_SHOWN_BYTES} bytes.
+ * Keys (and, on request, values) go last because their width varies; they are quoted and escaped by
+ * {@link PrintableBytes} and cut after {@value #MAX_SHOWN_BYTES} bytes.
  */
 public final class RecordPrinter {
   static final int MAX_SHOWN_BYTES = 64;
@@ -22,27 +22,31 @@ public final class RecordPrinter {
 
   private final boolean values;
 
-  /** @param values whether lines end with a preview of the value */
+  /**
+   * @param values whether lines end with a preview of the value
+   */
   public RecordPrinter(boolean values) {
     this.values = values;
   }
 
   public String header() {
-    return String.format(Locale.ROOT, COLUMNS, "file", "offset", "seq", "type", "expiry", "vlen", "key")
+    return String.format(
+            Locale.ROOT, COLUMNS, "file", "offset", "seq", "type", "expiry", "vlen", "key")
         + (values ? " value" : "");
   }
 
   public String line(String file, RecordView record) {
-    String line = String.format(
-        Locale.ROOT,
-        COLUMNS,
-        file,
-        record.offset(),
-        record.seq(),
-        record.isDelete() ? "DELETE" : "PUT",
-        record.expireAt() == 0 ? "-" : Instant.ofEpochMilli(record.expireAt()).toString(),
-        record.valueLength(),
-        PrintableBytes.format(record.key(), MAX_SHOWN_BYTES));
+    String line =
+        String.format(
+            Locale.ROOT,
+            COLUMNS,
+            file,
+            record.offset(),
+            record.seq(),
+            record.isDelete() ? "DELETE" : "PUT",
+            record.expireAt() == 0 ? "-" : Instant.ofEpochMilli(record.expireAt()).toString(),
+            record.valueLength(),
+            PrintableBytes.format(record.key(), MAX_SHOWN_BYTES));
     if (values && !record.isDelete()) {
       line += " " + PrintableBytes.format(record.value(), MAX_SHOWN_BYTES);
     }

@@ -17,14 +17,16 @@ public record ReplayPosition(long segmentId, long offset, String checkpoint) {
   public static final ReplayPosition NONE = new ReplayPosition(-1, 0, "none");
 
   /**
-   * The replay position of {@code store}'s usable checkpoint, found quietly: {@link #NONE} when
-   * the identity file or every checkpoint is unusable (verify is the tool that reports why).
+   * The replay position of {@code store}'s usable checkpoint, found quietly: {@link #NONE} when the
+   * identity file or every checkpoint is unusable (verify is the tool that reports why).
    */
   public static ReplayPosition of(StoreDirectory store) {
     try {
       int shards = StoreMetaFile.read(store.metaFile()).shards();
       List<CheckpointVerifier.Result> newestFirst =
-          store.checkpoints().reversed().stream().map(p -> CheckpointVerifier.read(p, shards)).toList();
+          store.checkpoints().reversed().stream()
+              .map(p -> CheckpointVerifier.read(p, shards))
+              .toList();
       return CheckpointVerifier.replayPosition(newestFirst, store.segmentIds());
     } catch (IOException | StoreMetaFile.Unusable e) {
       return NONE;
@@ -38,6 +40,8 @@ public record ReplayPosition(long segmentId, long offset, String checkpoint) {
 
   @Override
   public String toString() {
-    return this == NONE ? "none" : Segment.fileName(segmentId) + " offset " + offset + " (" + checkpoint + ")";
+    return this == NONE
+        ? "none"
+        : Segment.fileName(segmentId) + " offset " + offset + " (" + checkpoint + ")";
   }
 }

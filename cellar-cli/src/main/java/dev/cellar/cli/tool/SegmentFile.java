@@ -16,12 +16,14 @@ import java.nio.file.StandardOpenOption;
  * is it sealed, and which byte range holds records.
  *
  * <h2>Why not {@link Segment#openExisting}</h2>
+ *
  * That opens the file read-write through the store's I/O seam, which a checking tool must not do:
  * it would fail on a read-only copy or a file owned by another user, and a stray write through it
  * could change the evidence. Here the file is opened {@code READ} and mapped {@code READ_ONLY}; the
  * channel is closed at once (the mapping outlives it) and the mapping lives until {@link #close()}.
  *
  * <h2>The range a reader scans</h2>
+ *
  * Records start after the 64-byte header. A sealed segment ends at the sealed length its header
  * records; if the file is shorter, the missing bytes are damage ({@link #missingBytes()}) and only
  * what exists is scanned. An unsealed segment (the one being written, or one a crash left behind)
@@ -47,7 +49,8 @@ public final class SegmentFile implements AutoCloseable {
   public static SegmentFile open(Path path) throws IOException {
     long id = Segment.idOf(path.getFileName().toString());
     if (id < 0) {
-      throw new IllegalArgumentException(path + " is not named like a segment (seg-<16 hex digits>.log)");
+      throw new IllegalArgumentException(
+          path + " is not named like a segment (seg-<16 hex digits>.log)");
     }
     Arena arena = Arena.ofConfined();
     try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
@@ -67,7 +70,11 @@ public final class SegmentFile implements AutoCloseable {
       return e.getMessage();
     }
     if (problem == null && SegmentHeaderDescriptor.id(memory) != id) {
-      problem = "header names segment " + SegmentHeaderDescriptor.id(memory) + ", the file name says " + id;
+      problem =
+          "header names segment "
+              + SegmentHeaderDescriptor.id(memory)
+              + ", the file name says "
+              + id;
     }
     return problem;
   }
@@ -92,7 +99,9 @@ public final class SegmentFile implements AutoCloseable {
     return memory;
   }
 
-  /** What is wrong with the header, or null when it is sound; the other accessors need a sound one. */
+  /**
+   * What is wrong with the header, or null when it is sound; the other accessors need a sound one.
+   */
   public String headerProblem() {
     return headerProblem;
   }
@@ -125,7 +134,9 @@ public final class SegmentFile implements AutoCloseable {
     return Math.max(0, declaredEnd() - size());
   }
 
-  /** Bytes past a sealed length: left by a crash between sealing the header and cutting the file. */
+  /**
+   * Bytes past a sealed length: left by a crash between sealing the header and cutting the file.
+   */
   public long bytesPastEnd() {
     return sealed() ? Math.max(0, size() - declaredEnd()) : 0;
   }
@@ -136,8 +147,10 @@ public final class SegmentFile implements AutoCloseable {
    * theirs need not).
    */
   public SegmentScanner.Result scan(SegmentScanner.Visitor visitor) {
-    boolean increasingSeqs = SegmentHeaderDescriptor.kind(memory) == SegmentHeaderDescriptor.KIND_LOG;
-    return SegmentScanner.scan(memory, SegmentHeaderDescriptor.LENGTH, scanLimit(), sealed(), increasingSeqs, visitor);
+    boolean increasingSeqs =
+        SegmentHeaderDescriptor.kind(memory) == SegmentHeaderDescriptor.KIND_LOG;
+    return SegmentScanner.scan(
+        memory, SegmentHeaderDescriptor.LENGTH, scanLimit(), sealed(), increasingSeqs, visitor);
   }
 
   /** Unmaps the file. */

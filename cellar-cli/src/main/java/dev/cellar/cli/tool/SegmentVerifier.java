@@ -10,6 +10,7 @@ import java.util.List;
  * {@link SegmentScanner} so that records are judged exactly as recovery judges them.
  *
  * <h2>What is an error</h2>
+ *
  * The crash model: a segment is sealed only after an fsync, and a checkpoint is published only
  * after the log up to its replay position is fsynced. Bytes made durable either way cannot be
  * damaged by a crash, so any damage there (a bad CRC, zeros, a file that ends too soon) is an
@@ -17,10 +18,10 @@ import java.util.List;
  * points lies the unsynced tail a crash may tear or, after power loss, leave with holes; recovery
  * cuts the tail and skips the holes, so those are {@link Severity#WARNING}s.
  *
- * <p>Recovery itself only distinguishes sealed from unsealed segments. Using the checkpoint as
- * well matters because a segment can be durable yet unsealed (the store seals full segments in
- * the background and may close before it has), and because a file cut short before the replay
- * position loses records the index still points at.
+ * <p>Recovery itself only distinguishes sealed from unsealed segments. Using the checkpoint as well
+ * matters because a segment can be durable yet unsealed (the store seals full segments in the
+ * background and may close before it has), and because a file cut short before the replay position
+ * loses records the index still points at.
  *
  * <p>A header that cannot be read is an error, except for an all-zero file: a segment whose
  * creation a crash interrupted, which the next open deletes.
@@ -35,26 +36,38 @@ public final class SegmentVerifier {
    *     unreadable}
    * @param scannedBytes bytes of the file the scan covered, header included
    */
-  public record Result(String name, String state, RecordCounts counts, long scannedBytes, List<Finding> findings) {}
+  public record Result(
+      String name, String state, RecordCounts counts, long scannedBytes, List<Finding> findings) {}
 
   /**
    * Checks {@code segment}, showing each valid record to {@code visitor} as well.
    *
    * @param durable the replay position of the checkpoint an open would use
    */
-  public static Result verify(SegmentFile segment, ReplayPosition durable, SegmentScanner.Visitor visitor) {
+  public static Result verify(
+      SegmentFile segment, ReplayPosition durable, SegmentScanner.Visitor visitor) {
     String name = segment.name();
     if (segment.headerProblem() != null) {
       return unreadable(segment);
     }
     List<Finding> findings = new ArrayList<>();
     if (segment.missingBytes() > 0) {
-      findings.add(Finding.ofRegion(Severity.ERROR, name, segment.size(), segment.missingBytes(),
-          "file shorter than its sealed length " + segment.declaredEnd() + " (truncated?)"));
+      findings.add(
+          Finding.ofRegion(
+              Severity.ERROR,
+              name,
+              segment.size(),
+              segment.missingBytes(),
+              "file shorter than its sealed length " + segment.declaredEnd() + " (truncated?)"));
     }
     if (segment.bytesPastEnd() > 0) {
-      findings.add(Finding.ofRegion(Severity.NOTE, name, segment.declaredEnd(), segment.bytesPastEnd(),
-          "past the sealed length, ignored (a crash came between sealing and trimming the file)"));
+      findings.add(
+          Finding.ofRegion(
+              Severity.NOTE,
+              name,
+              segment.declaredEnd(),
+              segment.bytesPastEnd(),
+              "past the sealed length, ignored (a crash came between sealing and trimming the file)"));
     }
     RecordCounts counts = new RecordCounts();
     SegmentScanner.Result scan =
@@ -69,45 +82,83 @@ public final class SegmentVerifier {
     if (!segment.sealed()) {
       checkAgainstCheckpoint(segment, scan, durable, findings);
     }
-    String state = (segment.sealed() ? "sealed" : "unsealed") + (segment.compacted() ? ", compacted" : "");
+    String state =
+        (segment.sealed() ? "sealed" : "unsealed") + (segment.compacted() ? ", compacted" : "");
     return new Result(name, state, counts, segment.scanLimit(), findings);
   }
 
   private static Result unreadable(SegmentFile segment) {
-    Finding finding = segment.size() > 0 && segment.blank()
-        ? Finding.ofFile(Severity.WARNING, segment.name(),
-            "all zeros: a crash interrupted its creation; it never held a record (deleted on next open)")
-        : Finding.ofRegion(Severity.ERROR, segment.name(), 0, segment.size(),
-            "unusable header, records not checked: " + segment.headerProblem());
-    return new Result(segment.name(), "unreadable", new RecordCounts(), segment.size(), List.of(finding));
+    Finding finding =
+        segment.size() > 0 && segment.blank()
+            ? Finding.ofFile(
+                Severity.WARNING,
+                segment.name(),
+                "all zeros: a crash interrupted its creation; it never held a record (deleted on next open)")
+            : Finding.ofRegion(
+                Severity.ERROR,
+                segment.name(),
+                0,
+                segment.size(),
+                "unusable header, records not checked: " + segment.headerProblem());
+    return new Result(
+        segment.name(), "unreadable", new RecordCounts(), segment.size(), List.of(finding));
   }
 
   private static Finding classify(
-      SegmentFile segment, SegmentScanner.Result scan, ReplayPosition durable, SegmentScanner.Damage d) {
+      SegmentFile segment,
+      SegmentScanner.Result scan,
+      ReplayPosition durable,
+      SegmentScanner.Damage d) {
     if (segment.sealed()) {
-      return Finding.ofRegion(Severity.ERROR, segment.name(), d.offset(), d.length(), d.reason() + " in sealed data");
+      return Finding.ofRegion(
+          Severity.ERROR, segment.name(), d.offset(), d.length(), d.reason() + " in sealed data");
     }
     if (durable.covers(segment.id(), d.offset())) {
-      return Finding.ofRegion(Severity.ERROR, segment.name(), d.offset(), d.length(),
-          d.reason() + " in data made durable before " + durable.checkpoint() + " (unsealed segment)");
+      return Finding.ofRegion(
+          Severity.ERROR,
+          segment.name(),
+          d.offset(),
+          d.length(),
+          d.reason()
+              + " in data made durable before "
+              + durable.checkpoint()
+              + " (unsealed segment)");
     }
-    String what = d.offset() >= scan.validEnd()
-        ? "torn tail (would be truncated on open)"
-        : "hole in an unsealed segment (would be skipped on open)";
-    return Finding.ofRegion(Severity.WARNING, segment.name(), d.offset(), d.length(), what + ": " + d.reason());
+    String what =
+        d.offset() >= scan.validEnd()
+            ? "torn tail (would be truncated on open)"
+            : "hole in an unsealed segment (would be skipped on open)";
+    return Finding.ofRegion(
+        Severity.WARNING, segment.name(), d.offset(), d.length(), what + ": " + d.reason());
   }
 
-  /** An unsealed segment whose records end before the checkpoint's replay position has lost them. */
+  /**
+   * An unsealed segment whose records end before the checkpoint's replay position has lost them.
+   */
   private static void checkAgainstCheckpoint(
-      SegmentFile segment, SegmentScanner.Result scan, ReplayPosition durable, List<Finding> findings) {
+      SegmentFile segment,
+      SegmentScanner.Result scan,
+      ReplayPosition durable,
+      List<Finding> findings) {
     boolean damagedTail = scan.tornTailBytes() > 0;
     if (segment.id() == durable.segmentId() && scan.validEnd() < durable.offset() && !damagedTail) {
-      findings.add(Finding.ofRegion(Severity.ERROR, segment.name(), scan.validEnd(), durable.offset() - scan.validEnd(),
-          "records end before the replay position of " + durable.checkpoint()
-              + ": durable records are missing (file cut short or zeroed?)"));
+      findings.add(
+          Finding.ofRegion(
+              Severity.ERROR,
+              segment.name(),
+              scan.validEnd(),
+              durable.offset() - scan.validEnd(),
+              "records end before the replay position of "
+                  + durable.checkpoint()
+                  + ": durable records are missing (file cut short or zeroed?)"));
     } else if (segment.id() < durable.segmentId()) {
-      findings.add(Finding.ofFile(Severity.NOTE, segment.name(),
-          "unsealed, though " + durable.checkpoint() + " covers all of it; the next open seals it"));
+      findings.add(
+          Finding.ofFile(
+              Severity.NOTE,
+              segment.name(),
+              "unsealed, though "
+                  + durable.checkpoint()
+                  + " covers all of it; the next open seals it"));
     }
   }
 }

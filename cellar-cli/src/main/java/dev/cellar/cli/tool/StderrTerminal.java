@@ -40,8 +40,13 @@ final class StderrTerminal {
     }
     try {
       Linker linker = Linker.nativeLinker();
-      return linker.defaultLookup().find("isatty")
-          .map(symbol -> linker.downcallHandle(symbol, FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT)))
+      return linker
+          .defaultLookup()
+          .find("isatty")
+          .map(
+              symbol ->
+                  linker.downcallHandle(
+                      symbol, FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT)))
           .orElse(null);
     } catch (RuntimeException e) {
       return null;

@@ -21,7 +21,8 @@ import java.util.stream.Stream;
  * @param checkpoints {@code checkpoint-<sequence>.ckpt} files, oldest first
  * @param temporary {@code *.tmp} files: unfinished writes that the next open deletes
  */
-public record StoreDirectory(Path path, List<Path> segments, List<Path> checkpoints, List<Path> temporary) {
+public record StoreDirectory(
+    Path path, List<Path> segments, List<Path> checkpoints, List<Path> temporary) {
 
   /** Lists {@code directory}; it must exist. */
   public static StoreDirectory list(Path directory) throws IOException {
@@ -29,7 +30,11 @@ public record StoreDirectory(Path path, List<Path> segments, List<Path> checkpoi
     List<Path> checkpoints = new ArrayList<>();
     List<Path> temporary = new ArrayList<>();
     try (Stream<Path> files = Files.list(directory)) {
-      for (Path file : files.filter(Files::isRegularFile).sorted(Comparator.comparing(Path::getFileName)).toList()) {
+      for (Path file :
+          files
+              .filter(Files::isRegularFile)
+              .sorted(Comparator.comparing(Path::getFileName))
+              .toList()) {
         String name = file.getFileName().toString();
         if (Segment.idOf(name) >= 0) {
           segments.add(file);
@@ -40,7 +45,8 @@ public record StoreDirectory(Path path, List<Path> segments, List<Path> checkpoi
         }
       }
     }
-    return new StoreDirectory(directory, List.copyOf(segments), List.copyOf(checkpoints), List.copyOf(temporary));
+    return new StoreDirectory(
+        directory, List.copyOf(segments), List.copyOf(checkpoints), List.copyOf(temporary));
   }
 
   public Path metaFile() {
@@ -49,7 +55,9 @@ public record StoreDirectory(Path path, List<Path> segments, List<Path> checkpoi
 
   /** The ids of the segment files. */
   public Set<Long> segmentIds() {
-    return segments.stream().map(p -> Segment.idOf(p.getFileName().toString())).collect(Collectors.toSet());
+    return segments.stream()
+        .map(p -> Segment.idOf(p.getFileName().toString()))
+        .collect(Collectors.toSet());
   }
 
   /** The segment with {@code id}, if the directory holds it. */

@@ -14,9 +14,9 @@ import java.time.Instant;
 /**
  * A read-only parse of the store's identity file, {@code cellar.meta}, for the offline tools.
  *
- * <p>The core's {@code dev.cellar.store.StoreMetaDescriptor} owns this layout but is package-private
- * (the file holds the index hash seed, which nothing outside the store should see), so the few
- * fields a tool needs are read here, from the layout that class documents:
+ * <p>The core's {@code dev.cellar.store.StoreMetaDescriptor} owns this layout but is
+ * package-private (the file holds the index hash seed, which nothing outside the store should see),
+ * so the few fields a tool needs are read here, from the layout that class documents:
  *
  * <pre>
  *  0 magic "CELLARMT"  8 major u16  10 minor u16  12 shard count u32
@@ -40,9 +40,12 @@ public record StoreMetaFile(int major, int minor, int shards, Instant created) {
   private static final int KNOWN_MAJOR = 1;
   private static final int MAX_SHARDS = 4096;
 
-  private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-  private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-  private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+  private static final ValueLayout.OfShort SHORT =
+      ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+  private static final ValueLayout.OfInt INT =
+      ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+  private static final ValueLayout.OfLong LONG =
+      ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
   /** Why the file cannot be used; the message names the file and the problem. */
   public static final class Unusable extends Exception {
@@ -57,13 +60,16 @@ public record StoreMetaFile(int major, int minor, int shards, Instant created) {
     try {
       raw = Files.readAllBytes(path);
     } catch (NoSuchFileException e) {
-      throw new Unusable(path.getFileName() + " is missing: not a Cellar store directory, or its identity file was lost");
+      throw new Unusable(
+          path.getFileName()
+              + " is missing: not a Cellar store directory, or its identity file was lost");
     }
     if (raw.length != LENGTH) {
       throw new Unusable(path.getFileName() + " is " + raw.length + " bytes, expected " + LENGTH);
     }
     MemorySegment s = MemorySegment.ofArray(raw);
-    if (MemorySegment.mismatch(s, 0, MAGIC.length, MemorySegment.ofArray(MAGIC), 0, MAGIC.length) != -1) {
+    if (MemorySegment.mismatch(s, 0, MAGIC.length, MemorySegment.ofArray(MAGIC), 0, MAGIC.length)
+        != -1) {
       throw new Unusable(path.getFileName() + ": bad magic, not a Cellar identity file");
     }
     if (s.get(INT, CRC_OFFSET) != Crc32c.masked(s, 0, CRC_OFFSET)) {
@@ -73,13 +79,26 @@ public record StoreMetaFile(int major, int minor, int shards, Instant created) {
     int minor = s.get(SHORT, MINOR_OFFSET);
     if (major != KNOWN_MAJOR) {
       throw new Unusable(
-          path.getFileName() + " is store format version " + major + "." + minor + "; this tool reads version "
-              + KNOWN_MAJOR + ".x only. Use a newer Cellar.");
+          path.getFileName()
+              + " is store format version "
+              + major
+              + "."
+              + minor
+              + "; this tool reads version "
+              + KNOWN_MAJOR
+              + ".x only. Use a newer Cellar.");
     }
     int shards = s.get(INT, SHARDS_OFFSET);
     if (shards < 1 || shards > MAX_SHARDS || Integer.bitCount(shards) != 1) {
-      throw new Unusable(path.getFileName() + ": shard count " + shards + " is not a power of two in [1, " + MAX_SHARDS + "]");
+      throw new Unusable(
+          path.getFileName()
+              + ": shard count "
+              + shards
+              + " is not a power of two in [1, "
+              + MAX_SHARDS
+              + "]");
     }
-    return new StoreMetaFile(major, minor, shards, Instant.ofEpochMilli(s.get(LONG, CREATED_OFFSET)));
+    return new StoreMetaFile(
+        major, minor, shards, Instant.ofEpochMilli(s.get(LONG, CREATED_OFFSET)));
   }
 }

@@ -39,7 +39,13 @@ public final class StoreVerifier {
   }
 
   /** The verdict of a run. */
-  public record Summary(int segments, int checkpoints, RecordCounts records, long scannedBytes, int errors, int warnings) {
+  public record Summary(
+      int segments,
+      int checkpoints,
+      RecordCounts records,
+      long scannedBytes,
+      int errors,
+      int warnings) {
     public boolean clean() {
       return errors == 0;
     }
@@ -50,7 +56,8 @@ public final class StoreVerifier {
    *
    * @param progressFactory makes the progress bar once the total byte count is known
    */
-  public static Summary verify(StoreDirectory store, PrintWriter out, LongFunction<ProgressBar> progressFactory)
+  public static Summary verify(
+      StoreDirectory store, PrintWriter out, LongFunction<ProgressBar> progressFactory)
       throws IOException {
     long total = 0;
     for (Path segment : store.segments()) {
@@ -73,12 +80,21 @@ public final class StoreVerifier {
       reportCheckpoint(checkpoints.get(i), i == 0);
     }
     for (Path temp : store.temporary()) {
-      report(Finding.ofFile(Severity.NOTE, temp.getFileName().toString(),
-          "temporary file of an unfinished write (deleted on next open)"));
+      report(
+          Finding.ofFile(
+              Severity.NOTE,
+              temp.getFileName().toString(),
+              "temporary file of an unfinished write (deleted on next open)"));
     }
     progress.clear();
-    Summary summary = new Summary(
-        store.segments().size(), store.checkpoints().size(), totals, scannedBytes, errors, warnings);
+    Summary summary =
+        new Summary(
+            store.segments().size(),
+            store.checkpoints().size(),
+            totals,
+            scannedBytes,
+            errors,
+            warnings);
     printSummary(summary);
     return summary;
   }
@@ -87,8 +103,14 @@ public final class StoreVerifier {
   private Integer checkMeta(StoreDirectory store) {
     try {
       StoreMetaFile meta = StoreMetaFile.read(store.metaFile());
-      out.printf(Locale.ROOT, "%-32s format %d.%d, %d shards, created %s%n",
-          StoreMetaFile.FILE_NAME, meta.major(), meta.minor(), meta.shards(), meta.created());
+      out.printf(
+          Locale.ROOT,
+          "%-32s format %d.%d, %d shards, created %s%n",
+          StoreMetaFile.FILE_NAME,
+          meta.major(),
+          meta.minor(),
+          meta.shards(),
+          meta.created());
       return meta.shards();
     } catch (StoreMetaFile.Unusable e) {
       report(Finding.ofFile(Severity.ERROR, StoreMetaFile.FILE_NAME, e.getMessage()));
@@ -102,19 +124,27 @@ public final class StoreVerifier {
     SegmentVerifier.Result result;
     try (SegmentFile segment = SegmentFile.open(path)) {
       long base = scannedBytes;
-      result = SegmentVerifier.verify(segment, durable, r -> progress.update(base + r.offset() + r.length()));
+      result =
+          SegmentVerifier.verify(
+              segment, durable, r -> progress.update(base + r.offset() + r.length()));
       if (segment.headerProblem() == null) {
         usableSegments.add(segment.id());
       }
     } catch (IOException e) {
-      report(Finding.ofFile(Severity.ERROR, path.getFileName().toString(), "could not be read: " + e));
+      report(
+          Finding.ofFile(Severity.ERROR, path.getFileName().toString(), "could not be read: " + e));
       return;
     }
     scannedBytes += result.scannedBytes();
     totals.add(result.counts());
     progress.clear();
-    out.printf(Locale.ROOT, "%-32s %-18s %s, %s%n",
-        result.name(), result.state(), result.counts(), ByteSize.format(result.counts().bytes()));
+    out.printf(
+        Locale.ROOT,
+        "%-32s %-18s %s, %s%n",
+        result.name(),
+        result.state(),
+        result.counts(),
+        ByteSize.format(result.counts().bytes()));
     result.findings().forEach(this::report);
   }
 
@@ -122,12 +152,17 @@ public final class StoreVerifier {
   private List<CheckpointVerifier.Result> readCheckpoints(StoreDirectory store, Integer shards) {
     if (shards == null) {
       for (Path path : store.checkpoints()) {
-        report(Finding.ofFile(Severity.WARNING, path.getFileName().toString(),
-            "not checked: the shard count in cellar.meta is unknown"));
+        report(
+            Finding.ofFile(
+                Severity.WARNING,
+                path.getFileName().toString(),
+                "not checked: the shard count in cellar.meta is unknown"));
       }
       return List.of();
     }
-    return store.checkpoints().reversed().stream().map(path -> CheckpointVerifier.read(path, shards)).toList();
+    return store.checkpoints().reversed().stream()
+        .map(path -> CheckpointVerifier.read(path, shards))
+        .toList();
   }
 
   private void reportCheckpoint(CheckpointVerifier.Result result, boolean newest) {
@@ -142,7 +177,7 @@ public final class StoreVerifier {
     switch (finding.severity()) {
       case ERROR -> errors++;
       case WARNING -> warnings++;
-      case NOTE -> { }
+      case NOTE -> {}
     }
     progress.clear();
     out.println("  " + finding);
@@ -150,14 +185,22 @@ public final class StoreVerifier {
 
   private void printSummary(Summary s) {
     out.println();
-    out.printf(Locale.ROOT, "Summary: %s, %s, %s scanned; %s%n",
-        count(s.segments(), "segment"), s.records(), ByteSize.format(s.scannedBytes()),
+    out.printf(
+        Locale.ROOT,
+        "Summary: %s, %s, %s scanned; %s%n",
+        count(s.segments(), "segment"),
+        s.records(),
+        ByteSize.format(s.scannedBytes()),
         count(s.checkpoints(), "checkpoint"));
     if (s.segments() == 0 && s.checkpoints() == 0 && s.errors() > 0) {
       out.println("This does not look like a Cellar store directory.");
     }
-    out.printf(Locale.ROOT, "Result: %s (%s, %s)%n",
-        s.clean() ? "OK" : "DAMAGED", count(s.errors(), "error"), count(s.warnings(), "warning"));
+    out.printf(
+        Locale.ROOT,
+        "Result: %s (%s, %s)%n",
+        s.clean() ? "OK" : "DAMAGED",
+        count(s.errors(), "error"),
+        count(s.warnings(), "warning"));
     out.flush();
   }
 

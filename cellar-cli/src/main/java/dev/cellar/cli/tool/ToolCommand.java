@@ -25,7 +25,8 @@ public final class ToolCommand implements Runnable {
   static void requireDirectory(CommandSpec spec, Path directory) {
     if (!Files.isDirectory(directory)) {
       throw new CommandLine.ParameterException(
-          spec.commandLine(), directory + " is not a directory; give the directory of a Cellar store");
+          spec.commandLine(),
+          directory + " is not a directory; give the directory of a Cellar store");
     }
   }
 }

@@ -35,7 +35,8 @@ public final class VerifyCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     StoreVerifier.Summary summary =
-        StoreVerifier.verify(StoreDirectory.list(directory), out, total -> progress.bar(err, total, out));
+        StoreVerifier.verify(
+            StoreDirectory.list(directory), out, total -> progress.bar(err, total, out));
     return summary.clean() ? CellarCommand.EXIT_OK : CellarCommand.EXIT_FAILURE;
   }
 }

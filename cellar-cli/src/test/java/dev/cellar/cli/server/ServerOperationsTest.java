@@ -32,21 +32,38 @@ import org.junit.jupiter.params.provider.ValueSource;
 class ServerOperationsTest {
   /** Debian 12's {@code /etc/redis/redis.conf} (redis-server 7.0.15), unchanged. */
   private static final String STOCK_CONF = "/debian-redis-7.0.15.conf";
+
   /** Lines of it that set something Cellar has. */
   private static final Set<String> CELLAR_SETTINGS =
-      Set.of("bind", "protected-mode", "port", "loglevel", "logfile", "dir", "appendfsync", "auto-aof-rewrite-percentage", "client-output-buffer-limit");
+      Set.of(
+          "bind",
+          "protected-mode",
+          "port",
+          "loglevel",
+          "logfile",
+          "dir",
+          "appendfsync",
+          "auto-aof-rewrite-percentage",
+          "client-output-buffer-limit");
 
   @TempDir Path tmp;
 
   @ParameterizedTest
   @ValueSource(strings = {"TERM", "INT"})
   void sigtermAndCtrlCPrintEachStepAndExitZero(String signal) throws Exception {
-    try (ServerProcess server = ServerProcess.run(tmp, "--port", "0", "--http-port", "0", "--dir", tmp.resolve("data").toString())) {
+    try (ServerProcess server =
+        ServerProcess.run(
+            tmp, "--port", "0", "--http-port", "0", "--dir", tmp.resolve("data").toString())) {
       int port = server.awaitPort();
       assertEquals("+OK", ServerProcess.command(port, "SET", "k", "v"));
       assertEquals(CellarCommand.EXIT_OK, server.signal(signal), server::toString);
       String out = server.stdout();
-      for (String step : List.of("shutting down (signal: SIGTERM or SIGINT)", "log flushed and fsynced", "checkpoint written", "stopped; data synced")) {
+      for (String step :
+          List.of(
+              "shutting down (signal: SIGTERM or SIGINT)",
+              "log flushed and fsynced",
+              "checkpoint written",
+              "stopped; data synced")) {
         assertTrue(out.contains(step), () -> "no '" + step + "' in " + server);
       }
       assertEquals("", server.stderr(), server::toString);
@@ -60,7 +77,15 @@ class ServerOperationsTest {
     try (ServerSocket taken = new ServerSocket()) {
       taken.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
       int port = taken.getLocalPort();
-      try (ServerProcess server = ServerProcess.run(tmp, "--port", Integer.toString(port), "--http-port", "0", "--dir", data.toString())) {
+      try (ServerProcess server =
+          ServerProcess.run(
+              tmp,
+              "--port",
+              Integer.toString(port),
+              "--http-port",
+              "0",
+              "--dir",
+              data.toString())) {
         assertEquals(CellarCommand.EXIT_FAILURE, server.awaitExit(), server::toString);
         List<String> lines = server.stderr().lines().toList();
         assertEquals(1, lines.size(), server::toString);
@@ -72,11 +97,19 @@ class ServerOperationsTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"--bind nosuchhost.invalid --protected-mode no", "--bind 192.0.2.1 --protected-mode no",
-      "--logfile missing/cellar.log", "--tls-port 0 --https-port 1", "--maxmemory lots"})
+  @ValueSource(
+      strings = {
+        "--bind nosuchhost.invalid --protected-mode no",
+        "--bind 192.0.2.1 --protected-mode no",
+        "--logfile missing/cellar.log",
+        "--tls-port 0 --https-port 1",
+        "--maxmemory lots"
+      })
   void startFailuresAreOneLineBeforeTheDataDirectoryIsTouched(String flags) throws Exception {
     Path data = tmp.resolve("data");
-    List<String> args = new java.util.ArrayList<>(List.of("--port", "0", "--http-port", "0", "--dir", data.toString()));
+    List<String> args =
+        new java.util.ArrayList<>(
+            List.of("--port", "0", "--http-port", "0", "--dir", data.toString()));
     args.addAll(List.of(flags.replace("missing/", tmp.resolve("missing") + "/").split(" ")));
     try (ServerProcess server = ServerProcess.run(tmp, args.toArray(String[]::new))) {
       assertEquals(CellarCommand.EXIT_FAILURE, server.awaitExit(), server::toString);
@@ -91,10 +124,20 @@ class ServerOperationsTest {
   @Test
   void loglevelDebugAddsTheStackTraceOfAFailedStart() throws Exception {
     try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-        ServerProcess server = ServerProcess.run(tmp, "--port", Integer.toString(taken.getLocalPort()), "--http-port", "0",
-            "--dir", tmp.resolve("data").toString(), "--loglevel", "debug")) {
+        ServerProcess server =
+            ServerProcess.run(
+                tmp,
+                "--port",
+                Integer.toString(taken.getLocalPort()),
+                "--http-port",
+                "0",
+                "--dir",
+                tmp.resolve("data").toString(),
+                "--loglevel",
+                "debug")) {
       assertEquals(CellarCommand.EXIT_FAILURE, server.awaitExit(), server::toString);
-      assertTrue(server.stdout().contains("\tat dev.cellar.server.net.PortCheck"), server::toString);
+      assertTrue(
+          server.stdout().contains("\tat dev.cellar.server.net.PortCheck"), server::toString);
       assertEquals(1, server.stderr().lines().count(), server::toString);
     }
   }
@@ -105,7 +148,15 @@ class ServerOperationsTest {
     try (ServerSocket taken = new ServerSocket()) {
       taken.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
       int port = taken.getLocalPort();
-      try (ServerProcess server = ServerProcess.run(tmp, "--port", "0", "--http-port", Integer.toString(port), "--dir", data.toString())) {
+      try (ServerProcess server =
+          ServerProcess.run(
+              tmp,
+              "--port",
+              "0",
+              "--http-port",
+              Integer.toString(port),
+              "--dir",
+              data.toString())) {
         assertEquals(CellarCommand.EXIT_FAILURE, server.awaitExit(), server::toString);
         String err = server.stderr();
         assertEquals(1, err.lines().count(), server::toString);
@@ -122,12 +173,27 @@ class ServerOperationsTest {
       Files.copy(in, conf);
     }
     // The file's dir and logfile point into /var: flags override them, as they override any line.
-    try (ServerProcess server = ServerProcess.run(tmp, conf.toString(), "--port", "0", "--http-port", "0",
-        "--dir", tmp.resolve("data").toString(), "--logfile", "")) {
+    try (ServerProcess server =
+        ServerProcess.run(
+            tmp,
+            conf.toString(),
+            "--port",
+            "0",
+            "--http-port",
+            "0",
+            "--dir",
+            tmp.resolve("data").toString(),
+            "--logfile",
+            "")) {
       int port = server.awaitPort();
       assertEquals("+OK", ServerProcess.command(port, "SET", "k", "v"));
       Set<Integer> warned = new TreeSet<>();
-      Matcher m = Pattern.compile("WARNING +\\[server\\] " + Pattern.quote(conf.toString()) + ":(\\d+): ignoring '([^ ']+)").matcher(server.stderr());
+      Matcher m =
+          Pattern.compile(
+                  "WARNING +\\[server\\] "
+                      + Pattern.quote(conf.toString())
+                      + ":(\\d+): ignoring '([^ ']+)")
+              .matcher(server.stderr());
       while (m.find()) {
         assertTrue(warned.add(Integer.parseInt(m.group(1))), () -> "line warned twice: " + server);
       }
@@ -142,7 +208,9 @@ class ServerOperationsTest {
     List<String> all = Files.readAllLines(conf, StandardCharsets.UTF_8);
     for (int i = 0; i < all.size(); i++) {
       String line = all.get(i).strip();
-      if (!line.isEmpty() && !line.startsWith("#") && !CELLAR_SETTINGS.contains(line.split("\\s+")[0])) {
+      if (!line.isEmpty()
+          && !line.startsWith("#")
+          && !CELLAR_SETTINGS.contains(line.split("\\s+")[0])) {
         lines.add(i + 1);
       }
     }
@@ -154,10 +222,15 @@ class ServerOperationsTest {
   void aDirectiveCellarCannotHonourIsRefusedWithItsLine() throws IOException {
     Path conf = tmp.resolve("cluster.conf");
     Files.writeString(conf, "port 0\ndaemonize no\ncluster-enabled yes\n");
-    CommandRun run = CommandRun.of("server", conf.toString(), "--dir", tmp.resolve("data").toString());
+    CommandRun run =
+        CommandRun.of("server", conf.toString(), "--dir", tmp.resolve("data").toString());
     assertEquals(CellarCommand.EXIT_FAILURE, run.exitCode(), run::toString);
     assertEquals(1, run.err().lines().count(), run::toString);
-    assertTrue(run.err().contains(conf + ":3: 'cluster-enabled yes' is not supported: Cellar is a single server"), run::toString);
+    assertTrue(
+        run.err()
+            .contains(
+                conf + ":3: 'cluster-enabled yes' is not supported: Cellar is a single server"),
+        run::toString);
     assertFalse(Files.exists(tmp.resolve("data")), run::toString);
   }
 
@@ -166,15 +239,28 @@ class ServerOperationsTest {
     Path log = tmp.resolve("cellar.log");
     Path conf = tmp.resolve("cellar.conf");
     Files.writeString(conf, "tcp-keepalive 300\n");
-    try (ServerProcess server = ServerProcess.run(tmp, conf.toString(), "--port", "0", "--http-port", "0",
-        "--dir", tmp.resolve("data").toString(), "--logfile", log.toString())) {
+    try (ServerProcess server =
+        ServerProcess.run(
+            tmp,
+            conf.toString(),
+            "--port",
+            "0",
+            "--http-port",
+            "0",
+            "--dir",
+            tmp.resolve("data").toString(),
+            "--logfile",
+            log.toString())) {
       int port = server.awaitPort(log);
       assertEquals("+OK", ServerProcess.command(port, "CONFIG", "SET", "loglevel", "warning"));
       assertEquals(CellarCommand.EXIT_OK, server.terminate(), server::toString);
       String logged = Files.readString(log);
       assertTrue(logged.contains("INFO    [server] serving "), logged);
-      assertTrue(logged.contains("WARNING [server] " + conf + ":1: ignoring 'tcp-keepalive'"), logged);
-      assertFalse(logged.contains("shutting down"), "INFO lines after CONFIG SET loglevel warning:\n" + logged);
+      assertTrue(
+          logged.contains("WARNING [server] " + conf + ":1: ignoring 'tcp-keepalive'"), logged);
+      assertFalse(
+          logged.contains("shutting down"),
+          "INFO lines after CONFIG SET loglevel warning:\n" + logged);
       everyLineHasTheFormat(logged);
       assertEquals("", server.stdout(), server::toString);
       assertEquals("", server.stderr(), server::toString);
@@ -187,8 +273,17 @@ class ServerOperationsTest {
     try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       port = free.getLocalPort();
     }
-    try (ServerProcess server = ServerProcess.run(tmp, "--port", Integer.toString(port), "--http-port", "0", "--dir", tmp.resolve("data").toString(),
-        "--loglevel", "warning")) {
+    try (ServerProcess server =
+        ServerProcess.run(
+            tmp,
+            "--port",
+            Integer.toString(port),
+            "--http-port",
+            "0",
+            "--dir",
+            tmp.resolve("data").toString(),
+            "--loglevel",
+            "warning")) {
       // Nothing says where it listens at this level: ask until it answers.
       String reply = "";
       for (int i = 0; i < 600 && !reply.equals("+PONG"); i++) {
@@ -206,7 +301,9 @@ class ServerOperationsTest {
 
   private static void everyLineHasTheFormat(String text) {
     for (String line : text.lines().toList()) {
-      assertTrue(ServerProcess.LOG_LINE.matcher(line).matches(), () -> "not in the log format: '" + line + "' in\n" + text);
+      assertTrue(
+          ServerProcess.LOG_LINE.matcher(line).matches(),
+          () -> "not in the log format: '" + line + "' in\n" + text);
     }
   }
 }

@@ -19,10 +19,21 @@ import java.util.regex.Pattern;
  */
 final class ServerProcess implements AutoCloseable {
   /** The launcher's JVM options for the server (see the {@code cellar} script). */
-  static final List<String> LAUNCHER_OPTIONS = List.of("--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xms8m", "-Xmx1g",
-      "-Xss512k", "-Dio.netty.jfr.enabled=false", "-Dio.netty.leakDetection.level=disabled");
+  static final List<String> LAUNCHER_OPTIONS =
+      List.of(
+          "--enable-native-access=ALL-UNNAMED",
+          "-XX:+UseSerialGC",
+          "-Xms8m",
+          "-Xmx1g",
+          "-Xss512k",
+          "-Dio.netty.jfr.enabled=false",
+          "-Dio.netty.leakDetection.level=disabled");
+
   /** The one format of a log line: timestamp, level, component, message. */
-  static final Pattern LOG_LINE = Pattern.compile("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z (TRACE|DEBUG|INFO|WARNING|ERROR) +\\[[a-z.]+\\] .+");
+  static final Pattern LOG_LINE =
+      Pattern.compile(
+          "\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z (TRACE|DEBUG|INFO|WARNING|ERROR) +\\[[a-z.]+\\] .+");
+
   private static final Pattern LISTENING = Pattern.compile("RESP on 127\\.0\\.0\\.1:(\\d+)");
 
   private final Process process;
@@ -40,16 +51,25 @@ final class ServerProcess implements AutoCloseable {
     List<String> cmd = new ArrayList<>();
     cmd.add(ProcessHandle.current().info().command().orElse("java"));
     cmd.addAll(LAUNCHER_OPTIONS);
-    cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "dev.cellar.cli.CellarCommand", "server"));
+    cmd.addAll(
+        List.of(
+            "-cp",
+            System.getProperty("java.class.path"),
+            "dev.cellar.cli.CellarCommand",
+            "server"));
     cmd.addAll(List.of(args));
     Files.createDirectories(outputDir);
     Path out = Files.createTempFile(outputDir, "stdout", ".txt");
     Path err = Files.createTempFile(outputDir, "stderr", ".txt");
-    Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+    Process p =
+        new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
     return new ServerProcess(p, out, err);
   }
 
-  /** Waits for the line saying where RESP listens, in {@code log} (standard output or a log file); returns the port. */
+  /**
+   * Waits for the line saying where RESP listens, in {@code log} (standard output or a log file);
+   * returns the port.
+   */
   int awaitPort(Path log) throws IOException, InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (System.nanoTime() < deadline) {
@@ -82,7 +102,8 @@ final class ServerProcess implements AutoCloseable {
 
   /** {@code kill -<name>} (TERM, INT: what Ctrl-C sends), and the exit code. */
   int signal(String name) throws InterruptedException, IOException {
-    Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+    Process kill =
+        new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
     if (kill.waitFor() != 0) {
       throw new IOException("kill -" + name + " failed");
     }
@@ -107,7 +128,11 @@ final class ServerProcess implements AutoCloseable {
   static String command(int port, String... args) throws IOException {
     StringBuilder b = new StringBuilder("*").append(args.length).append("\r\n");
     for (String a : args) {
-      b.append('$').append(a.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(a).append("\r\n");
+      b.append('$')
+          .append(a.getBytes(StandardCharsets.UTF_8).length)
+          .append("\r\n")
+          .append(a)
+          .append("\r\n");
     }
     try (Socket s = new Socket("127.0.0.1", port)) {
       s.setSoTimeout(10_000);
@@ -136,7 +161,12 @@ final class ServerProcess implements AutoCloseable {
   @Override
   public String toString() {
     try {
-      return "exit " + (process.isAlive() ? "(running)" : process.exitValue()) + "\n--- stdout\n" + stdout() + "--- stderr\n" + stderr();
+      return "exit "
+          + (process.isAlive() ? "(running)" : process.exitValue())
+          + "\n--- stdout\n"
+          + stdout()
+          + "--- stderr\n"
+          + stderr();
     } catch (IOException e) {
       return e.toString();
     }

@@ -29,19 +29,29 @@ class TrainingCommandTest {
     List<String> cmd = new ArrayList<>();
     cmd.add(ProcessHandle.current().info().command().orElse("java"));
     cmd.addAll(ServerProcess.LAUNCHER_OPTIONS);
-    cmd.addAll(List.of("-Djava.io.tmpdir=" + scratch, "-cp", System.getProperty("java.class.path"),
-        "dev.cellar.cli.CellarCommand", "aot-training"));
+    cmd.addAll(
+        List.of(
+            "-Djava.io.tmpdir=" + scratch,
+            "-cp",
+            System.getProperty("java.class.path"),
+            "dev.cellar.cli.CellarCommand",
+            "aot-training"));
     Path out = tmp.resolve("stdout.txt");
     Path err = tmp.resolve("stderr.txt");
-    Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+    Process p =
+        new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
     if (!p.waitFor(5, TimeUnit.MINUTES)) {
       p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
     }
     String stderr = Files.readString(err, StandardCharsets.UTF_8);
     assertEquals(0, p.exitValue(), () -> "exit code; stderr:\n" + stderr);
-    assertTrue(stderr.contains("cellar aot-training: 491200 RESP replies and 300 HTTP requests served"), stderr);
+    assertTrue(
+        stderr.contains("cellar aot-training: 491200 RESP replies and 300 HTTP requests served"),
+        stderr);
     try (Stream<Path> left = Files.list(scratch)) {
-      assertEquals(List.of(), left.filter(f -> f.getFileName().toString().startsWith("cellar-aot-training")).toList(),
+      assertEquals(
+          List.of(),
+          left.filter(f -> f.getFileName().toString().startsWith("cellar-aot-training")).toList(),
           "the training's data directory is deleted");
     }
   }

@@ -8,18 +8,22 @@ import org.junit.jupiter.api.Test;
 class PrintableBytesTest {
   @Test
   void printableAsciiIsQuotedAsIs() {
-    assertEquals("\"user:1 a~\"", PrintableBytes.format("user:1 a~".getBytes(StandardCharsets.US_ASCII), 64));
+    assertEquals(
+        "\"user:1 a~\"",
+        PrintableBytes.format("user:1 a~".getBytes(StandardCharsets.US_ASCII), 64));
   }
 
   @Test
   void otherBytesAreEscaped() {
-    assertEquals("\"\\x00\\x7f\\xff\\n\\\\\\\"\"".replace("\\n", "\\x0a"),
+    assertEquals(
+        "\"\\x00\\x7f\\xff\\n\\\\\\\"\"".replace("\\n", "\\x0a"),
         PrintableBytes.format(new byte[] {0, 0x7F, (byte) 0xFF, '\n', '\\', '"'}, 64));
   }
 
   @Test
   void longInputIsCut() {
-    assertEquals("\"abc\"...", PrintableBytes.format("abcdef".getBytes(StandardCharsets.US_ASCII), 3));
+    assertEquals(
+        "\"abc\"...", PrintableBytes.format("abcdef".getBytes(StandardCharsets.US_ASCII), 3));
     assertEquals("\"\"", PrintableBytes.format(new byte[0], 3));
   }
 

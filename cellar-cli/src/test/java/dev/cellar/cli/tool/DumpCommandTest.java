@@ -31,10 +31,16 @@ class DumpCommandTest {
     assertEquals(CellarCommand.EXIT_OK, run.exitCode(), run::toString);
     List<String> lines = recordLines(run);
     assertEquals(TestStore.PUTS + TestStore.DELETES + TestStore.EXPIRING + 1, lines.size());
-    assertTrue(lines.getFirst().matches("seg-0+1\\.log +64 +1 PUT +- +\\d+ \"user:0\""), lines.getFirst());
-    assertTrue(lines.stream().anyMatch(l -> l.contains(" DELETE ") && l.endsWith("\"user:0\"")), run::toString);
+    assertTrue(
+        lines.getFirst().matches("seg-0+1\\.log +64 +1 PUT +- +\\d+ \"user:0\""), lines.getFirst());
+    assertTrue(
+        lines.stream().anyMatch(l -> l.contains(" DELETE ") && l.endsWith("\"user:0\"")),
+        run::toString);
     assertTrue(lines.stream().anyMatch(l -> l.endsWith("\"user:2999\"")), run::toString);
-    assertTrue(lines.stream().anyMatch(l -> l.matches(".* PUT +\\d{4}-\\d\\d-\\d\\dT[0-9:.]+Z +\\d+ \"session:0\"")), run::toString);
+    assertTrue(
+        lines.stream()
+            .anyMatch(l -> l.matches(".* PUT +\\d{4}-\\d\\d-\\d\\dT[0-9:.]+Z +\\d+ \"session:0\"")),
+        run::toString);
     assertTrue(run.out().contains("\"bin\\x00\\xff\\\"\""), "binary key escaped: " + run);
   }
 
@@ -43,7 +49,11 @@ class DumpCommandTest {
     CommandRun run = CommandRun.of("tool", "dump", "--values", "--limit", "1", dir.toString());
 
     assertEquals(CellarCommand.EXIT_OK, run.exitCode(), run::toString);
-    assertEquals(List.of(), recordLines(run).stream().filter(l -> !l.endsWith("\"user:0\" \"" + new String(TestStore.value(0)) + "\"")).toList());
+    assertEquals(
+        List.of(),
+        recordLines(run).stream()
+            .filter(l -> !l.endsWith("\"user:0\" \"" + new String(TestStore.value(0)) + "\""))
+            .toList());
   }
 
   @Test
@@ -63,7 +73,8 @@ class DumpCommandTest {
 
     List<String> lines = recordLines(run);
     assertTrue(lines.size() > 0, run::toString);
-    assertTrue(lines.stream().allMatch(l -> l.startsWith(second.getFileName().toString())), run::toString);
+    assertTrue(
+        lines.stream().allMatch(l -> l.startsWith(second.getFileName().toString())), run::toString);
   }
 
   @Test
@@ -79,11 +90,21 @@ class DumpCommandTest {
     Path first = TestStore.segments(dir).getFirst();
     TestStore.flipByte(first, TestStore.sealedLength(first) / 2);
 
-    CommandRun run = CommandRun.of("tool", "dump", "--segment", first.getFileName().toString(), dir.toString());
+    CommandRun run =
+        CommandRun.of("tool", "dump", "--segment", first.getFileName().toString(), dir.toString());
 
-    assertEquals(CellarCommand.EXIT_FAILURE, run.exitCode(), "damage fails the dump, as it fails verify: " + run);
-    assertTrue(run.out().lines().anyMatch(l -> l.startsWith("# ERROR " + first.getFileName() + " offset ")), run::toString);
-    assertTrue(run.err().startsWith("cellar tool dump: 1 error, 0 warnings in the segments read"), run::toString);
+    assertEquals(
+        CellarCommand.EXIT_FAILURE,
+        run.exitCode(),
+        "damage fails the dump, as it fails verify: " + run);
+    assertTrue(
+        run.out()
+            .lines()
+            .anyMatch(l -> l.startsWith("# ERROR " + first.getFileName() + " offset ")),
+        run::toString);
+    assertTrue(
+        run.err().startsWith("cellar tool dump: 1 error, 0 warnings in the segments read"),
+        run::toString);
   }
 
   @Test
@@ -95,7 +116,9 @@ class DumpCommandTest {
 
     assertEquals(CellarCommand.EXIT_FAILURE, run.exitCode(), run::toString);
     assertTrue(run.err().contains("1 error"), run::toString);
-    assertTrue(recordLines(run).size() > TestStore.PUTS / 2, "records around the damage still dumped: " + run);
+    assertTrue(
+        recordLines(run).size() > TestStore.PUTS / 2,
+        "records around the damage still dumped: " + run);
   }
 
   @Test
@@ -108,8 +131,15 @@ class DumpCommandTest {
     CommandRun run = CommandRun.of("tool", "dump", image.toString());
 
     assertEquals(CellarCommand.EXIT_OK, run.exitCode(), "warnings allowed, as in verify: " + run);
-    assertTrue(run.out().lines().anyMatch(l -> l.startsWith("# WARNING " + active.getFileName() + " offset " + last[0])), run::toString);
-    assertTrue(run.err().startsWith("cellar tool dump: 0 errors, 1 warning in the segments read"), run::toString);
+    assertTrue(
+        run.out()
+            .lines()
+            .anyMatch(
+                l -> l.startsWith("# WARNING " + active.getFileName() + " offset " + last[0])),
+        run::toString);
+    assertTrue(
+        run.err().startsWith("cellar tool dump: 0 errors, 1 warning in the segments read"),
+        run::toString);
   }
 
   @Test

@@ -21,7 +21,9 @@ import org.junit.jupiter.api.io.TempDir;
  * stdout to a file, and whatever reaches the terminal comes back on script's output.
  */
 class DumpProgressTest {
-  /** Enough records that the dump outlasts the bar's first 100 ms, in a JVM that has just started. */
+  /**
+   * Enough records that the dump outlasts the bar's first 100 ms, in a JVM that has just started.
+   */
   private static final int KEYS = 200_000;
 
   @TempDir Path dir;
@@ -38,20 +40,37 @@ class DumpProgressTest {
     }
     Path records = dir.resolve("records.txt");
     String java = ProcessHandle.current().info().command().orElse("java");
-    String command = String.join(" ", List.of(
-        quote(java), "--enable-native-access=ALL-UNNAMED", "-cp", quote(System.getProperty("java.class.path")),
-        CellarCommand.class.getName(), "tool", "dump", "--values", quote(store.toString()), ">", quote(records.toString())));
+    String command =
+        String.join(
+            " ",
+            List.of(
+                quote(java),
+                "--enable-native-access=ALL-UNNAMED",
+                "-cp",
+                quote(System.getProperty("java.class.path")),
+                CellarCommand.class.getName(),
+                "tool",
+                "dump",
+                "--values",
+                quote(store.toString()),
+                ">",
+                quote(records.toString())));
 
-    Process child = new ProcessBuilder(script.toString(), "-q", "-e", "-c", command, "/dev/null")
-        .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
-        .redirectErrorStream(true)
-        .start();
+    Process child =
+        new ProcessBuilder(script.toString(), "-q", "-e", "-c", command, "/dev/null")
+            .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+            .redirectErrorStream(true)
+            .start();
     String terminal = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertTrue(child.waitFor(120, TimeUnit.SECONDS), terminal);
 
     assertEquals(0, child.exitValue(), terminal);
-    assertTrue(terminal.contains("% ") && terminal.contains("\r["), "a progress bar on the terminal:\n" + terminal);
-    assertTrue(Files.readString(records).contains(String.format("# %,d records", KEYS)), "the dump went to the file");
+    assertTrue(
+        terminal.contains("% ") && terminal.contains("\r["),
+        "a progress bar on the terminal:\n" + terminal);
+    assertTrue(
+        Files.readString(records).contains(String.format("# %,d records", KEYS)),
+        "the dump went to the file");
     assertTrue(!Files.readString(records).contains("\r"), "no bar in the file");
   }
 

@@ -10,7 +10,9 @@ import org.junit.jupiter.api.Test;
 class ProgressBarTest {
   @Test
   void rendersFractionAndSizes() {
-    assertEquals("[" + "#".repeat(15) + " ".repeat(15) + "] 50% 1.0 GiB/2.0 GiB", ProgressBar.render(1L << 30, 2L << 30));
+    assertEquals(
+        "[" + "#".repeat(15) + " ".repeat(15) + "] 50% 1.0 GiB/2.0 GiB",
+        ProgressBar.render(1L << 30, 2L << 30));
     assertEquals("[" + " ".repeat(30) + "] 0% 0 B/10 B", ProgressBar.render(0, 10));
     assertEquals("[" + "#".repeat(30) + "] 100% 10 B/10 B", ProgressBar.render(10, 10));
   }

@@ -24,12 +24,16 @@ final class TestStore {
   static final int PUTS = 3000;
   static final int DELETES = 500;
   static final int EXPIRING = 50;
+
   /** A key that is not printable, to see it escaped. */
   static final byte[] BINARY_KEY = {'b', 'i', 'n', 0, (byte) 0xFF, '"'};
 
   private TestStore() {}
 
-  /** Small segments, so that a few thousand records span several files; nothing runs behind our back. */
+  /**
+   * Small segments, so that a few thousand records span several files; nothing runs behind our
+   * back.
+   */
   static CellarOptions options() {
     return CellarOptions.defaults()
         .fsync(Fsync.NO)
@@ -90,10 +94,11 @@ final class TestStore {
   static long[] lastRecord(Path segment) throws IOException {
     long[] last = new long[2];
     try (SegmentFile file = SegmentFile.open(segment)) {
-      file.scan(r -> {
-        last[0] = r.offset();
-        last[1] = r.length();
-      });
+      file.scan(
+          r -> {
+            last[0] = r.offset();
+            last[1] = r.length();
+          });
     }
     return last;
   }
@@ -109,7 +114,8 @@ final class TestStore {
   }
 
   static void flipByte(Path file, long offset) throws IOException {
-    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+    try (FileChannel channel =
+        FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
       ByteBuffer b = ByteBuffer.allocate(1);
       channel.read(b, offset);
       b.put(0, (byte) (b.get(0) ^ 0x5A)).rewind();
@@ -129,11 +135,15 @@ final class TestStore {
     }
   }
 
-  /** Rewrites a segment's header as unsealed: the state a crash leaves the segment being written in. */
+  /**
+   * Rewrites a segment's header as unsealed: the state a crash leaves the segment being written in.
+   */
   static void unseal(Path segment) throws IOException {
-    try (FileChannel channel = FileChannel.open(segment, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    try (FileChannel channel =
+            FileChannel.open(segment, StandardOpenOption.READ, StandardOpenOption.WRITE);
         Arena arena = Arena.ofConfined()) {
-      MemorySegment header = channel.map(FileChannel.MapMode.READ_WRITE, 0, SegmentHeaderDescriptor.LENGTH, arena);
+      MemorySegment header =
+          channel.map(FileChannel.MapMode.READ_WRITE, 0, SegmentHeaderDescriptor.LENGTH, arena);
       SegmentHeaderDescriptor.writeOpen(
           header,
           SegmentHeaderDescriptor.kind(header),
@@ -142,5 +152,4 @@ final class TestStore {
       header.force();
     }
   }
-
 }

@@ -21,7 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 class VerifyCommandTest {
   private static final Pattern REGION =
-      Pattern.compile("(ERROR|WARNING) (seg-[0-9a-f]{16}\\.log) offset (\\d+), (\\d+) bytes?: (.*)");
+      Pattern.compile(
+          "(ERROR|WARNING) (seg-[0-9a-f]{16}\\.log) offset (\\d+), (\\d+) bytes?: (.*)");
 
   @TempDir Path dir;
   private Path firstSegment;
@@ -48,7 +49,9 @@ class VerifyCommandTest {
     int records = TestStore.PUTS + TestStore.DELETES + TestStore.EXPIRING + 1;
     assertTrue(run.out().contains(String.format("%,d records", records)), run::toString);
     assertTrue(run.out().contains(String.format("%,d deletes", TestStore.DELETES)), run::toString);
-    assertTrue(run.out().contains(String.format("of which %,d expiring", TestStore.EXPIRING)), run::toString);
+    assertTrue(
+        run.out().contains(String.format("of which %,d expiring", TestStore.EXPIRING)),
+        run::toString);
     assertTrue(run.out().contains("cellar.meta"), run::toString);
     assertTrue(run.out().contains("checkpoint-"), run::toString);
     assertEquals("", run.err(), "no progress bar when not asked and not on a terminal");
@@ -93,15 +96,19 @@ class VerifyCommandTest {
 
     assertEquals(CellarCommand.EXIT_FAILURE, run.exitCode(), run::toString);
     List<Matcher> errors = regions(run, "ERROR");
-    Matcher shorter = errors.stream().filter(m -> m.group(5).startsWith("file shorter than its sealed length")).findFirst()
-        .orElseThrow(() -> new AssertionError("no 'file shorter' error in\n" + run));
+    Matcher shorter =
+        errors.stream()
+            .filter(m -> m.group(5).startsWith("file shorter than its sealed length"))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no 'file shorter' error in\n" + run));
     assertEquals(lastSegment.getFileName().toString(), shorter.group(2));
     assertEquals(sealedLength - 10, Long.parseLong(shorter.group(3)));
     assertEquals(10, Long.parseLong(shorter.group(4)));
   }
 
   @Test
-  void tornTailAfterTheLastCheckpointIsAWarningAndOpenAgrees(@TempDir Path crash) throws IOException {
+  void tornTailAfterTheLastCheckpointIsAWarningAndOpenAgrees(@TempDir Path crash)
+      throws IOException {
     Path image = TestStore.crashImage(dir, crash, 100);
     Path active = TestStore.segments(image).getLast();
     long[] last = TestStore.lastRecord(active);
@@ -134,7 +141,8 @@ class VerifyCommandTest {
     assertEquals(CellarCommand.EXIT_FAILURE, run.exitCode(), run::toString);
     Matcher region = onlyRegion(run, "ERROR");
     assertEquals(lastSegment.getFileName().toString(), region.group(2));
-    assertEquals(sealedLength - 3, Long.parseLong(region.group(3)) + Long.parseLong(region.group(4)));
+    assertEquals(
+        sealedLength - 3, Long.parseLong(region.group(3)) + Long.parseLong(region.group(4)));
     assertTrue(region.group(5).contains("made durable before checkpoint-"), run::toString);
   }
 
@@ -146,7 +154,8 @@ class VerifyCommandTest {
     CommandRun run = verify();
 
     assertEquals(CellarCommand.EXIT_FAILURE, run.exitCode(), run::toString);
-    assertTrue(run.out().contains("ERROR " + checkpoint.getFileName() + ": body checksum mismatch"),
+    assertTrue(
+        run.out().contains("ERROR " + checkpoint.getFileName() + ": body checksum mismatch"),
         run::toString);
   }
 
@@ -157,7 +166,11 @@ class VerifyCommandTest {
     CommandRun run = verify();
 
     assertEquals(CellarCommand.EXIT_FAILURE, run.exitCode(), run::toString);
-    assertTrue(run.out().contains("names segments that are missing or unreadable: " + firstSegment.getFileName()), run::toString);
+    assertTrue(
+        run.out()
+            .contains(
+                "names segments that are missing or unreadable: " + firstSegment.getFileName()),
+        run::toString);
   }
 
   @Test
@@ -191,7 +204,9 @@ class VerifyCommandTest {
 
     assertEquals(CellarCommand.EXIT_FAILURE, run.exitCode(), run::toString);
     assertTrue(run.out().contains("ERROR cellar.meta: cellar.meta is missing"), run::toString);
-    assertTrue(run.out().contains("not checked: the shard count in cellar.meta is unknown"), run::toString);
+    assertTrue(
+        run.out().contains("not checked: the shard count in cellar.meta is unknown"),
+        run::toString);
   }
 
   @Test
@@ -212,7 +227,10 @@ class VerifyCommandTest {
   /** Sealed, or unsealed but covered by the checkpoint: either way, not a crash artifact. */
   private static void assertDurableDamage(Matcher region) {
     String reason = region.group(5);
-    assertTrue(reason.endsWith("in sealed data") || reason.contains("in data made durable before checkpoint-"), reason);
+    assertTrue(
+        reason.endsWith("in sealed data")
+            || reason.contains("in data made durable before checkpoint-"),
+        reason);
   }
 
   private static long middleOfRecords(Path segment) throws IOException {
@@ -240,7 +258,8 @@ class VerifyCommandTest {
   private static void assertCovers(Matcher region, long offset) {
     long start = Long.parseLong(region.group(3));
     long length = Long.parseLong(region.group(4));
-    assertTrue(start <= offset && offset < start + length,
+    assertTrue(
+        start <= offset && offset < start + length,
         "region " + start + "+" + length + " does not cover offset " + offset);
   }
 }

@@ -72,7 +72,9 @@ final class ClientKill {
       }
     }
     boolean spareMe = skipMe;
-    List<Session> found = matching(s, other -> !(spareMe && other == s) && filters.stream().allMatch(f -> f.test(other)));
+    List<Session> found =
+        matching(
+            s, other -> !(spareMe && other == s) && filters.stream().allMatch(f -> f.test(other)));
     kill(s, found);
     out.integer(found.size());
   }

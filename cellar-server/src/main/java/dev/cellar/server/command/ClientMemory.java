@@ -13,8 +13,8 @@ import java.util.function.LongSupplier;
  * sent, plus HTTP bodies being received.
  *
  * <p>Why a server-wide cap. Each client's own limits (a 64 MiB query buffer, 16 MiB bulks) are fine
- * alone; twelve unauthenticated clients each sending most of a 56 MB MSET and stalling had taken
- * a 1 GiB heap to {@code OutOfMemoryError}. Per-client limits bound one client; only a shared budget
+ * alone; twelve unauthenticated clients each sending most of a 56 MB MSET and stalling had taken a
+ * 1 GiB heap to {@code OutOfMemoryError}. Per-client limits bound one client; only a shared budget
  * bounds their sum.
  *
  * <p>How. Each connection has an {@link Account}, set to the bytes it holds whenever a buffer of it
@@ -33,7 +33,10 @@ import java.util.function.LongSupplier;
 public final class ClientMemory {
   private static final System.Logger LOG = System.getLogger("dev.cellar.server");
 
-  /** One client's share: what its buffers hold now, and how to disconnect it (callable from any thread). */
+  /**
+   * One client's share: what its buffers hold now, and how to disconnect it (callable from any
+   * thread).
+   */
   public static final class Account {
     private final String client;
     private final Runnable disconnect;
@@ -66,8 +69,10 @@ public final class ClientMemory {
   private final LongSupplier limit;
   private final Set<Account> accounts = ConcurrentHashMap.newKeySet();
   private final AtomicLong used = new AtomicLong();
+
   /** Bytes of evicted clients not yet disconnected. */
   private final AtomicLong releasing = new AtomicLong();
+
   private final LongAdder evictions = new LongAdder();
 
   public ClientMemory(LongSupplier limit) {
@@ -115,7 +120,9 @@ public final class ClientMemory {
     return false;
   }
 
-  /** Evicts the largest clients until under the limit; false if {@code asking} is the largest first. */
+  /**
+   * Evicts the largest clients until under the limit; false if {@code asking} is the largest first.
+   */
   private synchronized boolean evictLargerThan(Account asking) {
     long max = limit.getAsLong();
     while (used.get() - releasing.get() > max) {
@@ -132,8 +139,15 @@ public final class ClientMemory {
       largest.releasing = largest.bytes.get();
       releasing.addAndGet(largest.releasing);
       evictions.increment();
-      LOG.log(System.Logger.Level.WARNING, "closing client " + largest.client + ": its buffers hold " + largest.releasing
-          + " bytes, the most of any client, and all clients' buffers were over maxmemory-clients (" + max + " bytes)");
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "closing client "
+              + largest.client
+              + ": its buffers hold "
+              + largest.releasing
+              + " bytes, the most of any client, and all clients' buffers were over maxmemory-clients ("
+              + max
+              + " bytes)");
       largest.disconnect.run();
     }
     return true;
@@ -152,7 +166,15 @@ public final class ClientMemory {
   /** Counts a client that disconnected itself because its own request would not fit. */
   public void evictedSelf(Account account, String why) {
     evictions.increment();
-    LOG.log(System.Logger.Level.WARNING, "closing client " + account.client + ": " + why + "; all clients' buffers hold "
-        + used.get() + " bytes of maxmemory-clients " + limit.getAsLong());
+    LOG.log(
+        System.Logger.Level.WARNING,
+        "closing client "
+            + account.client
+            + ": "
+            + why
+            + "; all clients' buffers hold "
+            + used.get()
+            + " bytes of maxmemory-clients "
+            + limit.getAsLong());
   }
 }

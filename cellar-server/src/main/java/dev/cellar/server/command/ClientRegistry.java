@@ -4,7 +4,9 @@ import java.util.Collection;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** The connected clients, for {@code CLIENT LIST}, {@code INFO clients} and the maxclients limit. */
+/**
+ * The connected clients, for {@code CLIENT LIST}, {@code INFO clients} and the maxclients limit.
+ */
 public final class ClientRegistry {
   private final AtomicLong ids = new AtomicLong();
   private final ConcurrentHashMap<Long, Session> sessions = new ConcurrentHashMap<>();
@@ -26,6 +28,8 @@ public final class ClientRegistry {
   }
 
   public Collection<Session> all() {
-    return sessions.values().stream().sorted(java.util.Comparator.comparingLong(Session::id)).toList();
+    return sessions.values().stream()
+        .sorted(java.util.Comparator.comparingLong(Session::id))
+        .toList();
   }
 }

@@ -3,9 +3,9 @@ package dev.cellar.server.command;
 import java.util.List;
 
 /**
- * A command declared as data, as Redis's command table has it, so {@code COMMAND} can report it
- * and cluster-aware clients can find its keys. The flags the dispatcher tests on every call are
- * also kept as booleans, so checking them costs a field read, not a list search.
+ * A command declared as data, as Redis's command table has it, so {@code COMMAND} can report it and
+ * cluster-aware clients can find its keys. The flags the dispatcher tests on every call are also
+ * kept as booleans, so checking them costs a field read, not a list search.
  *
  * @param name lower-case name
  * @param arity argument count including the name; negative means "at least -arity"
@@ -17,11 +17,42 @@ import java.util.List;
  * @param summary one line for {@code COMMAND DOCS}
  */
 public record CommandSpec(
-    String name, int arity, List<String> flags, int firstKey, int lastKey, int step, String group, String summary, Handler handler,
-    boolean isWrite, boolean isDenyOom, boolean isNoAuth) {
+    String name,
+    int arity,
+    List<String> flags,
+    int firstKey,
+    int lastKey,
+    int step,
+    String group,
+    String summary,
+    Handler handler,
+    boolean isWrite,
+    boolean isDenyOom,
+    boolean isNoAuth) {
 
-  public CommandSpec(String name, int arity, List<String> flags, int firstKey, int lastKey, int step, String group, String summary, Handler handler) {
-    this(name, arity, flags, firstKey, lastKey, step, group, summary, handler, flags.contains("write"), flags.contains("denyoom"), flags.contains("noauth"));
+  public CommandSpec(
+      String name,
+      int arity,
+      List<String> flags,
+      int firstKey,
+      int lastKey,
+      int step,
+      String group,
+      String summary,
+      Handler handler) {
+    this(
+        name,
+        arity,
+        flags,
+        firstKey,
+        lastKey,
+        step,
+        group,
+        summary,
+        handler,
+        flags.contains("write"),
+        flags.contains("denyoom"),
+        flags.contains("noauth"));
   }
 
   public boolean has(String flag) {

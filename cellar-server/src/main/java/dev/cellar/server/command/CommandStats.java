@@ -5,8 +5,8 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Per-command call counts, failures and time, for {@code INFO commandstats} and {@code /metrics}.
- * LongAdders: every event loop records into its own cell, so counting does not make the loops
- * share a written cache line.
+ * LongAdders: every event loop records into its own cell, so counting does not make the loops share
+ * a written cache line.
  */
 public final class CommandStats {
   /** Counters of one command. */
@@ -22,8 +22,10 @@ public final class CommandStats {
   public final LongAdder keyspaceHits = new LongAdder();
   public final LongAdder keyspaceMisses = new LongAdder();
   public final LongAdder evictedKeys = new LongAdder();
+
   /** Replies replaced by an error because the fsync covering them failed (appendfsync always). */
   public final LongAdder unacknowledgedReplies = new LongAdder();
+
   public final LongAdder protocolErrors = new LongAdder();
   public final LongAdder outputLimitDisconnects = new LongAdder();
 
@@ -34,11 +36,12 @@ public final class CommandStats {
   /** Commands called at least once since the last reset, by name. */
   public java.util.Map<String, Counters> all() {
     java.util.Map<String, Counters> out = new java.util.TreeMap<>();
-    byCommand.forEach((name, c) -> {
-      if (c.calls.sum() > 0) {
-        out.put(name, c);
-      }
-    });
+    byCommand.forEach(
+        (name, c) -> {
+          if (c.calls.sum() > 0) {
+            out.put(name, c);
+          }
+        });
     return out;
   }
 

@@ -19,9 +19,20 @@ public final class CommandTable {
   private int mask;
 
   /** Declares a command; see {@link CommandSpec}. */
-  public CommandTable add(String name, int arity, String flags, int firstKey, int lastKey, int step, String group, String summary, Handler handler) {
+  public CommandTable add(
+      String name,
+      int arity,
+      String flags,
+      int firstKey,
+      int lastKey,
+      int step,
+      String group,
+      String summary,
+      Handler handler) {
     List<String> flagList = flags.isBlank() ? List.of() : List.of(flags.trim().split("\\s+"));
-    byName.put(name, new CommandSpec(name, arity, flagList, firstKey, lastKey, step, group, summary, handler));
+    byName.put(
+        name,
+        new CommandSpec(name, arity, flagList, firstKey, lastKey, step, group, summary, handler));
     rebuild();
     return this;
   }

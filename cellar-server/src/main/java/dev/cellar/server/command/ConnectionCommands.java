@@ -13,13 +13,76 @@ final class ConnectionCommands {
   static final String REDIS_COMPAT_VERSION = "7.2.0";
 
   static void register(CommandTable t) {
-    t.add("ping", -1, "fast stale", 0, 0, 0, "connection", "Returns the server's liveliness response.", ConnectionCommands::ping)
-        .add("echo", 2, "fast", 0, 0, 0, "connection", "Returns the given string.", (s, r, o) -> o.bulk(r.buffer(), r.offset(1), r.length(1)))
-        .add("quit", -1, "noauth fast allow_busy", 0, 0, 0, "connection", "Closes the connection.", ConnectionCommands::quit)
-        .add("hello", -1, "noauth fast stale", 0, 0, 0, "connection", "Handshakes with the Redis server.", ConnectionCommands::hello)
-        .add("auth", -2, "noauth fast stale", 0, 0, 0, "connection", "Authenticates the connection.", ConnectionCommands::auth)
-        .add("select", 2, "fast stale", 0, 0, 0, "connection", "Changes the selected database.", ConnectionCommands::select)
-        .add("client", -2, "stale", 0, 0, 0, "connection", "A container for client connection commands.", ConnectionCommands::client);
+    t.add(
+            "ping",
+            -1,
+            "fast stale",
+            0,
+            0,
+            0,
+            "connection",
+            "Returns the server's liveliness response.",
+            ConnectionCommands::ping)
+        .add(
+            "echo",
+            2,
+            "fast",
+            0,
+            0,
+            0,
+            "connection",
+            "Returns the given string.",
+            (s, r, o) -> o.bulk(r.buffer(), r.offset(1), r.length(1)))
+        .add(
+            "quit",
+            -1,
+            "noauth fast allow_busy",
+            0,
+            0,
+            0,
+            "connection",
+            "Closes the connection.",
+            ConnectionCommands::quit)
+        .add(
+            "hello",
+            -1,
+            "noauth fast stale",
+            0,
+            0,
+            0,
+            "connection",
+            "Handshakes with the Redis server.",
+            ConnectionCommands::hello)
+        .add(
+            "auth",
+            -2,
+            "noauth fast stale",
+            0,
+            0,
+            0,
+            "connection",
+            "Authenticates the connection.",
+            ConnectionCommands::auth)
+        .add(
+            "select",
+            2,
+            "fast stale",
+            0,
+            0,
+            0,
+            "connection",
+            "Changes the selected database.",
+            ConnectionCommands::select)
+        .add(
+            "client",
+            -2,
+            "stale",
+            0,
+            0,
+            0,
+            "connection",
+            "A container for client connection commands.",
+            ConnectionCommands::client);
   }
 
   static void ping(Session s, Request r, ReplyWriter out) {
@@ -67,7 +130,8 @@ final class ConnectionCommands {
       }
     }
     if (!s.authenticated()) {
-      throw new CommandError("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time");
+      throw new CommandError(
+          "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time");
     }
     if (name != null) {
       s.name(name);
@@ -97,7 +161,8 @@ final class ConnectionCommands {
     byte[] user = r.argc() == 3 ? r.bytes(1) : "default".getBytes(StandardCharsets.US_ASCII);
     byte[] password = r.bytes(r.argc() - 1);
     if (s.server().config().requirePass() == null && r.argc() == 2) {
-      throw new CommandError("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?");
+      throw new CommandError(
+          "ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?");
     }
     if (authenticate(s, user, password)) {
       out.ok();
@@ -116,7 +181,9 @@ final class ConnectionCommands {
     if (required == null) {
       passwordOk = true; // "default" has no password: any password is accepted, as in Redis
     } else {
-      passwordOk = MessageDigest.isEqual(sha256(password), sha256(required.getBytes(StandardCharsets.UTF_8)));
+      passwordOk =
+          MessageDigest.isEqual(
+              sha256(password), sha256(required.getBytes(StandardCharsets.UTF_8)));
     }
     if (!(userOk & passwordOk)) {
       throw new CommandError("WRONGPASS invalid username-password pair or user is disabled.");
@@ -190,7 +257,8 @@ final class ConnectionCommands {
           throw new CommandError("ERR Unrecognized option '" + r.string(2) + "'");
         }
         if (!isPrintableWord(r.string(3))) {
-          throw new CommandError("ERR " + r.string(2) + " cannot contain spaces, newlines or special characters.");
+          throw new CommandError(
+              "ERR " + r.string(2) + " cannot contain spaces, newlines or special characters.");
         }
         s.lib(r.is(2, "lib-name") ? r.string(3) : null, r.is(2, "lib-ver") ? r.string(3) : null);
         out.ok();
@@ -199,29 +267,46 @@ final class ConnectionCommands {
         ServerCommands.requireArity(r, "client", sub, 2);
         String[] lines = {
           "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-          "GETNAME", "    Return the name of the current connection.",
-          "ID", "    Return the ID of the current connection.",
-          "INFO", "    Return information about the current client connection.",
-          "KILL <ip:port>", "    Kill connection made from <ip:port>.",
-          "KILL <option> <value> [<option> <value> [...]]", "    Kill connections. Options are:",
-          "    * ADDR (<ip:port>|<unixsocket>:0)", "      Kill connections made from the specified address",
-          "    * LADDR (<ip:port>|<unixsocket>:0)", "      Kill connections made to specified local address",
-          "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)", "      Kill connections by type.",
-          "    * USER <username>", "      Kill connections authenticated by <username>.",
-          "    * SKIPME (YES|NO)", "      Skip killing current connection (default: yes).",
-          "    * ID <client-id>", "      Kill connections by client id.",
-          "LIST [TYPE (NORMAL|MASTER|REPLICA|PUBSUB)] [ID <id> [<id> ...]]", "    Return information about client connections.",
-          "SETINFO <option> <value>", "    Set client meta attr. Options are: LIB-NAME, LIB-VER.",
-          "SETNAME <name>", "    Assign the name <name> to the current connection.",
-          "NO-EVICT (ON|OFF)", "    Protect current client connection from eviction.",
-          "HELP", "    Print this help."
+          "GETNAME",
+          "    Return the name of the current connection.",
+          "ID",
+          "    Return the ID of the current connection.",
+          "INFO",
+          "    Return information about the current client connection.",
+          "KILL <ip:port>",
+          "    Kill connection made from <ip:port>.",
+          "KILL <option> <value> [<option> <value> [...]]",
+          "    Kill connections. Options are:",
+          "    * ADDR (<ip:port>|<unixsocket>:0)",
+          "      Kill connections made from the specified address",
+          "    * LADDR (<ip:port>|<unixsocket>:0)",
+          "      Kill connections made to specified local address",
+          "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+          "      Kill connections by type.",
+          "    * USER <username>",
+          "      Kill connections authenticated by <username>.",
+          "    * SKIPME (YES|NO)",
+          "      Skip killing current connection (default: yes).",
+          "    * ID <client-id>",
+          "      Kill connections by client id.",
+          "LIST [TYPE (NORMAL|MASTER|REPLICA|PUBSUB)] [ID <id> [<id> ...]]",
+          "    Return information about client connections.",
+          "SETINFO <option> <value>",
+          "    Set client meta attr. Options are: LIB-NAME, LIB-VER.",
+          "SETNAME <name>",
+          "    Assign the name <name> to the current connection.",
+          "NO-EVICT (ON|OFF)",
+          "    Protect current client connection from eviction.",
+          "HELP",
+          "    Print this help."
         };
         out.array(lines.length);
         for (String line : lines) {
           out.simple(line);
         }
       }
-      default -> throw new CommandError("ERR unknown subcommand '" + r.string(1) + "'. Try CLIENT HELP.");
+      default ->
+          throw new CommandError("ERR unknown subcommand '" + r.string(1) + "'. Try CLIENT HELP.");
     }
   }
 
@@ -258,7 +343,8 @@ final class ConnectionCommands {
 
   private static String checkName(String name) {
     if (!isPrintableWord(name)) {
-      throw new CommandError("ERR Client names cannot contain spaces, newlines or special characters.");
+      throw new CommandError(
+          "ERR Client names cannot contain spaces, newlines or special characters.");
     }
     return name;
   }
@@ -275,19 +361,41 @@ final class ConnectionCommands {
   }
 
   /**
-   * One {@code CLIENT LIST} line, with Redis 7.2's fields in its order. Flags: {@code O} monitoring,
-   * {@code e} no-evict, else {@code N}. {@code fd} is -1 under NIO, which does not expose it; {@code
-   * tot-mem} is what the client's buffers hold (its {@code maxmemory-clients} account) and the
-   * per-buffer fields are zero.
+   * One {@code CLIENT LIST} line, with Redis 7.2's fields in its order. Flags: {@code O}
+   * monitoring, {@code e} no-evict, else {@code N}. {@code fd} is -1 under NIO, which does not
+   * expose it; {@code tot-mem} is what the client's buffers hold (its {@code maxmemory-clients}
+   * account) and the per-buffer fields are zero.
    */
   static String describe(Session s) {
     long now = System.currentTimeMillis();
     String flags = (s.monitoring() ? "O" : "") + (s.noEvict() ? "e" : "");
-    return "id=" + s.id() + " addr=" + s.address() + " laddr=" + s.localAddress() + " fd=" + s.channel().fd() + " name=" + s.name()
-        + " age=" + (now - s.createdMillis()) / 1000 + " idle=" + (now - s.lastCommandMillis()) / 1000
-        + " flags=" + (flags.isEmpty() ? "N" : flags) + " db=0 sub=0 psub=0 ssub=0 multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0"
-        + " rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=" + s.channel().memory() + " events=r"
-        + " cmd=" + s.lastCommand() + " user=default redir=-1 resp=" + s.out().protocol()
-        + " lib-name=" + s.libName() + " lib-ver=" + s.libVersion();
+    return "id="
+        + s.id()
+        + " addr="
+        + s.address()
+        + " laddr="
+        + s.localAddress()
+        + " fd="
+        + s.channel().fd()
+        + " name="
+        + s.name()
+        + " age="
+        + (now - s.createdMillis()) / 1000
+        + " idle="
+        + (now - s.lastCommandMillis()) / 1000
+        + " flags="
+        + (flags.isEmpty() ? "N" : flags)
+        + " db=0 sub=0 psub=0 ssub=0 multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0"
+        + " rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem="
+        + s.channel().memory()
+        + " events=r"
+        + " cmd="
+        + s.lastCommand()
+        + " user=default redir=-1 resp="
+        + s.out().protocol()
+        + " lib-name="
+        + s.libName()
+        + " lib-ver="
+        + s.libVersion();
   }
 }

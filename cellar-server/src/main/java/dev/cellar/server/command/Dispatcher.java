@@ -39,16 +39,17 @@ public final class Dispatcher {
   }
 
   /**
-   * Runs one command and appends its reply. The clock is read once per command: {@code
-   * startNanos} is when this command's turn began (the end of the previous command of the batch,
-   * so a command's time includes its parsing), and the return value is when it ended, which the
-   * caller passes on as the next command's start. {@code batchMillis}, the wall-clock time of the
-   * batch, is what {@code CLIENT LIST} shows as the last command's time. Reading the clock three
-   * times a command was 6% of a pipelined SET's time.
+   * Runs one command and appends its reply. The clock is read once per command: {@code startNanos}
+   * is when this command's turn began (the end of the previous command of the batch, so a command's
+   * time includes its parsing), and the return value is when it ended, which the caller passes on
+   * as the next command's start. {@code batchMillis}, the wall-clock time of the batch, is what
+   * {@code CLIENT LIST} shows as the last command's time. Reading the clock three times a command
+   * was 6% of a pipelined SET's time.
    *
    * @return the time this command ended, in {@link System#nanoTime()} units
    */
-  public long execute(Session session, Request request, ReplyWriter out, long startNanos, long batchMillis) {
+  public long execute(
+      Session session, Request request, ReplyWriter out, long startNanos, long batchMillis) {
     CommandSpec spec = server.commands().find(request);
     if (spec == null) {
       out.error(unknownCommand(request));
@@ -67,7 +68,9 @@ public final class Dispatcher {
     try {
       // Inside the try: eviction deletes keys, and a delete on a full disk fails like any write.
       // Sized only under a limit: the common unlimited server does no per-command work here.
-      if (spec.isDenyOom() && server.memory().limited() && !server.memory().admit(argumentBytes(request))) {
+      if (spec.isDenyOom()
+          && server.memory().limited()
+          && !server.memory().admit(argumentBytes(request))) {
         c.failed.increment();
         out.error(OOM);
         return startNanos;
@@ -103,7 +106,9 @@ public final class Dispatcher {
     }
     long threshold = server.config().latencyMonitorThreshold();
     if (threshold > 0 && nanos >= threshold * 1_000_000) {
-      server.latencyMonitor().record(spec.has("fast") ? "fast-command" : "command", nanos / 1_000_000);
+      server
+          .latencyMonitor()
+          .record(spec.has("fast") ? "fast-command" : "command", nanos / 1_000_000);
     }
     if (server.monitors().active() && !spec.has("admin")) {
       server.monitors().feed(session, request);
@@ -115,7 +120,9 @@ public final class Dispatcher {
       case CommandError error -> error.getMessage();
       case ReplyWriter.ReplyTooLarge large -> "ERR " + large.getMessage();
       case LimitExceededException limit -> "ERR " + limit.getMessage();
-      case DiskFullException full -> "ERR disk full, write refused (reads go on; writes resume when space is freed): " + full.getMessage();
+      case DiskFullException full ->
+          "ERR disk full, write refused (reads go on; writes resume when space is freed): "
+              + full.getMessage();
       case StoreIOException io -> "ERR " + serverWords(io.getMessage());
       case StoreClosedException closed -> "ERR server is shutting down";
       case CorruptStoreException corrupt -> {
@@ -131,7 +138,9 @@ public final class Dispatcher {
 
   /** The engine speaks of reopening the store; a server's operator restarts the server. */
   public static String serverWords(String message) {
-    return message.replace("reopen the store", "restart the server").replace("the store is reopened", "the server is restarted");
+    return message
+        .replace("reopen the store", "restart the server")
+        .replace("the store is reopened", "the server is restarted");
   }
 
   /** Redis's text: the name and the first arguments, each cut so the whole stays short. */
@@ -142,7 +151,12 @@ public final class Dispatcher {
       int room = 128 - args.length();
       args.append('\'').append(a.length() > room ? a.substring(0, room) : a).append("' ");
     }
-    String name = new String(request.buffer(), request.offset(0), Math.min(128, request.length(0)), StandardCharsets.UTF_8);
+    String name =
+        new String(
+            request.buffer(),
+            request.offset(0),
+            Math.min(128, request.length(0)),
+            StandardCharsets.UTF_8);
     return "ERR unknown command '" + name + "', with args beginning with: " + args;
   }
 }

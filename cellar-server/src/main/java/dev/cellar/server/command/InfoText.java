@@ -13,7 +13,9 @@ import java.util.Map;
 final class InfoText {
   private InfoText() {}
 
-  private static final List<String> DEFAULT = List.of("server", "clients", "memory", "persistence", "stats", "replication", "cpu", "keyspace");
+  private static final List<String> DEFAULT =
+      List.of(
+          "server", "clients", "memory", "persistence", "stats", "replication", "cpu", "keyspace");
 
   static String render(ServerContext server, List<String> requested) {
     List<String> sections;
@@ -44,7 +46,7 @@ final class InfoText {
         case "cpu" -> cpu(b);
         case "commandstats" -> commandStats(server, b);
         case "keyspace" -> keyspace(server, stats, b);
-        default -> { }
+        default -> {}
       }
       if (b.length() == start) {
         b.setLength(before); // an unknown section adds nothing, not even the separator
@@ -56,28 +58,64 @@ final class InfoText {
   private static void server(ServerContext server, StringBuilder b) {
     long uptime = (System.currentTimeMillis() - server.startMillis()) / 1000;
     b.append("# Server\r\n")
-        .append("redis_version:").append(ConnectionCommands.REDIS_COMPAT_VERSION).append("\r\n")
-        .append("cellar_version:").append(CellarVersion.current()).append("\r\n")
+        .append("redis_version:")
+        .append(ConnectionCommands.REDIS_COMPAT_VERSION)
+        .append("\r\n")
+        .append("cellar_version:")
+        .append(CellarVersion.current())
+        .append("\r\n")
         .append("redis_mode:standalone\r\n")
-        .append("os:").append(System.getProperty("os.name")).append(' ').append(System.getProperty("os.version")).append(' ').append(System.getProperty("os.arch")).append("\r\n")
+        .append("os:")
+        .append(System.getProperty("os.name"))
+        .append(' ')
+        .append(System.getProperty("os.version"))
+        .append(' ')
+        .append(System.getProperty("os.arch"))
+        .append("\r\n")
         .append("arch_bits:64\r\n")
-        .append("multiplexing_api:").append(server.control().transport()).append("\r\n")
-        .append("java_version:").append(Runtime.version()).append("\r\n")
-        .append("process_id:").append(ProcessHandle.current().pid()).append("\r\n")
-        .append("tcp_port:").append(server.control().port()).append("\r\n")
-        .append("tls_port:").append(server.control().tlsPort()).append("\r\n")
-        .append("http_port:").append(server.control().httpPort()).append("\r\n")
-        .append("https_port:").append(server.control().httpsPort()).append("\r\n")
-        .append("io_threads_active:").append(server.config().threads()).append("\r\n")
-        .append("uptime_in_seconds:").append(uptime).append("\r\n")
-        .append("uptime_in_days:").append(uptime / 86400).append("\r\n")
-        .append("dir:").append(server.config().dir().toAbsolutePath()).append("\r\n");
+        .append("multiplexing_api:")
+        .append(server.control().transport())
+        .append("\r\n")
+        .append("java_version:")
+        .append(Runtime.version())
+        .append("\r\n")
+        .append("process_id:")
+        .append(ProcessHandle.current().pid())
+        .append("\r\n")
+        .append("tcp_port:")
+        .append(server.control().port())
+        .append("\r\n")
+        .append("tls_port:")
+        .append(server.control().tlsPort())
+        .append("\r\n")
+        .append("http_port:")
+        .append(server.control().httpPort())
+        .append("\r\n")
+        .append("https_port:")
+        .append(server.control().httpsPort())
+        .append("\r\n")
+        .append("io_threads_active:")
+        .append(server.config().threads())
+        .append("\r\n")
+        .append("uptime_in_seconds:")
+        .append(uptime)
+        .append("\r\n")
+        .append("uptime_in_days:")
+        .append(uptime / 86400)
+        .append("\r\n")
+        .append("dir:")
+        .append(server.config().dir().toAbsolutePath())
+        .append("\r\n");
   }
 
   private static void clients(ServerContext server, StringBuilder b) {
     b.append("# Clients\r\n")
-        .append("connected_clients:").append(server.clients().count()).append("\r\n")
-        .append("maxclients:").append(server.config().maxClients()).append("\r\n")
+        .append("connected_clients:")
+        .append(server.clients().count())
+        .append("\r\n")
+        .append("maxclients:")
+        .append(server.config().maxClients())
+        .append("\r\n")
         .append("blocked_clients:0\r\n")
         .append("tracking_clients:0\r\n")
         .append("clients_in_timeout_table:0\r\n");
@@ -88,22 +126,57 @@ final class InfoText {
     long rss = dev.cellar.server.metrics.ProcessMemory.residentBytes();
     var heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
     b.append("# Memory\r\n")
-        .append("used_memory:").append(used).append("\r\n")
-        .append("used_memory_human:").append(human(used)).append("\r\n")
-        .append("used_memory_rss:").append(rss).append("\r\n")
-        .append("used_memory_rss_human:").append(human(rss)).append("\r\n")
-        .append("used_memory_peak:").append(server.sampler().peakMemory()).append("\r\n")
-        .append("used_memory_peak_human:").append(human(server.sampler().peakMemory())).append("\r\n")
-        .append("used_memory_startup:").append(server.sampler().startupMemory()).append("\r\n")
-        .append("used_memory_offheap_index:").append(stats.indexBytes()).append("\r\n")
-        .append("used_memory_log:").append(stats.logBytes()).append("\r\n")
-        .append("used_memory_heap:").append(heap.getUsed()).append("\r\n")
-        .append("used_memory_heap_committed:").append(heap.getCommitted()).append("\r\n")
-        .append("maxmemory:").append(server.config().maxMemory()).append("\r\n")
-        .append("maxmemory_human:").append(human(server.config().maxMemory())).append("\r\n")
-        .append("maxmemory_policy:").append(server.config().evictionPolicy().name().toLowerCase().replace('_', '-')).append("\r\n")
-        .append("mem_clients_normal:").append(server.clientMemory().used()).append("\r\n")
-        .append("maxmemory_clients:").append(server.config().maxMemoryClients() == Long.MAX_VALUE ? 0 : server.config().maxMemoryClients()).append("\r\n");
+        .append("used_memory:")
+        .append(used)
+        .append("\r\n")
+        .append("used_memory_human:")
+        .append(human(used))
+        .append("\r\n")
+        .append("used_memory_rss:")
+        .append(rss)
+        .append("\r\n")
+        .append("used_memory_rss_human:")
+        .append(human(rss))
+        .append("\r\n")
+        .append("used_memory_peak:")
+        .append(server.sampler().peakMemory())
+        .append("\r\n")
+        .append("used_memory_peak_human:")
+        .append(human(server.sampler().peakMemory()))
+        .append("\r\n")
+        .append("used_memory_startup:")
+        .append(server.sampler().startupMemory())
+        .append("\r\n")
+        .append("used_memory_offheap_index:")
+        .append(stats.indexBytes())
+        .append("\r\n")
+        .append("used_memory_log:")
+        .append(stats.logBytes())
+        .append("\r\n")
+        .append("used_memory_heap:")
+        .append(heap.getUsed())
+        .append("\r\n")
+        .append("used_memory_heap_committed:")
+        .append(heap.getCommitted())
+        .append("\r\n")
+        .append("maxmemory:")
+        .append(server.config().maxMemory())
+        .append("\r\n")
+        .append("maxmemory_human:")
+        .append(human(server.config().maxMemory()))
+        .append("\r\n")
+        .append("maxmemory_policy:")
+        .append(server.config().evictionPolicy().name().toLowerCase().replace('_', '-'))
+        .append("\r\n")
+        .append("mem_clients_normal:")
+        .append(server.clientMemory().used())
+        .append("\r\n")
+        .append("maxmemory_clients:")
+        .append(
+            server.config().maxMemoryClients() == Long.MAX_VALUE
+                ? 0
+                : server.config().maxMemoryClients())
+        .append("\r\n");
   }
 
   /**
@@ -120,27 +193,61 @@ final class InfoText {
     boolean compactionFailed = store != null && store.compactionFailure() != null;
     // In progress: what BGSAVE or BGREWRITEAOF started (maybe still waiting for the other to end),
     // or the engine's own background checkpoint or compaction.
-    boolean checkpointing = server.control().checkpointRunning() || (store != null && store.checkpointing());
-    boolean compacting = server.control().compactionRunning() || (store != null && store.compacting());
+    boolean checkpointing =
+        server.control().checkpointRunning() || (store != null && store.checkpointing());
+    boolean compacting =
+        server.control().compactionRunning() || (store != null && store.compacting());
     b.append("# Persistence\r\n")
         .append("loading:0\r\n")
-        .append("rdb_last_bgsave_status:").append(checkpointFailed ? "err" : "ok").append("\r\n")
+        .append("rdb_last_bgsave_status:")
+        .append(checkpointFailed ? "err" : "ok")
+        .append("\r\n")
         .append("aof_enabled:1\r\n")
-        .append("rdb_bgsave_in_progress:").append(checkpointing ? 1 : 0).append("\r\n")
-        .append("aof_rewrite_in_progress:").append(compacting ? 1 : 0).append("\r\n")
-        .append("appendfsync:").append(server.config().fsync().name().toLowerCase()).append("\r\n")
-        .append("aof_last_bgrewrite_status:").append(compactionFailed ? "err" : "ok").append("\r\n")
-        .append("aof_last_write_status:").append(failure == null && full == null ? "ok" : "err").append("\r\n")
-        .append("cellar_write_failure:").append(failure == null ? "" : oneLine(failure.getMessage())).append("\r\n")
-        .append("cellar_disk_full:").append(full == null ? 0 : 1).append("\r\n")
-        .append("cellar_disk_full_error:").append(full == null ? "" : oneLine(full.getMessage())).append("\r\n")
-        .append("cellar_log_bytes:").append(stats.logBytes()).append("\r\n")
-        .append("cellar_garbage_bytes:").append(stats.garbageBytes()).append("\r\n")
-        .append("cellar_segments:").append(stats.segments()).append("\r\n")
-        .append("cellar_fsyncs:").append(stats.fsyncs()).append("\r\n")
-        .append("cellar_checkpoints:").append(stats.checkpoints()).append("\r\n")
-        .append("cellar_compactions:").append(stats.compactions()).append("\r\n")
-        .append("cellar_compacted_bytes:").append(stats.compactedBytes()).append("\r\n");
+        .append("rdb_bgsave_in_progress:")
+        .append(checkpointing ? 1 : 0)
+        .append("\r\n")
+        .append("aof_rewrite_in_progress:")
+        .append(compacting ? 1 : 0)
+        .append("\r\n")
+        .append("appendfsync:")
+        .append(server.config().fsync().name().toLowerCase())
+        .append("\r\n")
+        .append("aof_last_bgrewrite_status:")
+        .append(compactionFailed ? "err" : "ok")
+        .append("\r\n")
+        .append("aof_last_write_status:")
+        .append(failure == null && full == null ? "ok" : "err")
+        .append("\r\n")
+        .append("cellar_write_failure:")
+        .append(failure == null ? "" : oneLine(failure.getMessage()))
+        .append("\r\n")
+        .append("cellar_disk_full:")
+        .append(full == null ? 0 : 1)
+        .append("\r\n")
+        .append("cellar_disk_full_error:")
+        .append(full == null ? "" : oneLine(full.getMessage()))
+        .append("\r\n")
+        .append("cellar_log_bytes:")
+        .append(stats.logBytes())
+        .append("\r\n")
+        .append("cellar_garbage_bytes:")
+        .append(stats.garbageBytes())
+        .append("\r\n")
+        .append("cellar_segments:")
+        .append(stats.segments())
+        .append("\r\n")
+        .append("cellar_fsyncs:")
+        .append(stats.fsyncs())
+        .append("\r\n")
+        .append("cellar_checkpoints:")
+        .append(stats.checkpoints())
+        .append("\r\n")
+        .append("cellar_compactions:")
+        .append(stats.compactions())
+        .append("\r\n")
+        .append("cellar_compacted_bytes:")
+        .append(stats.compactedBytes())
+        .append("\r\n");
   }
 
   private static String oneLine(String text) {
@@ -150,22 +257,54 @@ final class InfoText {
   private static void stats(ServerContext server, CellarStats stats, StringBuilder b) {
     CommandStats c = server.stats();
     b.append("# Stats\r\n")
-        .append("total_connections_received:").append(c.connectionsReceived.sum()).append("\r\n")
-        .append("total_commands_processed:").append(c.totalCommands()).append("\r\n")
-        .append("instantaneous_ops_per_sec:").append(server.sampler().opsPerSecond()).append("\r\n")
-        .append("total_net_input_bytes:").append(server.sampler().netInputBytes.sum()).append("\r\n")
-        .append("total_net_output_bytes:").append(server.sampler().netOutputBytes.sum()).append("\r\n")
-        .append("instantaneous_input_kbps:").append(String.format(java.util.Locale.ROOT, "%.2f", server.sampler().inputKbps())).append("\r\n")
-        .append("instantaneous_output_kbps:").append(String.format(java.util.Locale.ROOT, "%.2f", server.sampler().outputKbps())).append("\r\n")
-        .append("rejected_connections:").append(c.connectionsRejected.sum()).append("\r\n")
-        .append("evicted_clients:").append(server.clientMemory().evictions()).append("\r\n")
-        .append("expired_keys:").append(stats.expiredKeys()).append("\r\n")
-        .append("evicted_keys:").append(c.evictedKeys.sum()).append("\r\n")
-        .append("keyspace_hits:").append(c.keyspaceHits.sum()).append("\r\n")
-        .append("keyspace_misses:").append(c.keyspaceMisses.sum()).append("\r\n")
-        .append("total_error_replies:").append(totalFailed(c)).append("\r\n")
-        .append("client_output_buffer_limit_disconnections:").append(c.outputLimitDisconnects.sum()).append("\r\n")
-        .append("protocol_errors:").append(c.protocolErrors.sum()).append("\r\n")
+        .append("total_connections_received:")
+        .append(c.connectionsReceived.sum())
+        .append("\r\n")
+        .append("total_commands_processed:")
+        .append(c.totalCommands())
+        .append("\r\n")
+        .append("instantaneous_ops_per_sec:")
+        .append(server.sampler().opsPerSecond())
+        .append("\r\n")
+        .append("total_net_input_bytes:")
+        .append(server.sampler().netInputBytes.sum())
+        .append("\r\n")
+        .append("total_net_output_bytes:")
+        .append(server.sampler().netOutputBytes.sum())
+        .append("\r\n")
+        .append("instantaneous_input_kbps:")
+        .append(String.format(java.util.Locale.ROOT, "%.2f", server.sampler().inputKbps()))
+        .append("\r\n")
+        .append("instantaneous_output_kbps:")
+        .append(String.format(java.util.Locale.ROOT, "%.2f", server.sampler().outputKbps()))
+        .append("\r\n")
+        .append("rejected_connections:")
+        .append(c.connectionsRejected.sum())
+        .append("\r\n")
+        .append("evicted_clients:")
+        .append(server.clientMemory().evictions())
+        .append("\r\n")
+        .append("expired_keys:")
+        .append(stats.expiredKeys())
+        .append("\r\n")
+        .append("evicted_keys:")
+        .append(c.evictedKeys.sum())
+        .append("\r\n")
+        .append("keyspace_hits:")
+        .append(c.keyspaceHits.sum())
+        .append("\r\n")
+        .append("keyspace_misses:")
+        .append(c.keyspaceMisses.sum())
+        .append("\r\n")
+        .append("total_error_replies:")
+        .append(totalFailed(c))
+        .append("\r\n")
+        .append("client_output_buffer_limit_disconnections:")
+        .append(c.outputLimitDisconnects.sum())
+        .append("\r\n")
+        .append("protocol_errors:")
+        .append(c.protocolErrors.sum())
+        .append("\r\n")
         .append("pubsub_channels:0\r\n")
         .append("pubsub_patterns:0\r\n")
         .append("latest_fork_usec:0\r\n");
@@ -181,8 +320,12 @@ final class InfoText {
 
   private static void cpu(StringBuilder b) {
     var os = ManagementFactory.getOperatingSystemMXBean();
-    long cpuNanos = os instanceof com.sun.management.OperatingSystemMXBean sun ? sun.getProcessCpuTime() : 0;
-    b.append("# CPU\r\n").append("used_cpu_sys_user:").append(String.format(java.util.Locale.ROOT, "%.6f", cpuNanos / 1e9)).append("\r\n");
+    long cpuNanos =
+        os instanceof com.sun.management.OperatingSystemMXBean sun ? sun.getProcessCpuTime() : 0;
+    b.append("# CPU\r\n")
+        .append("used_cpu_sys_user:")
+        .append(String.format(java.util.Locale.ROOT, "%.6f", cpuNanos / 1e9))
+        .append("\r\n");
   }
 
   private static void commandStats(ServerContext server, StringBuilder b) {
@@ -190,9 +333,19 @@ final class InfoText {
     for (Map.Entry<String, CommandStats.Counters> e : server.stats().all().entrySet()) {
       long calls = e.getValue().calls.sum();
       long usec = e.getValue().nanos.sum() / 1000;
-      b.append("cmdstat_").append(e.getKey()).append(":calls=").append(calls).append(",usec=").append(usec)
-          .append(",usec_per_call=").append(String.format(java.util.Locale.ROOT, "%.2f", calls == 0 ? 0.0 : (double) usec / calls))
-          .append(",rejected_calls=0,failed_calls=").append(e.getValue().failed.sum()).append("\r\n");
+      b.append("cmdstat_")
+          .append(e.getKey())
+          .append(":calls=")
+          .append(calls)
+          .append(",usec=")
+          .append(usec)
+          .append(",usec_per_call=")
+          .append(
+              String.format(
+                  java.util.Locale.ROOT, "%.2f", calls == 0 ? 0.0 : (double) usec / calls))
+          .append(",rejected_calls=0,failed_calls=")
+          .append(e.getValue().failed.sum())
+          .append("\r\n");
     }
   }
 
@@ -201,8 +354,13 @@ final class InfoText {
     b.append("# Keyspace\r\n");
     if (stats.keys() > 0) {
       ExpirySampler expiries = server.sampler().expiries();
-      b.append("db0:keys=").append(stats.keys()).append(",expires=").append(expiries.expires(stats.keys()))
-          .append(",avg_ttl=").append(expiries.averageTtlMillis()).append("\r\n");
+      b.append("db0:keys=")
+          .append(stats.keys())
+          .append(",expires=")
+          .append(expiries.expires(stats.keys()))
+          .append(",avg_ttl=")
+          .append(expiries.averageTtlMillis())
+          .append("\r\n");
     }
   }
 

@@ -19,10 +19,46 @@ final class IntrospectionCommands {
   private IntrospectionCommands() {}
 
   static void register(CommandTable t) {
-    t.add("slowlog", -2, "admin loading stale", 0, 0, 0, "server", "A container for slow log commands.", IntrospectionCommands::slowlog)
-        .add("latency", -2, "admin noscript loading stale", 0, 0, 0, "server", "A container for latency diagnostics commands.", IntrospectionCommands::latency)
-        .add("monitor", 1, "admin noscript loading stale", 0, 0, 0, "server", "Listens for all requests received by the server in real-time.", IntrospectionCommands::monitor)
-        .add("memory", -2, "readonly", 0, 0, 0, "server", "A container for memory diagnostics commands.", IntrospectionCommands::memory);
+    t.add(
+            "slowlog",
+            -2,
+            "admin loading stale",
+            0,
+            0,
+            0,
+            "server",
+            "A container for slow log commands.",
+            IntrospectionCommands::slowlog)
+        .add(
+            "latency",
+            -2,
+            "admin noscript loading stale",
+            0,
+            0,
+            0,
+            "server",
+            "A container for latency diagnostics commands.",
+            IntrospectionCommands::latency)
+        .add(
+            "monitor",
+            1,
+            "admin noscript loading stale",
+            0,
+            0,
+            0,
+            "server",
+            "Listens for all requests received by the server in real-time.",
+            IntrospectionCommands::monitor)
+        .add(
+            "memory",
+            -2,
+            "readonly",
+            0,
+            0,
+            0,
+            "server",
+            "A container for memory diagnostics commands.",
+            IntrospectionCommands::memory);
   }
 
   // ------------------------------------------------------------------ SLOWLOG
@@ -67,11 +103,21 @@ final class IntrospectionCommands {
         log.reset();
         out.ok();
       }
-      case "help" -> help(out, "SLOWLOG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-          "GET [<count>]", "    Return top <count> entries from the slowlog (default: 10, -1 mean all).",
-          "    Entries are made of:", "    id, timestamp, time in microseconds, arguments array, client IP and port,",
-          "    client name", "LEN", "    Return the length of the slowlog.", "RESET", "    Reset the slowlog.",
-          "HELP", "    Print this help.");
+      case "help" ->
+          help(
+              out,
+              "SLOWLOG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+              "GET [<count>]",
+              "    Return top <count> entries from the slowlog (default: 10, -1 mean all).",
+              "    Entries are made of:",
+              "    id, timestamp, time in microseconds, arguments array, client IP and port,",
+              "    client name",
+              "LEN",
+              "    Return the length of the slowlog.",
+              "RESET",
+              "    Reset the slowlog.",
+              "HELP",
+              "    Print this help.");
       default -> throw unknownSubcommand(r, "SLOWLOG");
     }
   }
@@ -116,13 +162,21 @@ final class IntrospectionCommands {
         ServerCommands.requireArity(r, "latency", sub, 2);
         out.verbatim(doctor(s.server(), monitor));
       }
-      case "help" -> help(out, "LATENCY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-          "DOCTOR", "    Return a human readable latency analysis report.",
-          "HISTORY <event>", "    Return time-latency samples for the <event> class.",
-          "LATEST", "    Return the latest latency samples for all events.",
-          "RESET [<event> ...]", "    Reset latency data of one or more <event> classes.",
-          "    (default: reset all data for all event classes)",
-          "HELP", "    Print this help.");
+      case "help" ->
+          help(
+              out,
+              "LATENCY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+              "DOCTOR",
+              "    Return a human readable latency analysis report.",
+              "HISTORY <event>",
+              "    Return time-latency samples for the <event> class.",
+              "LATEST",
+              "    Return the latest latency samples for all events.",
+              "RESET [<event> ...]",
+              "    Reset latency data of one or more <event> classes.",
+              "    (default: reset all data for all event classes)",
+              "HELP",
+              "    Print this help.");
       default -> throw unknownSubcommand(r, "LATENCY");
     }
   }
@@ -135,9 +189,14 @@ final class IntrospectionCommands {
     }
     List<LatencyMonitor.Latest> latest = monitor.latest();
     if (latest.isEmpty()) {
-      return "No latency spike of " + threshold + " ms or more was observed since the monitor was turned on or reset.\n";
+      return "No latency spike of "
+          + threshold
+          + " ms or more was observed since the monitor was turned on or reset.\n";
     }
-    StringBuilder b = new StringBuilder("Latency spikes of at least ").append(threshold).append(" ms were observed:\n\n");
+    StringBuilder b =
+        new StringBuilder("Latency spikes of at least ")
+            .append(threshold)
+            .append(" ms were observed:\n\n");
     int n = 1;
     for (LatencyMonitor.Latest l : latest) {
       List<LatencyMonitor.Sample> history = monitor.history(l.event());
@@ -145,10 +204,19 @@ final class IntrospectionCommands {
       for (LatencyMonitor.Sample sample : history) {
         sum += sample.millis();
       }
-      b.append(n++).append(". ").append(l.event()).append(": ").append(history.size()).append(" latency spikes (average ")
-          .append(history.isEmpty() ? 0 : sum / history.size()).append("ms, worst ").append(l.maxMillis()).append("ms).\n");
+      b.append(n++)
+          .append(". ")
+          .append(l.event())
+          .append(": ")
+          .append(history.size())
+          .append(" latency spikes (average ")
+          .append(history.isEmpty() ? 0 : sum / history.size())
+          .append("ms, worst ")
+          .append(l.maxMillis())
+          .append("ms).\n");
     }
-    b.append("\nSee SLOWLOG GET for the slow commands themselves, and INFO commandstats for each command's mean time.\n");
+    b.append(
+        "\nSee SLOWLOG GET for the slow commands themselves, and INFO commandstats for each command's mean time.\n");
     return b.toString();
   }
 
@@ -189,30 +257,40 @@ final class IntrospectionCommands {
       }
       case "purge" -> {
         ServerCommands.requireArity(r, "memory", sub, 2);
-        out.ok(); // the data is in mapped files and an off-heap index: there is no allocator cache to purge
+        out.ok(); // the data is in mapped files and an off-heap index: there is no allocator cache
+        // to purge
       }
       case "malloc-stats" -> {
         ServerCommands.requireArity(r, "memory", sub, 2);
         out.verbatim("Stats not supported for the current allocator\n");
       }
-      case "help" -> help(out, "MEMORY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-          "DOCTOR", "    Return memory problems reports.",
-          "MALLOC-STATS", "    Return internal statistics report from the memory allocator.",
-          "PURGE", "    Attempt to purge dirty pages for reclamation by the allocator.",
-          "STATS", "    Return information about the memory usage of the server.",
-          "USAGE <key> [SAMPLES <count>]", "    Return memory in bytes used by <key> and its value. Nested values are",
-          "    sampled up to <count> times (default: 5, 0 means sample all).",
-          "HELP", "    Print this help.");
+      case "help" ->
+          help(
+              out,
+              "MEMORY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+              "DOCTOR",
+              "    Return memory problems reports.",
+              "MALLOC-STATS",
+              "    Return internal statistics report from the memory allocator.",
+              "PURGE",
+              "    Attempt to purge dirty pages for reclamation by the allocator.",
+              "STATS",
+              "    Return information about the memory usage of the server.",
+              "USAGE <key> [SAMPLES <count>]",
+              "    Return memory in bytes used by <key> and its value. Nested values are",
+              "    sampled up to <count> times (default: 5, 0 means sample all).",
+              "HELP",
+              "    Print this help.");
       default -> throw unknownSubcommand(r, "MEMORY");
     }
   }
 
   /**
-   * {@code MEMORY USAGE key [SAMPLES n]}: the bytes the key costs, which in Cellar is its log record
-   * (header, key, value, expiry) plus its share of the off-heap index: the index's bytes over the
-   * key count, but at most what a slot costs at the table's lowest load (8 bytes at 3/8, 21 bytes),
-   * since a small store's table is mostly its preallocated minimum, which no one key causes.
-   * Values are flat strings, so SAMPLES is checked and has nothing to sample.
+   * {@code MEMORY USAGE key [SAMPLES n]}: the bytes the key costs, which in Cellar is its log
+   * record (header, key, value, expiry) plus its share of the off-heap index: the index's bytes
+   * over the key count, but at most what a slot costs at the table's lowest load (8 bytes at 3/8,
+   * 21 bytes), since a small store's table is mostly its preallocated minimum, which no one key
+   * causes. Values are flat strings, so SAMPLES is checked and has nothing to sample.
    */
   private static void usage(Session s, Request r, ReplyWriter out) {
     if (r.argc() != 3 && !(r.argc() == 5 && r.is(3, "samples"))) {
@@ -229,9 +307,11 @@ final class IntrospectionCommands {
     }
     boolean expires = store.expiryOf(r.segment(2)) > 0;
     CellarStats stats = store.stats();
-    long indexShare = Math.min(MAX_INDEX_BYTES_PER_KEY, stats.indexBytes() / Math.max(1, stats.keys()));
+    long indexShare =
+        Math.min(MAX_INDEX_BYTES_PER_KEY, stats.indexBytes() / Math.max(1, stats.keys()));
     // A record's sequence number is a varint near the number of writes so far.
-    long record = RecordDescriptor.length(r.length(2), valueLength, stats.puts() + stats.deletes(), expires);
+    long record =
+        RecordDescriptor.length(r.length(2), valueLength, stats.puts() + stats.deletes(), expires);
     out.integer(record + indexShare);
   }
 
@@ -247,6 +327,7 @@ final class IntrospectionCommands {
   }
 
   static CommandError unknownSubcommand(Request r, String container) {
-    return new CommandError("ERR unknown subcommand '" + r.string(1) + "'. Try " + container + " HELP.");
+    return new CommandError(
+        "ERR unknown subcommand '" + r.string(1) + "'. Try " + container + " HELP.");
   }
 }

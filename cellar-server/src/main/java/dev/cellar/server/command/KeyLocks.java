@@ -11,8 +11,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * read atomic).
  *
  * <p>When one thread runs every command (one event loop and no HTTP endpoint, the configuration
- * Redis itself has), commands are already serial and the locks lock nothing: an uncontended
- * lock and unlock are two atomic instructions per write, about 5% of a pipelined SET.
+ * Redis itself has), commands are already serial and the locks lock nothing: an uncontended lock
+ * and unlock are two atomic instructions per write, about 5% of a pipelined SET.
  */
 public final class KeyLocks {
   private static final int STRIPES = 1024;
@@ -24,7 +24,9 @@ public final class KeyLocks {
     this(false);
   }
 
-  /** @param serial whether one thread runs every command, so there is nothing to lock */
+  /**
+   * @param serial whether one thread runs every command, so there is nothing to lock
+   */
   public KeyLocks(boolean serial) {
     this.serial = serial;
     this.locks = new ReentrantLock[serial ? 0 : STRIPES];
@@ -35,8 +37,8 @@ public final class KeyLocks {
 
   /**
    * The locks a server with {@code config} needs: serial when one event loop runs every RESP
-   * command and no HTTP or HTTPS endpoint (whose requests run on worker threads) writes beside
-   * it. None of these settings changes at run time.
+   * command and no HTTP or HTTPS endpoint (whose requests run on worker threads) writes beside it.
+   * None of these settings changes at run time.
    */
   public static KeyLocks forServer(ServerConfig config) {
     return new KeyLocks(config.threads() == 1 && config.httpPort() == 0 && config.httpsPort() == 0);

@@ -17,25 +17,196 @@ final class KeyspaceCommands {
   private KeyspaceCommands() {}
 
   static void register(CommandTable t) {
-    t.add("del", -2, "write", 1, -1, 1, "generic", "Deletes one or more keys.", KeyspaceCommands::del)
-        .add("unlink", -2, "write fast", 1, -1, 1, "generic", "Asynchronously deletes one or more keys.", KeyspaceCommands::del)
-        .add("exists", -2, "readonly fast", 1, -1, 1, "generic", "Determines whether one or more keys exist.", KeyspaceCommands::exists)
-        .add("touch", -2, "readonly fast", 1, -1, 1, "generic", "Returns the number of existing keys out of those specified after updating the time they were last accessed.", KeyspaceCommands::exists)
-        .add("type", 2, "readonly fast", 1, 1, 1, "generic", "Determines the type of value stored at a key.", KeyspaceCommands::type)
-        .add("rename", 3, "write", 1, 2, 1, "generic", "Renames a key and overwrites the destination.", (s, r, o) -> rename(s, r, o, false))
-        .add("renamenx", 3, "write fast", 1, 2, 1, "generic", "Renames a key only when the target key name doesn't exist.", (s, r, o) -> rename(s, r, o, true))
-        .add("expire", -3, "write fast", 1, 1, 1, "generic", "Sets the expiration time of a key in seconds.", (s, r, o) -> expire(s, r, o, 1000, true, "expire"))
-        .add("pexpire", -3, "write fast", 1, 1, 1, "generic", "Sets the expiration time of a key in milliseconds.", (s, r, o) -> expire(s, r, o, 1, true, "pexpire"))
-        .add("expireat", -3, "write fast", 1, 1, 1, "generic", "Sets the expiration time of a key to a Unix timestamp.", (s, r, o) -> expire(s, r, o, 1000, false, "expireat"))
-        .add("pexpireat", -3, "write fast", 1, 1, 1, "generic", "Sets the expiration time of a key to a Unix milliseconds timestamp.", (s, r, o) -> expire(s, r, o, 1, false, "pexpireat"))
-        .add("expiretime", 2, "readonly fast", 1, 1, 1, "generic", "Returns the expiration time of a key as a Unix timestamp.", (s, r, o) -> expireTime(s, r, o, 1000))
-        .add("pexpiretime", 2, "readonly fast", 1, 1, 1, "generic", "Returns the expiration time of a key as a Unix milliseconds timestamp.", (s, r, o) -> expireTime(s, r, o, 1))
-        .add("ttl", 2, "readonly fast", 1, 1, 1, "generic", "Returns the expiration time in seconds of a key.", (s, r, o) -> ttl(s, r, o, 1000))
-        .add("pttl", 2, "readonly fast", 1, 1, 1, "generic", "Returns the expiration time in milliseconds of a key.", (s, r, o) -> ttl(s, r, o, 1))
-        .add("persist", 2, "write fast", 1, 1, 1, "generic", "Removes the expiration time of a key.", KeyspaceCommands::persist)
-        .add("keys", 2, "readonly", 0, 0, 0, "generic", "Returns all key names that match a pattern.", KeyspaceCommands::keys)
-        .add("scan", -2, "readonly", 0, 0, 0, "generic", "Iterates over the key names in the database.", KeyspaceCommands::scan)
-        .add("randomkey", 1, "readonly", 0, 0, 0, "generic", "Returns a random key name from the database.", KeyspaceCommands::randomKey);
+    t.add(
+            "del",
+            -2,
+            "write",
+            1,
+            -1,
+            1,
+            "generic",
+            "Deletes one or more keys.",
+            KeyspaceCommands::del)
+        .add(
+            "unlink",
+            -2,
+            "write fast",
+            1,
+            -1,
+            1,
+            "generic",
+            "Asynchronously deletes one or more keys.",
+            KeyspaceCommands::del)
+        .add(
+            "exists",
+            -2,
+            "readonly fast",
+            1,
+            -1,
+            1,
+            "generic",
+            "Determines whether one or more keys exist.",
+            KeyspaceCommands::exists)
+        .add(
+            "touch",
+            -2,
+            "readonly fast",
+            1,
+            -1,
+            1,
+            "generic",
+            "Returns the number of existing keys out of those specified after updating the time they were last accessed.",
+            KeyspaceCommands::exists)
+        .add(
+            "type",
+            2,
+            "readonly fast",
+            1,
+            1,
+            1,
+            "generic",
+            "Determines the type of value stored at a key.",
+            KeyspaceCommands::type)
+        .add(
+            "rename",
+            3,
+            "write",
+            1,
+            2,
+            1,
+            "generic",
+            "Renames a key and overwrites the destination.",
+            (s, r, o) -> rename(s, r, o, false))
+        .add(
+            "renamenx",
+            3,
+            "write fast",
+            1,
+            2,
+            1,
+            "generic",
+            "Renames a key only when the target key name doesn't exist.",
+            (s, r, o) -> rename(s, r, o, true))
+        .add(
+            "expire",
+            -3,
+            "write fast",
+            1,
+            1,
+            1,
+            "generic",
+            "Sets the expiration time of a key in seconds.",
+            (s, r, o) -> expire(s, r, o, 1000, true, "expire"))
+        .add(
+            "pexpire",
+            -3,
+            "write fast",
+            1,
+            1,
+            1,
+            "generic",
+            "Sets the expiration time of a key in milliseconds.",
+            (s, r, o) -> expire(s, r, o, 1, true, "pexpire"))
+        .add(
+            "expireat",
+            -3,
+            "write fast",
+            1,
+            1,
+            1,
+            "generic",
+            "Sets the expiration time of a key to a Unix timestamp.",
+            (s, r, o) -> expire(s, r, o, 1000, false, "expireat"))
+        .add(
+            "pexpireat",
+            -3,
+            "write fast",
+            1,
+            1,
+            1,
+            "generic",
+            "Sets the expiration time of a key to a Unix milliseconds timestamp.",
+            (s, r, o) -> expire(s, r, o, 1, false, "pexpireat"))
+        .add(
+            "expiretime",
+            2,
+            "readonly fast",
+            1,
+            1,
+            1,
+            "generic",
+            "Returns the expiration time of a key as a Unix timestamp.",
+            (s, r, o) -> expireTime(s, r, o, 1000))
+        .add(
+            "pexpiretime",
+            2,
+            "readonly fast",
+            1,
+            1,
+            1,
+            "generic",
+            "Returns the expiration time of a key as a Unix milliseconds timestamp.",
+            (s, r, o) -> expireTime(s, r, o, 1))
+        .add(
+            "ttl",
+            2,
+            "readonly fast",
+            1,
+            1,
+            1,
+            "generic",
+            "Returns the expiration time in seconds of a key.",
+            (s, r, o) -> ttl(s, r, o, 1000))
+        .add(
+            "pttl",
+            2,
+            "readonly fast",
+            1,
+            1,
+            1,
+            "generic",
+            "Returns the expiration time in milliseconds of a key.",
+            (s, r, o) -> ttl(s, r, o, 1))
+        .add(
+            "persist",
+            2,
+            "write fast",
+            1,
+            1,
+            1,
+            "generic",
+            "Removes the expiration time of a key.",
+            KeyspaceCommands::persist)
+        .add(
+            "keys",
+            2,
+            "readonly",
+            0,
+            0,
+            0,
+            "generic",
+            "Returns all key names that match a pattern.",
+            KeyspaceCommands::keys)
+        .add(
+            "scan",
+            -2,
+            "readonly",
+            0,
+            0,
+            0,
+            "generic",
+            "Iterates over the key names in the database.",
+            KeyspaceCommands::scan)
+        .add(
+            "randomkey",
+            1,
+            "readonly",
+            0,
+            0,
+            0,
+            "generic",
+            "Returns a random key name from the database.",
+            KeyspaceCommands::randomKey);
   }
 
   static void del(Session s, Request r, ReplyWriter out) {
@@ -107,7 +278,8 @@ final class KeyspaceCommands {
   private static final int E_GT = 4;
   private static final int E_LT = 8;
 
-  static void expire(Session s, Request r, ReplyWriter out, long unitMillis, boolean relative, String command) {
+  static void expire(
+      Session s, Request r, ReplyWriter out, long unitMillis, boolean relative, String command) {
     // Redis reads the options before the time, so a bad option is reported before a bad number.
     int flags = 0;
     for (int i = 3; i < r.argc(); i++) {
@@ -151,7 +323,8 @@ final class KeyspaceCommands {
         return;
       }
       boolean hasTtl = current.expireAt() != Cellar.NO_EXPIRY;
-      if (((flags & E_NX) != 0 && hasTtl) || ((flags & E_XX) != 0 && !hasTtl)
+      if (((flags & E_NX) != 0 && hasTtl)
+          || ((flags & E_XX) != 0 && !hasTtl)
           || ((flags & E_GT) != 0 && (!hasTtl || expireAt <= current.expireAt()))
           || ((flags & E_LT) != 0 && hasTtl && expireAt >= current.expireAt())) {
         out.integer(0);
@@ -230,7 +403,11 @@ final class KeyspaceCommands {
   /** The part of a glob before its first special character: the engine filters by it cheaply. */
   static byte[] literalPrefix(byte[] pattern) {
     int n = 0;
-    while (n < pattern.length && pattern[n] != '*' && pattern[n] != '?' && pattern[n] != '[' && pattern[n] != '\\') {
+    while (n < pattern.length
+        && pattern[n] != '*'
+        && pattern[n] != '?'
+        && pattern[n] != '['
+        && pattern[n] != '\\') {
       n++;
     }
     return java.util.Arrays.copyOf(pattern, n);
@@ -239,9 +416,9 @@ final class KeyspaceCommands {
   /**
    * {@code SCAN cursor [MATCH p] [COUNT n] [TYPE t]} over the engine's resumable scan: the cursor
    * is the engine's (shard, hash-range) position, so it needs no server state and survives a
-   * restart; each key present for a whole iteration is returned exactly once. The pattern's
-   * literal prefix is filtered by the engine, the rest by {@link Glob}. COUNT is the number of
-   * index entries examined, as in Redis.
+   * restart; each key present for a whole iteration is returned exactly once. The pattern's literal
+   * prefix is filtered by the engine, the rest by {@link Glob}. COUNT is the number of index
+   * entries examined, as in Redis.
    */
   static void scan(Session s, Request r, ReplyWriter out) {
     long cursor;
@@ -297,8 +474,8 @@ final class KeyspaceCommands {
   }
 
   /**
-   * The engine samples random index slots; when every sample hits an expired key it may find
-   * none, so a short scan looks for any live key before answering nil.
+   * The engine samples random index slots; when every sample hits an expired key it may find none,
+   * so a short scan looks for any live key before answering nil.
    */
   static void randomKey(Session s, Request r, ReplyWriter out) {
     byte[] key = s.server().store().randomKey();

@@ -8,8 +8,8 @@ import java.util.TreeMap;
 /**
  * Redis's latency monitor ({@code LATENCY LATEST/HISTORY/RESET}): for each event, the last 160
  * samples of at least {@code latency-monitor-threshold} milliseconds, one per second (the largest
- * of that second), and the largest ever seen. Cellar's events are Redis's {@code command} and {@code
- * fast-command}: a command flagged {@code fast} is a {@code fast-command}.
+ * of that second), and the largest ever seen. Cellar's events are Redis's {@code command} and
+ * {@code fast-command}: a command flagged {@code fast} is a {@code fast-command}.
  *
  * <p>Concurrency: the dispatcher compares a command's time with the threshold before calling here,
  * so only commands over it take the lock, and with the monitor off (threshold 0, the default) none
@@ -65,10 +65,11 @@ public final class LatencyMonitor {
 
   public synchronized List<Latest> latest() {
     List<Latest> out = new ArrayList<>();
-    events.forEach((name, series) -> {
-      Sample s = series.latest();
-      out.add(new Latest(name, s.unixSeconds(), s.millis(), series.max));
-    });
+    events.forEach(
+        (name, series) -> {
+          Sample s = series.latest();
+          out.add(new Latest(name, s.unixSeconds(), s.millis(), series.max));
+        });
     return out;
   }
 

@@ -9,8 +9,8 @@ import java.nio.charset.StandardCharsets;
  * {@code INCRBYFLOAT}'s arithmetic as Redis does it on x86-64: operands parsed with {@code strtold}
  * into 80-bit extended precision (a 64-bit significand), added with the sum rounded to the same
  * precision, and printed with {@code "%.17Lf"} minus trailing zeros. Emulating the precision rather
- * than adding exactly is what makes {@code INCRBYFLOAT k 123456789012345678} answer
- * {@code 123456789012345678} and {@code INCRBYFLOAT k 1e-20} answer {@code 0}, as Redis does.
+ * than adding exactly is what makes {@code INCRBYFLOAT k 123456789012345678} answer {@code
+ * 123456789012345678} and {@code INCRBYFLOAT k 1e-20} answer {@code 0}, as Redis does.
  *
  * <p>Values are {@link BigDecimal}s that hold an extended-precision number exactly (every binary
  * fraction has a finite decimal expansion), so the only rounding is the one the hardware would do:
@@ -23,15 +23,20 @@ final class LongDouble {
 
   /** Significand bits of the x87 extended format. */
   private static final int PRECISION = 64;
+
   /** Smallest exponent of the significand's last bit (subnormals included): 2^-16445. */
   private static final int MIN_EXPONENT = -16382 - (PRECISION - 1);
+
   /** Largest exponent of the significand's first bit. */
   private static final int MAX_EXPONENT = 16383;
+
   /** Redis refuses number texts this long or longer ({@code MAX_LONG_DOUBLE_CHARS}). */
   private static final int MAX_CHARS = 5 * 1024;
+
   private static final double LOG2_10 = Math.log(10) / Math.log(2);
 
-  static final CommandError NAN_OR_INFINITY = new CommandError("ERR increment would produce NaN or Infinity");
+  static final CommandError NAN_OR_INFINITY =
+      new CommandError("ERR increment would produce NaN or Infinity");
 
   /**
    * Parses a number as Redis's {@code string2ld} does: decimal with optional sign, fraction and
@@ -49,7 +54,8 @@ final class LongDouble {
     if (unsigned.equalsIgnoreCase("inf") || unsigned.equalsIgnoreCase("infinity")) {
       return null;
     }
-    if (unsigned.isEmpty() || !(Character.isDigit(unsigned.charAt(0)) || unsigned.charAt(0) == '.')) {
+    if (unsigned.isEmpty()
+        || !(Character.isDigit(unsigned.charAt(0)) || unsigned.charAt(0) == '.')) {
       throw CommandError.NOT_FLOAT; // BigDecimal would also take a second sign; strtold would not
     }
     BigDecimal exact;
@@ -66,8 +72,8 @@ final class LongDouble {
   }
 
   /**
-   * The extended-precision number nearest to {@code x} (ties to even), or null when it overflows
-   * to infinity.
+   * The extended-precision number nearest to {@code x} (ties to even), or null when it overflows to
+   * infinity.
    */
   static BigDecimal round(BigDecimal x) {
     if (x.signum() == 0) {
@@ -83,7 +89,8 @@ final class LongDouble {
     BigDecimal abs = x.abs();
     int top = floorLog2(abs);
     int exponent = Math.max(top - (PRECISION - 1), MIN_EXPONENT);
-    BigInteger significand = times2(abs, -exponent).setScale(0, RoundingMode.HALF_EVEN).toBigIntegerExact();
+    BigInteger significand =
+        times2(abs, -exponent).setScale(0, RoundingMode.HALF_EVEN).toBigIntegerExact();
     if (significand.bitLength() > PRECISION) { // rounding carried into a new bit
       significand = significand.shiftRight(1);
       exponent++;

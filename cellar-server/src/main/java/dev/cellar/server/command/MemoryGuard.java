@@ -8,15 +8,15 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Enforces {@code maxmemory}. Used memory is the engine's off-heap index plus the live bytes of the
- * log (records not yet known dead): what the data set costs, as Redis's {@code used_memory}
- * counts its data set. It is sampled every 100 ms (the engine sums it over shards and segments,
- * too costly per command), lowered at once by what this guard evicts, and raised at once by the
- * bytes of each admitted write's arguments. Without that last part, writes admitted between two
- * samples went uncounted: a fast writer overshot the limit by up to 100 ms of its throughput, and
- * the next sample then asked for more evictions than one command makes, so even {@code
- * allkeys-random} answered -OOM. The arguments are a lower bound of what a new key adds to the
- * log (the record adds a header), so the estimate never runs ahead of the next sample for new
- * keys: an -OOM it causes is one the sample confirms.
+ * log (records not yet known dead): what the data set costs, as Redis's {@code used_memory} counts
+ * its data set. It is sampled every 100 ms (the engine sums it over shards and segments, too costly
+ * per command), lowered at once by what this guard evicts, and raised at once by the bytes of each
+ * admitted write's arguments. Without that last part, writes admitted between two samples went
+ * uncounted: a fast writer overshot the limit by up to 100 ms of its throughput, and the next
+ * sample then asked for more evictions than one command makes, so even {@code allkeys-random}
+ * answered -OOM. The arguments are a lower bound of what a new key adds to the log (the record adds
+ * a header), so the estimate never runs ahead of the next sample for new keys: an -OOM it causes is
+ * one the sample confirms.
  *
  * <p>Over the limit, {@code noeviction} refuses commands flagged {@code denyoom}; the other
  * policies delete keys first: {@code allkeys-random} any key, {@code volatile-random} keys with an
@@ -30,10 +30,17 @@ public final class MemoryGuard {
   private final Cellar store;
   private final ServerConfig config;
   private final CommandStats stats;
-  /** Estimated bytes of a record and its index slot besides the key and value, freed with an evicted key. */
+
+  /**
+   * Estimated bytes of a record and its index slot besides the key and value, freed with an evicted
+   * key.
+   */
   private static final long RECORD_OVERHEAD = 32;
 
-  /** Set by {@link #refresh()}; between samples, raised by admitted writes and lowered by evictions (event loops and HTTP threads). */
+  /**
+   * Set by {@link #refresh()}; between samples, raised by admitted writes and lowered by evictions
+   * (event loops and HTTP threads).
+   */
   private final AtomicLong used = new AtomicLong();
 
   public MemoryGuard(Cellar store, ServerConfig config, CommandStats stats) {
@@ -53,16 +60,17 @@ public final class MemoryGuard {
     return used.get();
   }
 
-  /** Whether a {@code maxmemory} is set; without one, callers need not size a command to admit it. */
+  /**
+   * Whether a {@code maxmemory} is set; without one, callers need not size a command to admit it.
+   */
   public boolean limited() {
     return config.maxMemory() != 0;
   }
 
   /**
-   * Whether a command that may grow the data set by about {@code incomingBytes} can run now;
-   * evicts first if the policy allows. As in Redis, the check is whether memory is over the limit
-   * already, not whether this command would take it over; an admitted command's bytes are counted
-   * at once.
+   * Whether a command that may grow the data set by about {@code incomingBytes} can run now; evicts
+   * first if the policy allows. As in Redis, the check is whether memory is over the limit already,
+   * not whether this command would take it over; an admitted command's bytes are counted at once.
    */
   public boolean admit(long incomingBytes) {
     long max = config.maxMemory();
@@ -79,8 +87,8 @@ public final class MemoryGuard {
   /**
    * Evicts until this thread has seen used memory under the limit, and says whether it did. The
    * answer is what this thread's evictions achieved, not a fresh read afterwards: writers on other
-   * loops admitted meanwhile (those that found memory under the limit) may take the room just
-   * made, and deciding on a re-read turned their admissions into this writer's -OOM. Under {@code
+   * loops admitted meanwhile (those that found memory under the limit) may take the room just made,
+   * and deciding on a re-read turned their admissions into this writer's -OOM. Under {@code
    * allkeys-random}, 20 clients pipelining 64 KiB SETs had got 22 -OOM replies in 10,000 although
    * no eviction had failed. Redis admits the same way: over the limit, evict, then run.
    */

@@ -70,8 +70,11 @@ final class MemoryReport {
       return "Hi Sam, this instance is empty, so I have nothing to report.\n";
     }
     if (stats.garbageBytes() > live) {
-      return "Hi Sam, the log holds more garbage (" + InfoText.human(stats.garbageBytes()) + ") than live data ("
-          + InfoText.human(live) + "): compaction is behind. BGREWRITEAOF starts a pass now; a lower"
+      return "Hi Sam, the log holds more garbage ("
+          + InfoText.human(stats.garbageBytes())
+          + ") than live data ("
+          + InfoText.human(live)
+          + "): compaction is behind. BGREWRITEAOF starts a pass now; a lower"
           + " auto-aof-rewrite-percentage starts them earlier.\n";
     }
     return "Hi Sam, I can't find any memory issue in your instance. I can only account for what occurs on this base.\n";

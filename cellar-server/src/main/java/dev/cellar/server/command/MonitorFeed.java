@@ -53,10 +53,15 @@ public final class MonitorFeed {
   }
 
   static String line(Session from, Request request) {
-    java.time.Instant now = java.time.Instant.now(); // microseconds on Linux, as gettimeofday gives Redis
+    java.time.Instant now =
+        java.time.Instant.now(); // microseconds on Linux, as gettimeofday gives Redis
     StringBuilder b = new StringBuilder(64).append('+').append(now.getEpochSecond()).append('.');
     String fraction = Long.toString(now.getNano() / 1000);
-    b.append("0".repeat(6 - fraction.length())).append(fraction).append(" [0 ").append(from.address()).append(']');
+    b.append("0".repeat(6 - fraction.length()))
+        .append(fraction)
+        .append(" [0 ")
+        .append(from.address())
+        .append(']');
     boolean secret = Redaction.redacts(request);
     for (int i = 0; i < request.argc(); i++) {
       b.append(' ');
@@ -69,7 +74,9 @@ public final class MonitorFeed {
     return b.append("\r\n").toString();
   }
 
-  /** Redis's {@code sdscatrepr}: a double-quoted string with C escapes, {@code \xHH} for the rest. */
+  /**
+   * Redis's {@code sdscatrepr}: a double-quoted string with C escapes, {@code \xHH} for the rest.
+   */
   static void quote(StringBuilder b, byte[] bytes, int offset, int length) {
     b.append('"');
     for (int i = offset; i < offset + length; i++) {
@@ -86,7 +93,9 @@ public final class MonitorFeed {
           if (c >= 0x20 && c < 0x7f) {
             b.append((char) c);
           } else {
-            b.append("\\x").append(Character.forDigit(c >> 4, 16)).append(Character.forDigit(c & 15, 16));
+            b.append("\\x")
+                .append(Character.forDigit(c >> 4, 16))
+                .append(Character.forDigit(c & 15, 16));
           }
         }
       }

@@ -26,7 +26,11 @@ final class Redaction {
       return (i >= 2 && request.is(i - 1, "auth")) || (i >= 3 && request.is(i - 2, "auth"));
     }
     // CONFIG SET name value [name value ...]
-    return request.is(0, "config") && request.argc() > 2 && request.is(1, "set") && i >= 3 && i % 2 == 1
+    return request.is(0, "config")
+        && request.argc() > 2
+        && request.is(1, "set")
+        && i >= 3
+        && i % 2 == 1
         && (request.is(i - 1, "requirepass") || request.is(i - 1, "tls-key-file-pass"));
   }
 }

@@ -9,22 +9,124 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-/** Server commands: COMMAND INFO CONFIG DBSIZE FLUSHDB FLUSHALL SHUTDOWN SAVE BGSAVE BGREWRITEAOF TIME. */
+/**
+ * Server commands: COMMAND INFO CONFIG DBSIZE FLUSHDB FLUSHALL SHUTDOWN SAVE BGSAVE BGREWRITEAOF
+ * TIME.
+ */
 final class ServerCommands {
   private ServerCommands() {}
 
   static void register(CommandTable t) {
-    t.add("command", -1, "loading stale", 0, 0, 0, "server", "Returns detailed information about all commands.", ServerCommands::command)
-        .add("info", -1, "loading stale", 0, 0, 0, "server", "Returns information and statistics about the server.", ServerCommands::info)
-        .add("config", -2, "admin loading stale", 0, 0, 0, "server", "A container for server configuration commands.", ServerCommands::config)
-        .add("dbsize", 1, "readonly fast", 0, 0, 0, "server", "Returns the number of keys in the database.", (s, r, o) -> o.integer(s.server().store().size()))
-        .add("flushdb", -1, "write", 0, 0, 0, "server", "Remove all keys from the current database.", ServerCommands::flush)
-        .add("flushall", -1, "write", 0, 0, 0, "server", "Removes all keys from all databases.", ServerCommands::flush)
-        .add("shutdown", -1, "admin noscript loading stale", 0, 0, 0, "server", "Synchronously saves the database(s) to disk and shuts down the Redis server.", ServerCommands::shutdown)
-        .add("save", 1, "admin noscript", 0, 0, 0, "server", "Synchronously saves the database(s) to disk.", ServerCommands::save)
-        .add("bgsave", -1, "admin noscript", 0, 0, 0, "server", "Asynchronously saves the database(s) to disk.", ServerCommands::bgsave)
-        .add("bgrewriteaof", 1, "admin noscript", 0, 0, 0, "server", "Asynchronously rewrites the append-only file to disk.", ServerCommands::bgrewriteaof)
-        .add("time", 1, "loading stale fast", 0, 0, 0, "server", "Returns the server time.", ServerCommands::time);
+    t.add(
+            "command",
+            -1,
+            "loading stale",
+            0,
+            0,
+            0,
+            "server",
+            "Returns detailed information about all commands.",
+            ServerCommands::command)
+        .add(
+            "info",
+            -1,
+            "loading stale",
+            0,
+            0,
+            0,
+            "server",
+            "Returns information and statistics about the server.",
+            ServerCommands::info)
+        .add(
+            "config",
+            -2,
+            "admin loading stale",
+            0,
+            0,
+            0,
+            "server",
+            "A container for server configuration commands.",
+            ServerCommands::config)
+        .add(
+            "dbsize",
+            1,
+            "readonly fast",
+            0,
+            0,
+            0,
+            "server",
+            "Returns the number of keys in the database.",
+            (s, r, o) -> o.integer(s.server().store().size()))
+        .add(
+            "flushdb",
+            -1,
+            "write",
+            0,
+            0,
+            0,
+            "server",
+            "Remove all keys from the current database.",
+            ServerCommands::flush)
+        .add(
+            "flushall",
+            -1,
+            "write",
+            0,
+            0,
+            0,
+            "server",
+            "Removes all keys from all databases.",
+            ServerCommands::flush)
+        .add(
+            "shutdown",
+            -1,
+            "admin noscript loading stale",
+            0,
+            0,
+            0,
+            "server",
+            "Synchronously saves the database(s) to disk and shuts down the Redis server.",
+            ServerCommands::shutdown)
+        .add(
+            "save",
+            1,
+            "admin noscript",
+            0,
+            0,
+            0,
+            "server",
+            "Synchronously saves the database(s) to disk.",
+            ServerCommands::save)
+        .add(
+            "bgsave",
+            -1,
+            "admin noscript",
+            0,
+            0,
+            0,
+            "server",
+            "Asynchronously saves the database(s) to disk.",
+            ServerCommands::bgsave)
+        .add(
+            "bgrewriteaof",
+            1,
+            "admin noscript",
+            0,
+            0,
+            0,
+            "server",
+            "Asynchronously rewrites the append-only file to disk.",
+            ServerCommands::bgrewriteaof)
+        .add(
+            "time",
+            1,
+            "loading stale fast",
+            0,
+            0,
+            0,
+            "server",
+            "Returns the server time.",
+            ServerCommands::time);
   }
 
   // ------------------------------------------------------------------ COMMAND
@@ -103,7 +205,8 @@ final class ServerCommands {
           out.bulk(r.bytes(k + 2));
         }
       }
-      default -> throw new CommandError("ERR unknown subcommand '" + r.string(1) + "'. Try COMMAND HELP.");
+      default ->
+          throw new CommandError("ERR unknown subcommand '" + r.string(1) + "'. Try COMMAND HELP.");
     }
   }
 
@@ -162,12 +265,17 @@ final class ServerCommands {
           }
         }
         // Port 0 asks for any free port: report the one actually bound.
-        values.replaceAll((name, value) -> name.equalsIgnoreCase("port") ? Integer.toString(s.server().control().port()) : value);
+        values.replaceAll(
+            (name, value) ->
+                name.equalsIgnoreCase("port")
+                    ? Integer.toString(s.server().control().port())
+                    : value);
         out.map(values.size());
-        values.forEach((name, value) -> {
-          out.bulk(name);
-          out.bulk(value);
-        });
+        values.forEach(
+            (name, value) -> {
+              out.bulk(name);
+              out.bulk(value);
+            });
       }
       case "set" -> {
         requireArity(r, "config", sub, -4);
@@ -177,14 +285,19 @@ final class ServerCommands {
         for (int i = 2; i < r.argc(); i += 2) {
           String name = r.string(i);
           if (!s.server().config().knows(name)) {
-            throw new CommandError("ERR Unknown option or number of arguments for CONFIG SET - '" + name + "'");
+            throw new CommandError(
+                "ERR Unknown option or number of arguments for CONFIG SET - '" + name + "'");
           }
         }
         for (int i = 2; i < r.argc(); i += 2) {
           try {
             s.server().config().setAtRuntime(r.string(i), r.string(i + 1));
           } catch (ConfigException e) {
-            throw new CommandError("ERR CONFIG SET failed (possibly related to argument '" + r.string(i) + "') - " + e.getMessage());
+            throw new CommandError(
+                "ERR CONFIG SET failed (possibly related to argument '"
+                    + r.string(i)
+                    + "') - "
+                    + e.getMessage());
           }
         }
         out.ok();
@@ -195,7 +308,8 @@ final class ServerCommands {
         s.server().sampler().reset();
         out.ok();
       }
-      default -> throw new CommandError("ERR unknown subcommand '" + r.string(1) + "'. Try CONFIG HELP.");
+      default ->
+          throw new CommandError("ERR unknown subcommand '" + r.string(1) + "'. Try CONFIG HELP.");
     }
   }
 
@@ -204,8 +318,8 @@ final class ServerCommands {
   }
 
   /**
-   * Redis 7 checks a subcommand's arity like a command's and names it {@code container|sub};
-   * {@code arity} counts the container and the subcommand, negative meaning "at least".
+   * Redis 7 checks a subcommand's arity like a command's and names it {@code container|sub}; {@code
+   * arity} counts the container and the subcommand, negative meaning "at least".
    */
   static void requireArity(Request r, String container, String sub, int arity) {
     int argc = r.argc();

@@ -32,21 +32,68 @@ public final class ServerContext {
     this.sampler = new StatsSampler(stats, memory, new ExpirySampler(store));
   }
 
-  public Cellar store() { return store; }
-  public ServerConfig config() { return config; }
-  public CommandTable commands() { return commands; }
-  public KeyLocks locks() { return locks; }
-  public ClientRegistry clients() { return clients; }
-  public ClientMemory clientMemory() { return clientMemory; }
-  public CommandStats stats() { return stats; }
-  public MemoryGuard memory() { return memory; }
-  public ServerControl control() { return control; }
-  public long startMillis() { return startMillis; }
-  public LatencyRecorder latency() { return latency; }
-  public void latency(LatencyRecorder recorder) { this.latency = recorder; }
-  public SlowLog slowLog() { return slowLog; }
-  public LatencyMonitor latencyMonitor() { return latencyMonitor; }
-  public MonitorFeed monitors() { return monitors; }
+  public Cellar store() {
+    return store;
+  }
+
+  public ServerConfig config() {
+    return config;
+  }
+
+  public CommandTable commands() {
+    return commands;
+  }
+
+  public KeyLocks locks() {
+    return locks;
+  }
+
+  public ClientRegistry clients() {
+    return clients;
+  }
+
+  public ClientMemory clientMemory() {
+    return clientMemory;
+  }
+
+  public CommandStats stats() {
+    return stats;
+  }
+
+  public MemoryGuard memory() {
+    return memory;
+  }
+
+  public ServerControl control() {
+    return control;
+  }
+
+  public long startMillis() {
+    return startMillis;
+  }
+
+  public LatencyRecorder latency() {
+    return latency;
+  }
+
+  public void latency(LatencyRecorder recorder) {
+    this.latency = recorder;
+  }
+
+  public SlowLog slowLog() {
+    return slowLog;
+  }
+
+  public LatencyMonitor latencyMonitor() {
+    return latencyMonitor;
+  }
+
+  public MonitorFeed monitors() {
+    return monitors;
+  }
+
   /** Rates and peaks sampled every 100 ms (the server schedules {@link StatsSampler#sample}). */
-  public StatsSampler sampler() { return sampler; }
+  public StatsSampler sampler() {
+    return sampler;
+  }
 }

@@ -11,10 +11,16 @@ public interface ServerControl {
   /** Starts a compaction pass in the background ({@code BGREWRITEAOF}); false if one is running. */
   boolean compactAsync();
 
-  /** Whether a checkpoint started by {@code BGSAVE} is running ({@code INFO}'s {@code rdb_bgsave_in_progress}). */
+  /**
+   * Whether a checkpoint started by {@code BGSAVE} is running ({@code INFO}'s {@code
+   * rdb_bgsave_in_progress}).
+   */
   boolean checkpointRunning();
 
-  /** Whether a compaction started by {@code BGREWRITEAOF} is running ({@code aof_rewrite_in_progress}). */
+  /**
+   * Whether a compaction started by {@code BGREWRITEAOF} is running ({@code
+   * aof_rewrite_in_progress}).
+   */
   boolean compactionRunning();
 
   /** The network transport in use ({@code io_uring}, {@code epoll} or {@code nio}). */

@@ -1,15 +1,15 @@
 package dev.cellar.server.command;
 
-import dev.cellar.server.resp.ReplyWriter;
 import dev.cellar.ValueSink;
+import dev.cellar.server.resp.ReplyWriter;
 
 /**
  * What the server knows about one client connection: identity for {@code CLIENT}, whether it has
  * authenticated, its protocol version, and what the connection must do after the current batch
  * (close, shut the server down, wait for an fsync before replying).
  *
- * <p>Owned by the connection's event loop; {@code CLIENT LIST} from another loop reads the
- * volatile fields only.
+ * <p>Owned by the connection's event loop; {@code CLIENT LIST} from another loop reads the volatile
+ * fields only.
  */
 public final class Session {
   private final long id;
@@ -34,10 +34,13 @@ public final class Session {
   private boolean closeAfterReply;
   private boolean wroteInBatch;
 
-  /** Writes a value from the log as a bulk reply: made once per connection, so GET allocates none. */
+  /**
+   * Writes a value from the log as a bulk reply: made once per connection, so GET allocates none.
+   */
   final ValueSink bulkReply;
 
-  public Session(long id, String address, String localAddress, ReplyWriter out, ServerContext server) {
+  public Session(
+      long id, String address, String localAddress, ReplyWriter out, ServerContext server) {
     this.id = id;
     this.address = address;
     this.localAddress = localAddress;
@@ -47,27 +50,86 @@ public final class Session {
     this.bulkReply = out::bulk;
   }
 
-  public long id() { return id; }
-  public String address() { return address; }
-  public String localAddress() { return localAddress; }
-  public long createdMillis() { return createdMillis; }
-  public ServerContext server() { return server; }
-  public ReplyWriter out() { return out; }
-  public String name() { return name; }
-  public void name(String name) { this.name = name; }
-  public boolean authenticated() { return authenticated; }
-  public void authenticated(boolean value) { this.authenticated = value; }
-  public long lastCommandMillis() { return lastCommandMillis; }
-  public String lastCommand() { return lastCommand; }
+  public long id() {
+    return id;
+  }
 
-  public ClientChannel channel() { return channel; }
-  public void channel(ClientChannel channel) { this.channel = channel; }
-  public boolean monitoring() { return monitoring; }
-  void monitoring(boolean on) { this.monitoring = on; }
-  public boolean noEvict() { return noEvict; }
-  void noEvict(boolean on) { this.noEvict = on; }
-  public String libName() { return libName; }
-  public String libVersion() { return libVersion; }
+  public String address() {
+    return address;
+  }
+
+  public String localAddress() {
+    return localAddress;
+  }
+
+  public long createdMillis() {
+    return createdMillis;
+  }
+
+  public ServerContext server() {
+    return server;
+  }
+
+  public ReplyWriter out() {
+    return out;
+  }
+
+  public String name() {
+    return name;
+  }
+
+  public void name(String name) {
+    this.name = name;
+  }
+
+  public boolean authenticated() {
+    return authenticated;
+  }
+
+  public void authenticated(boolean value) {
+    this.authenticated = value;
+  }
+
+  public long lastCommandMillis() {
+    return lastCommandMillis;
+  }
+
+  public String lastCommand() {
+    return lastCommand;
+  }
+
+  public ClientChannel channel() {
+    return channel;
+  }
+
+  public void channel(ClientChannel channel) {
+    this.channel = channel;
+  }
+
+  public boolean monitoring() {
+    return monitoring;
+  }
+
+  void monitoring(boolean on) {
+    this.monitoring = on;
+  }
+
+  public boolean noEvict() {
+    return noEvict;
+  }
+
+  void noEvict(boolean on) {
+    this.noEvict = on;
+  }
+
+  public String libName() {
+    return libName;
+  }
+
+  public String libVersion() {
+    return libVersion;
+  }
+
   void lib(String name, String version) {
     if (name != null) {
       libName = name;
@@ -94,11 +156,20 @@ public final class Session {
   }
 
   /** The connection closes once the replies so far are written ({@code QUIT}, protocol error). */
-  public void closeAfterReply() { closeAfterReply = true; }
-  public boolean closing() { return closeAfterReply; }
+  public void closeAfterReply() {
+    closeAfterReply = true;
+  }
 
-  /** A write command ran in this batch: under {@code appendfsync always} its reply waits for fsync. */
-  void wrote() { wroteInBatch = true; }
+  public boolean closing() {
+    return closeAfterReply;
+  }
+
+  /**
+   * A write command ran in this batch: under {@code appendfsync always} its reply waits for fsync.
+   */
+  void wrote() {
+    wroteInBatch = true;
+  }
 
   /** Whether a write ran since the last call, and resets it. */
   public boolean takeWrote() {

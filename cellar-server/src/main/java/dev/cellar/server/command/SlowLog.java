@@ -23,7 +23,8 @@ public final class SlowLog {
   static final int MAX_ARG_BYTES = 128;
 
   /** One slow command, with Redis's six fields. */
-  public record Entry(long id, long unixSeconds, long micros, byte[][] argv, String address, String clientName) {}
+  public record Entry(
+      long id, long unixSeconds, long micros, byte[][] argv, String address, String clientName) {}
 
   private final ArrayDeque<Entry> entries = new ArrayDeque<>();
   private long nextId;
@@ -32,7 +33,14 @@ public final class SlowLog {
   void record(Session session, Request request, long micros, int maxLen) {
     byte[][] argv = argv(request);
     synchronized (this) {
-      Entry entry = new Entry(nextId++, System.currentTimeMillis() / 1000, micros, argv, session.address(), session.name());
+      Entry entry =
+          new Entry(
+              nextId++,
+              System.currentTimeMillis() / 1000,
+              micros,
+              argv,
+              session.address(),
+              session.name());
       entries.addFirst(entry);
       while (entries.size() > maxLen) {
         entries.removeLast();
@@ -47,7 +55,8 @@ public final class SlowLog {
     boolean secret = Redaction.redacts(request);
     for (int i = 0; i < kept; i++) {
       if (kept != argc && i == kept - 1) {
-        argv[i] = ("... (" + (argc - kept + 1) + " more arguments)").getBytes(StandardCharsets.US_ASCII);
+        argv[i] =
+            ("... (" + (argc - kept + 1) + " more arguments)").getBytes(StandardCharsets.US_ASCII);
       } else if (secret && Redaction.isSecret(request, i)) {
         argv[i] = Redaction.REDACTED;
       } else {
@@ -62,8 +71,10 @@ public final class SlowLog {
     if (length <= MAX_ARG_BYTES) {
       return request.bytes(i);
     }
-    byte[] head = Arrays.copyOfRange(request.buffer(), request.offset(i), request.offset(i) + MAX_ARG_BYTES);
-    byte[] tail = ("... (" + (length - MAX_ARG_BYTES) + " more bytes)").getBytes(StandardCharsets.US_ASCII);
+    byte[] head =
+        Arrays.copyOfRange(request.buffer(), request.offset(i), request.offset(i) + MAX_ARG_BYTES);
+    byte[] tail =
+        ("... (" + (length - MAX_ARG_BYTES) + " more bytes)").getBytes(StandardCharsets.US_ASCII);
     byte[] all = Arrays.copyOf(head, head.length + tail.length);
     System.arraycopy(tail, 0, all, head.length, tail.length);
     return all;

@@ -23,7 +23,8 @@ public final class StatsSampler {
 
     void add(long value, long elapsedNanos) {
       if (last >= 0 && elapsedNanos > 0) {
-        ring[next] = Math.max(0, value - last) * 1e9 / elapsedNanos; // CONFIG RESETSTAT: no negative rate
+        ring[next] =
+            Math.max(0, value - last) * 1e9 / elapsedNanos; // CONFIG RESETSTAT: no negative rate
         next = (next + 1) % SAMPLES;
         double sum = 0;
         for (double r : ring) {
@@ -46,8 +47,12 @@ public final class StatsSampler {
   private int ticks;
   private final ExpirySampler expiries;
 
-  /** Bytes read from and written to RESP clients ({@code total_net_input_bytes}, {@code total_net_output_bytes}). */
+  /**
+   * Bytes read from and written to RESP clients ({@code total_net_input_bytes}, {@code
+   * total_net_output_bytes}).
+   */
   public final LongAdder netInputBytes = new LongAdder();
+
   public final LongAdder netOutputBytes = new LongAdder();
 
   StatsSampler(CommandStats stats, MemoryGuard memory, ExpirySampler expiries) {

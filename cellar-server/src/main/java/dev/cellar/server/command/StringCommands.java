@@ -15,26 +15,206 @@ final class StringCommands {
   private StringCommands() {}
 
   static void register(CommandTable t) {
-    t.add("get", 2, "readonly fast", 1, 1, 1, "string", "Returns the string value of a key.", StringCommands::get)
-        .add("set", -3, "write denyoom", 1, 1, 1, "string", "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist.", StringCommands::set)
-        .add("setnx", 3, "write denyoom fast", 1, 1, 1, "string", "Set the string value of a key only when the key doesn't exist.", StringCommands::setnx)
-        .add("setex", 4, "write denyoom", 1, 1, 1, "string", "Sets the string value and expiration time of a key. Creates the key if it doesn't exist.", (s, r, o) -> setex(s, r, o, 1000, "setex"))
-        .add("psetex", 4, "write denyoom", 1, 1, 1, "string", "Sets both string value and expiration time in milliseconds of a key. The key is created if it doesn't exist.", (s, r, o) -> setex(s, r, o, 1, "psetex"))
-        .add("getset", 3, "write denyoom fast", 1, 1, 1, "string", "Returns the previous string value of a key after setting it to a new value.", StringCommands::getset)
-        .add("getdel", 2, "write fast", 1, 1, 1, "string", "Returns the string value of a key after deleting the key.", StringCommands::getdel)
-        .add("getex", -2, "write fast", 1, 1, 1, "string", "Returns the string value of a key after setting its expiration time.", StringCommands::getex)
-        .add("mget", -2, "readonly fast", 1, -1, 1, "string", "Atomically returns the string values of one or more keys.", StringCommands::mget)
-        .add("mset", -3, "write denyoom", 1, -1, 2, "string", "Atomically creates or modifies the string values of one or more keys.", (s, r, o) -> mset(s, r, o, false))
-        .add("msetnx", -3, "write denyoom", 1, -1, 2, "string", "Atomically modifies the string values of one or more keys only when all keys don't exist.", (s, r, o) -> mset(s, r, o, true))
-        .add("append", 3, "write denyoom fast", 1, 1, 1, "string", "Appends a string to the value of a key. Creates the key if it doesn't exist.", StringCommands::append)
-        .add("strlen", 2, "readonly fast", 1, 1, 1, "string", "Returns the length of a string value.", StringCommands::strlen)
-        .add("getrange", 4, "readonly", 1, 1, 1, "string", "Returns a substring of the string stored at a key.", StringCommands::getrange)
-        .add("setrange", 4, "write denyoom", 1, 1, 1, "string", "Overwrites a part of a string value with another by an offset. Creates the key if it doesn't exist.", StringCommands::setrange)
-        .add("incr", 2, "write denyoom fast", 1, 1, 1, "string", "Increments the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.", (s, r, o) -> incr(s, r, o, 1))
-        .add("decr", 2, "write denyoom fast", 1, 1, 1, "string", "Decrements the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.", (s, r, o) -> incr(s, r, o, -1))
-        .add("incrby", 3, "write denyoom fast", 1, 1, 1, "string", "Increments the integer value of a key by a number. Uses 0 as initial value if the key doesn't exist.", (s, r, o) -> incrBy(s, r, o, false))
-        .add("decrby", 3, "write denyoom fast", 1, 1, 1, "string", "Decrements a number from the integer value of a key. Uses 0 as initial value if the key doesn't exist.", (s, r, o) -> incrBy(s, r, o, true))
-        .add("incrbyfloat", 3, "write denyoom fast", 1, 1, 1, "string", "Increment the floating point value of a key by a number. Uses 0 as initial value if the key doesn't exist.", StringCommands::incrByFloat);
+    t.add(
+            "get",
+            2,
+            "readonly fast",
+            1,
+            1,
+            1,
+            "string",
+            "Returns the string value of a key.",
+            StringCommands::get)
+        .add(
+            "set",
+            -3,
+            "write denyoom",
+            1,
+            1,
+            1,
+            "string",
+            "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist.",
+            StringCommands::set)
+        .add(
+            "setnx",
+            3,
+            "write denyoom fast",
+            1,
+            1,
+            1,
+            "string",
+            "Set the string value of a key only when the key doesn't exist.",
+            StringCommands::setnx)
+        .add(
+            "setex",
+            4,
+            "write denyoom",
+            1,
+            1,
+            1,
+            "string",
+            "Sets the string value and expiration time of a key. Creates the key if it doesn't exist.",
+            (s, r, o) -> setex(s, r, o, 1000, "setex"))
+        .add(
+            "psetex",
+            4,
+            "write denyoom",
+            1,
+            1,
+            1,
+            "string",
+            "Sets both string value and expiration time in milliseconds of a key. The key is created if it doesn't exist.",
+            (s, r, o) -> setex(s, r, o, 1, "psetex"))
+        .add(
+            "getset",
+            3,
+            "write denyoom fast",
+            1,
+            1,
+            1,
+            "string",
+            "Returns the previous string value of a key after setting it to a new value.",
+            StringCommands::getset)
+        .add(
+            "getdel",
+            2,
+            "write fast",
+            1,
+            1,
+            1,
+            "string",
+            "Returns the string value of a key after deleting the key.",
+            StringCommands::getdel)
+        .add(
+            "getex",
+            -2,
+            "write fast",
+            1,
+            1,
+            1,
+            "string",
+            "Returns the string value of a key after setting its expiration time.",
+            StringCommands::getex)
+        .add(
+            "mget",
+            -2,
+            "readonly fast",
+            1,
+            -1,
+            1,
+            "string",
+            "Atomically returns the string values of one or more keys.",
+            StringCommands::mget)
+        .add(
+            "mset",
+            -3,
+            "write denyoom",
+            1,
+            -1,
+            2,
+            "string",
+            "Atomically creates or modifies the string values of one or more keys.",
+            (s, r, o) -> mset(s, r, o, false))
+        .add(
+            "msetnx",
+            -3,
+            "write denyoom",
+            1,
+            -1,
+            2,
+            "string",
+            "Atomically modifies the string values of one or more keys only when all keys don't exist.",
+            (s, r, o) -> mset(s, r, o, true))
+        .add(
+            "append",
+            3,
+            "write denyoom fast",
+            1,
+            1,
+            1,
+            "string",
+            "Appends a string to the value of a key. Creates the key if it doesn't exist.",
+            StringCommands::append)
+        .add(
+            "strlen",
+            2,
+            "readonly fast",
+            1,
+            1,
+            1,
+            "string",
+            "Returns the length of a string value.",
+            StringCommands::strlen)
+        .add(
+            "getrange",
+            4,
+            "readonly",
+            1,
+            1,
+            1,
+            "string",
+            "Returns a substring of the string stored at a key.",
+            StringCommands::getrange)
+        .add(
+            "setrange",
+            4,
+            "write denyoom",
+            1,
+            1,
+            1,
+            "string",
+            "Overwrites a part of a string value with another by an offset. Creates the key if it doesn't exist.",
+            StringCommands::setrange)
+        .add(
+            "incr",
+            2,
+            "write denyoom fast",
+            1,
+            1,
+            1,
+            "string",
+            "Increments the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.",
+            (s, r, o) -> incr(s, r, o, 1))
+        .add(
+            "decr",
+            2,
+            "write denyoom fast",
+            1,
+            1,
+            1,
+            "string",
+            "Decrements the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.",
+            (s, r, o) -> incr(s, r, o, -1))
+        .add(
+            "incrby",
+            3,
+            "write denyoom fast",
+            1,
+            1,
+            1,
+            "string",
+            "Increments the integer value of a key by a number. Uses 0 as initial value if the key doesn't exist.",
+            (s, r, o) -> incrBy(s, r, o, false))
+        .add(
+            "decrby",
+            3,
+            "write denyoom fast",
+            1,
+            1,
+            1,
+            "string",
+            "Decrements a number from the integer value of a key. Uses 0 as initial value if the key doesn't exist.",
+            (s, r, o) -> incrBy(s, r, o, true))
+        .add(
+            "incrbyfloat",
+            3,
+            "write denyoom fast",
+            1,
+            1,
+            1,
+            "string",
+            "Increment the floating point value of a key by a number. Uses 0 as initial value if the key doesn't exist.",
+            StringCommands::incrByFloat);
   }
 
   // ------------------------------------------------------------------ GET / SET: the hot path
@@ -93,7 +273,8 @@ final class StringCommands {
     int stripe = stripe(r, 1);
     server.locks().lock(stripe);
     try {
-      Values.Current current = (flags & (NX | XX | GET | KEEPTTL)) != 0 ? Values.current(store, r.segment(1)) : null;
+      Values.Current current =
+          (flags & (NX | XX | GET | KEEPTTL)) != 0 ? Values.current(store, r.segment(1)) : null;
       boolean exists = current != null;
       boolean write = !((flags & NX) != 0 && exists) && !((flags & XX) != 0 && !exists);
       if (write) {
@@ -121,12 +302,13 @@ final class StringCommands {
   }
 
   /**
-   * Whether argument {@code i} is an expiry option with a value after it that may follow the one
-   * at {@code previous} (0: none). As in Redis, the same option may repeat (the last one counts),
-   * but two different ones are a syntax error.
+   * Whether argument {@code i} is an expiry option with a value after it that may follow the one at
+   * {@code previous} (0: none). As in Redis, the same option may repeat (the last one counts), but
+   * two different ones are a syntax error.
    */
   static boolean isExpiryOption(Request r, int i, int previous) {
-    if (i + 1 >= r.argc() || !(r.is(i, "ex") || r.is(i, "px") || r.is(i, "exat") || r.is(i, "pxat"))) {
+    if (i + 1 >= r.argc()
+        || !(r.is(i, "ex") || r.is(i, "px") || r.is(i, "exat") || r.is(i, "pxat"))) {
       return false;
     }
     return previous == 0 || r.is(i, r.string(previous).toLowerCase(java.util.Locale.ROOT));
@@ -411,7 +593,12 @@ final class StringCommands {
       checkSize(server, total);
       byte[] joined = java.util.Arrays.copyOf(old, (int) total);
       System.arraycopy(r.buffer(), r.offset(3), joined, (int) offset, addLength);
-      server.store().put(key, MemorySegment.ofArray(joined), current == null ? Cellar.NO_EXPIRY : current.expireAt());
+      server
+          .store()
+          .put(
+              key,
+              MemorySegment.ofArray(joined),
+              current == null ? Cellar.NO_EXPIRY : current.expireAt());
       out.integer(total);
     } finally {
       server.locks().unlock(stripe);
@@ -457,7 +644,12 @@ final class StringCommands {
       } catch (ArithmeticException e) {
         throw CommandError.OVERFLOW;
       }
-      server.store().put(key, MemorySegment.ofArray(Numbers.toBytes(result)), current == null ? Cellar.NO_EXPIRY : current.expireAt());
+      server
+          .store()
+          .put(
+              key,
+              MemorySegment.ofArray(Numbers.toBytes(result)),
+              current == null ? Cellar.NO_EXPIRY : current.expireAt());
       out.integer(result);
     } finally {
       server.locks().unlock(stripe);
@@ -479,7 +671,12 @@ final class StringCommands {
         throw LongDouble.NAN_OR_INFINITY;
       }
       String text = LongDouble.format(sum);
-      server.store().put(key, MemorySegment.ofArray(text.getBytes(StandardCharsets.US_ASCII)), current == null ? Cellar.NO_EXPIRY : current.expireAt());
+      server
+          .store()
+          .put(
+              key,
+              MemorySegment.ofArray(text.getBytes(StandardCharsets.US_ASCII)),
+              current == null ? Cellar.NO_EXPIRY : current.expireAt());
       out.bulk(text);
     } finally {
       server.locks().unlock(stripe);

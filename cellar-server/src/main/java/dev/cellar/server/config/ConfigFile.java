@@ -8,10 +8,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A Redis-style config file: one {@code name value} per line, {@code #} comments, values
- * optionally in double quotes. Cellar's settings are applied in order (a later line wins, as in
- * Redis); Redis directives Cellar has no use for are ignored with a warning each, and those it
- * cannot honour are refused with the line ({@link RedisDirectives} says which are which).
+ * A Redis-style config file: one {@code name value} per line, {@code #} comments, values optionally
+ * in double quotes. Cellar's settings are applied in order (a later line wins, as in Redis); Redis
+ * directives Cellar has no use for are ignored with a warning each, and those it cannot honour are
+ * refused with the line ({@link RedisDirectives} says which are which).
  *
  * <p>The warnings are returned rather than logged, because the file itself may set {@code loglevel}
  * and {@code logfile}: the caller logs them once logging is set up.
@@ -45,12 +45,24 @@ public final class ConfigFile {
     return warnings;
   }
 
-  private static void apply(List<String> words, String line, String where, ServerConfig config, List<String> warnings) {
+  private static void apply(
+      List<String> words, String line, String where, ServerConfig config, List<String> warnings) {
     String name = words.getFirst();
     String value = String.join(" ", words.subList(1, words.size()));
     switch (RedisDirectives.judge(name, value)) {
-      case IGNORE -> warnings.add(where + "ignoring '" + RedisDirectives.shown(name, value) + "': " + RedisDirectives.whyIgnored(name));
-      case REFUSE -> throw new ConfigException("'" + RedisDirectives.shown(name, value) + "' is not supported: " + RedisDirectives.whyRefused(name));
+      case IGNORE ->
+          warnings.add(
+              where
+                  + "ignoring '"
+                  + RedisDirectives.shown(name, value)
+                  + "': "
+                  + RedisDirectives.whyIgnored(name));
+      case REFUSE ->
+          throw new ConfigException(
+              "'"
+                  + RedisDirectives.shown(name, value)
+                  + "' is not supported: "
+                  + RedisDirectives.whyRefused(name));
       case UNKNOWN -> {
         if (words.size() < 2) {
           throw new ConfigException("expected 'name value', got '" + line + "'");

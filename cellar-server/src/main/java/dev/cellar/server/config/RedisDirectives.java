@@ -6,19 +6,19 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * What a Redis config file may say that Cellar has no setting for, sorted by what ignoring it
- * would do.
+ * What a Redis config file may say that Cellar has no setting for, sorted by what ignoring it would
+ * do.
  *
  * <p>A directive is <em>ignored</em> (with one warning naming it) when leaving it out changes
- * nothing a client relies on: tuning of Redis's own machinery (encodings, RDB, replication
- * buffers, defragmentation), process management Cellar leaves to its supervisor ({@code
- * daemonize}, {@code pidfile}), or a feature that is off as written ({@code cluster-enabled no}).
- * So Debian's stock {@code redis.conf} starts a Cellar server.
+ * nothing a client relies on: tuning of Redis's own machinery (encodings, RDB, replication buffers,
+ * defragmentation), process management Cellar leaves to its supervisor ({@code daemonize}, {@code
+ * pidfile}), or a feature that is off as written ({@code cluster-enabled no}). So Debian's stock
+ * {@code redis.conf} starts a Cellar server.
  *
  * <p>A directive is <em>refused</em> when ignoring it would quietly give the operator less than the
  * file asks for: a replica that would not replicate, a cluster node that is not one, a renamed
- * (meant to be hidden) command still callable under its own name, ACL users who could not log in,
- * a cipher restriction not applied. The message says why, so the operator can decide.
+ * (meant to be hidden) command still callable under its own name, ACL users who could not log in, a
+ * cipher restriction not applied. The message says why, so the operator can decide.
  *
  * <p>Anything else unknown is refused as a likely typo, as before.
  */
@@ -26,92 +26,232 @@ final class RedisDirectives {
   private RedisDirectives() {}
 
   /** Ignored whatever their value. */
-  private static final Set<String> IGNORED = Set.of(
-      // process and OS
-      "daemonize", "supervised", "pidfile", "always-show-logo", "set-proc-title", "proc-title-template", "oom-score-adj",
-      "oom-score-adj-values", "disable-thp", "jemalloc-bg-thread", "locale-collate", "syslog-enabled", "syslog-ident",
-      "syslog-facility", "crash-log-enabled", "crash-memcheck-enabled", "enable-protected-configs", "enable-debug-command",
-      "enable-module-command", "shutdown-timeout", "shutdown-on-sigint", "shutdown-on-sigterm", "ignore-warnings",
-      // connections
-      "tcp-backlog", "timeout", "tcp-keepalive", "unixsocketperm", "socket-mark-id", "io-threads-do-reads",
-      "tls-session-caching", "tls-session-cache-size", "tls-session-cache-timeout", "tls-prefer-server-ciphers",
-      "tls-dh-params-file", "tls-client-cert-file", "tls-client-key-file", "tls-client-key-file-pass",
-      // databases, snapshots and the AOF (Cellar's log is always on, and there is one database)
-      "databases", "save", "stop-writes-on-bgsave-error", "rdbcompression", "rdbchecksum", "dbfilename",
-      "rdb-del-sync-files", "rdb-key-save-delay", "rdb-save-incremental-fsync", "appendonly", "appendfilename",
-      "appenddirname", "no-appendfsync-on-rewrite", "auto-aof-rewrite-min-size", "aof-load-truncated",
-      "aof-use-rdb-preamble", "aof-timestamp-enabled", "aof-rewrite-incremental-fsync", "sanitize-dump-payload",
-      // replication settings of a server that replicates nothing
-      "replica-serve-stale-data", "slave-serve-stale-data", "replica-read-only", "slave-read-only", "repl-diskless-sync",
-      "repl-diskless-sync-delay", "repl-diskless-sync-max-replicas", "repl-diskless-load", "repl-disable-tcp-nodelay",
-      "repl-ping-replica-period", "repl-ping-slave-period", "repl-timeout", "repl-backlog-size", "repl-backlog-ttl",
-      "replica-priority", "slave-priority", "replica-announced", "replica-announce-ip", "replica-announce-port",
-      "slave-announce-ip", "slave-announce-port", "min-replicas-to-write", "min-replicas-max-lag", "min-slaves-to-write",
-      "min-slaves-max-lag", "masterauth", "masteruser", "replica-lazy-flush", "slave-lazy-flush", "replica-ignore-maxmemory",
-      "replica-ignore-disk-write-errors", "propagation-error-behavior",
-      // memory, eviction and encodings of Redis's own structures
-      "maxmemory-samples", "maxmemory-eviction-tenacity", "lfu-log-factor", "lfu-decay-time", "lazyfree-lazy-eviction",
-      "lazyfree-lazy-expire", "lazyfree-lazy-server-del", "lazyfree-lazy-user-del", "lazyfree-lazy-user-flush",
-      "activerehashing", "activedefrag", "active-defrag-ignore-bytes", "active-defrag-threshold-lower",
-      "active-defrag-threshold-upper", "active-defrag-cycle-min", "active-defrag-cycle-max",
-      "active-defrag-max-scan-fields", "hz", "dynamic-hz", "hash-max-listpack-entries", "hash-max-listpack-value",
-      "hash-max-ziplist-entries", "hash-max-ziplist-value", "list-max-listpack-size", "list-max-ziplist-size",
-      "list-compress-depth", "set-max-intset-entries", "set-max-listpack-entries", "set-max-listpack-value",
-      "zset-max-listpack-entries", "zset-max-listpack-value", "zset-max-ziplist-entries", "zset-max-ziplist-value",
-      "hll-sparse-max-bytes", "stream-node-max-bytes", "stream-node-max-entries",
-      // diagnostics and scripting limits
-      "acllog-max-len", "slowlog-log-slower-than", "slowlog-max-len", "latency-monitor-threshold", "latency-tracking",
-      "latency-tracking-info-percentiles", "notify-keyspace-events", "tracking-table-max-keys", "lua-time-limit",
-      "busy-reply-threshold", "cluster-config-file", "cluster-node-timeout");
+  private static final Set<String> IGNORED =
+      Set.of(
+          // process and OS
+          "daemonize",
+          "supervised",
+          "pidfile",
+          "always-show-logo",
+          "set-proc-title",
+          "proc-title-template",
+          "oom-score-adj",
+          "oom-score-adj-values",
+          "disable-thp",
+          "jemalloc-bg-thread",
+          "locale-collate",
+          "syslog-enabled",
+          "syslog-ident",
+          "syslog-facility",
+          "crash-log-enabled",
+          "crash-memcheck-enabled",
+          "enable-protected-configs",
+          "enable-debug-command",
+          "enable-module-command",
+          "shutdown-timeout",
+          "shutdown-on-sigint",
+          "shutdown-on-sigterm",
+          "ignore-warnings",
+          // connections
+          "tcp-backlog",
+          "timeout",
+          "tcp-keepalive",
+          "unixsocketperm",
+          "socket-mark-id",
+          "io-threads-do-reads",
+          "tls-session-caching",
+          "tls-session-cache-size",
+          "tls-session-cache-timeout",
+          "tls-prefer-server-ciphers",
+          "tls-dh-params-file",
+          "tls-client-cert-file",
+          "tls-client-key-file",
+          "tls-client-key-file-pass",
+          // databases, snapshots and the AOF (Cellar's log is always on, and there is one database)
+          "databases",
+          "save",
+          "stop-writes-on-bgsave-error",
+          "rdbcompression",
+          "rdbchecksum",
+          "dbfilename",
+          "rdb-del-sync-files",
+          "rdb-key-save-delay",
+          "rdb-save-incremental-fsync",
+          "appendonly",
+          "appendfilename",
+          "appenddirname",
+          "no-appendfsync-on-rewrite",
+          "auto-aof-rewrite-min-size",
+          "aof-load-truncated",
+          "aof-use-rdb-preamble",
+          "aof-timestamp-enabled",
+          "aof-rewrite-incremental-fsync",
+          "sanitize-dump-payload",
+          // replication settings of a server that replicates nothing
+          "replica-serve-stale-data",
+          "slave-serve-stale-data",
+          "replica-read-only",
+          "slave-read-only",
+          "repl-diskless-sync",
+          "repl-diskless-sync-delay",
+          "repl-diskless-sync-max-replicas",
+          "repl-diskless-load",
+          "repl-disable-tcp-nodelay",
+          "repl-ping-replica-period",
+          "repl-ping-slave-period",
+          "repl-timeout",
+          "repl-backlog-size",
+          "repl-backlog-ttl",
+          "replica-priority",
+          "slave-priority",
+          "replica-announced",
+          "replica-announce-ip",
+          "replica-announce-port",
+          "slave-announce-ip",
+          "slave-announce-port",
+          "min-replicas-to-write",
+          "min-replicas-max-lag",
+          "min-slaves-to-write",
+          "min-slaves-max-lag",
+          "masterauth",
+          "masteruser",
+          "replica-lazy-flush",
+          "slave-lazy-flush",
+          "replica-ignore-maxmemory",
+          "replica-ignore-disk-write-errors",
+          "propagation-error-behavior",
+          // memory, eviction and encodings of Redis's own structures
+          "maxmemory-samples",
+          "maxmemory-eviction-tenacity",
+          "lfu-log-factor",
+          "lfu-decay-time",
+          "lazyfree-lazy-eviction",
+          "lazyfree-lazy-expire",
+          "lazyfree-lazy-server-del",
+          "lazyfree-lazy-user-del",
+          "lazyfree-lazy-user-flush",
+          "activerehashing",
+          "activedefrag",
+          "active-defrag-ignore-bytes",
+          "active-defrag-threshold-lower",
+          "active-defrag-threshold-upper",
+          "active-defrag-cycle-min",
+          "active-defrag-cycle-max",
+          "active-defrag-max-scan-fields",
+          "hz",
+          "dynamic-hz",
+          "hash-max-listpack-entries",
+          "hash-max-listpack-value",
+          "hash-max-ziplist-entries",
+          "hash-max-ziplist-value",
+          "list-max-listpack-size",
+          "list-max-ziplist-size",
+          "list-compress-depth",
+          "set-max-intset-entries",
+          "set-max-listpack-entries",
+          "set-max-listpack-value",
+          "zset-max-listpack-entries",
+          "zset-max-listpack-value",
+          "zset-max-ziplist-entries",
+          "zset-max-ziplist-value",
+          "hll-sparse-max-bytes",
+          "stream-node-max-bytes",
+          "stream-node-max-entries",
+          // diagnostics and scripting limits
+          "acllog-max-len",
+          "slowlog-log-slower-than",
+          "slowlog-max-len",
+          "latency-monitor-threshold",
+          "latency-tracking",
+          "latency-tracking-info-percentiles",
+          "notify-keyspace-events",
+          "tracking-table-max-keys",
+          "lua-time-limit",
+          "busy-reply-threshold",
+          "cluster-config-file",
+          "cluster-node-timeout");
 
-  /** Ignored only with these values (off as written); any other value is refused with the reason. */
-  private static final Map<String, List<String>> IGNORED_WHEN = Map.of(
-      "cluster-enabled", List.of("no"),
-      "tls-replication", List.of("no"),
-      "tls-cluster", List.of("no"));
+  /**
+   * Ignored only with these values (off as written); any other value is refused with the reason.
+   */
+  private static final Map<String, List<String>> IGNORED_WHEN =
+      Map.of(
+          "cluster-enabled", List.of("no"),
+          "tls-replication", List.of("no"),
+          "tls-cluster", List.of("no"));
 
   /** Why each refused directive cannot be honoured. */
-  private static final Map<String, String> REFUSED = Map.ofEntries(
-      Map.entry("cluster-enabled", "Cellar is a single server, not a cluster node; set cluster-enabled no or remove the line"),
-      Map.entry("tls-replication", "Cellar has no replication; set tls-replication no or remove the line"),
-      Map.entry("tls-cluster", "Cellar has no cluster bus; set tls-cluster no or remove the line"),
-      Map.entry("replicaof", "Cellar has no replication: this server would not follow that primary; remove the line"),
-      Map.entry("slaveof", "Cellar has no replication: this server would not follow that primary; remove the line"),
-      Map.entry("rename-command", "Cellar cannot rename or disable commands: the command would stay callable under its"
-          + " own name; remove the line (and protect the server with requirepass)"),
-      Map.entry("user", "Cellar has no ACL users, only requirepass: these users could not log in; use requirepass"),
-      Map.entry("aclfile", "Cellar has no ACL users, only requirepass; use requirepass"),
-      Map.entry("loadmodule", "Cellar cannot load Redis modules; remove the line"),
-      Map.entry("unixsocket", "Cellar listens on TCP only (bind, port); clients of the socket could not connect"),
-      Map.entry("include", "Cellar does not read included files; copy their lines into this file"),
-      Map.entry("tls-ciphers", "Cellar uses the JDK's TLS 1.2 cipher suites and cannot restrict them; remove the line"),
-      Map.entry("tls-ciphersuites", "Cellar uses the JDK's TLS 1.3 cipher suites and cannot restrict them; remove the line"),
-      Map.entry("sentinel", "this is a Sentinel configuration; Cellar is not a Sentinel"));
+  private static final Map<String, String> REFUSED =
+      Map.ofEntries(
+          Map.entry(
+              "cluster-enabled",
+              "Cellar is a single server, not a cluster node; set cluster-enabled no or remove the line"),
+          Map.entry(
+              "tls-replication",
+              "Cellar has no replication; set tls-replication no or remove the line"),
+          Map.entry(
+              "tls-cluster", "Cellar has no cluster bus; set tls-cluster no or remove the line"),
+          Map.entry(
+              "replicaof",
+              "Cellar has no replication: this server would not follow that primary; remove the line"),
+          Map.entry(
+              "slaveof",
+              "Cellar has no replication: this server would not follow that primary; remove the line"),
+          Map.entry(
+              "rename-command",
+              "Cellar cannot rename or disable commands: the command would stay callable under its"
+                  + " own name; remove the line (and protect the server with requirepass)"),
+          Map.entry(
+              "user",
+              "Cellar has no ACL users, only requirepass: these users could not log in; use requirepass"),
+          Map.entry("aclfile", "Cellar has no ACL users, only requirepass; use requirepass"),
+          Map.entry("loadmodule", "Cellar cannot load Redis modules; remove the line"),
+          Map.entry(
+              "unixsocket",
+              "Cellar listens on TCP only (bind, port); clients of the socket could not connect"),
+          Map.entry(
+              "include", "Cellar does not read included files; copy their lines into this file"),
+          Map.entry(
+              "tls-ciphers",
+              "Cellar uses the JDK's TLS 1.2 cipher suites and cannot restrict them; remove the line"),
+          Map.entry(
+              "tls-ciphersuites",
+              "Cellar uses the JDK's TLS 1.3 cipher suites and cannot restrict them; remove the line"),
+          Map.entry("sentinel", "this is a Sentinel configuration; Cellar is not a Sentinel"));
 
   /** What to tell the operator about the ignored directives most often set on purpose. */
-  private static final Map<String, String> HINTS = Map.of(
-      "daemonize", "Cellar stays in the foreground; run it under a supervisor (systemd, a container) instead",
-      "supervised", "Cellar needs no supervisor protocol; SIGTERM stops it cleanly",
-      "pidfile", "Cellar writes no pid file; its supervisor knows the pid",
-      "save", "Cellar has no RDB snapshots; its log and checkpoints keep the data",
-      "appendonly", "Cellar's log is always on",
-      "databases", "Cellar has one database",
-      "timeout", "Cellar does not close idle RESP clients",
-      "syslog-enabled", "Cellar logs to logfile or standard output only");
+  private static final Map<String, String> HINTS =
+      Map.of(
+          "daemonize",
+              "Cellar stays in the foreground; run it under a supervisor (systemd, a container) instead",
+          "supervised", "Cellar needs no supervisor protocol; SIGTERM stops it cleanly",
+          "pidfile", "Cellar writes no pid file; its supervisor knows the pid",
+          "save", "Cellar has no RDB snapshots; its log and checkpoints keep the data",
+          "appendonly", "Cellar's log is always on",
+          "databases", "Cellar has one database",
+          "timeout", "Cellar does not close idle RESP clients",
+          "syslog-enabled", "Cellar logs to logfile or standard output only");
 
   /** Why an ignored directive is harmless, for its warning. */
   static String whyIgnored(String name) {
-    return HINTS.getOrDefault(name.toLowerCase(Locale.ROOT), "a Redis setting Cellar does not need");
+    return HINTS.getOrDefault(
+        name.toLowerCase(Locale.ROOT), "a Redis setting Cellar does not need");
   }
 
   /** How a config file line naming {@code name} with {@code value} is treated. */
-  enum Verdict { IGNORE, REFUSE, UNKNOWN }
+  enum Verdict {
+    IGNORE,
+    REFUSE,
+    UNKNOWN
+  }
 
   static Verdict judge(String name, String value) {
     String n = name.toLowerCase(Locale.ROOT);
     List<String> harmless = IGNORED_WHEN.get(n);
     if (harmless != null) {
-      return harmless.contains(value.trim().toLowerCase(Locale.ROOT)) ? Verdict.IGNORE : Verdict.REFUSE;
+      return harmless.contains(value.trim().toLowerCase(Locale.ROOT))
+          ? Verdict.IGNORE
+          : Verdict.REFUSE;
     }
     if (IGNORED.contains(n)) {
       return Verdict.IGNORE;
@@ -120,12 +260,14 @@ final class RedisDirectives {
   }
 
   /**
-   * The directive as messages show it: its name, and its value only where the value is what
-   * decides (cluster-enabled yes or no). Other values are never repeated, since some are secrets
-   * ({@code masterauth}, {@code user}'s passwords, {@code tls-client-key-file-pass}).
+   * The directive as messages show it: its name, and its value only where the value is what decides
+   * (cluster-enabled yes or no). Other values are never repeated, since some are secrets ({@code
+   * masterauth}, {@code user}'s passwords, {@code tls-client-key-file-pass}).
    */
   static String shown(String name, String value) {
-    return IGNORED_WHEN.containsKey(name.toLowerCase(Locale.ROOT)) ? name + " " + value.trim() : name;
+    return IGNORED_WHEN.containsKey(name.toLowerCase(Locale.ROOT))
+        ? name + " " + value.trim()
+        : name;
   }
 
   static String whyRefused(String name) {

@@ -4,9 +4,7 @@ import dev.cellar.CellarOptions;
 import dev.cellar.Fsync;
 import dev.cellar.server.log.LogLevel;
 import dev.cellar.server.log.ServerLog;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -20,11 +18,11 @@ import java.util.function.Supplier;
 /**
  * The server's settings, under Redis's names so that a Redis user's config file and {@code CONFIG
  * GET/SET} work: {@code port bind dir appendfsync io-threads maxmemory maxmemory-policy requirepass
- * protected-mode maxclients proto-max-bulk-len client-query-buffer-limit
- * client-output-buffer-limit tls-port tls-cert-file tls-key-file tls-key-file-pass tls-ca-cert-file
- * tls-auth-clients tls-protocols loglevel logfile slowlog-log-slower-than slowlog-max-len
- * latency-monitor-threshold maxmemory-clients}, plus Cellar's own {@code http-port}, {@code https-port},
- * {@code transport} and the expert setting {@code segment-size}.
+ * protected-mode maxclients proto-max-bulk-len client-query-buffer-limit client-output-buffer-limit
+ * tls-port tls-cert-file tls-key-file tls-key-file-pass tls-ca-cert-file tls-auth-clients
+ * tls-protocols loglevel logfile slowlog-log-slower-than slowlog-max-len latency-monitor-threshold
+ * maxmemory-clients}, plus Cellar's own {@code http-port}, {@code https-port}, {@code transport}
+ * and the expert setting {@code segment-size}.
  *
  * <p>Secrets ({@code requirepass}, {@code tls-key-file-pass}) read back as {@code <redacted>} (or
  * empty when unset) everywhere a value is shown: {@code CONFIG GET}, {@link #all()}, logs.
@@ -35,7 +33,10 @@ import java.util.function.Supplier;
 public final class ServerConfig {
   /** Eviction policies; see {@code docs/server.md}. */
   public enum EvictionPolicy {
-    NOEVICTION, ALLKEYS_RANDOM, VOLATILE_RANDOM, VOLATILE_TTL;
+    NOEVICTION,
+    ALLKEYS_RANDOM,
+    VOLATILE_RANDOM,
+    VOLATILE_TTL;
 
     String redisName() {
       return name().toLowerCase(Locale.ROOT).replace('_', '-');
@@ -56,10 +57,19 @@ public final class ServerConfig {
   private volatile long maxBulkLength = 16L << 20;
   private volatile long maxQueryBuffer = 64L << 20;
   private volatile long outputBufferLimit = 64L << 20;
-  /** {@code maxmemory-clients} as set: a percentage of the maximum heap ("25%") or bytes; 0 is no limit. */
+
+  /**
+   * {@code maxmemory-clients} as set: a percentage of the maximum heap ("25%") or bytes; 0 is no
+   * limit.
+   */
   private volatile String maxMemoryClients = "25%";
-  /** {@link #maxMemoryClients} in bytes, worked out once when set: it is read on every buffer growth. */
+
+  /**
+   * {@link #maxMemoryClients} in bytes, worked out once when set: it is read on every buffer
+   * growth.
+   */
   private volatile long maxMemoryClientsBytes = clientMemoryLimit("25%");
+
   private volatile int httpMaxClients = 1000;
   private volatile int httpIdleTimeout = 120;
   private volatile int httpHeaderTimeout = 10;
@@ -76,7 +86,9 @@ public final class ServerConfig {
 
   /** {@code tls-auth-clients}: whether a TLS client must present a certificate the CA signed. */
   public enum TlsAuthClients {
-    YES, NO, OPTIONAL;
+    YES,
+    NO,
+    OPTIONAL;
 
     String redisName() {
       return name().toLowerCase(Locale.ROOT);
@@ -94,7 +106,8 @@ public final class ServerConfig {
 
   private final Map<String, Parameter> parameters = new LinkedHashMap<>();
 
-  private record Parameter(String name, boolean mutable, Supplier<String> getter, Consumer<String> setter) {}
+  private record Parameter(
+      String name, boolean mutable, Supplier<String> getter, Consumer<String> setter) {}
 
   public ServerConfig() {
     define("port", false, () -> Integer.toString(port), v -> port = intIn("port", v, 0, 65535));
@@ -102,70 +115,193 @@ public final class ServerConfig {
     // address reported can be set back unchanged.
     define("bind", false, () -> bind, v -> bind = v.trim().split("[\\x00-\\x20]+")[0]);
     define("dir", false, () -> dir.toString(), v -> dir = parsePath("dir", v));
-    define("appendfsync", false, () -> fsync.name().toLowerCase(Locale.ROOT), v -> fsync = parseFsync(v));
-    define("io-threads", false, () -> Integer.toString(threads), v -> threads = intIn("io-threads", v, 1, 1024));
-    define("maxmemory", true, () -> Long.toString(maxMemory), v -> maxMemory = parseBytes("maxmemory", v));
-    define("maxmemory-policy", true, () -> evictionPolicy.redisName(), v -> evictionPolicy = parsePolicy(v));
-    define("requirepass", true, () -> requirePass == null ? "" : "<redacted>", v -> requirePass = v.isEmpty() ? null : v);
-    define("http-port", false, () -> Integer.toString(httpPort), v -> httpPort = intIn("http-port", v, 0, 65535));
-    define("protected-mode", false, () -> protectedMode ? "yes" : "no", v -> protectedMode = parseYesNo("protected-mode", v));
-    define("maxclients", true, () -> Integer.toString(maxClients), v -> maxClients = intIn("maxclients", v, 1, 1_000_000));
-    define("proto-max-bulk-len", true, () -> Long.toString(maxBulkLength),
-        v -> maxBulkLength = atLeast("proto-max-bulk-len", parseBytes("proto-max-bulk-len", v), 1024));
-    define("client-query-buffer-limit", true, () -> Long.toString(maxQueryBuffer),
-        v -> maxQueryBuffer = atLeast("client-query-buffer-limit", parseBytes("client-query-buffer-limit", v), 1024 * 1024));
-    define("client-output-buffer-limit", true, () -> "normal " + outputBufferLimit + " 0 0",
+    define(
+        "appendfsync",
+        false,
+        () -> fsync.name().toLowerCase(Locale.ROOT),
+        v -> fsync = parseFsync(v));
+    define(
+        "io-threads",
+        false,
+        () -> Integer.toString(threads),
+        v -> threads = intIn("io-threads", v, 1, 1024));
+    define(
+        "maxmemory",
+        true,
+        () -> Long.toString(maxMemory),
+        v -> maxMemory = parseBytes("maxmemory", v));
+    define(
+        "maxmemory-policy",
+        true,
+        () -> evictionPolicy.redisName(),
+        v -> evictionPolicy = parsePolicy(v));
+    define(
+        "requirepass",
+        true,
+        () -> requirePass == null ? "" : "<redacted>",
+        v -> requirePass = v.isEmpty() ? null : v);
+    define(
+        "http-port",
+        false,
+        () -> Integer.toString(httpPort),
+        v -> httpPort = intIn("http-port", v, 0, 65535));
+    define(
+        "protected-mode",
+        false,
+        () -> protectedMode ? "yes" : "no",
+        v -> protectedMode = parseYesNo("protected-mode", v));
+    define(
+        "maxclients",
+        true,
+        () -> Integer.toString(maxClients),
+        v -> maxClients = intIn("maxclients", v, 1, 1_000_000));
+    define(
+        "proto-max-bulk-len",
+        true,
+        () -> Long.toString(maxBulkLength),
+        v ->
+            maxBulkLength =
+                atLeast("proto-max-bulk-len", parseBytes("proto-max-bulk-len", v), 1024));
+    define(
+        "client-query-buffer-limit",
+        true,
+        () -> Long.toString(maxQueryBuffer),
+        v ->
+            maxQueryBuffer =
+                atLeast(
+                    "client-query-buffer-limit",
+                    parseBytes("client-query-buffer-limit", v),
+                    1024 * 1024));
+    define(
+        "client-output-buffer-limit",
+        true,
+        () -> "normal " + outputBufferLimit + " 0 0",
         v -> outputBufferLimit = parseOutputLimit(v, outputBufferLimit));
-    define("maxmemory-clients", true, () -> maxMemoryClients, v -> {
-      maxMemoryClientsBytes = clientMemoryLimit(v);
-      maxMemoryClients = v.trim();
-    });
-    define("http-maxclients", true, () -> Integer.toString(httpMaxClients), v -> httpMaxClients = intIn("http-maxclients", v, 1, 1_000_000));
-    define("http-idle-timeout", true, () -> Integer.toString(httpIdleTimeout), v -> httpIdleTimeout = intIn("http-idle-timeout", v, 0, 86_400));
+    define(
+        "maxmemory-clients",
+        true,
+        () -> maxMemoryClients,
+        v -> {
+          maxMemoryClientsBytes = clientMemoryLimit(v);
+          maxMemoryClients = v.trim();
+        });
+    define(
+        "http-maxclients",
+        true,
+        () -> Integer.toString(httpMaxClients),
+        v -> httpMaxClients = intIn("http-maxclients", v, 1, 1_000_000));
+    define(
+        "http-idle-timeout",
+        true,
+        () -> Integer.toString(httpIdleTimeout),
+        v -> httpIdleTimeout = intIn("http-idle-timeout", v, 0, 86_400));
     // Redis's introspection settings: SLOWLOG keeps commands at least this many microseconds long
-    // (negative: none, 0: all); LATENCY records events at least this many milliseconds long (0: off).
-    define("slowlog-log-slower-than", true, () -> Long.toString(slowlogSlowerThan),
-        v -> slowlogSlowerThan = longIn("slowlog-log-slower-than", v, Long.MIN_VALUE / 1000, Long.MAX_VALUE / 1000));
-    define("slowlog-max-len", true, () -> Integer.toString(slowlogMaxLen), v -> slowlogMaxLen = intIn("slowlog-max-len", v, 0, Integer.MAX_VALUE));
-    define("latency-monitor-threshold", true, () -> Long.toString(latencyMonitorThreshold),
-        v -> latencyMonitorThreshold = longIn("latency-monitor-threshold", v, 0, Long.MAX_VALUE / 1_000_000));
-    define("http-header-timeout", true, () -> Integer.toString(httpHeaderTimeout), v -> httpHeaderTimeout = intIn("http-header-timeout", v, 0, 86_400));
+    // (negative: none, 0: all); LATENCY records events at least this many milliseconds long (0:
+    // off).
+    define(
+        "slowlog-log-slower-than",
+        true,
+        () -> Long.toString(slowlogSlowerThan),
+        v ->
+            slowlogSlowerThan =
+                longIn("slowlog-log-slower-than", v, Long.MIN_VALUE / 1000, Long.MAX_VALUE / 1000));
+    define(
+        "slowlog-max-len",
+        true,
+        () -> Integer.toString(slowlogMaxLen),
+        v -> slowlogMaxLen = intIn("slowlog-max-len", v, 0, Integer.MAX_VALUE));
+    define(
+        "latency-monitor-threshold",
+        true,
+        () -> Long.toString(latencyMonitorThreshold),
+        v ->
+            latencyMonitorThreshold =
+                longIn("latency-monitor-threshold", v, 0, Long.MAX_VALUE / 1_000_000));
+    define(
+        "http-header-timeout",
+        true,
+        () -> Integer.toString(httpHeaderTimeout),
+        v -> httpHeaderTimeout = intIn("http-header-timeout", v, 0, 86_400));
     // Redis settings that clients read (redis-benchmark asks for save and appendonly): Cellar's
     // answers are fixed, since its log is always on and it has no RDB snapshots.
-    define("save", false, () -> "", v -> { });
-    define("appendonly", false, () -> "yes", v -> { });
-    define("databases", false, () -> "1", v -> { });
+    define("save", false, () -> "", v -> {});
+    define("appendonly", false, () -> "yes", v -> {});
+    define("databases", false, () -> "1", v -> {});
     define("transport", false, () -> transport, v -> transport = parseTransport(v));
     // Expert: small segments seal (and so become compactable) after little writing, which tests of
     // compaction under load need; production stores keep the default.
-    define("segment-size", false, () -> Long.toString(segmentSize), v -> segmentSize = parseSegmentSize(v));
-    // Redis's trigger for an automatic AOF rewrite: how far the log may outgrow its live data before
+    define(
+        "segment-size",
+        false,
+        () -> Long.toString(segmentSize),
+        v -> segmentSize = parseSegmentSize(v));
+    // Redis's trigger for an automatic AOF rewrite: how far the log may outgrow its live data
+    // before
     // background compaction starts (100: to twice its size); 0 leaves compaction to BGREWRITEAOF.
-    define("auto-aof-rewrite-percentage", false, () -> Integer.toString(aofRewritePercentage),
+    define(
+        "auto-aof-rewrite-percentage",
+        false,
+        () -> Integer.toString(aofRewritePercentage),
         v -> aofRewritePercentage = intIn("auto-aof-rewrite-percentage", v, 0, 9900));
     // Redis's logging settings: the level may change at run time, the file is opened once at start.
-    define("loglevel", true, () -> logLevel.redisName(), v -> {
-      logLevel = LogLevel.parse(v);
-      ServerLog.levelChanged();
-    });
+    define(
+        "loglevel",
+        true,
+        () -> logLevel.redisName(),
+        v -> {
+          logLevel = LogLevel.parse(v);
+          ServerLog.levelChanged();
+        });
     define("logfile", false, () -> pathOrEmpty(logFile), v -> logFile = optionalPath("logfile", v));
     defineTls();
   }
 
   /** Redis's TLS settings (read once at start; see {@code docs/server.md}, "TLS"). */
   private void defineTls() {
-    define("tls-port", false, () -> Integer.toString(tlsPort), v -> tlsPort = intIn("tls-port", v, 0, 65535));
-    define("https-port", false, () -> Integer.toString(httpsPort), v -> httpsPort = intIn("https-port", v, 0, 65535));
-    define("tls-cert-file", false, () -> pathOrEmpty(tlsCertFile), v -> tlsCertFile = optionalPath("tls-cert-file", v));
-    define("tls-key-file", false, () -> pathOrEmpty(tlsKeyFile), v -> tlsKeyFile = optionalPath("tls-key-file", v));
-    define("tls-key-file-pass", false, () -> tlsKeyFilePass == null ? "" : "<redacted>",
+    define(
+        "tls-port",
+        false,
+        () -> Integer.toString(tlsPort),
+        v -> tlsPort = intIn("tls-port", v, 0, 65535));
+    define(
+        "https-port",
+        false,
+        () -> Integer.toString(httpsPort),
+        v -> httpsPort = intIn("https-port", v, 0, 65535));
+    define(
+        "tls-cert-file",
+        false,
+        () -> pathOrEmpty(tlsCertFile),
+        v -> tlsCertFile = optionalPath("tls-cert-file", v));
+    define(
+        "tls-key-file",
+        false,
+        () -> pathOrEmpty(tlsKeyFile),
+        v -> tlsKeyFile = optionalPath("tls-key-file", v));
+    define(
+        "tls-key-file-pass",
+        false,
+        () -> tlsKeyFilePass == null ? "" : "<redacted>",
         v -> tlsKeyFilePass = v.isEmpty() ? null : v);
-    define("tls-ca-cert-file", false, () -> pathOrEmpty(tlsCaCertFile), v -> tlsCaCertFile = optionalPath("tls-ca-cert-file", v));
-    define("tls-auth-clients", false, () -> tlsAuthClients().redisName(), v -> tlsAuthClients = parseAuthClients(v));
-    define("tls-protocols", false, () -> String.join(" ", tlsProtocols), v -> tlsProtocols = parseProtocols(v));
+    define(
+        "tls-ca-cert-file",
+        false,
+        () -> pathOrEmpty(tlsCaCertFile),
+        v -> tlsCaCertFile = optionalPath("tls-ca-cert-file", v));
+    define(
+        "tls-auth-clients",
+        false,
+        () -> tlsAuthClients().redisName(),
+        v -> tlsAuthClients = parseAuthClients(v));
+    define(
+        "tls-protocols",
+        false,
+        () -> String.join(" ", tlsProtocols),
+        v -> tlsProtocols = parseProtocols(v));
   }
 
-  private void define(String name, boolean mutable, Supplier<String> getter, Consumer<String> setter) {
+  private void define(
+      String name, boolean mutable, Supplier<String> getter, Consumer<String> setter) {
     parameters.put(name, new Parameter(name, mutable, getter, setter));
   }
 
@@ -187,7 +323,9 @@ public final class ServerConfig {
     p.setter.accept(value);
   }
 
-  /** Whether {@code name} is a setting (any case; {@code fsync} and {@code threads} are aliases). */
+  /**
+   * Whether {@code name} is a setting (any case; {@code fsync} and {@code threads} are aliases).
+   */
   public boolean knows(String name) {
     return parameters.containsKey(canonical(name));
   }
@@ -236,33 +374,83 @@ public final class ServerConfig {
 
   // ------------------------------------------------------------ typed access
 
-  public int port() { return port; }
-  public String bind() { return bind; }
-  public Path dir() { return dir; }
-  public Fsync fsync() { return fsync; }
-  public int threads() { return threads; }
-  public long maxMemory() { return maxMemory; }
-  public EvictionPolicy evictionPolicy() { return evictionPolicy; }
-  public String requirePass() { return requirePass; }
-  public int httpPort() { return httpPort; }
-  public boolean protectedMode() { return protectedMode; }
-  public int maxClients() { return maxClients; }
-  public long maxBulkLength() { return maxBulkLength; }
-  public long maxQueryBuffer() { return maxQueryBuffer; }
-  public long outputBufferLimit() { return outputBufferLimit; }
+  public int port() {
+    return port;
+  }
+
+  public String bind() {
+    return bind;
+  }
+
+  public Path dir() {
+    return dir;
+  }
+
+  public Fsync fsync() {
+    return fsync;
+  }
+
+  public int threads() {
+    return threads;
+  }
+
+  public long maxMemory() {
+    return maxMemory;
+  }
+
+  public EvictionPolicy evictionPolicy() {
+    return evictionPolicy;
+  }
+
+  public String requirePass() {
+    return requirePass;
+  }
+
+  public int httpPort() {
+    return httpPort;
+  }
+
+  public boolean protectedMode() {
+    return protectedMode;
+  }
+
+  public int maxClients() {
+    return maxClients;
+  }
+
+  public long maxBulkLength() {
+    return maxBulkLength;
+  }
+
+  public long maxQueryBuffer() {
+    return maxQueryBuffer;
+  }
+
+  public long outputBufferLimit() {
+    return outputBufferLimit;
+  }
+
   /** Most HTTP and HTTPS connections open at once; more are answered 503 and closed. */
-  public int httpMaxClients() { return httpMaxClients; }
+  public int httpMaxClients() {
+    return httpMaxClients;
+  }
+
   /** Seconds an HTTP connection may sit idle between requests; 0: no limit. */
-  public int httpIdleTimeout() { return httpIdleTimeout; }
+  public int httpIdleTimeout() {
+    return httpIdleTimeout;
+  }
+
   /** Seconds a request's line and headers may take once its first byte has arrived; 0: no limit. */
-  public int httpHeaderTimeout() { return httpHeaderTimeout; }
+  public int httpHeaderTimeout() {
+    return httpHeaderTimeout;
+  }
 
   /**
-   * {@code maxmemory-clients} in bytes: the most that all clients' buffers together may hold
-   * (query and reply buffers, unsent output, HTTP bodies being received) before the clients with the
+   * {@code maxmemory-clients} in bytes: the most that all clients' buffers together may hold (query
+   * and reply buffers, unsent output, HTTP bodies being received) before the clients with the
    * largest are disconnected; {@code Long.MAX_VALUE} when set to 0. A percentage is of the maximum
-   * heap (Redis takes it of {@code maxmemory}; Cellar's data is not on the heap, its clients' buffers
-   * are).
+   * heap (Redis takes it of {@code maxmemory}; Cellar's data is not on the heap, its clients'
+   * buffers are).
    */
   public long maxMemoryClients() {
     return maxMemoryClientsBytes;
@@ -281,20 +469,53 @@ public final class ServerConfig {
     }
     return parseBytes("maxmemory-clients", s);
   }
-  public String transport() { return transport; }
+
+  public String transport() {
+    return transport;
+  }
+
   /** {@code slowlog-log-slower-than}: microseconds; negative logs nothing, 0 logs every command. */
-  public long slowlogSlowerThan() { return slowlogSlowerThan; }
-  public int slowlogMaxLen() { return slowlogMaxLen; }
+  public long slowlogSlowerThan() {
+    return slowlogSlowerThan;
+  }
+
+  public int slowlogMaxLen() {
+    return slowlogMaxLen;
+  }
+
   /** {@code latency-monitor-threshold}: milliseconds; 0 turns the latency monitor off. */
-  public long latencyMonitorThreshold() { return latencyMonitorThreshold; }
-  public int tlsPort() { return tlsPort; }
-  public int httpsPort() { return httpsPort; }
-  public Path tlsCertFile() { return tlsCertFile; }
-  public Path tlsKeyFile() { return tlsKeyFile; }
+  public long latencyMonitorThreshold() {
+    return latencyMonitorThreshold;
+  }
+
+  public int tlsPort() {
+    return tlsPort;
+  }
+
+  public int httpsPort() {
+    return httpsPort;
+  }
+
+  public Path tlsCertFile() {
+    return tlsCertFile;
+  }
+
+  public Path tlsKeyFile() {
+    return tlsKeyFile;
+  }
+
   /** The key file's passphrase, or null; never to be printed. */
-  public String tlsKeyFilePass() { return tlsKeyFilePass; }
-  public Path tlsCaCertFile() { return tlsCaCertFile; }
-  public List<String> tlsProtocols() { return tlsProtocols; }
+  public String tlsKeyFilePass() {
+    return tlsKeyFilePass;
+  }
+
+  public Path tlsCaCertFile() {
+    return tlsCaCertFile;
+  }
+
+  public List<String> tlsProtocols() {
+    return tlsProtocols;
+  }
 
   /** As set, else {@code yes} when a CA is configured and {@code no} when none is. */
   public TlsAuthClients tlsAuthClients() {
@@ -304,12 +525,27 @@ public final class ServerConfig {
     }
     return tlsCaCertFile == null ? TlsAuthClients.NO : TlsAuthClients.YES;
   }
-  public int segmentSize() { return (int) segmentSize; }
-  public int aofRewritePercentage() { return aofRewritePercentage; }
+
+  public int segmentSize() {
+    return (int) segmentSize;
+  }
+
+  public int aofRewritePercentage() {
+    return aofRewritePercentage;
+  }
+
   /** {@code loglevel}: the least severe messages written (Redis's names). */
-  public LogLevel logLevel() { return logLevel; }
-  /** {@code logfile}: where log lines go, or null for standard output (and error, for warnings and errors). */
-  public Path logFile() { return logFile; }
+  public LogLevel logLevel() {
+    return logLevel;
+  }
+
+  /**
+   * {@code logfile}: where log lines go, or null for standard output (and error, for warnings and
+   * errors).
+   */
+  public Path logFile() {
+    return logFile;
+  }
 
   /** Every setting with its value (passwords redacted), for logs and {@code INFO}. */
   public Map<String, String> all() {
@@ -330,14 +566,16 @@ public final class ServerConfig {
       throw new ConfigException("argument '" + v + "' for '" + name + "' is not an integer");
     }
     if (n < min || n > max) {
-      throw new ConfigException("argument " + n + " for '" + name + "' must be between " + min + " and " + max);
+      throw new ConfigException(
+          "argument " + n + " for '" + name + "' must be between " + min + " and " + max);
     }
     return n;
   }
 
   private static long atLeast(String name, long value, long min) {
     if (value < min) {
-      throw new ConfigException("argument " + value + " for '" + name + "' must be at least " + min);
+      throw new ConfigException(
+          "argument " + value + " for '" + name + "' must be at least " + min);
     }
     return value;
   }
@@ -346,7 +584,15 @@ public final class ServerConfig {
   public static long parseBytes(String name, String v) {
     String s = v.trim().toLowerCase(Locale.ROOT);
     long unit = 1;
-    String[][] units = {{"kb", "1024"}, {"mb", "1048576"}, {"gb", "1073741824"}, {"k", "1000"}, {"m", "1000000"}, {"g", "1000000000"}, {"b", "1"}};
+    String[][] units = {
+      {"kb", "1024"},
+      {"mb", "1048576"},
+      {"gb", "1073741824"},
+      {"k", "1000"},
+      {"m", "1000000"},
+      {"g", "1000000000"},
+      {"b", "1"}
+    };
     for (String[] u : units) {
       if (s.endsWith(u[0])) {
         unit = Long.parseLong(u[1]);
@@ -361,7 +607,8 @@ public final class ServerConfig {
       }
       return Math.multiplyExact(n, unit);
     } catch (NumberFormatException | ArithmeticException e) {
-      throw new ConfigException("argument '" + v + "' for '" + name + "' is not a size (such as 100mb or 1gb)");
+      throw new ConfigException(
+          "argument '" + v + "' for '" + name + "' is not a size (such as 100mb or 1gb)");
     }
   }
 
@@ -369,7 +616,8 @@ public final class ServerConfig {
     try {
       return Path.of(v);
     } catch (InvalidPathException e) {
-      throw new ConfigException("argument '" + v + "' for '" + name + "' is not a path: " + e.getReason());
+      throw new ConfigException(
+          "argument '" + v + "' for '" + name + "' is not a path: " + e.getReason());
     }
   }
 
@@ -390,7 +638,9 @@ public final class ServerConfig {
       case "yes" -> TlsAuthClients.YES;
       case "no" -> TlsAuthClients.NO;
       case "optional" -> TlsAuthClients.OPTIONAL;
-      default -> throw new ConfigException("argument '" + v + "' for 'tls-auth-clients' must be yes, no or optional");
+      default ->
+          throw new ConfigException(
+              "argument '" + v + "' for 'tls-auth-clients' must be yes, no or optional");
     };
   }
 
@@ -398,12 +648,19 @@ public final class ServerConfig {
   private static List<String> parseProtocols(String v) {
     List<String> out = new ArrayList<>();
     for (String word : v.trim().split("\\s+")) {
-      String protocol = switch (word.toLowerCase(Locale.ROOT)) {
-        case "tlsv1.2" -> "TLSv1.2";
-        case "tlsv1.3" -> "TLSv1.3";
-        default -> throw new ConfigException("argument '" + v + "' for 'tls-protocols' must be TLSv1.2, TLSv1.3 or both"
-            + " (space-separated); '" + word + "' is not supported");
-      };
+      String protocol =
+          switch (word.toLowerCase(Locale.ROOT)) {
+            case "tlsv1.2" -> "TLSv1.2";
+            case "tlsv1.3" -> "TLSv1.3";
+            default ->
+                throw new ConfigException(
+                    "argument '"
+                        + v
+                        + "' for 'tls-protocols' must be TLSv1.2, TLSv1.3 or both"
+                        + " (space-separated); '"
+                        + word
+                        + "' is not supported");
+          };
       if (!out.contains(protocol)) {
         out.add(protocol);
       }
@@ -416,7 +673,9 @@ public final class ServerConfig {
       case "always" -> Fsync.ALWAYS;
       case "everysec" -> Fsync.EVERYSEC;
       case "no" -> Fsync.NO;
-      default -> throw new ConfigException("argument '" + v + "' for 'appendfsync' must be always, everysec or no");
+      default ->
+          throw new ConfigException(
+              "argument '" + v + "' for 'appendfsync' must be always, everysec or no");
     };
   }
 
@@ -426,14 +685,18 @@ public final class ServerConfig {
         return p;
       }
     }
-    throw new ConfigException("argument '" + v + "' for 'maxmemory-policy' must be one of noeviction, allkeys-random, volatile-random, volatile-ttl");
+    throw new ConfigException(
+        "argument '"
+            + v
+            + "' for 'maxmemory-policy' must be one of noeviction, allkeys-random, volatile-random, volatile-ttl");
   }
 
   private static boolean parseYesNo(String name, String v) {
     return switch (v.trim().toLowerCase(Locale.ROOT)) {
       case "yes" -> true;
       case "no" -> false;
-      default -> throw new ConfigException("argument '" + v + "' for '" + name + "' must be yes or no");
+      default ->
+          throw new ConfigException("argument '" + v + "' for '" + name + "' must be yes or no");
     };
   }
 
@@ -446,10 +709,16 @@ public final class ServerConfig {
   private static long parseOutputLimit(String v, long current) {
     String[] words = v.trim().split("\\s+");
     if (words.length == 1) {
-      return atLeast("client-output-buffer-limit", parseBytes("client-output-buffer-limit", words[0]), 1024 * 1024);
+      return atLeast(
+          "client-output-buffer-limit",
+          parseBytes("client-output-buffer-limit", words[0]),
+          1024 * 1024);
     }
     if (words.length % 4 != 0) {
-      throw new ConfigException("argument '" + v + "' for 'client-output-buffer-limit' must be a size or 'normal <hard> <soft> <seconds>'");
+      throw new ConfigException(
+          "argument '"
+              + v
+              + "' for 'client-output-buffer-limit' must be a size or 'normal <hard> <soft> <seconds>'");
     }
     long hard = -1;
     for (int i = 0; i < words.length; i += 4) {
@@ -468,7 +737,8 @@ public final class ServerConfig {
     long bytes = parseBytes("segment-size", v);
     // The lower bound leaves room in a segment for the largest key and a value of 190 KiB.
     if (bytes < MIN_SEGMENT_SIZE || bytes > CellarOptions.MAX_SEGMENT_BYTES) {
-      throw new ConfigException("argument '" + v + "' for 'segment-size' must be between 256kb and 1gb");
+      throw new ConfigException(
+          "argument '" + v + "' for 'segment-size' must be between 256kb and 1gb");
     }
     return bytes;
   }
@@ -476,7 +746,8 @@ public final class ServerConfig {
   private static String parseTransport(String v) {
     String t = v.trim().toLowerCase(Locale.ROOT);
     if (!List.of("auto", "io_uring", "epoll", "nio").contains(t)) {
-      throw new ConfigException("argument '" + v + "' for 'transport' must be auto, io_uring, epoll or nio");
+      throw new ConfigException(
+          "argument '" + v + "' for 'transport' must be auto, io_uring, epoll or nio");
     }
     return t;
   }

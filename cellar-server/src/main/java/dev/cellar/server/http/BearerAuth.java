@@ -15,7 +15,8 @@ import java.util.Map;
  */
 final class BearerAuth {
   private static final String SCHEME = "bearer ";
-  private static final Map<String, String> CHALLENGE = Map.of("WWW-Authenticate", "Bearer realm=\"cellar\"");
+  private static final Map<String, String> CHALLENGE =
+      Map.of("WWW-Authenticate", "Bearer realm=\"cellar\"");
   private static final Map<String, String> INVALID =
       Map.of("WWW-Authenticate", "Bearer realm=\"cellar\", error=\"invalid_token\"");
 
@@ -32,15 +33,22 @@ final class BearerAuth {
       return null;
     }
     String authorization = call.header().apply("Authorization");
-    if (authorization == null || !authorization.regionMatches(true, 0, SCHEME, 0, SCHEME.length())) {
-      return HttpReply.error(401, "unauthorized",
-          "authentication required: send the server's requirepass as 'Authorization: Bearer <password>'", CHALLENGE);
+    if (authorization == null
+        || !authorization.regionMatches(true, 0, SCHEME, 0, SCHEME.length())) {
+      return HttpReply.error(
+          401,
+          "unauthorized",
+          "authentication required: send the server's requirepass as 'Authorization: Bearer <password>'",
+          CHALLENGE);
     }
     String token = authorization.substring(SCHEME.length()).strip();
-    // Header bytes arrive one character per byte; a non-ASCII password is matched by its UTF-8 bytes.
+    // Header bytes arrive one character per byte; a non-ASCII password is matched by its UTF-8
+    // bytes.
     byte[] presented = token.getBytes(StandardCharsets.ISO_8859_1);
-    if (!MessageDigest.isEqual(sha256(presented), sha256(password.getBytes(StandardCharsets.UTF_8)))) {
-      return HttpReply.error(401, "unauthorized", "the bearer token is not the server's password", INVALID);
+    if (!MessageDigest.isEqual(
+        sha256(presented), sha256(password.getBytes(StandardCharsets.UTF_8)))) {
+      return HttpReply.error(
+          401, "unauthorized", "the bearer token is not the server's password", INVALID);
     }
     return null;
   }

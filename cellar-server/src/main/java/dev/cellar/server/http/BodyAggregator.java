@@ -24,9 +24,9 @@ import io.netty.util.ReferenceCountUtil;
  * <p>An oversized request is not answered here but passed on as a request whose decoder result
  * failed with {@link BodyTooLarge}, so that {@link HttpConnection} answers it after the requests
  * before it: answers keep their order. The rest of its body is discarded as it arrives. As Netty
- * does, the connection is closed afterwards when the body was already partly read or the client
- * did not ask to keep it; a client that sent {@code Expect: 100-continue} is told at once, before
- * it sends the body.
+ * does, the connection is closed afterwards when the body was already partly read or the client did
+ * not ask to keep it; a client that sent {@code Expect: 100-continue} is told at once, before it
+ * sends the body.
  */
 final class BodyAggregator extends HttpObjectAggregator {
   /** The failure an oversized request carries down the pipeline. */
@@ -36,7 +36,9 @@ final class BodyAggregator extends HttpObjectAggregator {
     }
   }
 
-  /** A body that would take the clients' buffers over maxmemory-clients: the connection is closed. */
+  /**
+   * A body that would take the clients' buffers over maxmemory-clients: the connection is closed.
+   */
   static final class OverClientMemory extends RuntimeException {
     OverClientMemory(String message) {
       super(message, null, false, false);
@@ -52,7 +54,10 @@ final class BodyAggregator extends HttpObjectAggregator {
     this.memory = memory;
   }
 
-  /** Each piece of a body is counted as it arrives; the answer's end gives it back ({@link HttpConnection}). */
+  /**
+   * Each piece of a body is counted as it arrives; the answer's end gives it back ({@link
+   * HttpConnection}).
+   */
   @Override
   protected void aggregate(FullHttpMessage aggregated, HttpContent content) throws Exception {
     super.aggregate(aggregated, content);
@@ -70,10 +75,12 @@ final class BodyAggregator extends HttpObjectAggregator {
       ctx.close();
       return;
     }
-    DefaultFullHttpRequest failed = new DefaultFullHttpRequest(request.protocolVersion(), request.method(), request.uri());
+    DefaultFullHttpRequest failed =
+        new DefaultFullHttpRequest(request.protocolVersion(), request.method(), request.uri());
     failed.headers().set(request.headers());
-    boolean close = oversized instanceof FullHttpMessage
-        || (!HttpUtil.is100ContinueExpected(oversized) && !HttpUtil.isKeepAlive(oversized));
+    boolean close =
+        oversized instanceof FullHttpMessage
+            || (!HttpUtil.is100ContinueExpected(oversized) && !HttpUtil.isKeepAlive(oversized));
     if (close) {
       failed.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
     }
@@ -82,9 +89,11 @@ final class BodyAggregator extends HttpObjectAggregator {
   }
 
   @Override
-  protected Object newContinueResponse(HttpMessage start, int maxContentLength, ChannelPipeline pipeline) {
+  protected Object newContinueResponse(
+      HttpMessage start, int maxContentLength, ChannelPipeline pipeline) {
     Object answer = super.newContinueResponse(start, maxContentLength, pipeline);
-    if (answer instanceof HttpResponse response && response.status().code() == HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE.code()) {
+    if (answer instanceof HttpResponse response
+        && response.status().code() == HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE.code()) {
       ReferenceCountUtil.release(answer);
       return HttpConnection.response(HttpReply.error(413, "too_large", tooLarge(start)), true);
     }
@@ -93,7 +102,14 @@ final class BodyAggregator extends HttpObjectAggregator {
 
   private String tooLarge(HttpMessage message) {
     long declared = HttpUtil.getContentLength(message, -1L);
-    String size = declared >= 0 && !(message instanceof FullHttpMessage) ? declared + " bytes" : "more than " + maxContentLength() + " bytes";
-    return "body of " + size + " is over the limit of " + maxContentLength() + " bytes (proto-max-bulk-len)";
+    String size =
+        declared >= 0 && !(message instanceof FullHttpMessage)
+            ? declared + " bytes"
+            : "more than " + maxContentLength() + " bytes";
+    return "body of "
+        + size
+        + " is over the limit of "
+        + maxContentLength()
+        + " bytes (proto-max-bulk-len)";
   }
 }

@@ -23,13 +23,13 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
- * One HTTP connection: its requests are answered one at a time, in order, by the {@link
- * HttpRouter} on an HTTP worker thread, never on the event loop (see {@link HttpEndpoint}).
+ * One HTTP connection: its requests are answered one at a time, in order, by the {@link HttpRouter}
+ * on an HTTP worker thread, never on the event loop (see {@link HttpEndpoint}).
  *
- * <p>Concurrency. {@link #waiting} and {@link #answering} belong to the connection's event loop.
- * A request is handed to a worker with reading paused ({@code autoRead} off), so a client cannot
- * queue work faster than it is done; requests the codec had already decoded from the same read
- * wait in {@link #waiting}. The worker writes the answer; the write's completion, back on the loop,
+ * <p>Concurrency. {@link #waiting} and {@link #answering} belong to the connection's event loop. A
+ * request is handed to a worker with reading paused ({@code autoRead} off), so a client cannot
+ * queue work faster than it is done; requests the codec had already decoded from the same read wait
+ * in {@link #waiting}. The worker writes the answer; the write's completion, back on the loop,
  * starts the next request or resumes reading.
  *
  * <p>A request the codec could not read (request line or headers over their limits, bad syntax) or
@@ -47,7 +47,8 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
   private final ArrayDeque<FullHttpRequest> waiting = new ArrayDeque<>();
   private boolean answering;
 
-  HttpConnection(HttpRouter router, Executor workers, ClientMemory clientMemory, ClientMemory.Account memory) {
+  HttpConnection(
+      HttpRouter router, Executor workers, ClientMemory clientMemory, ClientMemory.Account memory) {
     this.router = router;
     this.workers = workers;
     this.clientMemory = clientMemory;
@@ -82,7 +83,11 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
       workers.execute(() -> answer(ctx, request));
     } catch (RejectedExecutionException e) {
       request.release();
-      write(ctx, HttpReply.error(503, "unavailable", "the server is shutting down; retry elsewhere or later"), false);
+      write(
+          ctx,
+          HttpReply.error(
+              503, "unavailable", "the server is shutting down; retry elsewhere or later"),
+          false);
     }
   }
 
@@ -98,7 +103,9 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
       } else {
         // The body stays in Netty's buffer: the router reads it as a segment while this call runs.
         MemorySegment body = MemorySegment.ofBuffer(request.content().nioBuffer());
-        reply = router.route(new HttpCall(request.method().name(), request.uri(), request.headers()::get, body));
+        reply =
+            router.route(
+                new HttpCall(request.method().name(), request.uri(), request.headers()::get, body));
       }
     } finally {
       request.release();
@@ -109,23 +116,35 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
 
   private void write(ChannelHandlerContext ctx, HttpReply reply, boolean keepAlive) {
     ChannelFuture written = ctx.writeAndFlush(response(reply, keepAlive));
-    written.addListener(keepAlive ? (ChannelFutureListener) done -> next(ctx) : ChannelFutureListener.CLOSE);
+    written.addListener(
+        keepAlive ? (ChannelFutureListener) done -> next(ctx) : ChannelFutureListener.CLOSE);
   }
 
   private static HttpReply unreadable(Throwable cause) {
     return switch (cause) {
-      case BodyAggregator.BodyTooLarge large -> HttpReply.error(413, "too_large", large.getMessage());
-      case TooLongHttpLineException line -> HttpReply.error(414, "too_large",
-          "the request line is too long: " + line.getMessage() + "; keys are at most 64 KiB (each byte may take three characters)");
-      case TooLongHttpHeaderException headers -> HttpReply.error(431, "too_large", "the headers are too large: " + headers.getMessage());
+      case BodyAggregator.BodyTooLarge large ->
+          HttpReply.error(413, "too_large", large.getMessage());
+      case TooLongHttpLineException line ->
+          HttpReply.error(
+              414,
+              "too_large",
+              "the request line is too long: "
+                  + line.getMessage()
+                  + "; keys are at most 64 KiB (each byte may take three characters)");
+      case TooLongHttpHeaderException headers ->
+          HttpReply.error(431, "too_large", "the headers are too large: " + headers.getMessage());
       case TooLongFrameException frame -> HttpReply.error(413, "too_large", frame.getMessage());
-      default -> HttpReply.error(400, "bad_request", "malformed HTTP request: " + cause.getMessage());
+      default ->
+          HttpReply.error(400, "bad_request", "malformed HTTP request: " + cause.getMessage());
     };
   }
 
   static FullHttpResponse response(HttpReply reply, boolean keepAlive) {
-    FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(reply.status()),
-        Unpooled.wrappedBuffer(reply.body()));
+    FullHttpResponse response =
+        new DefaultFullHttpResponse(
+            HttpVersion.HTTP_1_1,
+            HttpResponseStatus.valueOf(reply.status()),
+            Unpooled.wrappedBuffer(reply.body()));
     if (reply.contentType() != null) {
       response.headers().set(HttpHeaderNames.CONTENT_TYPE, reply.contentType());
     }
@@ -152,7 +171,9 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-    LOG.log(System.Logger.Level.DEBUG, "HTTP connection " + ctx.channel().remoteAddress() + " closed: " + cause);
+    LOG.log(
+        System.Logger.Level.DEBUG,
+        "HTTP connection " + ctx.channel().remoteAddress() + " closed: " + cause);
     ctx.close();
   }
 }

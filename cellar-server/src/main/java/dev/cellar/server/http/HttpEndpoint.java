@@ -62,14 +62,21 @@ public final class HttpEndpoint implements AutoCloseable {
     this.server = server;
     this.router = new HttpRouter(server, new ServerMetrics(server));
     int workers = Math.clamp(server.config().threads(), 2, MAX_WORKERS);
-    this.pool = Executors.newFixedThreadPool(workers, Thread.ofPlatform().name("cellar-http-", 0).daemon().factory());
+    this.pool =
+        Executors.newFixedThreadPool(
+            workers, Thread.ofPlatform().name("cellar-http-", 0).daemon().factory());
   }
 
   /**
    * Binds {@code host:port} on {@code loops} and returns the listening channel; with {@code tls}
    * (HTTPS) each connection's pipeline starts with TLS.
    */
-  public Channel listen(EventLoopGroup loops, Class<? extends ServerChannel> channelClass, String host, int port, ServerTls tls) {
+  public Channel listen(
+      EventLoopGroup loops,
+      Class<? extends ServerChannel> channelClass,
+      String host,
+      int port,
+      ServerTls tls) {
     try {
       return new ServerBootstrap()
           .group(loops)
@@ -77,36 +84,54 @@ public final class HttpEndpoint implements AutoCloseable {
           .option(ChannelOption.SO_BACKLOG, 1024)
           .option(ChannelOption.SO_REUSEADDR, true)
           .childOption(ChannelOption.TCP_NODELAY, true)
-          .childHandler(new ChannelInitializer<Channel>() {
-            @Override
-            protected void initChannel(Channel ch) {
-              connections.add(ch);
-              if (tls != null) {
-                tls.addTo(ch);
-              }
-              HttpServerCodec codec = new HttpServerCodec(new HttpDecoderConfig().setMaxInitialLineLength(MAX_REQUEST_LINE).setMaxHeaderSize(MAX_HEADERS));
-              if (connections.size() > server.config().httpMaxClients()) {
-                ch.pipeline().addLast(codec).addLast(refusal(server.config().httpMaxClients()));
-                return;
-              }
-              // Bodies being received count against maxmemory-clients, as RESP's buffers do.
-              ClientMemory.Account memory = server.clientMemory().open("http " + ch.remoteAddress(), ch::close);
-              ch.closeFuture().addListener(closed -> server.clientMemory().close(memory));
-              HttpTimeouts timeouts = new HttpTimeouts(server.config().httpIdleTimeout() * 1000L, server.config().httpHeaderTimeout() * 1000L);
-              ch.pipeline()
-                  .addLast(timeouts.bytes())
-                  .addLast(codec)
-                  .addLast(timeouts.messages())
-                  .addLast(new BodyAggregator(maxBody(server), server.clientMemory(), memory))
-                  .addLast(new HttpConnection(router, pool, server.clientMemory(), memory));
-            }
-          })
+          .childHandler(
+              new ChannelInitializer<Channel>() {
+                @Override
+                protected void initChannel(Channel ch) {
+                  connections.add(ch);
+                  if (tls != null) {
+                    tls.addTo(ch);
+                  }
+                  HttpServerCodec codec =
+                      new HttpServerCodec(
+                          new HttpDecoderConfig()
+                              .setMaxInitialLineLength(MAX_REQUEST_LINE)
+                              .setMaxHeaderSize(MAX_HEADERS));
+                  if (connections.size() > server.config().httpMaxClients()) {
+                    ch.pipeline().addLast(codec).addLast(refusal(server.config().httpMaxClients()));
+                    return;
+                  }
+                  // Bodies being received count against maxmemory-clients, as RESP's buffers do.
+                  ClientMemory.Account memory =
+                      server.clientMemory().open("http " + ch.remoteAddress(), ch::close);
+                  ch.closeFuture().addListener(closed -> server.clientMemory().close(memory));
+                  HttpTimeouts timeouts =
+                      new HttpTimeouts(
+                          server.config().httpIdleTimeout() * 1000L,
+                          server.config().httpHeaderTimeout() * 1000L);
+                  ch.pipeline()
+                      .addLast(timeouts.bytes())
+                      .addLast(codec)
+                      .addLast(timeouts.messages())
+                      .addLast(new BodyAggregator(maxBody(server), server.clientMemory(), memory))
+                      .addLast(new HttpConnection(router, pool, server.clientMemory(), memory));
+                }
+              })
           .bind(new InetSocketAddress(host, port))
           .syncUninterruptibly()
           .channel();
     } catch (RuntimeException e) {
-      throw new IllegalStateException("cannot listen for " + (tls == null ? "HTTP" : "HTTPS") + " on " + host + ":" + port
-          + " (" + e.getMessage() + ")", e);
+      throw new IllegalStateException(
+          "cannot listen for "
+              + (tls == null ? "HTTP" : "HTTPS")
+              + " on "
+              + host
+              + ":"
+              + port
+              + " ("
+              + e.getMessage()
+              + ")",
+          e);
     }
   }
 
@@ -116,8 +141,8 @@ public final class HttpEndpoint implements AutoCloseable {
   }
 
   /**
-   * Closes the connections and stops the workers, after the listening channels are closed.
-   * Requests in progress finish (their answers go nowhere once the connections are closed).
+   * Closes the connections and stops the workers, after the listening channels are closed. Requests
+   * in progress finish (their answers go nowhere once the connections are closed).
    */
   @Override
   public void close() {
@@ -130,8 +155,13 @@ public final class HttpEndpoint implements AutoCloseable {
     return new ChannelInboundHandlerAdapter() {
       @Override
       public void channelActive(ChannelHandlerContext ctx) {
-        HttpReply reply = HttpReply.error(503, "unavailable", "too many HTTP connections (http-maxclients " + max + "); retry later");
-        ctx.writeAndFlush(HttpConnection.response(reply, false)).addListener(ChannelFutureListener.CLOSE);
+        HttpReply reply =
+            HttpReply.error(
+                503,
+                "unavailable",
+                "too many HTTP connections (http-maxclients " + max + "); retry later");
+        ctx.writeAndFlush(HttpConnection.response(reply, false))
+            .addListener(ChannelFutureListener.CLOSE);
       }
 
       @Override
@@ -141,7 +171,10 @@ public final class HttpEndpoint implements AutoCloseable {
     };
   }
 
-  /** proto-max-bulk-len as the aggregator's int limit, read per connection so CONFIG SET applies to new ones. */
+  /**
+   * proto-max-bulk-len as the aggregator's int limit, read per connection so CONFIG SET applies to
+   * new ones.
+   */
   private static int maxBody(ServerContext server) {
     return (int) Math.min(server.config().maxBulkLength(), Integer.MAX_VALUE - 8);
   }

@@ -35,7 +35,8 @@ final class HttpRouter {
   private final InfoRoute info;
   private final StatsRoute stats;
   private final DashboardRoute dashboard;
-  private final Map<HttpOperation, CommandStats.Counters> counters = new EnumMap<>(HttpOperation.class);
+  private final Map<HttpOperation, CommandStats.Counters> counters =
+      new EnumMap<>(HttpOperation.class);
 
   HttpRouter(ServerContext server, ServerMetrics metrics) {
     this.server = server;
@@ -81,40 +82,53 @@ final class HttpRouter {
       return keyValue(call, path, query);
     }
     return switch (path) {
-      case "/v1/scan" -> method.equals("GET") ? timed(HttpOperation.SCAN, () -> scan.scan(query)) : methodNotAllowed("GET");
+      case "/v1/scan" ->
+          method.equals("GET")
+              ? timed(HttpOperation.SCAN, () -> scan.scan(query))
+              : methodNotAllowed("GET");
       case "/v1/info" -> method.equals("GET") ? info.info() : methodNotAllowed("GET");
       case "/v1/stats" -> method.equals("GET") ? stats.stats() : methodNotAllowed("GET");
-      case "/metrics" -> method.equals("GET")
-          ? new HttpReply(200, metrics.contentType(), metrics.scrape(), Map.of())
-          : methodNotAllowed("GET");
-      default -> HttpReply.error(404, "unknown_endpoint",
-          "no endpoint at '" + abbreviate(path) + "': the endpoints are /v1/kv/{key}, /v1/scan, /v1/info, /v1/stats, /metrics, /healthz, and / (the dashboard)");
+      case "/metrics" ->
+          method.equals("GET")
+              ? new HttpReply(200, metrics.contentType(), metrics.scrape(), Map.of())
+              : methodNotAllowed("GET");
+      default ->
+          HttpReply.error(
+              404,
+              "unknown_endpoint",
+              "no endpoint at '"
+                  + abbreviate(path)
+                  + "': the endpoints are /v1/kv/{key}, /v1/scan, /v1/info, /v1/stats, /metrics, /healthz, and / (the dashboard)");
     };
   }
 
   private HttpReply keyValue(HttpCall call, String path, QueryParameters query) {
-    HttpOperation op = switch (call.method()) {
-      case "GET" -> HttpOperation.GET;
-      case "PUT" -> HttpOperation.PUT;
-      case "DELETE" -> HttpOperation.DELETE;
-      default -> null;
-    };
+    HttpOperation op =
+        switch (call.method()) {
+          case "GET" -> HttpOperation.GET;
+          case "PUT" -> HttpOperation.PUT;
+          case "DELETE" -> HttpOperation.DELETE;
+          default -> null;
+        };
     if (op == null) {
       return methodNotAllowed("GET, PUT, DELETE");
     }
-    return timed(op, () -> {
-      byte[] key = PercentDecoder.path(path.substring(KvRoute.PREFIX.length()));
-      if (key.length == 0) {
-        throw HttpError.badRequest("the key is empty: name it in the path, /v1/kv/{key}, percent-encoding any byte"
-            + " outside A-Z a-z 0-9 - . _ ~");
-      }
-      return switch (op) {
-        case GET -> kv.get(key);
-        case PUT -> kv.put(key, call.body(), query);
-        case DELETE -> kv.delete(key);
-        case SCAN -> throw new IllegalStateException("scan is not a key operation");
-      };
-    });
+    return timed(
+        op,
+        () -> {
+          byte[] key = PercentDecoder.path(path.substring(KvRoute.PREFIX.length()));
+          if (key.length == 0) {
+            throw HttpError.badRequest(
+                "the key is empty: name it in the path, /v1/kv/{key}, percent-encoding any byte"
+                    + " outside A-Z a-z 0-9 - . _ ~");
+          }
+          return switch (op) {
+            case GET -> kv.get(key);
+            case PUT -> kv.put(key, call.body(), query);
+            case DELETE -> kv.delete(key);
+            case SCAN -> throw new IllegalStateException("scan is not a key operation");
+          };
+        });
   }
 
   /**
@@ -146,26 +160,42 @@ final class HttpRouter {
   private static HttpReply failure(HttpCall call, RuntimeException e) {
     return switch (e) {
       case LimitExceededException limit -> HttpReply.error(413, "too_large", limit.getMessage());
-      case DiskFullException full -> HttpReply.error(507, "disk_full",
-          "disk full, write refused (reads go on; writes resume when space is freed): " + full.getMessage());
-      case StoreIOException io -> HttpReply.error(503, "unavailable", Dispatcher.serverWords(io.getMessage()));
-      case StoreClosedException closed -> HttpReply.error(503, "unavailable", "the server is shutting down; retry elsewhere or later");
+      case DiskFullException full ->
+          HttpReply.error(
+              507,
+              "disk_full",
+              "disk full, write refused (reads go on; writes resume when space is freed): "
+                  + full.getMessage());
+      case StoreIOException io ->
+          HttpReply.error(503, "unavailable", Dispatcher.serverWords(io.getMessage()));
+      case StoreClosedException closed ->
+          HttpReply.error(
+              503, "unavailable", "the server is shutting down; retry elsewhere or later");
       case CorruptStoreException corrupt -> {
         dev.cellar.server.command.DamageLog.report(corrupt);
         yield HttpReply.error(500, "corrupt", corrupt.getMessage());
       }
       default -> {
-        LOG.log(System.Logger.Level.ERROR, "HTTP " + (call == null ? "operation" : call.method() + " " + abbreviate(call.uri())) + " failed", e);
+        LOG.log(
+            System.Logger.Level.ERROR,
+            "HTTP "
+                + (call == null ? "operation" : call.method() + " " + abbreviate(call.uri()))
+                + " failed",
+            e);
         yield HttpReply.error(500, "internal_error", "internal error: " + e);
       }
     };
   }
 
   private static HttpReply methodNotAllowed(String allowed) {
-    return HttpReply.error(405, "method_not_allowed", "this endpoint answers " + allowed, Map.of("Allow", allowed));
+    return HttpReply.error(
+        405, "method_not_allowed", "this endpoint answers " + allowed, Map.of("Allow", allowed));
   }
 
-  /** The path and query of a target sent in absolute form ({@code http://host/path}), as HTTP/1.1 allows. */
+  /**
+   * The path and query of a target sent in absolute form ({@code http://host/path}), as HTTP/1.1
+   * allows.
+   */
   private static String originForm(String uri) {
     int scheme = uri.indexOf("://");
     if (uri.startsWith("/") || scheme < 0) {

@@ -29,7 +29,11 @@ import java.util.concurrent.TimeUnit;
 final class HttpTimeouts {
   private static final System.Logger LOG = System.getLogger("dev.cellar.server");
 
-  private enum State { IDLE, HEADERS, ANSWERING }
+  private enum State {
+    IDLE,
+    HEADERS,
+    ANSWERING
+  }
 
   private final long idleMillis;
   private final long headerMillis;
@@ -79,11 +83,14 @@ final class HttpTimeouts {
       @Override
       public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
         if (msg instanceof LastHttpContent) { // a whole answer (FullHttpResponse is one too)
-          ctx.write(msg, promise.unvoid()).addListener((ChannelFutureListener) done -> {
-            if (state == State.ANSWERING && done.channel().isActive()) {
-              arm(ctx, State.IDLE);
-            }
-          });
+          ctx.write(msg, promise.unvoid())
+              .addListener(
+                  (ChannelFutureListener)
+                      done -> {
+                        if (state == State.ANSWERING && done.channel().isActive()) {
+                          arm(ctx, State.IDLE);
+                        }
+                      });
           return;
         }
         ctx.write(msg, promise);
@@ -98,11 +105,22 @@ final class HttpTimeouts {
     if (millis <= 0) {
       return;
     }
-    clock = ctx.executor().schedule(() -> {
-      LOG.log(System.Logger.Level.DEBUG, "closing HTTP connection " + ctx.channel().remoteAddress() + ": "
-          + (next == State.IDLE ? "idle past http-idle-timeout" : "headers not complete within http-header-timeout"));
-      ctx.close();
-    }, millis, TimeUnit.MILLISECONDS);
+    clock =
+        ctx.executor()
+            .schedule(
+                () -> {
+                  LOG.log(
+                      System.Logger.Level.DEBUG,
+                      "closing HTTP connection "
+                          + ctx.channel().remoteAddress()
+                          + ": "
+                          + (next == State.IDLE
+                              ? "idle past http-idle-timeout"
+                              : "headers not complete within http-header-timeout"));
+                  ctx.close();
+                },
+                millis,
+                TimeUnit.MILLISECONDS);
   }
 
   private void stop() {

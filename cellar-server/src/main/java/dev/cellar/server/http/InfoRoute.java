@@ -36,12 +36,18 @@ final class InfoRoute {
     Map<String, Object> document = new LinkedHashMap<>();
     if (failure != null) {
       document.put("status", "writes_disabled");
-      document.put("message", "writes are disabled since an fsync failed (" + failure.getMessage()
-          + "); reads go on; restart the server once the disk is healthy");
+      document.put(
+          "message",
+          "writes are disabled since an fsync failed ("
+              + failure.getMessage()
+              + "); reads go on; restart the server once the disk is healthy");
     } else if (full != null) {
       document.put("status", "disk_full");
-      document.put("message", "writes are refused for lack of disk space (" + full.getMessage()
-          + "); reads go on; writes resume by themselves once space is freed");
+      document.put(
+          "message",
+          "writes are refused for lack of disk space ("
+              + full.getMessage()
+              + "); reads go on; writes resume by themselves once space is freed");
     } else {
       document.put("status", "ok");
       return HttpReply.json(200, JsonEncoder.encode(document));
@@ -97,7 +103,9 @@ final class InfoRoute {
     s.put("used_memory_heap", heap.getUsed());
     s.put("used_memory_heap_committed", heap.getCommitted());
     s.put("maxmemory", config.maxMemory());
-    s.put("maxmemory_policy", config.evictionPolicy().name().toLowerCase(Locale.ROOT).replace('_', '-'));
+    s.put(
+        "maxmemory_policy",
+        config.evictionPolicy().name().toLowerCase(Locale.ROOT).replace('_', '-'));
     return s;
   }
 
@@ -109,8 +117,16 @@ final class InfoRoute {
     Store store = server.store() instanceof Store st ? st : null;
     DiskFullException full = store == null ? null : store.diskFull();
     s.put("disk_full", full == null ? null : full.getMessage());
-    s.put("checkpoint_failure", store == null || store.checkpointFailure() == null ? null : store.checkpointFailure().getMessage());
-    s.put("compaction_failure", store == null || store.compactionFailure() == null ? null : store.compactionFailure().getMessage());
+    s.put(
+        "checkpoint_failure",
+        store == null || store.checkpointFailure() == null
+            ? null
+            : store.checkpointFailure().getMessage());
+    s.put(
+        "compaction_failure",
+        store == null || store.compactionFailure() == null
+            ? null
+            : store.compactionFailure().getMessage());
     s.put("log_bytes", engine.logBytes());
     s.put("garbage_bytes", engine.garbageBytes());
     s.put("segments", engine.segments());

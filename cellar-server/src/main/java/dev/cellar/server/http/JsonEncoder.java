@@ -4,8 +4,8 @@ import java.util.Map;
 
 /**
  * Writes the few JSON shapes the HTTP interface answers with: maps (in their iteration order),
- * lists, strings, numbers, booleans and null. A library would be a dependency for a hundred
- * lines; a parser is not needed, since the interface reads no JSON.
+ * lists, strings, numbers, booleans and null. A library would be a dependency for a hundred lines;
+ * a parser is not needed, since the interface reads no JSON.
  */
 final class JsonEncoder {
   private JsonEncoder() {}
@@ -26,7 +26,8 @@ final class JsonEncoder {
       case Number n -> b.append(n.longValue());
       case Map<?, ?> map -> object(b, map);
       case Iterable<?> items -> array(b, items);
-      default -> throw new IllegalArgumentException("no JSON form for " + value.getClass().getName());
+      default ->
+          throw new IllegalArgumentException("no JSON form for " + value.getClass().getName());
     }
   }
 

@@ -17,13 +17,14 @@ import java.lang.foreign.ValueLayout;
  * ({@code INCR}, {@code APPEND}). A {@code PUT} first asks the memory guard, as {@code denyoom}
  * commands do. Under {@code appendfsync always} the engine runs without per-put fsync (RESP holds
  * replies behind a shared barrier instead); here the write is followed by {@link Cellar#sync()}
- * before the answer, so a 2xx means durable, as {@code +OK} does. The sync shares the engine's group
- * commit with every other writer, and runs on an HTTP worker thread, not on an event loop.
+ * before the answer, so a 2xx means durable, as {@code +OK} does. The sync shares the engine's
+ * group commit with every other writer, and runs on an HTTP worker thread, not on an event loop.
  */
 final class KvRoute {
   static final String PREFIX = "/v1/kv/";
-  private static final String OOM = "used memory is over maxmemory and the eviction policy could not free enough:"
-      + " delete keys, raise maxmemory, or choose an evicting maxmemory-policy";
+  private static final String OOM =
+      "used memory is over maxmemory and the eviction policy could not free enough:"
+          + " delete keys, raise maxmemory, or choose an evicting maxmemory-policy";
 
   private final ServerContext server;
 
@@ -31,16 +32,25 @@ final class KvRoute {
     this.server = server;
   }
 
-  /** A key over the engine's limit is refused as too large on every method, as docs/http.md says: never "not found". */
+  /**
+   * A key over the engine's limit is refused as too large on every method, as docs/http.md says:
+   * never "not found".
+   */
   private static void checkKey(byte[] key) {
     if (key.length > CellarOptions.DEFAULT_MAX_KEY_BYTES) {
-      throw HttpError.tooLarge("key of " + key.length + " bytes is over the limit of " + CellarOptions.DEFAULT_MAX_KEY_BYTES + " bytes");
+      throw HttpError.tooLarge(
+          "key of "
+              + key.length
+              + " bytes is over the limit of "
+              + CellarOptions.DEFAULT_MAX_KEY_BYTES
+              + " bytes");
     }
   }
 
   HttpReply get(byte[] key) {
     checkKey(key);
-    byte[] value = server.store().read(MemorySegment.ofArray(key), v -> v.toArray(ValueLayout.JAVA_BYTE));
+    byte[] value =
+        server.store().read(MemorySegment.ofArray(key), v -> v.toArray(ValueLayout.JAVA_BYTE));
     if (value == null) {
       server.stats().keyspaceMisses.increment();
       return keyNotFound();
@@ -53,7 +63,8 @@ final class KvRoute {
     checkKey(key);
     long max = server.config().maxBulkLength();
     if (value.byteSize() > max) {
-      throw HttpError.tooLarge("value of " + value.byteSize() + " bytes is over proto-max-bulk-len (" + max + " bytes)");
+      throw HttpError.tooLarge(
+          "value of " + value.byteSize() + " bytes is over proto-max-bulk-len (" + max + " bytes)");
     }
     long expireAt = expiry(query);
     if (!server.memory().admit(key.length + value.byteSize())) {
@@ -96,7 +107,8 @@ final class KvRoute {
     try {
       return Math.addExact(Math.multiplyExact(ttl, 1000L), System.currentTimeMillis());
     } catch (ArithmeticException e) {
-      throw HttpError.badRequest("parameter 'ttl' is " + ttl + " seconds: the expiry would overflow; use a smaller ttl");
+      throw HttpError.badRequest(
+          "parameter 'ttl' is " + ttl + " seconds: the expiry would overflow; use a smaller ttl");
     }
   }
 

@@ -29,22 +29,33 @@ final class PercentDecoder {
       char c = raw.charAt(i);
       if (c == '%') {
         if (i + 2 >= raw.length()) {
-          throw HttpError.badRequest("truncated percent escape at position " + i + " of '" + abbreviate(raw)
-              + "': write a byte as %XX with two hex digits");
+          throw HttpError.badRequest(
+              "truncated percent escape at position "
+                  + i
+                  + " of '"
+                  + abbreviate(raw)
+                  + "': write a byte as %XX with two hex digits");
         }
         int high = hex(raw.charAt(i + 1));
         int low = hex(raw.charAt(i + 2));
         if (high < 0 || low < 0) {
-          throw HttpError.badRequest("bad percent escape '" + raw.substring(i, i + 3) + "' at position " + i
-              + ": write a byte as %XX with two hex digits");
+          throw HttpError.badRequest(
+              "bad percent escape '"
+                  + raw.substring(i, i + 3)
+                  + "' at position "
+                  + i
+                  + ": write a byte as %XX with two hex digits");
         }
         out.write(high << 4 | low);
         i += 2;
       } else if (c == '+' && plusIsSpace) {
         out.write(' ');
       } else if (c > 0xFF) {
-        throw HttpError.badRequest("character U+" + Integer.toHexString(c) + " in the request target: percent-encode"
-            + " key bytes outside ASCII (%XX per byte)");
+        throw HttpError.badRequest(
+            "character U+"
+                + Integer.toHexString(c)
+                + " in the request target: percent-encode"
+                + " key bytes outside ASCII (%XX per byte)");
       } else {
         out.write(c);
       }
@@ -52,7 +63,10 @@ final class PercentDecoder {
     return out.toByteArray();
   }
 
-  /** The value of an ASCII hex digit, or -1 ({@code Character.digit} would take other scripts' digits). */
+  /**
+   * The value of an ASCII hex digit, or -1 ({@code Character.digit} would take other scripts'
+   * digits).
+   */
   private static int hex(char c) {
     if (c >= '0' && c <= '9') {
       return c - '0';

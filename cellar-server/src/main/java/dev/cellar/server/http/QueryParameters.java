@@ -5,9 +5,9 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The parameters of a query string, decoded to bytes ({@code prefix} is binary-safe like keys).
- * A name given twice keeps its first value; names no endpoint knows are ignored, so a client may
- * send parameters a later version understands.
+ * The parameters of a query string, decoded to bytes ({@code prefix} is binary-safe like keys). A
+ * name given twice keeps its first value; names no endpoint knows are ignored, so a client may send
+ * parameters a later version understands.
  */
 final class QueryParameters {
   private static final QueryParameters NONE = new QueryParameters(Map.of());
@@ -28,7 +28,9 @@ final class QueryParameters {
         continue;
       }
       int eq = pair.indexOf('=');
-      String name = new String(PercentDecoder.query(eq < 0 ? pair : pair.substring(0, eq)), StandardCharsets.UTF_8);
+      String name =
+          new String(
+              PercentDecoder.query(eq < 0 ? pair : pair.substring(0, eq)), StandardCharsets.UTF_8);
       byte[] value = eq < 0 ? new byte[0] : PercentDecoder.query(pair.substring(eq + 1));
       values.putIfAbsent(name, value);
     }
@@ -63,11 +65,19 @@ final class QueryParameters {
       }
       n = Long.parseLong(v);
     } catch (NumberFormatException e) {
-      throw HttpError.badRequest("parameter '" + name + "' is '" + abbreviate(v) + "': it must be an integer from "
-          + min + " to " + max);
+      throw HttpError.badRequest(
+          "parameter '"
+              + name
+              + "' is '"
+              + abbreviate(v)
+              + "': it must be an integer from "
+              + min
+              + " to "
+              + max);
     }
     if (n < min || n > max) {
-      throw HttpError.badRequest("parameter '" + name + "' is " + n + ": it must be from " + min + " to " + max);
+      throw HttpError.badRequest(
+          "parameter '" + name + "' is " + n + ": it must be from " + min + " to " + max);
     }
     return n;
   }

@@ -14,12 +14,13 @@ import java.util.Map;
 /**
  * {@code GET /v1/scan?prefix=&cursor=&count=}: the keys with a prefix, a page at a time.
  *
- * <p>Paging rides on the engine's resumable scan ({@link dev.cellar.Cellar#scanPage}), the one
- * RESP {@code SCAN} uses: the cursor is the engine's position (shard and hash range) as a decimal,
+ * <p>Paging rides on the engine's resumable scan ({@link dev.cellar.Cellar#scanPage}), the one RESP
+ * {@code SCAN} uses: the cursor is the engine's position (shard and hash range) as a decimal,
  * {@code ""} once the walk is complete, so pages cost what they return, no server state is kept,
  * and a key present for the whole walk is returned exactly once. Keys come in hash order, not
- * sorted. A page gathers engine pages until it holds {@code count} keys, the walk ends, or it has read
- * {@value #MAX_ENGINE_PAGES} engine pages (a rare prefix then gives short pages, never a long request).
+ * sorted. A page gathers engine pages until it holds {@code count} keys, the walk ends, or it has
+ * read {@value #MAX_ENGINE_PAGES} engine pages (a rare prefix then gives short pages, never a long
+ * request).
  *
  * <p>Keys are JSON strings when they are valid UTF-8 (which a JSON string round-trips exactly),
  * else {@code {"base64": "..."}}, so every key is given unambiguously and text keys stay readable.
@@ -27,7 +28,10 @@ import java.util.Map;
 final class ScanRoute {
   static final int DEFAULT_COUNT = 100;
   static final int MAX_COUNT = 1000;
-  /** Bounds one request's work when a prefix is rare: the answer then has fewer keys and a cursor. */
+
+  /**
+   * Bounds one request's work when a prefix is rare: the answer then has fewer keys and a cursor.
+   */
   static final int MAX_ENGINE_PAGES = 64;
 
   private final ServerContext server;
@@ -74,8 +78,10 @@ final class ScanRoute {
   }
 
   private static HttpError invalidCursor(String text) {
-    return HttpError.badRequest("cursor '" + (text.length() > 32 ? text.substring(0, 32) + "..." : text)
-        + "' is not one this server returns: pass the 'cursor' of the previous page, or none to start");
+    return HttpError.badRequest(
+        "cursor '"
+            + (text.length() > 32 ? text.substring(0, 32) + "..." : text)
+            + "' is not one this server returns: pass the 'cursor' of the previous page, or none to start");
   }
 
   /** A key as JSON: the string it spells when it is UTF-8, else {@code {"base64": ...}}. */

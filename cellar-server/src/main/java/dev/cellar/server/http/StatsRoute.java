@@ -17,8 +17,8 @@ import java.util.Map;
  * dashboard ({@code GET /}) and for scripts that want rates without Prometheus.
  *
  * <p>Only totals are served, never rates: a rate needs an earlier sample, and keeping one here
- * would make the answer depend on who asked last. A reader subtracts two answers and divides by
- * the difference of their {@code sampled_at_ms}, the server's clock, so a browser whose timers are
+ * would make the answer depend on who asked last. A reader subtracts two answers and divides by the
+ * difference of their {@code sampled_at_ms}, the server's clock, so a browser whose timers are
  * throttled (a background tab, a headless one on virtual time) still gets true rates. Field names
  * are those of {@code /v1/info} where the figure is the same. Everything comes from the engine's
  * {@link CellarStats} (one snapshot per answer), the server's counters and the latency histogram
@@ -45,8 +45,11 @@ final class StatsRoute {
     document.put("clients", clients());
     document.put("memory", memory(engine));
     document.put("log", log(engine));
-    document.put("compaction", Map.of("compactions", engine.compactions(), "compacted_bytes", engine.compactedBytes()));
-    document.put("fsync", Map.of("fsyncs", engine.fsyncs(), "fsync_seconds", engine.fsyncNanos() * 1e-9));
+    document.put(
+        "compaction",
+        Map.of("compactions", engine.compactions(), "compacted_bytes", engine.compactedBytes()));
+    document.put(
+        "fsync", Map.of("fsyncs", engine.fsyncs(), "fsync_seconds", engine.fsyncNanos() * 1e-9));
     return HttpReply.json(200, JsonEncoder.encode(document));
   }
 
@@ -64,7 +67,9 @@ final class StatsRoute {
     return s;
   }
 
-  /** Bucket bounds without the last, +Inf (JSON has no infinity): {@code counts} has one more entry. */
+  /**
+   * Bucket bounds without the last, +Inf (JSON has no infinity): {@code counts} has one more entry.
+   */
   private static Map<String, Object> latency(LatencyDistribution d) {
     List<Double> bounds = new ArrayList<>();
     List<Long> counts = new ArrayList<>();

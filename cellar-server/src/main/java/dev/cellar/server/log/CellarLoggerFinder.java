@@ -33,7 +33,9 @@ public final class CellarLoggerFinder extends System.LoggerFinder {
 
     @Override
     public void log(Level level, ResourceBundle bundle, String format, Object... params) {
-      Supplier<String> message = () -> params == null || params.length == 0 ? format : MessageFormat.format(format, params);
+      Supplier<String> message =
+          () ->
+              params == null || params.length == 0 ? format : MessageFormat.format(format, params);
       ServerLog.log(name, level, message, null);
     }
   }

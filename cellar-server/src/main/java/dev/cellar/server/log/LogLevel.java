@@ -10,7 +10,11 @@ import java.util.Locale;
  * {@code INFO} and up, {@code warning} warnings and errors, {@code nothing} none.
  */
 public enum LogLevel {
-  DEBUG(Level.ALL), VERBOSE(Level.DEBUG), NOTICE(Level.INFO), WARNING(Level.WARNING), NOTHING(Level.OFF);
+  DEBUG(Level.ALL),
+  VERBOSE(Level.DEBUG),
+  NOTICE(Level.INFO),
+  WARNING(Level.WARNING),
+  NOTHING(Level.OFF);
 
   private final Level least;
 
@@ -37,7 +41,9 @@ public enum LogLevel {
     };
   }
 
-  /** Whether exceptions are logged with their stack traces (only when asked for: debug or verbose). */
+  /**
+   * Whether exceptions are logged with their stack traces (only when asked for: debug or verbose).
+   */
   public boolean stackTraces() {
     return this == DEBUG || this == VERBOSE;
   }
@@ -52,6 +58,7 @@ public enum LogLevel {
         return level;
       }
     }
-    throw new ConfigException("argument '" + v + "' for 'loglevel' must be debug, verbose, notice, warning or nothing");
+    throw new ConfigException(
+        "argument '" + v + "' for 'loglevel' must be debug, verbose, notice, warning or nothing");
   }
 }

@@ -8,22 +8,29 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 
 /**
- * The one format of every log line: {@code 2026-11-25T19:55:01.123Z INFO    [server] message},
- * that is an ISO-8601 UTC timestamp to the millisecond, the level padded to one width, the
- * component in brackets, and the message on one line. An exception adds its one-line summary (each
- * cause's message, joined by {@code "; caused by "}), or its stack trace on the following lines
- * when stack traces are asked for.
+ * The one format of every log line: {@code 2026-11-25T19:55:01.123Z INFO [server] message}, that is
+ * an ISO-8601 UTC timestamp to the millisecond, the level padded to one width, the component in
+ * brackets, and the message on one line. An exception adds its one-line summary (each cause's
+ * message, joined by {@code "; caused by "}), or its stack trace on the following lines when stack
+ * traces are asked for.
  *
  * <p>The component is the logger's name without the {@code dev.cellar.} prefix ({@code server},
  * {@code server.tls}); the engine's {@code dev.cellar} logger is {@code store}, and Netty's are
  * {@code netty}.
  */
 public final class LogLine {
-  private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
+  private static final DateTimeFormatter TIME =
+      DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
 
   private LogLine() {}
 
-  public static String format(Instant time, Level level, String logger, String message, Throwable thrown, boolean stackTrace) {
+  public static String format(
+      Instant time,
+      Level level,
+      String logger,
+      String message,
+      Throwable thrown,
+      boolean stackTrace) {
     StringBuilder line = new StringBuilder(128);
     TIME.formatTo(time, line);
     line.append(' ').append(level.getName());
@@ -45,7 +52,9 @@ public final class LogLine {
   /** An exception and its causes on one line. */
   public static String summary(Throwable thrown) {
     StringBuilder s = new StringBuilder(String.valueOf(thrown));
-    for (Throwable cause = thrown.getCause(); cause != null && cause != cause.getCause(); cause = cause.getCause()) {
+    for (Throwable cause = thrown.getCause();
+        cause != null && cause != cause.getCause();
+        cause = cause.getCause()) {
       s.append("; caused by ").append(cause);
     }
     return s.toString().replace('\n', ' ');

@@ -6,8 +6,8 @@ import java.util.function.LongSupplier;
 
 /**
  * At most one line per interval for a kind of event that can repeat on every request (a damaged
- * record read again and again): the first is logged at once, the ones within the interval after
- * it are counted, and the next line logged says how many were left out.
+ * record read again and again): the first is logged at once, the ones within the interval after it
+ * are counted, and the next line logged says how many were left out.
  *
  * <p>Concurrency: any thread may report; the rare path is synchronized.
  */
@@ -44,6 +44,10 @@ public final class RateLimitedLog {
       suppressedBefore = suppressed;
       suppressed = 0;
     }
-    logger.log(level, suppressedBefore == 0 ? message : message + " (and " + suppressedBefore + " more like it not logged)");
+    logger.log(
+        level,
+        suppressedBefore == 0
+            ? message
+            : message + " (and " + suppressedBefore + " more like it not logged)");
   }
 }

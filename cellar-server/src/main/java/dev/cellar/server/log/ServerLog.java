@@ -21,14 +21,14 @@ import java.util.logging.Logger;
  * server process starts ({@code cellar server}), from {@code loglevel} and {@code logfile}.
  *
  * <p>Two roads lead here. Cellar's own code logs through {@link System.Logger}; in the server
- * process {@link CellarLoggerFinder} (registered as a service by cellar-cli, so an application
- * that embeds the server keeps its own logging) sends those records straight here. Netty and
- * anything else on {@code java.util.logging} reach the root handler {@link #install} puts in place.
- * Both are formatted by {@link LogLine}, so every line looks the same.
+ * process {@link CellarLoggerFinder} (registered as a service by cellar-cli, so an application that
+ * embeds the server keeps its own logging) sends those records straight here. Netty and anything
+ * else on {@code java.util.logging} reach the root handler {@link #install} puts in place. Both are
+ * formatted by {@link LogLine}, so every line looks the same.
  *
- * <p>The first road does not go through {@code java.util.logging} on purpose: its LogManager removes
- * every handler in a shutdown hook of its own, running alongside the server's, so the lines that
- * say what SIGTERM did would be lost.
+ * <p>The first road does not go through {@code java.util.logging} on purpose: its LogManager
+ * removes every handler in a shutdown hook of its own, running alongside the server's, so the lines
+ * that say what SIGTERM did would be lost.
  *
  * <p>Concurrency: any thread may log; writes are serialized on the class and each line is flushed,
  * as Redis does, so a line is on disk (in the page cache) before the next one starts. {@code
@@ -37,7 +37,8 @@ import java.util.logging.Logger;
  */
 public final class ServerLog {
   private static volatile ServerConfig config; // null until install: NOTICE to the console
-  private static volatile PrintStream file; // null: standard output, and standard error for warnings
+  private static volatile PrintStream
+      file; // null: standard output, and standard error for warnings
 
   private ServerLog() {}
 
@@ -49,11 +50,20 @@ public final class ServerLog {
     Path path = settings.logFile();
     if (path != null) {
       try {
-        OutputStream out = Files.newOutputStream(path, StandardOpenOption.CREATE, StandardOpenOption.APPEND, StandardOpenOption.WRITE);
+        OutputStream out =
+            Files.newOutputStream(
+                path,
+                StandardOpenOption.CREATE,
+                StandardOpenOption.APPEND,
+                StandardOpenOption.WRITE);
         file = new PrintStream(out, false, StandardCharsets.UTF_8);
       } catch (IOException | SecurityException e) {
-        throw new ConfigException("cannot open logfile " + path.toAbsolutePath() + ": " + LogLine.summary(e)
-            + "; fix the path or its permissions, or set logfile \"\" to log to standard output");
+        throw new ConfigException(
+            "cannot open logfile "
+                + path.toAbsolutePath()
+                + ": "
+                + LogLine.summary(e)
+                + "; fix the path or its permissions, or set logfile \"\" to log to standard output");
       }
     }
     config = settings;
@@ -86,11 +96,17 @@ public final class ServerLog {
     if (!threshold.allows(level)) {
       return;
     }
-    write(level, LogLine.format(Instant.now(), level, logger, message.get(), thrown, threshold.stackTraces()));
+    write(
+        level,
+        LogLine.format(
+            Instant.now(), level, logger, message.get(), thrown, threshold.stackTraces()));
   }
 
   private static synchronized void write(Level level, String line) {
-    PrintStream out = file != null ? file : level.getSeverity() >= Level.WARNING.getSeverity() ? System.err : System.out;
+    PrintStream out =
+        file != null
+            ? file
+            : level.getSeverity() >= Level.WARNING.getSeverity() ? System.err : System.out;
     out.println(line);
     out.flush();
   }
@@ -110,7 +126,9 @@ public final class ServerLog {
 
     private static Level levelOf(java.util.logging.Level level) {
       int v = level.intValue();
-      return v >= 1000 ? Level.ERROR : v >= 900 ? Level.WARNING : v >= 800 ? Level.INFO : v >= 500 ? Level.DEBUG : Level.TRACE;
+      return v >= 1000
+          ? Level.ERROR
+          : v >= 900 ? Level.WARNING : v >= 800 ? Level.INFO : v >= 500 ? Level.DEBUG : Level.TRACE;
     }
 
     @Override

@@ -20,17 +20,19 @@ import java.util.Map;
  * <p>Finding a command's series through the histogram ({@code labelValues(name)}) would build a
  * label list and hash it per command. Instead each known {@link CommandSpec} gets a slot in an
  * identity map built once and never changed after construction (so event loops read it without a
- * lock); a slot fills with its series the first time that command runs. Series are made lazily
- * so that a scrape shows only commands that ran, not a row of zero buckets for each of ~100
- * commands. A spec not in the map (HTTP operations) takes the slow path.
+ * lock); a slot fills with its series the first time that command runs. Series are made lazily so
+ * that a scrape shows only commands that ran, not a row of zero buckets for each of ~100 commands.
+ * A spec not in the map (HTTP operations) takes the slow path.
  *
- * <p>Classic buckets only, from 10 µs to 2.5 s: native histograms reach Prometheus only through
- * the protobuf format, and the text format is what {@code /metrics} serves. No exemplars: they would
+ * <p>Classic buckets only, from 10 µs to 2.5 s: native histograms reach Prometheus only through the
+ * protobuf format, and the text format is what {@code /metrics} serves. No exemplars: they would
  * consult the tracing context on every observation.
  */
 final class CommandLatency implements LatencyRecorder {
   static final double[] BUCKETS = {
-      0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5};
+    0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+    0.1, 0.25, 0.5, 1, 2.5
+  };
 
   /** A command's series, filled on its first call; racing fills store the same series. */
   private static final class Slot {
@@ -40,15 +42,20 @@ final class CommandLatency implements LatencyRecorder {
   private final Histogram histogram;
   private final Map<CommandSpec, Slot> slots = new IdentityHashMap<>();
 
-  CommandLatency(PrometheusRegistry registry, PrometheusProperties properties, Collection<CommandSpec> commands) {
-    histogram = Histogram.builder(properties)
-        .name("cellar_command_duration_seconds")
-        .help("Time to run a command, from dispatch to reply written (RESP) or answer built (HTTP).")
-        .labelNames("command")
-        .classicOnly()
-        .classicUpperBounds(BUCKETS)
-        .withoutExemplars()
-        .register(registry);
+  CommandLatency(
+      PrometheusRegistry registry,
+      PrometheusProperties properties,
+      Collection<CommandSpec> commands) {
+    histogram =
+        Histogram.builder(properties)
+            .name("cellar_command_duration_seconds")
+            .help(
+                "Time to run a command, from dispatch to reply written (RESP) or answer built (HTTP).")
+            .labelNames("command")
+            .classicOnly()
+            .classicUpperBounds(BUCKETS)
+            .withoutExemplars()
+            .register(registry);
     for (CommandSpec spec : commands) {
       slots.put(spec, new Slot());
     }
@@ -78,7 +85,8 @@ final class CommandLatency implements LatencyRecorder {
     long[] counts = new long[bounds.length];
     long count = 0;
     double sum = 0;
-    for (HistogramSnapshot.HistogramDataPointSnapshot series : histogram.collect().getDataPoints()) {
+    for (HistogramSnapshot.HistogramDataPointSnapshot series :
+        histogram.collect().getDataPoints()) {
       ClassicHistogramBuckets buckets = series.getClassicBuckets();
       for (int i = 0; i < buckets.size(); i++) {
         counts[bucketOf(bounds, buckets.getUpperBound(i))] += buckets.getCount(i);
@@ -95,6 +103,7 @@ final class CommandLatency implements LatencyRecorder {
         return i;
       }
     }
-    throw new IllegalStateException("bucket bound " + upperBound + " is not one of " + Arrays.toString(bounds));
+    throw new IllegalStateException(
+        "bucket bound " + upperBound + " is not one of " + Arrays.toString(bounds));
   }
 }

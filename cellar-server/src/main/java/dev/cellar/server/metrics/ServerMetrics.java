@@ -19,9 +19,9 @@ import java.util.function.DoubleSupplier;
 
 /**
  * The server's Prometheus metrics, all named {@code cellar_*} (the list is in {@code
- * docs/http.md}). Everything but command latency is read when scraped, from the counters the
- * server keeps anyway ({@link CommandStats}, the engine's {@link CellarStats}), so metrics cost
- * the command path nothing beyond the latency histogram ({@link CommandLatency}).
+ * docs/http.md}). Everything but command latency is read when scraped, from the counters the server
+ * keeps anyway ({@link CommandStats}, the engine's {@link CellarStats}), so metrics cost the
+ * command path nothing beyond the latency histogram ({@link CommandLatency}).
  *
  * <p>The engine's stats walk every shard and segment, so a scrape reads them once into {@link
  * #engine} and every engine metric of that scrape reports from the same snapshot; scrapes are
@@ -36,6 +36,7 @@ public final class ServerMetrics {
   private final PrometheusProperties properties = PrometheusProperties.builder().build();
   private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
   private final CommandLatency latency;
+
   /** The engine's stats for the scrape in progress; guarded by {@code this}. */
   private CellarStats engine;
 
@@ -80,84 +81,162 @@ public final class ServerMetrics {
     CommandStats stats = server.stats();
     CounterWithCallback.builder(properties)
         .name("cellar_commands_total")
-        .help("Commands run, by command (RESP commands by name; HTTP operations as http.get, http.put, ...).")
+        .help(
+            "Commands run, by command (RESP commands by name; HTTP operations as http.get, http.put, ...).")
         .labelNames("command")
-        .callback(cb -> {
-          for (Map.Entry<String, CommandStats.Counters> e : stats.all().entrySet()) {
-            cb.call(e.getValue().calls.sum(), e.getKey());
-          }
-        })
+        .callback(
+            cb -> {
+              for (Map.Entry<String, CommandStats.Counters> e : stats.all().entrySet()) {
+                cb.call(e.getValue().calls.sum(), e.getKey());
+              }
+            })
         .register(registry);
     CounterWithCallback.builder(properties)
         .name("cellar_command_failures_total")
         .help("Commands that answered an error, by command.")
         .labelNames("command")
-        .callback(cb -> {
-          for (Map.Entry<String, CommandStats.Counters> e : stats.all().entrySet()) {
-            cb.call(e.getValue().failed.sum(), e.getKey());
-          }
-        })
+        .callback(
+            cb -> {
+              for (Map.Entry<String, CommandStats.Counters> e : stats.all().entrySet()) {
+                cb.call(e.getValue().failed.sum(), e.getKey());
+              }
+            })
         .register(registry);
-    counter("cellar_keyspace_hits_total", "Reads that found their key.", () -> stats.keyspaceHits.sum());
-    counter("cellar_keyspace_misses_total", "Reads that did not find their key.", () -> stats.keyspaceMisses.sum());
-    counter("cellar_evicted_keys_total", "Keys deleted by the maxmemory policy.", () -> stats.evictedKeys.sum());
-    counter("cellar_protocol_errors_total", "RESP connections closed for a protocol error.", () -> stats.protocolErrors.sum());
-    counter("cellar_unacknowledged_replies_total", "Replies replaced by an error because the fsync covering them failed.",
+    counter(
+        "cellar_keyspace_hits_total",
+        "Reads that found their key.",
+        () -> stats.keyspaceHits.sum());
+    counter(
+        "cellar_keyspace_misses_total",
+        "Reads that did not find their key.",
+        () -> stats.keyspaceMisses.sum());
+    counter(
+        "cellar_evicted_keys_total",
+        "Keys deleted by the maxmemory policy.",
+        () -> stats.evictedKeys.sum());
+    counter(
+        "cellar_protocol_errors_total",
+        "RESP connections closed for a protocol error.",
+        () -> stats.protocolErrors.sum());
+    counter(
+        "cellar_unacknowledged_replies_total",
+        "Replies replaced by an error because the fsync covering them failed.",
         () -> stats.unacknowledgedReplies.sum());
   }
 
   private void engine() {
-    gauge("cellar_keys", "Keys in the index (expired but not yet reclaimed ones included).", () -> engine.keys());
+    gauge(
+        "cellar_keys",
+        "Keys in the index (expired but not yet reclaimed ones included).",
+        () -> engine.keys());
     gauge("cellar_log_bytes", "Bytes of log segment files on disk.", () -> engine.logBytes());
-    gauge("cellar_log_garbage_bytes", "Bytes of log records known dead (overwritten, deleted, expired).", () -> engine.garbageBytes());
+    gauge(
+        "cellar_log_garbage_bytes",
+        "Bytes of log records known dead (overwritten, deleted, expired).",
+        () -> engine.garbageBytes());
     gauge("cellar_log_segments", "Log segment files.", () -> engine.segments());
-    gauge("cellar_log_mapped_bytes", "Bytes of log mapped into the address space (segments written since the start at their capacity, older ones at their length).",
+    gauge(
+        "cellar_log_mapped_bytes",
+        "Bytes of log mapped into the address space (segments written since the start at their capacity, older ones at their length).",
         () -> engine.mappedBytes());
-    counter("cellar_puts_total", "Puts applied by the engine since the server started.", () -> engine.puts());
-    counter("cellar_deletes_total", "Deletes that removed a key, since the server started.", () -> engine.deletes());
+    counter(
+        "cellar_puts_total",
+        "Puts applied by the engine since the server started.",
+        () -> engine.puts());
+    counter(
+        "cellar_deletes_total",
+        "Deletes that removed a key, since the server started.",
+        () -> engine.deletes());
     counter("cellar_fsyncs_total", "Log fsyncs since the server started.", () -> engine.fsyncs());
     SummaryWithCallback.builder(properties)
         .name("cellar_fsync_duration_seconds")
         .help("Time spent in log fsyncs: _sum over _count is the mean fsync latency.")
         .callback(cb -> cb.call(engine.fsyncs(), engine.fsyncNanos() * 1e-9, Quantiles.EMPTY))
         .register(registry);
-    counter("cellar_checkpoints_total", "Index checkpoints written since the server started.", () -> engine.checkpoints());
-    counter("cellar_compactions_total", "Compaction passes that rewrote at least one segment.", () -> engine.compactions());
-    counter("cellar_compacted_bytes_total", "Log bytes reclaimed by compaction.", () -> engine.compactedBytes());
-    gauge("cellar_write_failure", "1 when writes are disabled after a failed fsync (restart to recover), else 0.",
+    counter(
+        "cellar_checkpoints_total",
+        "Index checkpoints written since the server started.",
+        () -> engine.checkpoints());
+    counter(
+        "cellar_compactions_total",
+        "Compaction passes that rewrote at least one segment.",
+        () -> engine.compactions());
+    counter(
+        "cellar_compacted_bytes_total",
+        "Log bytes reclaimed by compaction.",
+        () -> engine.compactedBytes());
+    gauge(
+        "cellar_write_failure",
+        "1 when writes are disabled after a failed fsync (restart to recover), else 0.",
         () -> server.store() instanceof Store store && store.writeFailure() != null ? 1 : 0);
-    gauge("cellar_disk_full", "1 while writes are refused for lack of disk space (they resume when space returns), else 0.",
+    gauge(
+        "cellar_disk_full",
+        "1 while writes are refused for lack of disk space (they resume when space returns), else 0.",
         () -> server.store() instanceof Store store && store.diskFull() != null ? 1 : 0);
-    gauge("cellar_checkpoint_failed", "1 when the last checkpoint attempt failed (it is retried), else 0.",
+    gauge(
+        "cellar_checkpoint_failed",
+        "1 when the last checkpoint attempt failed (it is retried), else 0.",
         () -> server.store() instanceof Store store && store.checkpointFailure() != null ? 1 : 0);
-    gauge("cellar_compaction_failed", "1 when the last compaction pass failed (it is retried), else 0.",
+    gauge(
+        "cellar_compaction_failed",
+        "1 when the last compaction pass failed (it is retried), else 0.",
         () -> server.store() instanceof Store store && store.compactionFailure() != null ? 1 : 0);
   }
 
   private void memory() {
-    gauge("cellar_memory_used_bytes", "Memory counted against maxmemory: the off-heap index plus live log bytes.",
+    gauge(
+        "cellar_memory_used_bytes",
+        "Memory counted against maxmemory: the off-heap index plus live log bytes.",
         () -> server.memory().used());
-    gauge("cellar_memory_offheap_bytes", "Off-heap memory held by the index tables.", () -> engine.indexBytes());
+    gauge(
+        "cellar_memory_offheap_bytes",
+        "Off-heap memory held by the index tables.",
+        () -> engine.indexBytes());
     gauge("cellar_memory_heap_bytes", "Java heap in use.", () -> ProcessMemory.heap().getUsed());
-    gauge("cellar_memory_heap_committed_bytes", "Java heap committed by the JVM.", () -> ProcessMemory.heap().getCommitted());
-    gauge("cellar_memory_rss_bytes", "Resident set size of the process (0 off Linux).", ProcessMemory::residentBytes);
-    gauge("cellar_maxmemory_bytes", "The maxmemory setting (0: no limit).", () -> server.config().maxMemory());
+    gauge(
+        "cellar_memory_heap_committed_bytes",
+        "Java heap committed by the JVM.",
+        () -> ProcessMemory.heap().getCommitted());
+    gauge(
+        "cellar_memory_rss_bytes",
+        "Resident set size of the process (0 off Linux).",
+        ProcessMemory::residentBytes);
+    gauge(
+        "cellar_maxmemory_bytes",
+        "The maxmemory setting (0: no limit).",
+        () -> server.config().maxMemory());
   }
 
   private void connections() {
     CommandStats stats = server.stats();
     gauge("cellar_connected_clients", "Open RESP connections.", () -> server.clients().count());
-    counter("cellar_connections_received_total", "RESP connections accepted.", () -> stats.connectionsReceived.sum());
-    counter("cellar_connections_rejected_total", "RESP connections refused for maxclients.", () -> stats.connectionsRejected.sum());
-    gauge("cellar_uptime_seconds", "Seconds since the server started.",
+    counter(
+        "cellar_connections_received_total",
+        "RESP connections accepted.",
+        () -> stats.connectionsReceived.sum());
+    counter(
+        "cellar_connections_rejected_total",
+        "RESP connections refused for maxclients.",
+        () -> stats.connectionsRejected.sum());
+    gauge(
+        "cellar_uptime_seconds",
+        "Seconds since the server started.",
         () -> (System.currentTimeMillis() - server.startMillis()) / 1000.0);
   }
 
   private void counter(String name, String help, DoubleSupplier value) {
-    CounterWithCallback.builder(properties).name(name).help(help).callback(cb -> cb.call(value.getAsDouble())).register(registry);
+    CounterWithCallback.builder(properties)
+        .name(name)
+        .help(help)
+        .callback(cb -> cb.call(value.getAsDouble()))
+        .register(registry);
   }
 
   private void gauge(String name, String help, DoubleSupplier value) {
-    GaugeWithCallback.builder(properties).name(name).help(help).callback(cb -> cb.call(value.getAsDouble())).register(registry);
+    GaugeWithCallback.builder(properties)
+        .name(name)
+        .help(help)
+        .callback(cb -> cb.call(value.getAsDouble()))
+        .register(registry);
   }
 }

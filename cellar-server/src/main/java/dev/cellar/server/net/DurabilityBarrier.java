@@ -13,11 +13,11 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * {@code appendfsync always} without blocking event loops. A loop appends a batch's writes, asks
- * for a ticket, and holds the batch's replies; one syncer thread fsyncs everything appended so
- * far, then hands the replies back to their loops. While it fsyncs, the loops keep parsing and
- * appending the next batches, so one fsync covers every client that wrote meanwhile (group commit
- * across connections and loops), and CPU work overlaps the disk wait. Redis, by contrast, fsyncs
- * in its only thread before writing replies.
+ * for a ticket, and holds the batch's replies; one syncer thread fsyncs everything appended so far,
+ * then hands the replies back to their loops. While it fsyncs, the loops keep parsing and appending
+ * the next batches, so one fsync covers every client that wrote meanwhile (group commit across
+ * connections and loops), and CPU work overlaps the disk wait. Redis, by contrast, fsyncs in its
+ * only thread before writing replies.
  *
  * <p>Invariant: a reply is released only after an fsync that began after its writes were appended
  * (ticket t is completed by a sync started after {@code requested} reached t). A failed fsync
@@ -41,11 +41,15 @@ final class DurabilityBarrier implements AutoCloseable {
   private final Cellar store;
   private final Thread syncer;
   private final ConcurrentLinkedQueue<Pending> pending = new ConcurrentLinkedQueue<>();
+
   /** Per loop thread: whether a task to wake the syncer is already queued for this pass. */
   private final ThreadLocal<boolean[]> wakeQueued = ThreadLocal.withInitial(() -> new boolean[1]);
-  private final java.util.concurrent.atomic.AtomicLong requested = new java.util.concurrent.atomic.AtomicLong();
+
+  private final java.util.concurrent.atomic.AtomicLong requested =
+      new java.util.concurrent.atomic.AtomicLong();
   private volatile long completed;
   private volatile boolean closed;
+
   /** Failed syncs so far; only the first is logged with its stack trace. Syncer thread only. */
   private long failures;
 
@@ -60,10 +64,10 @@ final class DurabilityBarrier implements AutoCloseable {
    *
    * <p>The syncer is woken once per pass of the loop, by a task that runs after the pass has read
    * every ready connection, not once per connection: woken at the first connection's ticket, it
-   * could start an fsync of that client's writes alone (on a shared core the woken thread may
-   * even preempt the loop), leaving the rest of the pass to a second fsync; and each wake is a
-   * futex call. Redis fsyncs in {@code beforeSleep}, after its pass over ready clients, for the
-   * same reason. (Measured at P1 with 50 clients, it changed throughput by less than the noise.)
+   * could start an fsync of that client's writes alone (on a shared core the woken thread may even
+   * preempt the loop), leaving the rest of the pass to a second fsync; and each wake is a futex
+   * call. Redis fsyncs in {@code beforeSleep}, after its pass over ready clients, for the same
+   * reason. (Measured at P1 with 50 clients, it changed throughput by less than the noise.)
    */
   long request(Waiter waiter) {
     long ticket = requested.incrementAndGet();
@@ -84,10 +88,11 @@ final class DurabilityBarrier implements AutoCloseable {
     }
     queued[0] = true;
     try {
-      loop.execute(() -> {
-        queued[0] = false;
-        LockSupport.unpark(syncer);
-      });
+      loop.execute(
+          () -> {
+            queued[0] = false;
+            LockSupport.unpark(syncer);
+          });
     } catch (RejectedExecutionException shuttingDown) {
       queued[0] = false;
       LockSupport.unpark(syncer);
@@ -111,9 +116,14 @@ final class DurabilityBarrier implements AutoCloseable {
       } catch (RuntimeException e) {
         failure = e;
         if (failures++ == 0) {
-          LOG.log(System.Logger.Level.ERROR, "fsync failed; replies to the writes it covered are errors", e);
+          LOG.log(
+              System.Logger.Level.ERROR,
+              "fsync failed; replies to the writes it covered are errors",
+              e);
         } else {
-          LOG.log(System.Logger.Level.ERROR, "fsync failed again (" + failures + " times); replies are errors: " + e.getMessage());
+          LOG.log(
+              System.Logger.Level.ERROR,
+              "fsync failed again (" + failures + " times); replies are errors: " + e.getMessage());
         }
       }
       completed = target;
@@ -128,17 +138,19 @@ final class DurabilityBarrier implements AutoCloseable {
       pending.poll();
       byLoop.computeIfAbsent(p.waiter.loop(), l -> new ArrayList<>()).add(p.waiter);
     }
-    byLoop.forEach((loop, waiters) -> {
-      try {
-        loop.execute(() -> {
-          for (Waiter w : waiters) {
-            w.durable(target, failure);
+    byLoop.forEach(
+        (loop, waiters) -> {
+          try {
+            loop.execute(
+                () -> {
+                  for (Waiter w : waiters) {
+                    w.durable(target, failure);
+                  }
+                });
+          } catch (RuntimeException rejected) {
+            // The loop is shutting down; its connections are closing anyway.
           }
         });
-      } catch (RuntimeException rejected) {
-        // The loop is shutting down; its connections are closing anyway.
-      }
-    });
   }
 
   /** Waits (briefly) until every requested ticket is completed and handed to its loop. */

@@ -12,8 +12,8 @@ import java.util.Map;
 
 /**
  * Tries each configured port before the store is opened, so that a port already in use (another
- * server still running, most often) is reported with its address at once, and the data directory
- * is neither created nor locked nor recovered for a server that could not have listened.
+ * server still running, most often) is reported with its address at once, and the data directory is
+ * neither created nor locked nor recovered for a server that could not have listened.
  *
  * <p>The ports are bound and released at once: another process could take one between this check
  * and the real bind, and then the listener reports it as before. The check binds as the listener
@@ -32,13 +32,15 @@ public final class PortCheck {
     ports.put("https-port", config.httpsPort() == 0 ? -1 : config.httpsPort());
     InetSocketAddress host = new InetSocketAddress(config.bind(), 0);
     if (host.isUnresolved()) {
-      throw new ConfigException("cannot resolve the bind address '" + config.bind() + "'; check --bind");
+      throw new ConfigException(
+          "cannot resolve the bind address '" + config.bind() + "'; check --bind");
     }
-    ports.forEach((setting, port) -> {
-      if (port >= 0) {
-        tryBind(config.bind(), new InetSocketAddress(host.getAddress(), port), setting);
-      }
-    });
+    ports.forEach(
+        (setting, port) -> {
+          if (port >= 0) {
+            tryBind(config.bind(), new InetSocketAddress(host.getAddress(), port), setting);
+          }
+        });
   }
 
   private static void tryBind(String host, InetSocketAddress address, String setting) {
@@ -47,12 +49,17 @@ public final class PortCheck {
       probe.setOption(StandardSocketOptions.SO_REUSEADDR, true);
       probe.bind(address);
     } catch (BindException e) {
-      String why = e.getMessage() != null && e.getMessage().contains("in use")
-          ? "address already in use (is another server running there? stop it, or choose another --" + setting + ")"
-          : e.getMessage() + " (is " + host + " an address of this machine? check --bind)";
-      throw new ConfigException("cannot listen on " + host + ":" + port + " (" + setting + "): " + why);
+      String why =
+          e.getMessage() != null && e.getMessage().contains("in use")
+              ? "address already in use (is another server running there? stop it, or choose another --"
+                  + setting
+                  + ")"
+              : e.getMessage() + " (is " + host + " an address of this machine? check --bind)";
+      throw new ConfigException(
+          "cannot listen on " + host + ":" + port + " (" + setting + "): " + why);
     } catch (IOException | RuntimeException e) {
-      throw new ConfigException("cannot listen on " + host + ":" + port + " (" + setting + "): " + e.getMessage());
+      throw new ConfigException(
+          "cannot listen on " + host + ":" + port + " (" + setting + "): " + e.getMessage());
     }
   }
 }

@@ -17,23 +17,26 @@ import java.util.ArrayDeque;
 
 /**
  * One client connection. Bytes from the socket are copied into a growable heap array; every
- * complete request in it is parsed in place and executed on this event loop, its reply appended
- * to one output array; when the read batch ends, the whole output goes to the socket in one write.
- * So a pipelined batch read in one syscall is answered in one syscall, and the GET/SET path
- * allocates nothing per request beyond the key views the engine is given.
+ * complete request in it is parsed in place and executed on this event loop, its reply appended to
+ * one output array; when the read batch ends, the whole output goes to the socket in one write. So
+ * a pipelined batch read in one syscall is answered in one syscall, and the GET/SET path allocates
+ * nothing per request beyond the key views the engine is given.
  *
- * <p>Under {@code appendfsync always}, output that follows a write waits in {@link #held} until
- * the {@link DurabilityBarrier} reports the fsync covering it; later output queues behind it, so
+ * <p>Under {@code appendfsync always}, output that follows a write waits in {@link #held} until the
+ * {@link DurabilityBarrier} reports the fsync covering it; later output queues behind it, so
  * replies keep their order. If that fsync fails, every held reply is replaced by an error reply
- * (one for one, so a pipelining client stays in step): none of those writes is acknowledged, and
- * a reply to a read in the batch may show a write that is not durable. The connection stays open;
- * the store refuses further writes and serves reads. (Closing it instead, as before, left clients
- * to guess: most reconnect and retry, and none could tell the failure from a network fault.)
+ * (one for one, so a pipelining client stays in step): none of those writes is acknowledged, and a
+ * reply to a read in the batch may show a write that is not durable. The connection stays open; the
+ * store refuses further writes and serves reads. (Closing it instead, as before, left clients to
+ * guess: most reconnect and retry, and none could tell the failure from a network fault.)
  */
-final class RespConnection extends ChannelInboundHandlerAdapter implements DurabilityBarrier.Waiter {
+final class RespConnection extends ChannelInboundHandlerAdapter
+    implements DurabilityBarrier.Waiter {
   private static final System.Logger LOG = System.getLogger("dev.cellar.server");
+
   /** Above this much pending output in one batch, write it out rather than let the array grow. */
   private static final int FLUSH_THRESHOLD = 64 * 1024;
+
   private static final int INITIAL_INPUT = 16 * 1024;
   private static final int LOOKAHEAD = 32;
 
@@ -41,28 +44,37 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
   private final Dispatcher dispatcher;
   private final RequestParser parser;
   private final DurabilityBarrier barrier;
+
   /** Requests parsed ahead of execution, at most {@link #LOOKAHEAD}; see {@link #processInput}. */
   private Request[] pending = new Request[1];
+
   private final int[] ends = new int[LOOKAHEAD];
+
   /** The ranges of the input that hold the keys to prefetch; see {@link #prefetch}. */
   private final long[] prefetchOffsets = new long[LOOKAHEAD];
+
   private final long[] prefetchLengths = new long[LOOKAHEAD];
+
   /** What the engine's prefetch read; kept so the reads are not optimised away. */
   private long prefetchDigest;
+
   private final ReplyWriter out = new ReplyWriter(16 * 1024);
   private Session session;
   private ChannelHandlerContext ctx;
+
   /** Over maxclients: the refusal is on its way and input is dropped until the close. */
   private boolean rejected;
 
   private byte[] in = new byte[INITIAL_INPUT];
   private int inStart;
   private int inEnd;
+
   /** Replies in {@link #out} since it was last moved out. */
   private int replies;
 
   /** This client's share of {@code maxmemory-clients} (see {@link #accountMemory}). */
   private ClientMemory.Account memory;
+
   /** Bytes in {@link #held}. */
   private long heldBytes;
 
@@ -71,7 +83,11 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
 
   private record Held(ByteBuf bytes, long ticket, int replies) {}
 
-  RespConnection(ServerContext server, Dispatcher dispatcher, RequestParser parser, DurabilityBarrier barrier) {
+  RespConnection(
+      ServerContext server,
+      Dispatcher dispatcher,
+      RequestParser parser,
+      DurabilityBarrier barrier) {
     this.server = server;
     this.dispatcher = dispatcher;
     this.parser = parser;
@@ -87,8 +103,13 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
       return;
     }
     server.stats().connectionsReceived.increment();
-    session = new Session(server.clients().nextId(), String.valueOf(ctx.channel().remoteAddress()).replaceFirst("^/", ""),
-        String.valueOf(ctx.channel().localAddress()).replaceFirst("^/", ""), out, server);
+    session =
+        new Session(
+            server.clients().nextId(),
+            String.valueOf(ctx.channel().remoteAddress()).replaceFirst("^/", ""),
+            String.valueOf(ctx.channel().localAddress()).replaceFirst("^/", ""),
+            out,
+            server);
     if (server.clients().count() >= server.config().maxClients()) {
       server.stats().connectionsRejected.increment();
       rejected = true;
@@ -158,7 +179,11 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
     if (inEnd + n > in.length) {
       int pending = inEnd - inStart;
       if (pending + n > server.config().maxQueryBuffer()) {
-        LOG.log(System.Logger.Level.WARNING, "closing client " + session.address() + ": query buffer over client-query-buffer-limit");
+        LOG.log(
+            System.Logger.Level.WARNING,
+            "closing client "
+                + session.address()
+                + ": query buffer over client-query-buffer-limit");
         out.error("ERR Protocol error: query buffer over client-query-buffer-limit");
         replies++;
         session.closeAfterReply();
@@ -170,11 +195,15 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
       } else {
         // Grow by what arrived, not by what a header claims: a client that announces a large
         // bulk and sends nothing makes the server allocate nothing.
-        int length = (int) Math.min(Integer.MAX_VALUE - 16, Math.max(pending + (long) n, in.length * 2L));
+        int length =
+            (int) Math.min(Integer.MAX_VALUE - 16, Math.max(pending + (long) n, in.length * 2L));
         // Both arrays are live while the bytes are copied, so both are counted.
         if (!accountMemory(in.length + length, out.capacity())) {
-          server.clientMemory().evictedSelf(memory, "its request needs a query buffer of " + length + " bytes");
-          out.error("ERR client buffers over maxmemory-clients: this request does not fit now; send it again later or in parts");
+          server
+              .clientMemory()
+              .evictedSelf(memory, "its request needs a query buffer of " + length + " bytes");
+          out.error(
+              "ERR client buffers over maxmemory-clients: this request does not fit now; send it again later or in parts");
           replies++;
           session.closeAfterReply();
           inStart = inEnd = 0;
@@ -196,9 +225,9 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
   /**
    * Executes every complete request in the input, in order. Requests are parsed up to {@link
    * #LOOKAHEAD} ahead, so that when a client pipelines, the engine can prefetch the keys of the
-   * whole run at once ({@link dev.cellar.Cellar#prefetch}): their cache misses then overlap
-   * instead of each command waiting for its own. A malformed request ends the run; the requests
-   * before it are executed and answered first, as when they were parsed one at a time.
+   * whole run at once ({@link dev.cellar.Cellar#prefetch}): their cache misses then overlap instead
+   * of each command waiting for its own. A malformed request ends the run; the requests before it
+   * are executed and answered first, as when they were parsed one at a time.
    */
   private void processInput() throws ProtocolException {
     while (inStart < inEnd && !session.closing()) {
@@ -290,7 +319,8 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
         prefetchLengths[keys++] = pending[i].length(1);
       }
     }
-    prefetchDigest ^= server.store().prefetch(pending[0].input(), prefetchOffsets, prefetchLengths, keys);
+    prefetchDigest ^=
+        server.store().prefetch(pending[0].input(), prefetchOffsets, prefetchLengths, keys);
   }
 
   @Override
@@ -356,7 +386,11 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
       return true;
     }
     var outbound = ctx.channel().unsafe().outboundBuffer();
-    long total = inCapacity + (long) outCapacity + heldBytes + (outbound == null ? 0 : outbound.totalPendingWriteBytes());
+    long total =
+        inCapacity
+            + (long) outCapacity
+            + heldBytes
+            + (outbound == null ? 0 : outbound.totalPendingWriteBytes());
     return total == memory.bytes() || server.clientMemory().set(memory, total);
   }
 
@@ -389,15 +423,18 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
 
   /**
    * The fsync covering the held output failed: each held reply becomes an error, in order, so no
-   * write in it is acknowledged. Output held behind it is refused too, since it may depend on
-   * those writes (a read of a key just written).
+   * write in it is acknowledged. Output held behind it is refused too, since it may depend on those
+   * writes (a read of a key just written).
    */
   private void refuseHeld(RuntimeException failure) {
     ReplyWriter errors = new ReplyWriter(256);
     Throwable cause = failure.getCause() == null ? failure : failure.getCause();
-    String text = "ERR fsync failed (" + cause.getMessage() + "): this command's reply is withheld and its write,"
-        + " if any, is not acknowledged (it may or may not be on disk); writes are refused until the server is"
-        + " restarted, reads go on";
+    String text =
+        "ERR fsync failed ("
+            + cause.getMessage()
+            + "): this command's reply is withheld and its write,"
+            + " if any, is not acknowledged (it may or may not be on disk); writes are refused until the server is"
+            + " restarted, reads go on";
     for (Held h; (h = held.poll()) != null; ) {
       heldBytes -= h.bytes.readableBytes();
       h.bytes.release();
@@ -417,9 +454,12 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
   /** A client that does not read its replies is cut off once they pass the output limit. */
   private void checkOutputLimit() {
     var outbound = ctx.channel().unsafe().outboundBuffer();
-    if (outbound != null && outbound.totalPendingWriteBytes() > server.config().outputBufferLimit()) {
+    if (outbound != null
+        && outbound.totalPendingWriteBytes() > server.config().outputBufferLimit()) {
       server.stats().outputLimitDisconnects.increment();
-      LOG.log(System.Logger.Level.WARNING, "closing client " + session.address() + ": output over client-output-buffer-limit");
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "closing client " + session.address() + ": output over client-output-buffer-limit");
       ctx.close();
       session.closeAfterReply();
       return;
@@ -453,7 +493,8 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
     @Override
     public void push(byte[] bytes) {
       var outbound = ctx.channel().unsafe().outboundBuffer();
-      if (outbound != null && outbound.totalPendingWriteBytes() > server.config().outputBufferLimit()) {
+      if (outbound != null
+          && outbound.totalPendingWriteBytes() > server.config().outputBufferLimit()) {
         // A monitor that does not read its feed is cut off like any client over its output limit.
         server.stats().outputLimitDisconnects.increment();
         ctx.channel().close();
@@ -475,7 +516,9 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
 
     @Override
     public int fd() {
-      return ctx.channel() instanceof io.netty.channel.unix.UnixChannel unix ? unix.fd().intValue() : -1;
+      return ctx.channel() instanceof io.netty.channel.unix.UnixChannel unix
+          ? unix.fd().intValue()
+          : -1;
     }
 
     @Override

@@ -27,8 +27,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The listening sockets: RESP on {@code port} and, with TLS, on {@code tls-port}; HTTP on {@code
- * http-port} and HTTPS on {@code https-port}. One event loop per {@code io-threads} serves them all,
- * each connection pinned to one loop for its life. A TLS port's connections get the plaintext
+ * http-port} and HTTPS on {@code https-port}. One event loop per {@code io-threads} serves them
+ * all, each connection pinned to one loop for its life. A TLS port's connections get the plaintext
  * pipeline behind an {@code SslHandler} ({@link ServerTls}).
  *
  * <p>{@code port 0} means "any free port", except when {@code tls-port} is set: then, as in Redis,
@@ -67,12 +67,28 @@ public final class RespListener implements AutoCloseable {
     httpEndpoint = httpOn ? new HttpEndpoint(server) : null;
     List<Channel> bound = new ArrayList<>();
     try {
-      resp = config.port() == 0 && config.tlsPort() != 0 ? null : bound(bound, respChannel(server, dispatcher, config.port(), null));
-      respTls = config.tlsPort() == 0 ? null : bound(bound, respChannel(server, dispatcher, config.tlsPort(), tls));
-      http = config.httpPort() == 0 ? null
-          : bound(bound, httpEndpoint.listen(loops, transport.serverChannel(), config.bind(), config.httpPort(), null));
-      https = config.httpsPort() == 0 ? null
-          : bound(bound, httpEndpoint.listen(loops, transport.serverChannel(), config.bind(), config.httpsPort(), tls));
+      resp =
+          config.port() == 0 && config.tlsPort() != 0
+              ? null
+              : bound(bound, respChannel(server, dispatcher, config.port(), null));
+      respTls =
+          config.tlsPort() == 0
+              ? null
+              : bound(bound, respChannel(server, dispatcher, config.tlsPort(), tls));
+      http =
+          config.httpPort() == 0
+              ? null
+              : bound(
+                  bound,
+                  httpEndpoint.listen(
+                      loops, transport.serverChannel(), config.bind(), config.httpPort(), null));
+      https =
+          config.httpsPort() == 0
+              ? null
+              : bound(
+                  bound,
+                  httpEndpoint.listen(
+                      loops, transport.serverChannel(), config.bind(), config.httpsPort(), tls));
     } catch (RuntimeException e) {
       bound.forEach(c -> c.close().syncUninterruptibly());
       if (httpEndpoint != null) {
@@ -84,9 +100,14 @@ public final class RespListener implements AutoCloseable {
       }
       throw e;
     }
-    memoryRefresh = loops.next().scheduleAtFixedRate(server.memory()::refresh, 100, 100, TimeUnit.MILLISECONDS);
-    statsSample = loops.next().scheduleAtFixedRate(server.sampler()::sample, 100, 100, TimeUnit.MILLISECONDS);
-    deadPeers = new DeadPeerSweep(loops, httpEndpoint == null ? List.of(clients) : List.of(clients, httpEndpoint.connections()));
+    memoryRefresh =
+        loops.next().scheduleAtFixedRate(server.memory()::refresh, 100, 100, TimeUnit.MILLISECONDS);
+    statsSample =
+        loops.next().scheduleAtFixedRate(server.sampler()::sample, 100, 100, TimeUnit.MILLISECONDS);
+    deadPeers =
+        new DeadPeerSweep(
+            loops,
+            httpEndpoint == null ? List.of(clients) : List.of(clients, httpEndpoint.connections()));
   }
 
   private static Channel bound(List<Channel> bound, Channel channel) {
@@ -94,40 +115,66 @@ public final class RespListener implements AutoCloseable {
     return channel;
   }
 
-  private Channel respChannel(ServerContext server, Dispatcher dispatcher, int port, ServerTls tls) {
+  private Channel respChannel(
+      ServerContext server, Dispatcher dispatcher, int port, ServerTls tls) {
     ServerConfig config = server.config();
-    ServerBootstrap bootstrap = new ServerBootstrap()
-        .group(loops)
-        .channel(transport.serverChannel())
-        .option(ChannelOption.SO_BACKLOG, 1024)
-        .option(ChannelOption.SO_REUSEADDR, true)
-        // No TCP_NODELAY option: every transport's channel turns it on when created (Netty's
-        // default on Linux), and asking again cost one more setsockopt per connection.
-        .childOption(ChannelOption.SO_KEEPALIVE, true)
-        .childHandler(new ChannelInitializer<Channel>() {
-          @Override
-          protected void initChannel(Channel ch) {
-            clients.add(ch);
-            if (tls != null) {
-              tls.addTo(ch);
-            }
-            ch.pipeline().addLast(new RespConnection(server, dispatcher, new RequestParser(config.maxBulkLength()), barrier));
-          }
-        });
+    ServerBootstrap bootstrap =
+        new ServerBootstrap()
+            .group(loops)
+            .channel(transport.serverChannel())
+            .option(ChannelOption.SO_BACKLOG, 1024)
+            .option(ChannelOption.SO_REUSEADDR, true)
+            // No TCP_NODELAY option: every transport's channel turns it on when created (Netty's
+            // default on Linux), and asking again cost one more setsockopt per connection.
+            .childOption(ChannelOption.SO_KEEPALIVE, true)
+            .childHandler(
+                new ChannelInitializer<Channel>() {
+                  @Override
+                  protected void initChannel(Channel ch) {
+                    clients.add(ch);
+                    if (tls != null) {
+                      tls.addTo(ch);
+                    }
+                    ch.pipeline()
+                        .addLast(
+                            new RespConnection(
+                                server,
+                                dispatcher,
+                                new RequestParser(config.maxBulkLength()),
+                                barrier));
+                  }
+                });
     try {
-      return bootstrap.bind(new InetSocketAddress(config.bind(), port)).syncUninterruptibly().channel();
+      return bootstrap
+          .bind(new InetSocketAddress(config.bind(), port))
+          .syncUninterruptibly()
+          .channel();
     } catch (RuntimeException e) {
-      throw new IllegalStateException("cannot listen" + (tls == null ? "" : " for TLS") + " on " + config.bind() + ":" + port
-          + " (" + e.getMessage() + ")", e);
+      throw new IllegalStateException(
+          "cannot listen"
+              + (tls == null ? "" : " for TLS")
+              + " on "
+              + config.bind()
+              + ":"
+              + port
+              + " ("
+              + e.getMessage()
+              + ")",
+          e);
     }
   }
 
-  /** Starts listening; {@code tls} (null without {@code tls-port} and {@code https-port}) is built and checked already. */
+  /**
+   * Starts listening; {@code tls} (null without {@code tls-port} and {@code https-port}) is built
+   * and checked already.
+   */
   public static RespListener start(ServerContext server, Dispatcher dispatcher, ServerTls tls) {
     return new RespListener(server, dispatcher, tls);
   }
 
-  /** The plaintext RESP port; 0 when plaintext RESP is off ({@code port 0} with {@code tls-port}). */
+  /**
+   * The plaintext RESP port; 0 when plaintext RESP is off ({@code port 0} with {@code tls-port}).
+   */
   public int port() {
     return portOf(resp);
   }

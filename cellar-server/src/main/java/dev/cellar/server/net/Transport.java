@@ -17,13 +17,14 @@ import io.netty.channel.uring.IoUringSocketChannel;
 /**
  * The socket layer: Linux's io_uring or epoll through Netty's native transports, or the JDK's NIO
  * where neither loads. {@code auto} takes io_uring first: a loop iteration hands all its reads and
- * writes to the kernel in one {@code io_uring_enter}, where epoll costs a {@code read} and a
- * {@code write} per batch a connection sends, so syscalls per request fell 15 to 30 times, and
- * pipelined throughput was at least epoll's (measured side by side in docs/benchmarks.md). epoll
- * stays the fallback for kernels without io_uring or where it is switched off
- * ({@code kernel.io_uring_disabled}, container seccomp profiles).
+ * writes to the kernel in one {@code io_uring_enter}, where epoll costs a {@code read} and a {@code
+ * write} per batch a connection sends, so syscalls per request fell 15 to 30 times, and pipelined
+ * throughput was at least epoll's (measured side by side in docs/benchmarks.md). epoll stays the
+ * fallback for kernels without io_uring or where it is switched off ({@code
+ * kernel.io_uring_disabled}, container seccomp profiles).
  */
-record Transport(String name, IoHandlerFactory handlers, Class<? extends ServerChannel> serverChannel) {
+record Transport(
+    String name, IoHandlerFactory handlers, Class<? extends ServerChannel> serverChannel) {
   /** Linux's {@code TCP_CLOSE}: the state of a socket whose peer reset it. */
   private static final int TCP_CLOSE = 7;
 
@@ -67,17 +68,20 @@ record Transport(String name, IoHandlerFactory handlers, Class<? extends ServerC
   private static Transport ioUring(boolean required) {
     if (!IoUring.isAvailable()) {
       if (required) {
-        throw new IllegalStateException("io_uring is not available here: " + IoUring.unavailabilityCause());
+        throw new IllegalStateException(
+            "io_uring is not available here: " + IoUring.unavailabilityCause());
       }
       return null;
     }
-    return new Transport("io_uring", IoUringIoHandler.newFactory(), IoUringServerSocketChannel.class);
+    return new Transport(
+        "io_uring", IoUringIoHandler.newFactory(), IoUringServerSocketChannel.class);
   }
 
   private static Transport epoll(boolean required) {
     if (!Epoll.isAvailable()) {
       if (required) {
-        throw new IllegalStateException("epoll is not available here: " + Epoll.unavailabilityCause());
+        throw new IllegalStateException(
+            "epoll is not available here: " + Epoll.unavailabilityCause());
       }
       return null;
     }

@@ -4,8 +4,8 @@ import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Encodes replies into a growable byte array that the connection hands to the socket once per
- * batch of requests. RESP2 or RESP3 ({@code HELLO 3}) decides how nulls, maps and doubles look.
+ * Encodes replies into a growable byte array that the connection hands to the socket once per batch
+ * of requests. RESP2 or RESP3 ({@code HELLO 3}) decides how nulls, maps and doubles look.
  *
  * <p>Owned by one connection, so not thread-safe.
  */
@@ -22,7 +22,9 @@ public final class ReplyWriter {
     boolean allow(int from, int to);
   }
 
-  /** A reply the writer's {@link Growth} did not let it hold; the command fails with this message. */
+  /**
+   * A reply the writer's {@link Growth} did not let it hold; the command fails with this message.
+   */
   public static final class ReplyTooLarge extends RuntimeException {
     ReplyTooLarge(String message) {
       super(message, null, false, false);
@@ -40,7 +42,10 @@ public final class ReplyWriter {
     segment = MemorySegment.ofArray(buffer);
   }
 
-  /** Asks {@code growth} before each growth of the buffer, so that a reply cannot outgrow the clients' memory budget. */
+  /**
+   * Asks {@code growth} before each growth of the buffer, so that a reply cannot outgrow the
+   * clients' memory budget.
+   */
   public void limitGrowth(Growth growth) {
     this.growth = growth;
   }
@@ -95,8 +100,11 @@ public final class ReplyWriter {
         // Doubling would not fit the budget: exactly what is needed might.
         capacity = (int) needed;
         if (!growth.allow(buffer.length, capacity)) {
-          throw new ReplyTooLarge("reply of more than " + needed + " bytes would take the clients' buffers over"
-              + " maxmemory-clients; ask for less at a time (a range, SCAN, GETRANGE)");
+          throw new ReplyTooLarge(
+              "reply of more than "
+                  + needed
+                  + " bytes would take the clients' buffers over"
+                  + " maxmemory-clients; ask for less at a time (a range, SCAN, GETRANGE)");
         }
       }
       buffer = java.util.Arrays.copyOf(buffer, capacity);
@@ -143,7 +151,10 @@ public final class ReplyWriter {
     ensure(text.length() + 3);
     buffer[position++] = '-';
     // Replies are one line: a newline from an exception message would end the reply early.
-    String line = text.indexOf('\r') >= 0 || text.indexOf('\n') >= 0 ? text.replace('\r', ' ').replace('\n', ' ') : text;
+    String line =
+        text.indexOf('\r') >= 0 || text.indexOf('\n') >= 0
+            ? text.replace('\r', ' ').replace('\n', ' ')
+            : text;
     byte[] utf8 = line.getBytes(StandardCharsets.UTF_8);
     raw(utf8);
     raw(CRLF);

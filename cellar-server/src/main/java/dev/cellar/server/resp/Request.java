@@ -26,7 +26,9 @@ public final class Request {
     count = 0;
   }
 
-  /** The input moved by {@code delta} bytes, into {@code buffer}: the arguments so far move with it. */
+  /**
+   * The input moved by {@code delta} bytes, into {@code buffer}: the arguments so far move with it.
+   */
   void moved(byte[] buffer, int delta) {
     int keep = count;
     reset(buffer);
@@ -74,8 +76,8 @@ public final class Request {
   }
 
   /**
-   * The input buffer as a segment: argument {@code i} is its {@link #length(int)} bytes from
-   * {@link #offset(int)}. The hot commands hand the engine these ranges rather than a {@link
+   * The input buffer as a segment: argument {@code i} is its {@link #length(int)} bytes from {@link
+   * #offset(int)}. The hot commands hand the engine these ranges rather than a {@link
    * #segment(int)} slice each, so that they allocate nothing.
    */
   public MemorySegment input() {

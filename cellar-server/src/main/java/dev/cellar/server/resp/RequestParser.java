@@ -16,10 +16,9 @@ package dev.cellar.server.resp;
  *
  * <p>Limits, as Redis has them: at most {@value #MAX_MULTIBULK} arguments, each at most the
  * configured bulk length; a header or inline line must end within {@value #MAX_INLINE} bytes.
- * Before a client authenticates ({@link #authenticated(boolean)}), as in Redis 7.2: at most
- * {@value #MAX_UNAUTHENTICATED_MULTIBULK} arguments, each at most {@value
- * #MAX_UNAUTHENTICATED_BULK} bytes. Anything else is a {@link ProtocolException} with Redis's
- * message.
+ * Before a client authenticates ({@link #authenticated(boolean)}), as in Redis 7.2: at most {@value
+ * #MAX_UNAUTHENTICATED_MULTIBULK} arguments, each at most {@value #MAX_UNAUTHENTICATED_BULK} bytes.
+ * Anything else is a {@link ProtocolException} with Redis's message.
  */
 public final class RequestParser {
   /** {@link #parse} result: the buffer ends inside a request. */
@@ -42,6 +41,7 @@ public final class RequestParser {
   private int partialStart;
   private int resumeAt;
   private long remaining;
+
   /** Where the search for the end of the line being read goes on: the bytes before hold no CRLF. */
   private int scanned;
 
@@ -74,11 +74,12 @@ public final class RequestParser {
   /**
    * Parses one request from {@code buf[start, end)} into {@code request}; returns the position
    * after it, or {@link #NEED_MORE}. A request with no arguments (an empty line, {@code *0}) is
-   * returned with {@code argc() == 0}: callers skip it. Inline arguments are unescaped in place,
-   * so the buffer is modified within the parsed line.
+   * returned with {@code argc() == 0}: callers skip it. Inline arguments are unescaped in place, so
+   * the buffer is modified within the parsed line.
    */
   public int parse(byte[] buf, int start, int end, Request request) throws ProtocolException {
-    boolean resume = partial == request && partialBuffer == buf && partialStart == start && resumeAt <= end;
+    boolean resume =
+        partial == request && partialBuffer == buf && partialStart == start && resumeAt <= end;
     partial = null;
     if (!resume) {
       request.reset(buf);
@@ -89,7 +90,10 @@ public final class RequestParser {
       scanned = start;
       partialInline = buf[start] != '*';
     }
-    int next = partialInline ? parseInline(buf, start, end, request) : parseMultibulk(buf, start, end, request);
+    int next =
+        partialInline
+            ? parseInline(buf, start, end, request)
+            : parseMultibulk(buf, start, end, request);
     if (next == NEED_MORE) {
       partial = request;
       partialBuffer = buf;
@@ -98,7 +102,8 @@ public final class RequestParser {
     return next;
   }
 
-  private int parseMultibulk(byte[] buf, int start, int end, Request request) throws ProtocolException {
+  private int parseMultibulk(byte[] buf, int start, int end, Request request)
+      throws ProtocolException {
     int at;
     if (resumeAt >= 0) {
       at = resumeAt;
@@ -164,7 +169,10 @@ public final class RequestParser {
     return at;
   }
 
-  /** A non-negative decimal, -1 for any negative one; {@code Long.MIN_VALUE} when it is not a number. */
+  /**
+   * A non-negative decimal, -1 for any negative one; {@code Long.MIN_VALUE} when it is not a
+   * number.
+   */
   private static long parseLength(byte[] buf, int from, int to) {
     if (from == to || to - from > 18) {
       return Long.MIN_VALUE;
@@ -204,7 +212,8 @@ public final class RequestParser {
     return -1;
   }
 
-  private int parseInline(byte[] buf, int start, int end, Request request) throws ProtocolException {
+  private int parseInline(byte[] buf, int start, int end, Request request)
+      throws ProtocolException {
     int newline = -1;
     // The newline search resumes where the last call's stopped: the bytes before it hold none.
     for (int i = scanned; i < end; i++) {
@@ -232,7 +241,8 @@ public final class RequestParser {
    * ({@code \n \r \t \b \a \\ \" \xHH}), single quotes with {@code \'}, and a closing quote must be
    * followed by a space or the end. Unescaped words are written back over the line.
    */
-  private static void splitInline(byte[] buf, int from, int to, Request request) throws ProtocolException {
+  private static void splitInline(byte[] buf, int from, int to, Request request)
+      throws ProtocolException {
     int i = from;
     while (true) {
       while (i < to && isSpace(buf[i])) {
@@ -252,19 +262,24 @@ public final class RequestParser {
             throw new ProtocolException("unbalanced quotes in request");
           }
           byte c = buf[i];
-          if (c == '\\' && i + 3 < to && buf[i + 1] == 'x' && isHex(buf[i + 2]) && isHex(buf[i + 3])) {
+          if (c == '\\'
+              && i + 3 < to
+              && buf[i + 1] == 'x'
+              && isHex(buf[i + 2])
+              && isHex(buf[i + 3])) {
             buf[out++] = (byte) (hex(buf[i + 2]) * 16 + hex(buf[i + 3]));
             i += 4;
           } else if (c == '\\' && i + 1 < to) {
             byte e = buf[i + 1];
-            buf[out++] = switch (e) {
-              case 'n' -> (byte) '\n';
-              case 'r' -> (byte) '\r';
-              case 't' -> (byte) '\t';
-              case 'b' -> (byte) '\b';
-              case 'a' -> (byte) 7;
-              default -> e;
-            };
+            buf[out++] =
+                switch (e) {
+                  case 'n' -> (byte) '\n';
+                  case 'r' -> (byte) '\r';
+                  case 't' -> (byte) '\t';
+                  case 'b' -> (byte) '\b';
+                  case 'a' -> (byte) 7;
+                  default -> e;
+                };
             i += 2;
           } else if (c == '"') {
             if (i + 1 < to && !isSpace(buf[i + 1])) {

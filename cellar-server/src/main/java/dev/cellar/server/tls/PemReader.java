@@ -37,10 +37,15 @@ import javax.crypto.spec.PBEKeySpec;
  * {@code openssl pkcs8} does once.
  */
 final class PemReader {
-  private static final Pattern BLOCK = Pattern.compile(
-      "-----BEGIN ([A-Z0-9 ]+)-----\\R(.*?)-----END \\1-----", Pattern.DOTALL);
-  /** Key algorithms tried in turn: PKCS#8 names its algorithm by OID, which the JDK does not map for us. */
-  private static final List<String> KEY_ALGORITHMS = List.of("RSA", "EC", "EdDSA", "RSASSA-PSS", "DSA");
+  private static final Pattern BLOCK =
+      Pattern.compile("-----BEGIN ([A-Z0-9 ]+)-----\\R(.*?)-----END \\1-----", Pattern.DOTALL);
+
+  /**
+   * Key algorithms tried in turn: PKCS#8 names its algorithm by OID, which the JDK does not map for
+   * us.
+   */
+  private static final List<String> KEY_ALGORITHMS =
+      List.of("RSA", "EC", "EdDSA", "RSASSA-PSS", "DSA");
 
   private PemReader() {}
 
@@ -49,8 +54,14 @@ final class PemReader {
     byte[] bytes = read(setting, file);
     String text = new String(bytes, StandardCharsets.US_ASCII);
     if (!text.contains("-----BEGIN CERTIFICATE-----")) {
-      throw new ConfigException(setting + " " + file + " holds no certificate (expected -----BEGIN CERTIFICATE-----)"
-          + (text.contains("PRIVATE KEY-----") ? "; it holds a private key: are tls-cert-file and tls-key-file swapped?" : ""));
+      throw new ConfigException(
+          setting
+              + " "
+              + file
+              + " holds no certificate (expected -----BEGIN CERTIFICATE-----)"
+              + (text.contains("PRIVATE KEY-----")
+                  ? "; it holds a private key: are tls-cert-file and tls-key-file swapped?"
+                  : ""));
     }
     List<X509Certificate> out = new ArrayList<>();
     try {
@@ -59,10 +70,12 @@ final class PemReader {
         out.add((X509Certificate) c);
       }
     } catch (CertificateException e) {
-      throw new ConfigException(setting + " " + file + " is not a PEM certificate file (" + e.getMessage() + ")");
+      throw new ConfigException(
+          setting + " " + file + " is not a PEM certificate file (" + e.getMessage() + ")");
     }
     if (out.isEmpty()) {
-      throw new ConfigException(setting + " " + file + " holds no certificate (expected -----BEGIN CERTIFICATE-----)");
+      throw new ConfigException(
+          setting + " " + file + " holds no certificate (expected -----BEGIN CERTIFICATE-----)");
     }
     return out;
   }
@@ -72,55 +85,98 @@ final class PemReader {
     String text = new String(read(setting, file), StandardCharsets.US_ASCII);
     Matcher m = BLOCK.matcher(text);
     if (!m.find()) {
-      throw new ConfigException(setting + " " + file + " holds no PEM block; expected a PKCS#8 key"
-          + " (-----BEGIN PRIVATE KEY-----). From DER: openssl pkcs8 -topk8 -nocrypt -inform DER -in KEY -out key.pem");
+      throw new ConfigException(
+          setting
+              + " "
+              + file
+              + " holds no PEM block; expected a PKCS#8 key"
+              + " (-----BEGIN PRIVATE KEY-----). From DER: openssl pkcs8 -topk8 -nocrypt -inform DER -in KEY -out key.pem");
     }
     String type = m.group(1);
     byte[] der;
     try {
       der = Base64.getMimeDecoder().decode(m.group(2));
     } catch (IllegalArgumentException e) {
-      throw new ConfigException(setting + " " + file + ": the " + type + " block is not valid base64");
+      throw new ConfigException(
+          setting + " " + file + ": the " + type + " block is not valid base64");
     }
     return switch (type) {
       case "PRIVATE KEY" -> {
         if (passphrase != null) {
-          throw new ConfigException(setting + " " + file + " is not encrypted, but tls-key-file-pass is set: remove the passphrase setting");
+          throw new ConfigException(
+              setting
+                  + " "
+                  + file
+                  + " is not encrypted, but tls-key-file-pass is set: remove the passphrase setting");
         }
         yield decode(setting, file, new PKCS8EncodedKeySpec(der));
       }
-      case "ENCRYPTED PRIVATE KEY" -> decode(setting, file, decrypt(setting, file, der, passphrase));
-      case "RSA PRIVATE KEY", "EC PRIVATE KEY", "DSA PRIVATE KEY" -> throw new ConfigException(setting + " " + file
-          + " holds a PKCS#1/SEC1 key (-----BEGIN " + type + "-----, as older openssl writes); Cellar reads PKCS#8."
-          + " Convert it with:"
-          + " openssl pkcs8 -topk8 -nocrypt -in " + file + " -out key.pem (or -v2 aes-256-cbc instead of -nocrypt to"
-          + " keep it encrypted, with tls-key-file-pass)");
-      case "CERTIFICATE" -> throw new ConfigException(setting + " " + file
-          + " holds a certificate, not a private key: are tls-cert-file and tls-key-file swapped?");
-      default -> throw new ConfigException(setting + " " + file + " holds a '" + type
-          + "' block; expected a PKCS#8 key (-----BEGIN PRIVATE KEY-----), as openssl genpkey writes");
+      case "ENCRYPTED PRIVATE KEY" ->
+          decode(setting, file, decrypt(setting, file, der, passphrase));
+      case "RSA PRIVATE KEY", "EC PRIVATE KEY", "DSA PRIVATE KEY" ->
+          throw new ConfigException(
+              setting
+                  + " "
+                  + file
+                  + " holds a PKCS#1/SEC1 key (-----BEGIN "
+                  + type
+                  + "-----, as older openssl writes); Cellar reads PKCS#8."
+                  + " Convert it with:"
+                  + " openssl pkcs8 -topk8 -nocrypt -in "
+                  + file
+                  + " -out key.pem (or -v2 aes-256-cbc instead of -nocrypt to"
+                  + " keep it encrypted, with tls-key-file-pass)");
+      case "CERTIFICATE" ->
+          throw new ConfigException(
+              setting
+                  + " "
+                  + file
+                  + " holds a certificate, not a private key: are tls-cert-file and tls-key-file swapped?");
+      default ->
+          throw new ConfigException(
+              setting
+                  + " "
+                  + file
+                  + " holds a '"
+                  + type
+                  + "' block; expected a PKCS#8 key (-----BEGIN PRIVATE KEY-----), as openssl genpkey writes");
     };
   }
 
-  private static PKCS8EncodedKeySpec decrypt(String setting, Path file, byte[] der, String passphrase) {
+  private static PKCS8EncodedKeySpec decrypt(
+      String setting, Path file, byte[] der, String passphrase) {
     if (passphrase == null) {
-      throw new ConfigException(setting + " " + file + " is encrypted: set tls-key-file-pass to its passphrase");
+      throw new ConfigException(
+          setting + " " + file + " is encrypted: set tls-key-file-pass to its passphrase");
     }
     EncryptedPrivateKeyInfo info;
     try {
       info = new EncryptedPrivateKeyInfo(der);
     } catch (IOException e) {
-      throw new ConfigException(setting + " " + file + ": the ENCRYPTED PRIVATE KEY block is malformed (" + e.getMessage() + ")");
+      throw new ConfigException(
+          setting
+              + " "
+              + file
+              + ": the ENCRYPTED PRIVATE KEY block is malformed ("
+              + e.getMessage()
+              + ")");
     }
     try {
       SecretKeyFactory factory = SecretKeyFactory.getInstance(info.getAlgName());
       return info.getKeySpec(factory.generateSecret(new PBEKeySpec(passphrase.toCharArray())));
     } catch (java.security.NoSuchAlgorithmException e) {
-      throw new ConfigException(setting + " " + file + " is encrypted with " + info.getAlgName() + ", which this JDK cannot"
-          + " decrypt; re-encrypt it with: openssl pkcs8 -topk8 -v2 aes-256-cbc -in KEY -out key.pem");
+      throw new ConfigException(
+          setting
+              + " "
+              + file
+              + " is encrypted with "
+              + info.getAlgName()
+              + ", which this JDK cannot"
+              + " decrypt; re-encrypt it with: openssl pkcs8 -topk8 -v2 aes-256-cbc -in KEY -out key.pem");
     } catch (GeneralSecurityException e) {
       // Deliberately no detail: the message is about the passphrase and must not echo it.
-      throw new ConfigException("cannot decrypt " + setting + " " + file + ": wrong tls-key-file-pass?");
+      throw new ConfigException(
+          "cannot decrypt " + setting + " " + file + ": wrong tls-key-file-pass?");
     }
   }
 
@@ -132,8 +188,14 @@ final class PemReader {
         // not this algorithm; try the next
       }
     }
-    throw new ConfigException(setting + " " + file + ": the PKCS#8 key is of an algorithm this JDK cannot read"
-        + " (tried " + String.join(", ", KEY_ALGORITHMS) + ")");
+    throw new ConfigException(
+        setting
+            + " "
+            + file
+            + ": the PKCS#8 key is of an algorithm this JDK cannot read"
+            + " (tried "
+            + String.join(", ", KEY_ALGORITHMS)
+            + ")");
   }
 
   private static byte[] read(String setting, Path file) {

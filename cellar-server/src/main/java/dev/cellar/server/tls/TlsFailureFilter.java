@@ -19,9 +19,13 @@ final class TlsFailureFilter extends ChannelInboundHandlerAdapter {
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-    Throwable tls = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
+    Throwable tls =
+        cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
     if (tls instanceof SSLException || tls instanceof NotSslRecordException) {
-      LOG.log(System.Logger.Level.DEBUG, () -> "TLS connection " + ctx.channel().remoteAddress() + " refused: " + tls.getMessage());
+      LOG.log(
+          System.Logger.Level.DEBUG,
+          () ->
+              "TLS connection " + ctx.channel().remoteAddress() + " refused: " + tls.getMessage());
       ctx.close();
       return;
     }

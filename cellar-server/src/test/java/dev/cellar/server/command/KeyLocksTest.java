@@ -34,7 +34,8 @@ class KeyLocksTest {
     assertTrue(KeyLocks.forServer(config("1", "0")).serial());
     assertFalse(KeyLocks.forServer(config("2", "0")).serial(), "two event loops");
     assertFalse(KeyLocks.forServer(config("1", "6380")).serial(), "HTTP writes on its own threads");
-    assertFalse(KeyLocks.forServer(config("1", "0").set("https-port", "6443")).serial(), "so does HTTPS");
+    assertFalse(
+        KeyLocks.forServer(config("1", "0").set("https-port", "6443")).serial(), "so does HTTPS");
   }
 
   @Test
@@ -60,32 +61,43 @@ class KeyLocksTest {
     int clients = 4;
     int perClient = 3_000;
     int batch = 100;
-    try (CellarServer server = CellarServer.start(
-        new ServerConfig().set("port", "0").set("http-port", "0").set("dir", dir.toString()).set("io-threads", ioThreads))) {
+    try (CellarServer server =
+        CellarServer.start(
+            new ServerConfig()
+                .set("port", "0")
+                .set("http-port", "0")
+                .set("dir", dir.toString())
+                .set("io-threads", ioThreads))) {
       CountDownLatch start = new CountDownLatch(1);
       List<Thread> threads = new ArrayList<>();
       List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
       for (int c = 0; c < clients; c++) {
-        threads.add(Thread.ofPlatform().start(() -> {
-          try (Socket socket = new Socket("127.0.0.1", server.port())) {
-            OutputStream out = socket.getOutputStream();
-            InputStream in = new BufferedInputStream(socket.getInputStream());
-            byte[] request = "*2\r\n$4\r\nINCR\r\n$7\r\ncounter\r\n".repeat(batch).getBytes(StandardCharsets.US_ASCII);
-            start.await();
-            for (int sent = 0; sent < perClient; sent += batch) {
-              out.write(request);
-              out.flush();
-              for (int i = 0; i < batch; i++) {
-                String line = readLine(in);
-                if (!line.startsWith(":")) {
-                  throw new AssertionError("INCR answered " + line);
-                }
-              }
-            }
-          } catch (Throwable t) {
-            failures.add(t);
-          }
-        }));
+        threads.add(
+            Thread.ofPlatform()
+                .start(
+                    () -> {
+                      try (Socket socket = new Socket("127.0.0.1", server.port())) {
+                        OutputStream out = socket.getOutputStream();
+                        InputStream in = new BufferedInputStream(socket.getInputStream());
+                        byte[] request =
+                            "*2\r\n$4\r\nINCR\r\n$7\r\ncounter\r\n"
+                                .repeat(batch)
+                                .getBytes(StandardCharsets.US_ASCII);
+                        start.await();
+                        for (int sent = 0; sent < perClient; sent += batch) {
+                          out.write(request);
+                          out.flush();
+                          for (int i = 0; i < batch; i++) {
+                            String line = readLine(in);
+                            if (!line.startsWith(":")) {
+                              throw new AssertionError("INCR answered " + line);
+                            }
+                          }
+                        }
+                      } catch (Throwable t) {
+                        failures.add(t);
+                      }
+                    }));
       }
       start.countDown();
       for (Thread t : threads) {
@@ -93,7 +105,9 @@ class KeyLocksTest {
       }
       assertTrue(failures.isEmpty(), failures.toString());
       try (Socket socket = new Socket("127.0.0.1", server.port())) {
-        socket.getOutputStream().write("*2\r\n$3\r\nGET\r\n$7\r\ncounter\r\n".getBytes(StandardCharsets.US_ASCII));
+        socket
+            .getOutputStream()
+            .write("*2\r\n$3\r\nGET\r\n$7\r\ncounter\r\n".getBytes(StandardCharsets.US_ASCII));
         InputStream in = new BufferedInputStream(socket.getInputStream());
         readLine(in); // $<length>
         assertEquals(Integer.toString(clients * perClient), readLine(in));
@@ -105,13 +119,17 @@ class KeyLocksTest {
     return new ServerConfig().set("io-threads", ioThreads).set("http-port", httpPort);
   }
 
-  private static boolean lockedElsewhereWithin(KeyLocks locks, int stripe, long millis) throws InterruptedException {
+  private static boolean lockedElsewhereWithin(KeyLocks locks, int stripe, long millis)
+      throws InterruptedException {
     boolean[] locked = {false};
-    Thread other = Thread.ofPlatform().start(() -> {
-      locks.lock(stripe);
-      locked[0] = true;
-      locks.unlock(stripe);
-    });
+    Thread other =
+        Thread.ofPlatform()
+            .start(
+                () -> {
+                  locks.lock(stripe);
+                  locked[0] = true;
+                  locks.unlock(stripe);
+                });
     other.join(millis);
     // A thread still blocked stays so until the stripe is unlocked, then finishes on its own.
     return !other.isAlive() && locked[0];

@@ -28,7 +28,9 @@ class LatencyMonitorTest {
     LatencyMonitor monitor = new LatencyMonitor();
     monitor.record("command", 5);
     monitor.record("fast-command", 2);
-    assertEquals(List.of("command", "fast-command"), monitor.latest().stream().map(LatencyMonitor.Latest::event).toList());
+    assertEquals(
+        List.of("command", "fast-command"),
+        monitor.latest().stream().map(LatencyMonitor.Latest::event).toList());
     assertEquals(1, monitor.reset(List.of("fast-command", "no-such-event")));
     assertEquals(1, monitor.reset(List.of()));
     assertTrue(monitor.latest().isEmpty());

@@ -52,23 +52,33 @@ class LongDoubleTest {
 
   @Test
   void hugeValuesPrintEveryIntegerDigitOfTheExtendedValue() {
-    String redis1e4000Head = "99999999999999999999654638730996237849324925835069576313015083330432619433063423554818216418655092";
+    String redis1e4000Head =
+        "99999999999999999999654638730996237849324925835069576313015083330432619433063423554818216418655092";
     String redis1e4000Tail = "272729951206648276349901340672";
     String once = incr("0", "1e4000");
     assertEquals(4000, once.length());
     assertTrue(once.startsWith(redis1e4000Head), once.substring(0, 100));
     assertTrue(once.endsWith(redis1e4000Tail), once.substring(once.length() - 40));
     String twice = incr(once, "1e4000");
-    assertTrue(twice.startsWith("1999999999999999999993092774619924756986498516701391526260301666608652388661268471096364328373101855"),
+    assertTrue(
+        twice.startsWith(
+            "1999999999999999999993092774619924756986498516701391526260301666608652388661268471096364328373101855"),
         twice.substring(0, 100));
     assertEquals(4001, twice.length());
-    assertTrue(twice.endsWith("545459902413296552699802681344"), twice.substring(twice.length() - 40));
+    assertTrue(
+        twice.endsWith("545459902413296552699802681344"), twice.substring(twice.length() - 40));
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"", " 1", "1 ", "abc", "1e", "--1", "+-1", "nan", "NaN", "1e5000", "-1e5000", "1e-5000", "0x10", "1,5"})
+  @ValueSource(
+      strings = {
+        "", " 1", "1 ", "abc", "1e", "--1", "+-1", "nan", "NaN", "1e5000", "-1e5000", "1e-5000",
+        "0x10", "1,5"
+      })
   void refusesWhatStrtoldRefusesOrRedisRejects(String text) {
-    assertSame(CommandError.NOT_FLOAT, assertThrows(CommandError.class, () -> LongDouble.parse(bytes(text))));
+    assertSame(
+        CommandError.NOT_FLOAT,
+        assertThrows(CommandError.class, () -> LongDouble.parse(bytes(text))));
   }
 
   @ParameterizedTest

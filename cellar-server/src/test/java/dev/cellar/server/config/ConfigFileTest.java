@@ -15,23 +15,39 @@ class ConfigFileTest {
 
   @Test
   void redisDirectivesCellarDoesNotNeedAreIgnoredWithAWarningEach() throws Exception {
-    Path file = write("port 7000\ndaemonize yes\nsave 900 1\ncluster-enabled no\nloglevel warning\n"
-        + "client-output-buffer-limit normal 0 0 0\nclient-output-buffer-limit replica 256mb 64mb 60\n");
+    Path file =
+        write(
+            "port 7000\ndaemonize yes\nsave 900 1\ncluster-enabled no\nloglevel warning\n"
+                + "client-output-buffer-limit normal 0 0 0\nclient-output-buffer-limit replica 256mb 64mb 60\n");
     ServerConfig config = new ServerConfig();
     List<String> warnings = ConfigFile.read(file, config);
     assertEquals(3, warnings.size(), warnings::toString);
-    assertTrue(warnings.get(0).startsWith(file + ":2: ignoring 'daemonize': Cellar stays in the foreground"), warnings::toString);
-    assertTrue(warnings.get(2).startsWith(file + ":4: ignoring 'cluster-enabled no'"), warnings::toString);
+    assertTrue(
+        warnings
+            .get(0)
+            .startsWith(file + ":2: ignoring 'daemonize': Cellar stays in the foreground"),
+        warnings::toString);
+    assertTrue(
+        warnings.get(2).startsWith(file + ":4: ignoring 'cluster-enabled no'"), warnings::toString);
     assertEquals(7000, config.port());
     assertEquals("warning", config.matching("loglevel").get("loglevel"));
-    assertEquals(Long.MAX_VALUE, config.outputBufferLimit(), "the replica line leaves the normal class's limit");
+    assertEquals(
+        Long.MAX_VALUE,
+        config.outputBufferLimit(),
+        "the replica line leaves the normal class's limit");
   }
 
   @Test
   void directivesCellarCannotHonourAreRefusedWithTheLineAndWhy() throws Exception {
-    for (String line : List.of("cluster-enabled yes", "replicaof 10.0.0.1 6379", "rename-command FLUSHALL \"\"", "user alice on >pw ~* +@all")) {
+    for (String line :
+        List.of(
+            "cluster-enabled yes",
+            "replicaof 10.0.0.1 6379",
+            "rename-command FLUSHALL \"\"",
+            "user alice on >pw ~* +@all")) {
       Path file = write("port 7000\n" + line + "\n");
-      ConfigException e = assertThrows(ConfigException.class, () -> ConfigFile.read(file, new ServerConfig()));
+      ConfigException e =
+          assertThrows(ConfigException.class, () -> ConfigFile.read(file, new ServerConfig()));
       assertTrue(e.getMessage().startsWith(file + ":2: '"), e.getMessage());
       assertTrue(e.getMessage().contains("is not supported: Cellar"), e.getMessage());
     }
@@ -44,7 +60,8 @@ class ConfigFileTest {
     assertEquals(2, warnings.size(), warnings::toString);
     assertTrue(warnings.stream().noneMatch(w -> w.contains("s3cret")), warnings::toString);
     Path refused = write("user alice on >s3cret ~* +@all\n");
-    ConfigException e = assertThrows(ConfigException.class, () -> ConfigFile.read(refused, new ServerConfig()));
+    ConfigException e =
+        assertThrows(ConfigException.class, () -> ConfigFile.read(refused, new ServerConfig()));
     assertTrue(e.getMessage().startsWith(refused + ":1: 'user' is not supported"), e.getMessage());
     assertTrue(!e.getMessage().contains("s3cret"), e.getMessage());
   }
@@ -52,7 +69,8 @@ class ConfigFileTest {
   @Test
   void aTypoIsStillAnUnknownSetting() throws Exception {
     Path file = write("prot 7000\n");
-    ConfigException e = assertThrows(ConfigException.class, () -> ConfigFile.read(file, new ServerConfig()));
+    ConfigException e =
+        assertThrows(ConfigException.class, () -> ConfigFile.read(file, new ServerConfig()));
     assertEquals(file + ":1: unknown setting 'prot'", e.getMessage());
   }
 

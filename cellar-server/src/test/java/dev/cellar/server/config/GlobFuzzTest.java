@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
  * {@link Glob} against a reference written for clarity, not speed, and against hostile patterns.
  *
  * <h2>The reference semantics (Redis's {@code stringmatchlen}, byte-wise)</h2>
+ *
  * <ul>
  *   <li>{@code *} matches any run of bytes, {@code ?} any one byte, {@code \x} the byte x (a
  *       trailing backslash is itself).
@@ -21,13 +22,14 @@ import org.junit.jupiter.api.Test;
  *   <li>Bytes compare unsigned. Redis compares C {@code char}s, signed on x86 and unsigned on ARM,
  *       so its ranges over bytes above 0x7f differ by platform; Cellar takes the unsigned reading.
  *   <li>An empty subject: Redis's loop never starts, so only the empty pattern matches it. Cellar
- *       keys and setting names are never empty, and Glob keeps the usual meaning ({@code *}
- *       matches it); the comparison leaves that one case out and checks Glob's answer separately.
+ *       keys and setting names are never empty, and Glob keeps the usual meaning ({@code *} matches
+ *       it); the comparison leaves that one case out and checks Glob's answer separately.
  * </ul>
  */
 class GlobFuzzTest {
   /** Pattern and subject bytes the fuzzer picks from: every special byte, a few plain ones. */
   private static final byte[] ALPHABET = "*?[]^-\\ab]z".getBytes(ISO_8859_1);
+
   private static final int PAD = 5;
 
   @FuzzTest(maxDuration = "15s")
@@ -131,8 +133,15 @@ class GlobFuzzTest {
   }
 
   private static String describe(byte[] pattern, byte[] subject) {
-    return "pattern " + Arrays.toString(pattern) + " '" + new String(pattern, ISO_8859_1)
-        + "' subject " + Arrays.toString(subject) + " '" + new String(subject, ISO_8859_1) + "'";
+    return "pattern "
+        + Arrays.toString(pattern)
+        + " '"
+        + new String(pattern, ISO_8859_1)
+        + "' subject "
+        + Arrays.toString(subject)
+        + " '"
+        + new String(subject, ISO_8859_1)
+        + "'";
   }
 
   /**

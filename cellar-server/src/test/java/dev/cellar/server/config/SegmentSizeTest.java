@@ -26,30 +26,41 @@ class SegmentSizeTest {
   void segmentSizeIsValidatedWhenSet() {
     assertEquals(CellarOptions.DEFAULT_SEGMENT_BYTES, new ServerConfig().segmentSize());
     assertEquals(1 << 20, new ServerConfig().set("segment-size", "1mb").segmentSize());
-    ConfigException small = assertThrows(ConfigException.class, () -> new ServerConfig().set("segment-size", "64kb"));
+    ConfigException small =
+        assertThrows(ConfigException.class, () -> new ServerConfig().set("segment-size", "64kb"));
     assertTrue(small.getMessage().contains("between 256kb and 1gb"), small.getMessage());
     assertThrows(ConfigException.class, () -> new ServerConfig().set("segment-size", "2gb"));
   }
 
   @Test
   void smallSegmentsSealCapValuesAndCompact() throws Exception {
-    ServerConfig config = new ServerConfig().set("port", "0").set("http-port", "0").set("dir", dir.toString())
-        .set("segment-size", "256kb");
+    ServerConfig config =
+        new ServerConfig()
+            .set("port", "0")
+            .set("http-port", "0")
+            .set("dir", dir.toString())
+            .set("segment-size", "256kb");
     CellarServer server = CellarServer.start(config);
     try (Jedis jedis = new Jedis("127.0.0.1", server.port(), 30_000)) {
       assertEquals("262144", jedis.configGet("segment-size").get("segment-size"));
       jedis.set("big", "x".repeat(150 << 10));
-      JedisDataException tooBig = assertThrows(JedisDataException.class, () -> jedis.set("bigger", "x".repeat(300 << 10)));
+      JedisDataException tooBig =
+          assertThrows(JedisDataException.class, () -> jedis.set("bigger", "x".repeat(300 << 10)));
       assertTrue(tooBig.getMessage().contains("value"), tooBig.getMessage());
       for (int i = 0; i < 4000; i++) {
         jedis.set("k" + (i % 100), "v".repeat(500) + i);
       }
-      assertTrue(Long.parseLong(persistence(jedis).get("cellar_segments")) > 4, persistence(jedis).toString());
+      assertTrue(
+          Long.parseLong(persistence(jedis).get("cellar_segments")) > 4,
+          persistence(jedis).toString());
       assertEquals("Background append only file rewriting started", jedis.bgrewriteaof());
       assertEquals("Background saving started", jedis.bgsave());
       Map<String, String> info = persistence(jedis);
-      for (long deadline = System.nanoTime() + 60_000_000_000L; System.nanoTime() < deadline; info = persistence(jedis)) {
-        if (info.get("aof_rewrite_in_progress").equals("0") && info.get("rdb_bgsave_in_progress").equals("0")) {
+      for (long deadline = System.nanoTime() + 60_000_000_000L;
+          System.nanoTime() < deadline;
+          info = persistence(jedis)) {
+        if (info.get("aof_rewrite_in_progress").equals("0")
+            && info.get("rdb_bgsave_in_progress").equals("0")) {
           break;
         }
         Thread.sleep(10);

@@ -15,9 +15,9 @@ import java.util.Map;
  * Fuzz target for the config file reader and {@code CONFIG SET}: whatever the text, only {@link
  * ConfigException} escapes, and what {@code CONFIG GET} reports can be set back unchanged.
  *
- * <p>Inputs are either a whole config file (raw bytes, so invalid UTF-8 too) or a series of
- * {@code set}/{@code setAtRuntime}/{@code matching} calls with names drawn mostly from the real
- * settings, so values reach every parser.
+ * <p>Inputs are either a whole config file (raw bytes, so invalid UTF-8 too) or a series of {@code
+ * set}/{@code setAtRuntime}/{@code matching} calls with names drawn mostly from the real settings,
+ * so values reach every parser.
  */
 class ServerConfigFuzzTest {
   private static final List<String> NAMES =
@@ -44,7 +44,10 @@ class ServerConfigFuzzTest {
   }
 
   private static void call(ServerConfig config, FuzzedDataProvider data) {
-    String name = data.consumeBoolean() ? NAMES.get(data.consumeInt(0, NAMES.size() - 1)) : data.consumeString(24);
+    String name =
+        data.consumeBoolean()
+            ? NAMES.get(data.consumeInt(0, NAMES.size() - 1))
+            : data.consumeString(24);
     String value = data.consumeString(64);
     try {
       switch (data.consumeInt(0, 2)) {
@@ -67,7 +70,13 @@ class ServerConfigFuzzTest {
       try {
         config.set(e.getKey(), e.getValue());
       } catch (ConfigException refused) {
-        fail("'" + e.getKey() + "' reported '" + e.getValue() + "' but refuses it back: " + refused.getMessage());
+        fail(
+            "'"
+                + e.getKey()
+                + "' reported '"
+                + e.getValue()
+                + "' but refuses it back: "
+                + refused.getMessage());
       }
     }
     assertEquals(before, config.all());

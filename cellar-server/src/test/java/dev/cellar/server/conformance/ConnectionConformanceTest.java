@@ -30,14 +30,22 @@ class ConnectionConformanceTest extends AbstractConformanceTest {
 
   @Test
   void unknownCommandsQuoteTheirFirstArgumentsAndTheConnectionGoesOn() throws IOException {
-    assertEquals(error("ERR unknown command 'FOO', with args beginning with: 'a' 'b c' "), c.call("FOO", "a", "b c"));
-    assertEquals(error("ERR unknown command 'nosuch', with args beginning with: "), c.call("nosuch"));
+    assertEquals(
+        error("ERR unknown command 'FOO', with args beginning with: 'a' 'b c' "),
+        c.call("FOO", "a", "b c"));
+    assertEquals(
+        error("ERR unknown command 'nosuch', with args beginning with: "), c.call("nosuch"));
     String longArg = "x".repeat(200);
-    assertEquals(error("ERR unknown command 'FOO', with args beginning with: '" + "x".repeat(128) + "' "),
+    assertEquals(
+        error("ERR unknown command 'FOO', with args beginning with: '" + "x".repeat(128) + "' "),
         c.call("FOO", longArg, "second"));
-    assertEquals(error("ERR unknown command '" + "y".repeat(128) + "', with args beginning with: "), c.call("y".repeat(300)));
+    assertEquals(
+        error("ERR unknown command '" + "y".repeat(128) + "', with args beginning with: "),
+        c.call("y".repeat(300)));
     // An error reply is one line: line breaks in the echoed arguments become spaces.
-    assertEquals(error("ERR unknown command 'FOO', with args beginning with: 'a  b' "), c.call("FOO", "a\r\nb"));
+    assertEquals(
+        error("ERR unknown command 'FOO', with args beginning with: 'a  b' "),
+        c.call("FOO", "a\r\nb"));
     assertEquals(PONG, c.call("PING"));
     c.call("SET", "k", "v");
     assertEquals(bulk("v"), c.call("GET", "k"));
@@ -46,10 +54,30 @@ class ConnectionConformanceTest extends AbstractConformanceTest {
   @Test
   void wrongArityForEachFamilyAndTheConnectionGoesOn() throws IOException {
     String[][] calls = {
-      {"get"}, {"set", "k"}, {"getex"}, {"mget"}, {"mset"}, {"incrbyfloat", "k"}, {"del"}, {"exists"},
-      {"expire", "k"}, {"ttl"}, {"rename", "a"}, {"keys"}, {"scan"}, {"randomkey", "x"}, {"type"},
-      {"persist", "a", "b"}, {"echo"}, {"select"}, {"client"}, {"dbsize", "x"}, {"time", "x"},
-      {"config"}, {"save", "x"}, {"auth"},
+      {"get"},
+      {"set", "k"},
+      {"getex"},
+      {"mget"},
+      {"mset"},
+      {"incrbyfloat", "k"},
+      {"del"},
+      {"exists"},
+      {"expire", "k"},
+      {"ttl"},
+      {"rename", "a"},
+      {"keys"},
+      {"scan"},
+      {"randomkey", "x"},
+      {"type"},
+      {"persist", "a", "b"},
+      {"echo"},
+      {"select"},
+      {"client"},
+      {"dbsize", "x"},
+      {"time", "x"},
+      {"config"},
+      {"save", "x"},
+      {"auth"},
     };
     for (String[] call : calls) {
       String[] upper = call.clone();
@@ -73,7 +101,8 @@ class ConnectionConformanceTest extends AbstractConformanceTest {
     assertEquals(arity("command|getkeys"), c.call("COMMAND", "GETKEYS", "GET"));
     assertEquals(error("ERR unknown subcommand 'FOO'. Try CLIENT HELP."), c.call("CLIENT", "FOO"));
     assertEquals(error("ERR unknown subcommand 'foo'. Try CONFIG HELP."), c.call("CONFIG", "foo"));
-    assertEquals(error("ERR unknown subcommand 'foo'. Try COMMAND HELP."), c.call("COMMAND", "foo"));
+    assertEquals(
+        error("ERR unknown subcommand 'foo'. Try COMMAND HELP."), c.call("COMMAND", "foo"));
     assertEquals(PONG, c.call("PING"));
   }
 
@@ -82,8 +111,16 @@ class ConnectionConformanceTest extends AbstractConformanceTest {
   @Test
   void helloRepliesWithTheServerDescription() throws IOException {
     List<?> hello = assertInstanceOf(List.class, c.callParsed("HELLO"));
-    assertEquals(List.of("server", "version", "proto", "id", "mode", "role", "modules"),
-        List.of(hello.get(0), hello.get(2), hello.get(4), hello.get(6), hello.get(8), hello.get(10), hello.get(12)));
+    assertEquals(
+        List.of("server", "version", "proto", "id", "mode", "role", "modules"),
+        List.of(
+            hello.get(0),
+            hello.get(2),
+            hello.get(4),
+            hello.get(6),
+            hello.get(8),
+            hello.get(10),
+            hello.get(12)));
     assertEquals("redis", hello.get(1));
     assertEquals(2L, hello.get(5));
     assertEquals(c.callParsed("CLIENT", "ID"), hello.get(7));
@@ -103,7 +140,10 @@ class ConnectionConformanceTest extends AbstractConformanceTest {
     assertEquals("*2\r\n$1\r\nv\r\n_\r\n", c.call("MGET", "k", "missing"));
     assertEquals("%1\r\n$9\r\nmaxmemory\r\n$1\r\n0\r\n", c.call("CONFIG", "GET", "maxmemory"));
     assertEquals("*1\r\n_\r\n", c.call("COMMAND", "INFO", "nosuch"));
-    assertEquals(bulk("1.5"), c.call("INCRBYFLOAT", "f", "1.5"), "INCRBYFLOAT answers a bulk string, not a double");
+    assertEquals(
+        bulk("1.5"),
+        c.call("INCRBYFLOAT", "f", "1.5"),
+        "INCRBYFLOAT answers a bulk string, not a double");
     assertEquals(error("ERR unknown command 'FOO', with args beginning with: "), c.call("FOO"));
     List<?> back = assertInstanceOf(List.class, c.callParsed("HELLO", "2"));
     assertEquals(2L, back.get(5));
@@ -115,12 +155,17 @@ class ConnectionConformanceTest extends AbstractConformanceTest {
   void helloErrors() throws IOException {
     assertEquals(error("NOPROTO unsupported protocol version"), c.call("HELLO", "4"));
     assertEquals(error("NOPROTO unsupported protocol version"), c.call("HELLO", "1"));
-    assertEquals(error("ERR Protocol version is not an integer or out of range"), c.call("HELLO", "three"));
+    assertEquals(
+        error("ERR Protocol version is not an integer or out of range"), c.call("HELLO", "three"));
     assertEquals(error("ERR Syntax error in HELLO option 'foo'"), c.call("HELLO", "3", "foo"));
-    assertEquals(error("ERR Syntax error in HELLO option 'AUTH'"), c.call("HELLO", "3", "AUTH", "default"));
-    assertEquals(error("ERR Client names cannot contain spaces, newlines or special characters."),
+    assertEquals(
+        error("ERR Syntax error in HELLO option 'AUTH'"), c.call("HELLO", "3", "AUTH", "default"));
+    assertEquals(
+        error("ERR Client names cannot contain spaces, newlines or special characters."),
         c.call("HELLO", "3", "SETNAME", "a b"));
-    assertEquals(error("WRONGPASS invalid username-password pair or user is disabled."), c.call("HELLO", "3", "AUTH", "nobody", "x"));
+    assertEquals(
+        error("WRONGPASS invalid username-password pair or user is disabled."),
+        c.call("HELLO", "3", "AUTH", "nobody", "x"));
     assertEquals(NIL, c.call("GET", "missing"), "a failed HELLO leaves the protocol as it was");
     assertEquals(PONG, c.call("PING"));
   }
@@ -135,10 +180,18 @@ class ConnectionConformanceTest extends AbstractConformanceTest {
 
   @Test
   void authWithoutAPasswordConfigured() throws IOException {
-    assertEquals(error("ERR AUTH <password> called without any password configured for the default user. Are you sure your"
-        + " configuration is correct?"), c.call("AUTH", "secret"));
-    assertEquals(OK, c.call("AUTH", "default", "anything"), "the default user has no password: any is accepted");
-    assertEquals(error("WRONGPASS invalid username-password pair or user is disabled."), c.call("AUTH", "nobody", "x"));
+    assertEquals(
+        error(
+            "ERR AUTH <password> called without any password configured for the default user. Are you sure your"
+                + " configuration is correct?"),
+        c.call("AUTH", "secret"));
+    assertEquals(
+        OK,
+        c.call("AUTH", "default", "anything"),
+        "the default user has no password: any is accepted");
+    assertEquals(
+        error("WRONGPASS invalid username-password pair or user is disabled."),
+        c.call("AUTH", "nobody", "x"));
     assertEquals(SYNTAX, c.call("AUTH", "a", "b", "c"));
     assertEquals(PONG, c.call("PING"));
   }
@@ -146,17 +199,22 @@ class ConnectionConformanceTest extends AbstractConformanceTest {
   @Test
   void requirepassGuardsNewConnections() throws IOException {
     // Redis 7.2 added "<proto>" to this message; 7.0 (the reference installed here) lacks it.
-    String helloFirst = "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO"
-        + (server.isRedis() && version().startsWith("7.0") ? "" : " <proto>")
-        + " AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time";
+    String helloFirst =
+        "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO"
+            + (server.isRedis() && version().startsWith("7.0") ? "" : " <proto>")
+            + " AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time";
     assertEquals(OK, c.call("CONFIG", "SET", "requirepass", "s3cret"));
     try {
       try (RawClient d = server.connect()) {
         assertEquals(error("NOAUTH Authentication required."), d.call("GET", "k"));
         assertEquals(error("NOAUTH Authentication required."), d.call("PING"));
         assertEquals(error(helloFirst), d.call("HELLO", "3"));
-        assertEquals(error("WRONGPASS invalid username-password pair or user is disabled."), d.call("AUTH", "wrong"));
-        assertEquals(error("WRONGPASS invalid username-password pair or user is disabled."), d.call("AUTH", "default", "wrong"));
+        assertEquals(
+            error("WRONGPASS invalid username-password pair or user is disabled."),
+            d.call("AUTH", "wrong"));
+        assertEquals(
+            error("WRONGPASS invalid username-password pair or user is disabled."),
+            d.call("AUTH", "default", "wrong"));
         assertEquals(error("NOAUTH Authentication required."), d.call("SET", "k", "v"));
         assertEquals(OK, d.call("AUTH", "s3cret"));
         assertEquals(OK, d.call("SET", "k", "v"));
@@ -166,7 +224,10 @@ class ConnectionConformanceTest extends AbstractConformanceTest {
         assertTrue(hello.startsWith("%7\r\n"), hello);
         assertEquals(bulk("v"), e.call("GET", "k"));
       }
-      assertEquals(bulk("v"), c.call("GET", "k"), "a connection made before the password was set stays authenticated");
+      assertEquals(
+          bulk("v"),
+          c.call("GET", "k"),
+          "a connection made before the password was set stays authenticated");
     } finally {
       assertEquals(OK, c.call("CONFIG", "SET", "requirepass", ""));
     }
@@ -182,8 +243,12 @@ class ConnectionConformanceTest extends AbstractConformanceTest {
     assertEquals(NIL, c.call("CLIENT", "GETNAME"));
     assertEquals(OK, c.call("CLIENT", "SETNAME", "conn-1"));
     assertEquals(bulk("conn-1"), c.call("client", "getname"));
-    assertEquals(error("ERR Client names cannot contain spaces, newlines or special characters."), c.call("CLIENT", "SETNAME", "a b"));
-    assertEquals(error("ERR Client names cannot contain spaces, newlines or special characters."), c.call("CLIENT", "SETNAME", "a\nb"));
+    assertEquals(
+        error("ERR Client names cannot contain spaces, newlines or special characters."),
+        c.call("CLIENT", "SETNAME", "a b"));
+    assertEquals(
+        error("ERR Client names cannot contain spaces, newlines or special characters."),
+        c.call("CLIENT", "SETNAME", "a\nb"));
     assertEquals(bulk("conn-1"), c.call("CLIENT", "GETNAME"));
     long id = (Long) c.callParsed("CLIENT", "ID");
     try (RawClient other = server.connect()) {
@@ -199,26 +264,34 @@ class ConnectionConformanceTest extends AbstractConformanceTest {
     assertEquals(1, mine.lines().count(), mine);
     assertTrue(mine.startsWith("id=" + id + " "), mine);
     assertEquals(EMPTY_BULK, c.call("CLIENT", "LIST", "ID", "999999999"));
-    assertTrue(((String) c.callParsed("CLIENT", "LIST", "TYPE", "normal")).contains("id=" + id + " "));
+    assertTrue(
+        ((String) c.callParsed("CLIENT", "LIST", "TYPE", "normal")).contains("id=" + id + " "));
     assertEquals(error("ERR Invalid client ID"), c.call("CLIENT", "LIST", "ID", "abc"));
-    assertEquals(error("ERR Unknown client type 'nobody'"), c.call("CLIENT", "LIST", "TYPE", "nobody"));
+    assertEquals(
+        error("ERR Unknown client type 'nobody'"), c.call("CLIENT", "LIST", "TYPE", "nobody"));
     assertEquals(SYNTAX, c.call("CLIENT", "LIST", "x"));
   }
 
   @Test
   void clientSetinfoFromRedis72() throws IOException {
-    assumeFalse(server.isRedis() && version().startsWith("7.0"), "CLIENT SETINFO is new in Redis 7.2");
+    assumeFalse(
+        server.isRedis() && version().startsWith("7.0"), "CLIENT SETINFO is new in Redis 7.2");
     assertEquals(OK, c.call("CLIENT", "SETINFO", "LIB-NAME", "my-lib"));
     assertEquals(OK, c.call("CLIENT", "SETINFO", "lib-ver", "1.2.3"));
     assertEquals(error("ERR Unrecognized option 'foo'"), c.call("CLIENT", "SETINFO", "foo", "x"));
-    assertEquals(error("ERR LIB-NAME cannot contain spaces, newlines or special characters."),
+    assertEquals(
+        error("ERR LIB-NAME cannot contain spaces, newlines or special characters."),
         c.call("CLIENT", "SETINFO", "LIB-NAME", "my lib"));
     assertEquals(arity("client|setinfo"), c.call("CLIENT", "SETINFO", "lib-name"));
   }
 
   private String version() throws IOException {
     String info = (String) c.callParsed("INFO", "server");
-    return info.lines().filter(l -> l.startsWith("redis_version:")).findFirst().orElseThrow().substring("redis_version:".length());
+    return info.lines()
+        .filter(l -> l.startsWith("redis_version:"))
+        .findFirst()
+        .orElseThrow()
+        .substring("redis_version:".length());
   }
 
   // ------------------------------------------------------------------ SELECT QUIT

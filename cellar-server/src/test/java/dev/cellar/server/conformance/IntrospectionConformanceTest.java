@@ -24,7 +24,15 @@ class IntrospectionConformanceTest extends AbstractConformanceTest {
   @AfterEach
   void restoreSettings() throws IOException {
     try (RawClient admin = server.connect()) {
-      admin.call("CONFIG", "SET", "slowlog-log-slower-than", "10000", "slowlog-max-len", "128", "latency-monitor-threshold", "0");
+      admin.call(
+          "CONFIG",
+          "SET",
+          "slowlog-log-slower-than",
+          "10000",
+          "slowlog-max-len",
+          "128",
+          "latency-monitor-threshold",
+          "0");
       admin.call("SLOWLOG", "RESET");
       admin.call("LATENCY", "RESET");
     }
@@ -70,16 +78,20 @@ class IntrospectionConformanceTest extends AbstractConformanceTest {
 
   @Test
   void slowlogLengthResetAndLimits() throws IOException {
-    assertEquals(OK, c.call("CONFIG", "SET", "slowlog-log-slower-than", "0", "slowlog-max-len", "3"));
+    assertEquals(
+        OK, c.call("CONFIG", "SET", "slowlog-log-slower-than", "0", "slowlog-max-len", "3"));
     for (int i = 0; i < 10; i++) {
       c.call("PING");
     }
     assertEquals(integer(3), c.call("SLOWLOG", "LEN"));
     assertEquals(3, ((List<?>) c.callParsed("SLOWLOG", "GET", "-1")).size());
     assertEquals(OK, c.call("SLOWLOG", "RESET"));
-    assertEquals(integer(1), c.call("SLOWLOG", "LEN"), "the RESET itself is logged once it has run");
-    assertEquals(error("ERR count should be greater than or equal to -1"), c.call("SLOWLOG", "GET", "-2"));
-    assertEquals(error("ERR count should be greater than or equal to -1"), c.call("SLOWLOG", "GET", "many"));
+    assertEquals(
+        integer(1), c.call("SLOWLOG", "LEN"), "the RESET itself is logged once it has run");
+    assertEquals(
+        error("ERR count should be greater than or equal to -1"), c.call("SLOWLOG", "GET", "-2"));
+    assertEquals(
+        error("ERR count should be greater than or equal to -1"), c.call("SLOWLOG", "GET", "many"));
     assertEquals(OK, c.call("CONFIG", "SET", "slowlog-log-slower-than", "-1"));
     assertEquals(OK, c.call("SLOWLOG", "RESET"));
     c.call("PING");
@@ -95,7 +107,10 @@ class IntrospectionConformanceTest extends AbstractConformanceTest {
     Map<String, String> config = pairs(c.callParsed("CONFIG", "GET", "slowlog-*"));
     assertEquals("10000", config.get("slowlog-log-slower-than"));
     assertEquals("128", config.get("slowlog-max-len"));
-    assertEquals("0", pairs(c.callParsed("CONFIG", "GET", "latency-monitor-threshold")).get("latency-monitor-threshold"));
+    assertEquals(
+        "0",
+        pairs(c.callParsed("CONFIG", "GET", "latency-monitor-threshold"))
+            .get("latency-monitor-threshold"));
   }
 
   // ------------------------------------------------------------------ LATENCY
@@ -111,11 +126,19 @@ class IntrospectionConformanceTest extends AbstractConformanceTest {
     assertEquals(OK, c.call("CONFIG", "SET", "latency-monitor-threshold", "1"));
     c.call("KEYS", "*"); // 50,000 keys: well over a millisecond on either server
     List<?> latest = assertInstanceOf(List.class, c.callParsed("LATENCY", "LATEST"));
-    List<?> command = latest.stream().map(List.class::cast).filter(e -> e.get(0).equals("command")).findFirst().orElseThrow(
-        () -> new AssertionError("no 'command' event in " + latest));
+    List<?> command =
+        latest.stream()
+            .map(List.class::cast)
+            .filter(e -> e.get(0).equals("command"))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no 'command' event in " + latest));
     assertEquals(4, command.size(), command.toString());
-    assertTrue(Math.abs((Long) command.get(1) - System.currentTimeMillis() / 1000) <= 5, command.toString());
-    assertTrue((Long) command.get(2) >= 1 && (Long) command.get(3) >= (Long) command.get(2), command.toString());
+    assertTrue(
+        Math.abs((Long) command.get(1) - System.currentTimeMillis() / 1000) <= 5,
+        command.toString());
+    assertTrue(
+        (Long) command.get(2) >= 1 && (Long) command.get(3) >= (Long) command.get(2),
+        command.toString());
     List<?> history = assertInstanceOf(List.class, c.callParsed("LATENCY", "HISTORY", "command"));
     assertFalse(history.isEmpty());
     assertEquals(2, ((List<?>) history.get(0)).size(), history.toString());
@@ -137,9 +160,17 @@ class IntrospectionConformanceTest extends AbstractConformanceTest {
       c.call("GET", "a key");
       String quoted = Pattern.quote(" [0 " + address + "] ");
       String first = monitor.readReply();
-      assertTrue(first.matches("\\+\\d+\\.\\d{6}" + quoted + Pattern.quote("\"SET\" \"a key\" \"say \\\"hi\\\"\\n\"") + "\r\n"), first);
+      assertTrue(
+          first.matches(
+              "\\+\\d+\\.\\d{6}"
+                  + quoted
+                  + Pattern.quote("\"SET\" \"a key\" \"say \\\"hi\\\"\\n\"")
+                  + "\r\n"),
+          first);
       String second = monitor.readReply();
-      assertTrue(second.matches("\\+\\d+\\.\\d{6}" + quoted + Pattern.quote("\"GET\" \"a key\"") + "\r\n"), second);
+      assertTrue(
+          second.matches("\\+\\d+\\.\\d{6}" + quoted + Pattern.quote("\"GET\" \"a key\"") + "\r\n"),
+          second);
     }
   }
 
@@ -150,8 +181,31 @@ class IntrospectionConformanceTest extends AbstractConformanceTest {
     c.call("CLIENT", "SETNAME", "lister");
     String info = assertInstanceOf(String.class, c.callParsed("CLIENT", "INFO"));
     Map<String, String> fields = fields(info);
-    for (String name : List.of("id", "addr", "laddr", "fd", "name", "age", "idle", "flags", "db", "sub", "psub", "multi", "qbuf",
-        "qbuf-free", "obl", "oll", "omem", "tot-mem", "events", "cmd", "user", "redir", "resp")) {
+    for (String name :
+        List.of(
+            "id",
+            "addr",
+            "laddr",
+            "fd",
+            "name",
+            "age",
+            "idle",
+            "flags",
+            "db",
+            "sub",
+            "psub",
+            "multi",
+            "qbuf",
+            "qbuf-free",
+            "obl",
+            "oll",
+            "omem",
+            "tot-mem",
+            "events",
+            "cmd",
+            "user",
+            "redir",
+            "resp")) {
       assertTrue(fields.containsKey(name), name + " in " + info);
     }
     assertEquals("lister", fields.get("name"));
@@ -164,7 +218,8 @@ class IntrospectionConformanceTest extends AbstractConformanceTest {
 
   @Test
   void clientKillByIdAddressAndSelf() throws IOException {
-    try (RawClient victim = server.connect(); RawClient second = server.connect()) {
+    try (RawClient victim = server.connect();
+        RawClient second = server.connect()) {
       long id = (Long) victim.callParsed("CLIENT", "ID");
       assertEquals(integer(1), c.call("CLIENT", "KILL", "ID", Long.toString(id)));
       assertTrue(victim.closedByServer());
@@ -174,11 +229,15 @@ class IntrospectionConformanceTest extends AbstractConformanceTest {
     assertEquals(error("ERR No such client"), c.call("CLIENT", "KILL", "127.0.0.1:1"));
     assertEquals(integer(0), c.call("CLIENT", "KILL", "ADDR", "127.0.0.1:1"));
     assertEquals(integer(0), c.call("CLIENT", "KILL", "LADDR", "127.0.0.1:1"));
-    assertEquals(error("ERR client-id should be greater than 0"), c.call("CLIENT", "KILL", "ID", "0"));
+    assertEquals(
+        error("ERR client-id should be greater than 0"), c.call("CLIENT", "KILL", "ID", "0"));
     assertEquals(error("ERR No such user 'nobody'"), c.call("CLIENT", "KILL", "USER", "nobody"));
     assertEquals(SYNTAX, c.call("CLIENT", "KILL", "COLOR", "red"));
     long mine = (Long) c.callParsed("CLIENT", "ID");
-    assertEquals(integer(0), c.call("CLIENT", "KILL", "ID", Long.toString(mine)), "SKIPME is yes by default");
+    assertEquals(
+        integer(0),
+        c.call("CLIENT", "KILL", "ID", Long.toString(mine)),
+        "SKIPME is yes by default");
     assertEquals(integer(1), c.call("CLIENT", "KILL", "ID", Long.toString(mine), "SKIPME", "no"));
     assertTrue(c.closedByServer(), "a client that kills itself is closed after its reply");
   }
@@ -214,12 +273,26 @@ class IntrospectionConformanceTest extends AbstractConformanceTest {
     for (int i = 0; i < flat.size(); i += 2) {
       stats.put((String) flat.get(i), flat.get(i + 1));
     }
-    for (String name : List.of("peak.allocated", "total.allocated", "startup.allocated", "clients.normal", "overhead.total",
-        "keys.count", "keys.bytes-per-key", "dataset.bytes", "dataset.percentage", "peak.percentage", "fragmentation")) {
+    for (String name :
+        List.of(
+            "peak.allocated",
+            "total.allocated",
+            "startup.allocated",
+            "clients.normal",
+            "overhead.total",
+            "keys.count",
+            "keys.bytes-per-key",
+            "dataset.bytes",
+            "dataset.percentage",
+            "peak.percentage",
+            "fragmentation")) {
       assertTrue(stats.containsKey(name), name + " in " + stats);
     }
     assertEquals(2L, stats.get("keys.count"));
-    assertTrue((Long) stats.get("peak.allocated") >= (Long) stats.get("total.allocated") || server.isRedis(), stats.toString());
+    assertTrue(
+        (Long) stats.get("peak.allocated") >= (Long) stats.get("total.allocated")
+            || server.isRedis(),
+        stats.toString());
     assertInstanceOf(List.class, stats.get("db.0"));
   }
 
@@ -229,14 +302,35 @@ class IntrospectionConformanceTest extends AbstractConformanceTest {
   void infoHasTheFieldsMonitoringToolsRead() throws IOException {
     c.call("SET", "k", "v");
     String info = (String) c.callParsed("INFO", "everything");
-    for (String field : List.of("uptime_in_seconds", "connected_clients", "blocked_clients", "used_memory", "used_memory_human",
-        "used_memory_peak", "total_connections_received", "total_commands_processed", "instantaneous_ops_per_sec",
-        "total_net_input_bytes", "total_net_output_bytes", "instantaneous_input_kbps", "instantaneous_output_kbps",
-        "rejected_connections", "expired_keys", "evicted_keys", "keyspace_hits", "keyspace_misses")) {
-      assertTrue(Pattern.compile("(?m)^" + field + ":\\S+\r\n").matcher(info).find(), field + " in\n" + info);
+    for (String field :
+        List.of(
+            "uptime_in_seconds",
+            "connected_clients",
+            "blocked_clients",
+            "used_memory",
+            "used_memory_human",
+            "used_memory_peak",
+            "total_connections_received",
+            "total_commands_processed",
+            "instantaneous_ops_per_sec",
+            "total_net_input_bytes",
+            "total_net_output_bytes",
+            "instantaneous_input_kbps",
+            "instantaneous_output_kbps",
+            "rejected_connections",
+            "expired_keys",
+            "evicted_keys",
+            "keyspace_hits",
+            "keyspace_misses")) {
+      assertTrue(
+          Pattern.compile("(?m)^" + field + ":\\S+\r\n").matcher(info).find(),
+          field + " in\n" + info);
     }
-    assertTrue(Pattern.compile("(?m)^instantaneous_input_kbps:\\d+\\.\\d\\d\r\n").matcher(info).find(), info);
-    assertTrue(Pattern.compile("(?m)^db0:keys=1,expires=\\d+,avg_ttl=\\d+").matcher(info).find(), info);
+    assertTrue(
+        Pattern.compile("(?m)^instantaneous_input_kbps:\\d+\\.\\d\\d\r\n").matcher(info).find(),
+        info);
+    assertTrue(
+        Pattern.compile("(?m)^db0:keys=1,expires=\\d+,avg_ttl=\\d+").matcher(info).find(), info);
   }
 
   @Test
@@ -251,7 +345,9 @@ class IntrospectionConformanceTest extends AbstractConformanceTest {
     // exactly): within 20 s the estimate must be near half the keys.
     Pattern line = Pattern.compile("db0:keys=200,expires=(\\d+),avg_ttl=(\\d+)");
     String keyspace = "";
-    for (long deadline = System.nanoTime() + 20_000_000_000L; System.nanoTime() < deadline; Thread.sleep(250)) {
+    for (long deadline = System.nanoTime() + 20_000_000_000L;
+        System.nanoTime() < deadline;
+        Thread.sleep(250)) {
       keyspace = (String) c.callParsed("INFO", "keyspace");
       var m = line.matcher(keyspace);
       assertTrue(m.find(), keyspace);
@@ -261,7 +357,8 @@ class IntrospectionConformanceTest extends AbstractConformanceTest {
         return;
       }
     }
-    throw new AssertionError("expected about 100 keys with an expiry and avg_ttl near 1000000 ms: " + keyspace);
+    throw new AssertionError(
+        "expected about 100 keys with an expiry and avg_ttl near 1000000 ms: " + keyspace);
   }
 
   @Test

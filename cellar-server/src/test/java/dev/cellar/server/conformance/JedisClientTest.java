@@ -39,8 +39,13 @@ import redis.clients.jedis.resps.ScanResult;
 class JedisClientTest extends AbstractConformanceTest {
 
   private Jedis connect(RedisProtocol protocol) {
-    return new Jedis(new HostAndPort("127.0.0.1", server.port()),
-        DefaultJedisClientConfig.builder().protocol(protocol).timeoutMillis(10_000).clientName("jedis-test").build());
+    return new Jedis(
+        new HostAndPort("127.0.0.1", server.port()),
+        DefaultJedisClientConfig.builder()
+            .protocol(protocol)
+            .timeoutMillis(10_000)
+            .clientName("jedis-test")
+            .build());
   }
 
   @ParameterizedTest
@@ -101,8 +106,11 @@ class JedisClientTest extends AbstractConformanceTest {
       assertEquals("OK", jedis.rename("key:1", "renamed"));
       assertEquals(1, jedis.expire("renamed", 100));
       assertEquals(100, jedis.ttl("renamed"));
-      assertEquals(Set.of("key:10", "key:100", "key:101", "key:102", "key:103", "key:104", "key:105", "key:106",
-          "key:107", "key:108", "key:109"), jedis.keys("key:10*"));
+      assertEquals(
+          Set.of(
+              "key:10", "key:100", "key:101", "key:102", "key:103", "key:104", "key:105", "key:106",
+              "key:107", "key:108", "key:109"),
+          jedis.keys("key:10*"));
       Set<String> scanned = new HashSet<>();
       String cursor = ScanParams.SCAN_POINTER_START;
       do {
@@ -118,7 +126,9 @@ class JedisClientTest extends AbstractConformanceTest {
       assertEquals("0", config.get("maxmemory"));
       assertTrue(jedis.info("server").contains("redis_version:"));
       List<String> time = jedis.time();
-      assertTrue(Math.abs(Long.parseLong(time.get(0)) - System.currentTimeMillis() / 1000) <= 5, time.toString());
+      assertTrue(
+          Math.abs(Long.parseLong(time.get(0)) - System.currentTimeMillis() / 1000) <= 5,
+          time.toString());
       assertEquals("OK", jedis.flushDB());
       assertEquals(Set.of(), jedis.keys("*"));
     }
@@ -129,14 +139,17 @@ class JedisClientTest extends AbstractConformanceTest {
   void errorRepliesBecomeExceptionsAndTheConnectionGoesOn(RedisProtocol protocol) {
     try (Jedis jedis = connect(protocol)) {
       jedis.set("text", "abc");
-      JedisDataException notInteger = assertThrows(JedisDataException.class, () -> jedis.incr("text"));
+      JedisDataException notInteger =
+          assertThrows(JedisDataException.class, () -> jedis.incr("text"));
       assertEquals("ERR value is not an integer or out of range", notInteger.getMessage());
       jedis.set("max", Long.toString(Long.MAX_VALUE));
       JedisDataException overflow = assertThrows(JedisDataException.class, () -> jedis.incr("max"));
       assertEquals("ERR increment or decrement would overflow", overflow.getMessage());
-      JedisDataException noKey = assertThrows(JedisDataException.class, () -> jedis.rename("nope", "x"));
+      JedisDataException noKey =
+          assertThrows(JedisDataException.class, () -> jedis.rename("nope", "x"));
       assertEquals("ERR no such key", noKey.getMessage());
-      JedisDataException invalidExpire = assertThrows(JedisDataException.class, () -> jedis.setex("k", -1, "v"));
+      JedisDataException invalidExpire =
+          assertThrows(JedisDataException.class, () -> jedis.setex("k", -1, "v"));
       assertEquals("ERR invalid expire time in 'setex' command", invalidExpire.getMessage());
       assertEquals("PONG", jedis.ping());
       assertEquals("abc", jedis.get("text"));
@@ -200,12 +213,14 @@ class JedisClientTest extends AbstractConformanceTest {
       List<Future<?>> tasks = new ArrayList<>();
       for (int t = 0; t < 4; t++) {
         int thread = t;
-        tasks.add(pool.submit(() -> {
-          for (int i = 0; i < 250; i++) {
-            client.incr("shared-counter");
-            client.set("t" + thread + ":" + i, "v");
-          }
-        }));
+        tasks.add(
+            pool.submit(
+                () -> {
+                  for (int i = 0; i < 250; i++) {
+                    client.incr("shared-counter");
+                    client.set("t" + thread + ":" + i, "v");
+                  }
+                }));
       }
       for (Future<?> task : tasks) {
         task.get(60, TimeUnit.SECONDS);

@@ -29,7 +29,10 @@ class KeyspaceConformanceTest extends AbstractConformanceTest {
   @Test
   void delExistsTouchAndUnlinkCountAsRedisDoes() throws IOException {
     c.call("MSET", "a", "1", "b", "2");
-    assertEquals(integer(3), c.call("EXISTS", "a", "a", "b", "nope"), "EXISTS counts a key each time it is named");
+    assertEquals(
+        integer(3),
+        c.call("EXISTS", "a", "a", "b", "nope"),
+        "EXISTS counts a key each time it is named");
     assertEquals(integer(2), c.call("TOUCH", "a", "nope", "a"));
     assertEquals(integer(1), c.call("DEL", "a", "a", "nope"), "DEL counts keys removed");
     assertEquals(integer(1), c.call("UNLINK", "b", "nope"));
@@ -104,14 +107,23 @@ class KeyspaceConformanceTest extends AbstractConformanceTest {
     assertEquals(integer(33177117420000L), c.call("PEXPIRETIME", "k"));
     assertEquals(integer(1), c.call("PEXPIREAT", "k", "33177117420999"));
     assertEquals(integer(33177117420999L), c.call("PEXPIRETIME", "k"));
-    assertEquals(integer(33177117421L), c.call("EXPIRETIME", "k"), "EXPIRETIME rounds to the nearest second");
+    assertEquals(
+        integer(33177117421L),
+        c.call("EXPIRETIME", "k"),
+        "EXPIRETIME rounds to the nearest second");
     assertEquals(integer(1), c.call("PEXPIREAT", "k", "33177117420499"));
     assertEquals(integer(33177117420L), c.call("EXPIRETIME", "k"));
   }
 
   @Test
   void aNegativeOrPastExpiryDeletesTheKey() throws IOException {
-    String[][] forms = {{"EXPIRE", "-1"}, {"PEXPIRE", "0"}, {"EXPIREAT", "1"}, {"PEXPIREAT", "-5"}, {"EXPIRE", "-9223372036854775"}};
+    String[][] forms = {
+      {"EXPIRE", "-1"},
+      {"PEXPIRE", "0"},
+      {"EXPIREAT", "1"},
+      {"PEXPIREAT", "-5"},
+      {"EXPIRE", "-9223372036854775"}
+    };
     for (String[] form : forms) {
       c.call("SET", "k", "v");
       assertEquals(integer(1), c.call(form[0], "k", form[1]), form[0] + " " + form[1]);
@@ -124,10 +136,18 @@ class KeyspaceConformanceTest extends AbstractConformanceTest {
   @Test
   void expiryOverflowIsAnErrorAndChangesNothing() throws IOException {
     c.call("SET", "k", "v");
-    assertEquals(error("ERR invalid expire time in 'expire' command"), c.call("EXPIRE", "k", "9223372036854775807"));
-    assertEquals(error("ERR invalid expire time in 'expire' command"), c.call("EXPIRE", "k", "-9223372036854775807"));
-    assertEquals(error("ERR invalid expire time in 'pexpire' command"), c.call("PEXPIRE", "k", "9223372036854775807"));
-    assertEquals(error("ERR invalid expire time in 'expireat' command"), c.call("EXPIREAT", "k", "9223372036854775807"));
+    assertEquals(
+        error("ERR invalid expire time in 'expire' command"),
+        c.call("EXPIRE", "k", "9223372036854775807"));
+    assertEquals(
+        error("ERR invalid expire time in 'expire' command"),
+        c.call("EXPIRE", "k", "-9223372036854775807"));
+    assertEquals(
+        error("ERR invalid expire time in 'pexpire' command"),
+        c.call("PEXPIRE", "k", "9223372036854775807"));
+    assertEquals(
+        error("ERR invalid expire time in 'expireat' command"),
+        c.call("EXPIREAT", "k", "9223372036854775807"));
     assertEquals(integer(-1), c.call("TTL", "k"));
     assertEquals(NOT_INTEGER, c.call("EXPIRE", "k", "ten"));
     assertEquals(NOT_INTEGER, c.call("PEXPIRE", "k", "1.5"));
@@ -142,7 +162,8 @@ class KeyspaceConformanceTest extends AbstractConformanceTest {
   void expireOptions() throws IOException {
     c.call("SET", "k", "v");
     assertEquals(integer(0), c.call("EXPIRE", "k", "100", "XX"), "XX needs a TTL");
-    assertEquals(integer(0), c.call("EXPIRE", "k", "100", "GT"), "no TTL counts as infinite for GT");
+    assertEquals(
+        integer(0), c.call("EXPIRE", "k", "100", "GT"), "no TTL counts as infinite for GT");
     assertEquals(integer(1), c.call("EXPIRE", "k", "100", "LT"), "and for LT");
     assertEquals(integer(0), c.call("EXPIRE", "k", "50", "NX"));
     assertEquals(integer(0), c.call("EXPIRE", "k", "50", "GT"));
@@ -150,7 +171,8 @@ class KeyspaceConformanceTest extends AbstractConformanceTest {
     assertEquals(integer(0), c.call("EXPIRE", "k", "300", "LT"));
     assertEquals(integer(1), c.call("EXPIRE", "k", "150", "XX", "LT"));
     assertEquals(integer(150), c.call("TTL", "k"));
-    assertEquals(integer(0), c.call("EXPIRE", "k", "-1", "NX"), "a refused negative expiry deletes nothing");
+    assertEquals(
+        integer(0), c.call("EXPIRE", "k", "-1", "NX"), "a refused negative expiry deletes nothing");
     assertEquals(integer(1), c.call("EXISTS", "k"));
     assertEquals(integer(1), c.call("PERSIST", "k"));
     assertEquals(integer(1), c.call("EXPIRE", "k", "60", "NX"));
@@ -160,11 +182,14 @@ class KeyspaceConformanceTest extends AbstractConformanceTest {
   @Test
   void expireOptionErrors() throws IOException {
     c.call("SET", "k", "v");
-    String nxTogether = error("ERR NX and XX, GT or LT options at the same time are not compatible");
+    String nxTogether =
+        error("ERR NX and XX, GT or LT options at the same time are not compatible");
     assertEquals(nxTogether, c.call("EXPIRE", "k", "10", "NX", "XX"));
     assertEquals(nxTogether, c.call("EXPIRE", "k", "10", "GT", "NX"));
     assertEquals(nxTogether, c.call("EXPIRE", "k", "10", "LT", "GT", "NX"));
-    assertEquals(error("ERR GT and LT options at the same time are not compatible"), c.call("PEXPIRE", "k", "10", "GT", "LT"));
+    assertEquals(
+        error("ERR GT and LT options at the same time are not compatible"),
+        c.call("PEXPIRE", "k", "10", "GT", "LT"));
     assertEquals(error("ERR Unsupported option FOO"), c.call("EXPIRE", "k", "10", "FOO"));
     // Options are read before the time: a bad option wins over a bad number, even on a missing key.
     assertEquals(error("ERR Unsupported option foo"), c.call("EXPIRE", "k", "ten", "foo"));
@@ -202,7 +227,20 @@ class KeyspaceConformanceTest extends AbstractConformanceTest {
 
   @Test
   void keysMatchesGlobPatterns() throws IOException {
-    c.call("MSET", "firstname", "Jack", "lastname", "Stuntman", "age", "35", "h*llo", "1", "hello", "2", "hallo", "3");
+    c.call(
+        "MSET",
+        "firstname",
+        "Jack",
+        "lastname",
+        "Stuntman",
+        "age",
+        "35",
+        "h*llo",
+        "1",
+        "hello",
+        "2",
+        "hallo",
+        "3");
     assertEquals(Set.of("firstname", "lastname"), keys("*name*"));
     assertEquals(Set.of("age"), keys("a??"));
     assertEquals(Set.of("firstname", "lastname", "age", "h*llo", "hello", "hallo"), keys("*"));
@@ -277,24 +315,35 @@ class KeyspaceConformanceTest extends AbstractConformanceTest {
       assertTrue(writes.get() >= 200, "the writer did not get going");
       long overlapping = 0;
       int iterations = 0;
-      while ((iterations < 3 || overlapping < 1000) && !writer.isDone() && System.nanoTime() < deadline) {
+      while ((iterations < 3 || overlapping < 1000)
+          && !writer.isDone()
+          && System.nanoTime() < deadline) {
         long before = writes.get();
         List<String> seen = scanAll(c, "COUNT", "10");
         overlapping += writes.get() - before;
         iterations++;
         Set<String> missing = new TreeSet<>(stable);
         seen.forEach(missing::remove);
-        assertEquals(Set.of(), missing, "keys present throughout iteration " + iterations + " but never returned");
-        assertTrue(seen.stream().allMatch(k -> k.startsWith("stable:") || k.startsWith("churn:")), "a key nobody wrote");
+        assertEquals(
+            Set.of(),
+            missing,
+            "keys present throughout iteration " + iterations + " but never returned");
+        assertTrue(
+            seen.stream().allMatch(k -> k.startsWith("stable:") || k.startsWith("churn:")),
+            "a key nobody wrote");
       }
-      assertTrue(overlapping >= 1000, "only " + overlapping + " writes overlapped " + iterations + " iterations");
+      assertTrue(
+          overlapping >= 1000,
+          "only " + overlapping + " writes overlapped " + iterations + " iterations");
     } finally {
       stop.set(true);
       writer.get(30, TimeUnit.SECONDS);
     }
   }
 
-  /** Creates churn keys, deletes older ones and overwrites stable keys, pipelined, until stopped. */
+  /**
+   * Creates churn keys, deletes older ones and overwrites stable keys, pipelined, until stopped.
+   */
   private void churn(AtomicBoolean stop, AtomicLong writes) {
     try (RawClient w = server.connect()) {
       for (int round = 0; !stop.get(); round++) {

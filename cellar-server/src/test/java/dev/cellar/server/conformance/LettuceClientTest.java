@@ -35,8 +35,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Lettuce over RESP2 and RESP3 (its default, negotiated with {@code HELLO 3}): the synchronous
- * API, the asynchronous one with manual flushing (one write for a whole batch, so replies arrive
+ * Lettuce over RESP2 and RESP3 (its default, negotiated with {@code HELLO 3}): the synchronous API,
+ * the asynchronous one with manual flushing (one write for a whole batch, so replies arrive
  * pipelined), and error replies as {@link RedisCommandExecutionException}.
  */
 class LettuceClientTest extends AbstractConformanceTest {
@@ -44,7 +44,13 @@ class LettuceClientTest extends AbstractConformanceTest {
 
   @BeforeAll
   void createClient() {
-    client = RedisClient.create(RedisURI.builder().withHost("127.0.0.1").withPort(server.port()).withTimeout(Duration.ofSeconds(10)).build());
+    client =
+        RedisClient.create(
+            RedisURI.builder()
+                .withHost("127.0.0.1")
+                .withPort(server.port())
+                .withTimeout(Duration.ofSeconds(10))
+                .build());
   }
 
   @AfterAll
@@ -64,7 +70,9 @@ class LettuceClientTest extends AbstractConformanceTest {
   void synchronousCommands(ProtocolVersion protocol) {
     try (StatefulRedisConnection<String, String> connection = connect(protocol)) {
       RedisCommands<String, String> redis = connection.sync();
-      assertTrue(redis.clientInfo().contains(" resp=" + (protocol == ProtocolVersion.RESP3 ? 3 : 2)), redis.clientInfo());
+      assertTrue(
+          redis.clientInfo().contains(" resp=" + (protocol == ProtocolVersion.RESP3 ? 3 : 2)),
+          redis.clientInfo());
       assertEquals("PONG", redis.ping());
       assertEquals("OK", redis.set("k", "v"));
       assertEquals("v", redis.get("k"));
@@ -105,7 +113,9 @@ class LettuceClientTest extends AbstractConformanceTest {
       KeyScanCursor<String> cursor = redis.scan(ScanArgs.Builder.matches("s:*").limit(40));
       seen.addAll(cursor.getKeys());
       while (!cursor.isFinished()) {
-        cursor = redis.scan(ScanCursor.of(cursor.getCursor()), ScanArgs.Builder.matches("s:*").limit(40));
+        cursor =
+            redis.scan(
+                ScanCursor.of(cursor.getCursor()), ScanArgs.Builder.matches("s:*").limit(40));
         seen.addAll(cursor.getKeys());
       }
       assertEquals(300, seen.size());
@@ -119,11 +129,14 @@ class LettuceClientTest extends AbstractConformanceTest {
     try (StatefulRedisConnection<String, String> connection = connect(protocol)) {
       RedisCommands<String, String> redis = connection.sync();
       redis.set("text", "abc");
-      RedisCommandExecutionException e = assertThrows(RedisCommandExecutionException.class, () -> redis.incr("text"));
+      RedisCommandExecutionException e =
+          assertThrows(RedisCommandExecutionException.class, () -> redis.incr("text"));
       assertEquals("ERR value is not an integer or out of range", e.getMessage());
-      RedisCommandExecutionException f = assertThrows(RedisCommandExecutionException.class, () -> redis.incrbyfloat("text", 1));
+      RedisCommandExecutionException f =
+          assertThrows(RedisCommandExecutionException.class, () -> redis.incrbyfloat("text", 1));
       assertEquals("ERR value is not a valid float", f.getMessage());
-      RedisCommandExecutionException g = assertThrows(RedisCommandExecutionException.class, () -> redis.rename("nope", "x"));
+      RedisCommandExecutionException g =
+          assertThrows(RedisCommandExecutionException.class, () -> redis.rename("nope", "x"));
       assertEquals("ERR no such key", g.getMessage());
       assertEquals("PONG", redis.ping());
       assertEquals("abc", redis.get("text"));
@@ -151,7 +164,8 @@ class LettuceClientTest extends AbstractConformanceTest {
       for (int i = 0; i < 3000; i++) {
         assertEquals("v" + i, reads.get(i).get());
       }
-      ExecutionException e = assertThrows(ExecutionException.class, () -> failing.get(10, TimeUnit.SECONDS));
+      ExecutionException e =
+          assertThrows(ExecutionException.class, () -> failing.get(10, TimeUnit.SECONDS));
       assertInstanceOf(RedisCommandExecutionException.class, e.getCause());
       assertEquals("v2999", afterError.get(10, TimeUnit.SECONDS));
       connection.setAutoFlushCommands(true);

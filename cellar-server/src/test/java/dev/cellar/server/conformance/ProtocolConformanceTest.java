@@ -46,7 +46,8 @@ class ProtocolConformanceTest extends AbstractConformanceTest {
   @Test
   void inlineErrorsKeepTheConnection() throws IOException {
     c.sendRaw("NOSUCH a b\r\n");
-    assertEquals(error("ERR unknown command 'NOSUCH', with args beginning with: 'a' 'b' "), c.readReply());
+    assertEquals(
+        error("ERR unknown command 'NOSUCH', with args beginning with: 'a' 'b' "), c.readReply());
     c.sendRaw("GET\r\n");
     assertEquals(arity("get"), c.readReply());
     c.sendRaw("PING\r\n");
@@ -59,7 +60,9 @@ class ProtocolConformanceTest extends AbstractConformanceTest {
   void pipelinedRequestsAreAnsweredInOrder() throws IOException {
     StringBuilder pipeline = new StringBuilder();
     for (int i = 0; i < 500; i++) {
-      pipeline.append(RawClient.command("SET", "k" + i, "v" + i)).append(RawClient.command("GET", "k" + i));
+      pipeline
+          .append(RawClient.command("SET", "k" + i, "v" + i))
+          .append(RawClient.command("GET", "k" + i));
       pipeline.append(i % 50 == 0 ? "INCR counter\r\n" : RawClient.command("INCR", "counter"));
     }
     c.sendRaw(pipeline.toString());
@@ -72,7 +75,9 @@ class ProtocolConformanceTest extends AbstractConformanceTest {
 
   @Test
   void aRequestCutAtEveryByteIsStillOneRequest() throws Exception {
-    byte[] request = (RawClient.command("SET", "split", "a value\r\nwith CRLF") + "GET split\r\n").getBytes(StandardCharsets.ISO_8859_1);
+    byte[] request =
+        (RawClient.command("SET", "split", "a value\r\nwith CRLF") + "GET split\r\n")
+            .getBytes(StandardCharsets.ISO_8859_1);
     for (byte b : request) {
       c.sendRaw(new byte[] {b});
     }
@@ -94,7 +99,8 @@ class ProtocolConformanceTest extends AbstractConformanceTest {
     assertEquals(integer(value.length()), c.call("STRLEN", "big"));
   }
 
-  // ------------------------------------------------------------------ protocol errors close the connection
+  // ------------------------------------------------------------------ protocol errors close the
+  // connection
 
   @Test
   void invalidMultibulkLength() throws IOException {
@@ -149,7 +155,10 @@ class ProtocolConformanceTest extends AbstractConformanceTest {
   void nothingPipelinedAfterQuitRuns() throws IOException {
     // Requests are parsed ahead of execution in runs; QUIT must still end the run where it stands.
     try (RawClient d = server.connect()) {
-      d.sendRaw(RawClient.command("SET", "q-before", "1") + RawClient.command("QUIT") + RawClient.command("SET", "q-after", "1"));
+      d.sendRaw(
+          RawClient.command("SET", "q-before", "1")
+              + RawClient.command("QUIT")
+              + RawClient.command("SET", "q-after", "1"));
       assertEquals(OK, d.readReply());
       assertEquals(OK, d.readReply());
       assertTrue(d.closedByServer(), "QUIT closes the connection");
@@ -160,7 +169,10 @@ class ProtocolConformanceTest extends AbstractConformanceTest {
 
   @Test
   void repliesBeforeTheViolationAreSentFirst() throws IOException {
-    c.sendRaw(RawClient.command("SET", "before", "1") + "PING\r\n*abc\r\n" + RawClient.command("SET", "after", "1"));
+    c.sendRaw(
+        RawClient.command("SET", "before", "1")
+            + "PING\r\n*abc\r\n"
+            + RawClient.command("SET", "after", "1"));
     assertEquals(OK, c.readReply());
     assertEquals(PONG, c.readReply());
     assertEquals(error("ERR Protocol error: invalid multibulk length"), c.readReply());
@@ -187,8 +199,12 @@ class ProtocolConformanceTest extends AbstractConformanceTest {
   private void assertProtocolError(String bytes, String message) throws IOException {
     try (RawClient bad = server.connect()) {
       bad.sendRaw(bytes);
-      assertEquals(error("ERR Protocol error: " + message), bad.readReply(), () -> "for " + printable(bytes));
-      assertTrue(bad.closedByServer(), () -> "still open after a protocol error for " + printable(bytes));
+      assertEquals(
+          error("ERR Protocol error: " + message),
+          bad.readReply(),
+          () -> "for " + printable(bytes));
+      assertTrue(
+          bad.closedByServer(), () -> "still open after a protocol error for " + printable(bytes));
     }
     assertEquals(PONG, c.call("PING"), "the server goes on");
   }

@@ -16,12 +16,12 @@ import java.util.List;
 
 /**
  * A RESP client with no opinions: it writes command arrays (or any bytes) to a socket and returns
- * each reply exactly as the server sent it, so tests compare bytes, as in
- * {@code assertEquals("-ERR wrong number of arguments for 'get' command\r\n", c.call("GET"))}.
+ * each reply exactly as the server sent it, so tests compare bytes, as in {@code assertEquals("-ERR
+ * wrong number of arguments for 'get' command\r\n", c.call("GET"))}.
  *
- * <p>Text is ISO-8859-1 throughout: one char per byte, so binary values and CRLFs survive the
- * round trip unchanged. A reply is read by walking its structure (RESP2 and RESP3 types), so a
- * call returns when its whole reply has arrived, and never consumes the next one.
+ * <p>Text is ISO-8859-1 throughout: one char per byte, so binary values and CRLFs survive the round
+ * trip unchanged. A reply is read by walking its structure (RESP2 and RESP3 types), so a call
+ * returns when its whole reply has arrived, and never consumes the next one.
  */
 final class RawClient implements AutoCloseable {
   private static final int TIMEOUT_MILLIS = 10_000;
@@ -100,13 +100,14 @@ final class RawClient implements AutoCloseable {
   private void readValue(ByteArrayOutputStream reply) throws IOException {
     int type = in.read();
     if (type < 0) {
-      throw new EOFException("connection closed by the server before a reply; got so far: "
-          + reply.toString(StandardCharsets.ISO_8859_1));
+      throw new EOFException(
+          "connection closed by the server before a reply; got so far: "
+              + reply.toString(StandardCharsets.ISO_8859_1));
     }
     reply.write(type);
     String line = readLine(reply);
     switch (type) {
-      case '+', '-', ':', '_', ',', '#', '(' -> { }
+      case '+', '-', ':', '_', ',', '#', '(' -> {}
       case '$', '=', '!' -> {
         long length = Long.parseLong(line);
         if (length >= 0) {
@@ -116,11 +117,16 @@ final class RawClient implements AutoCloseable {
       case '*', '~', '>' -> readElements(reply, Long.parseLong(line));
       case '%' -> readElements(reply, 2 * Long.parseLong(line));
       case '|' -> {
-        readElements(reply, 2 * Long.parseLong(line)); // an attribute precedes the reply it describes
+        readElements(
+            reply, 2 * Long.parseLong(line)); // an attribute precedes the reply it describes
         readValue(reply);
       }
-      default -> throw new IOException("not a RESP type byte: '" + (char) type + "' after "
-          + reply.toString(StandardCharsets.ISO_8859_1));
+      default ->
+          throw new IOException(
+              "not a RESP type byte: '"
+                  + (char) type
+                  + "' after "
+                  + reply.toString(StandardCharsets.ISO_8859_1));
     }
   }
 
@@ -171,15 +177,16 @@ final class RawClient implements AutoCloseable {
     socket.close();
   }
 
-  // ------------------------------------------------------------------ decoding for tests that need values
+  // ------------------------------------------------------------------ decoding for tests that need
+  // values
 
   /** An error reply, decoded. */
   record Error(String text) {}
 
   /**
-   * Decodes one reply's text: simple and bulk strings to String, integers to Long, arrays, sets
-   * and pushes to List, maps to a List of alternating keys and values, nulls to null, errors to
-   * {@link Error}, doubles and big numbers to their text.
+   * Decodes one reply's text: simple and bulk strings to String, integers to Long, arrays, sets and
+   * pushes to List, maps to a List of alternating keys and values, nulls to null, errors to {@link
+   * Error}, doubles and big numbers to their text.
    */
   static Object parse(String raw) {
     int[] at = {0};
@@ -222,7 +229,8 @@ final class RawClient implements AutoCloseable {
         }
         yield list;
       }
-      default -> throw new IllegalArgumentException("not a RESP type byte '" + type + "' in " + raw);
+      default ->
+          throw new IllegalArgumentException("not a RESP type byte '" + type + "' in " + raw);
     };
   }
 }

@@ -23,20 +23,46 @@ class RedisBenchmarkClientTest extends AbstractConformanceTest {
   void setAndGetPipelined() throws IOException {
     ToolRun.assumeInstalled("redis-benchmark");
     c.call("CONFIG", "RESETSTAT");
-    ToolRun run = ToolRun.run(List.of("redis-benchmark", "-h", "127.0.0.1", "-p", Integer.toString(server.port()),
-        "-n", Integer.toString(REQUESTS), "-r", Integer.toString(KEY_RANGE), "-t", "set,get", "-P", "16", "--csv"),
-        new byte[0], Duration.ofSeconds(120));
+    ToolRun run =
+        ToolRun.run(
+            List.of(
+                "redis-benchmark",
+                "-h",
+                "127.0.0.1",
+                "-p",
+                Integer.toString(server.port()),
+                "-n",
+                Integer.toString(REQUESTS),
+                "-r",
+                Integer.toString(KEY_RANGE),
+                "-t",
+                "set,get",
+                "-P",
+                "16",
+                "--csv"),
+            new byte[0],
+            Duration.ofSeconds(120));
     assertEquals(0, run.exitCode(), run.output());
     assertFalse(run.stderr().contains("rror"), run.output());
     for (String test : List.of("SET", "GET")) {
-      Matcher m = Pattern.compile("^\"" + test + "\",\"([0-9.]+)\"", Pattern.MULTILINE).matcher(run.stdout());
+      Matcher m =
+          Pattern.compile("^\"" + test + "\",\"([0-9.]+)\"", Pattern.MULTILINE)
+              .matcher(run.stdout());
       assertTrue(m.find(), "no " + test + " line in " + run.output());
       assertTrue(Double.parseDouble(m.group(1)) > 0, run.output());
     }
 
     String stats = (String) c.callParsed("INFO", "commandstats");
-    assertTrue(Pattern.compile("cmdstat_set:calls=" + REQUESTS + ",.*,failed_calls=0").matcher(stats).find(), stats);
-    assertTrue(Pattern.compile("cmdstat_get:calls=" + REQUESTS + ",.*,failed_calls=0").matcher(stats).find(), stats);
+    assertTrue(
+        Pattern.compile("cmdstat_set:calls=" + REQUESTS + ",.*,failed_calls=0")
+            .matcher(stats)
+            .find(),
+        stats);
+    assertTrue(
+        Pattern.compile("cmdstat_get:calls=" + REQUESTS + ",.*,failed_calls=0")
+            .matcher(stats)
+            .find(),
+        stats);
 
     // -r replaces __rand_int__ in "key:__rand_int__" with a 12-digit number below KEY_RANGE.
     long keys = (Long) c.callParsed("DBSIZE");

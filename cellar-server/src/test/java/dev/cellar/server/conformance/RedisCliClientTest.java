@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 /**
  * {@code redis-cli} as people use it: one command per run, commands piped in as lines, mass
  * insertion with {@code --pipe}, {@code --scan}, {@code -x}, {@code -r}, and RESP3 with {@code -3}.
- * Its output is compared exactly (redis-cli prints raw replies when its output is not a
- * terminal, and the usual formatted ones with {@code --no-raw}).
+ * Its output is compared exactly (redis-cli prints raw replies when its output is not a terminal,
+ * and the usual formatted ones with {@code --no-raw}).
  */
 class RedisCliClientTest extends AbstractConformanceTest {
   private static final Duration TIMEOUT = Duration.ofSeconds(60);
@@ -32,7 +32,9 @@ class RedisCliClientTest extends AbstractConformanceTest {
   }
 
   private ToolRun cliWithInput(byte[] stdin, String... args) {
-    List<String> command = new ArrayList<>(List.of("redis-cli", "-h", "127.0.0.1", "-p", Integer.toString(server.port())));
+    List<String> command =
+        new ArrayList<>(
+            List.of("redis-cli", "-h", "127.0.0.1", "-p", Integer.toString(server.port())));
     command.addAll(List.of(args));
     return ToolRun.run(command, stdin, TIMEOUT);
   }
@@ -46,16 +48,22 @@ class RedisCliClientTest extends AbstractConformanceTest {
     assertEquals("1\n", cli("INCR", "n").stdout());
     assertEquals("(integer) 2\n", cli("--no-raw", "INCR", "n").stdout());
     assertEquals("ERR value is not an integer or out of range\n\n", cli("INCR", "k").stdout());
-    assertEquals("(error) ERR value is not an integer or out of range\n", cli("--no-raw", "INCR", "k").stdout());
+    assertEquals(
+        "(error) ERR value is not an integer or out of range\n",
+        cli("--no-raw", "INCR", "k").stdout());
     assertEquals("1\n2\n3\n", cli("-r", "3", "INCR", "repeated").stdout());
     assertEquals(bulk("hello world"), c.call("GET", "k"));
   }
 
   @Test
   void commandsPipedAsLines() throws IOException {
-    String script = "SET a 1\nINCR a\nSET \"a key\" \"a value\"\nGET \"a key\"\nNOSUCH x\nPING\nMGET a nope\n";
+    String script =
+        "SET a 1\nINCR a\nSET \"a key\" \"a value\"\nGET \"a key\"\nNOSUCH x\nPING\nMGET a nope\n";
     ToolRun run = cliWithInput(script.getBytes(StandardCharsets.UTF_8));
-    assertEquals("OK\n2\nOK\na value\nERR unknown command 'NOSUCH', with args beginning with: 'x' \n\nPONG\n2\n\n", run.stdout(), run.output());
+    assertEquals(
+        "OK\n2\nOK\na value\nERR unknown command 'NOSUCH', with args beginning with: 'x' \n\nPONG\n2\n\n",
+        run.stdout(),
+        run.output());
     assertEquals(bulk("a value"), c.call("GET", "a key"));
   }
 
@@ -81,7 +89,10 @@ class RedisCliClientTest extends AbstractConformanceTest {
 
   @Test
   void massInsertionCountsErrors() {
-    String protocol = RawClient.command("SET", "t", "text") + RawClient.command("INCR", "t") + RawClient.command("SET", "z", "1");
+    String protocol =
+        RawClient.command("SET", "t", "text")
+            + RawClient.command("INCR", "t")
+            + RawClient.command("SET", "z", "1");
     ToolRun run = cliWithInput(protocol.getBytes(StandardCharsets.ISO_8859_1), "--pipe");
     assertEquals(1, run.exitCode(), run.output());
     assertTrue(run.stdout().endsWith("errors: 1, replies: 3\n"), run.output());
@@ -105,7 +116,9 @@ class RedisCliClientTest extends AbstractConformanceTest {
   void resp3() throws IOException {
     c.call("SET", "k", "v");
     assertEquals("(nil)\n", cli("-3", "--no-raw", "GET", "missing").stdout());
-    assertEquals("1# \"maxmemory\" => \"0\"\n", cli("-3", "--no-raw", "CONFIG", "GET", "maxmemory").stdout(),
+    assertEquals(
+        "1# \"maxmemory\" => \"0\"\n",
+        cli("-3", "--no-raw", "CONFIG", "GET", "maxmemory").stdout(),
         "a RESP3 map, which redis-cli prints as one");
     ToolRun hello = cli("-3", "HELLO", "3");
     assertTrue(hello.stdout().startsWith("server redis\nversion "), hello.output());

@@ -15,8 +15,9 @@ import org.junit.jupiter.api.Test;
 /**
  * redis-cli's operator modes against the server: {@code --bigkeys} (SCAN, TYPE, STRLEN), {@code
  * --memkeys} (MEMORY USAGE), {@code --stat} (INFO every interval), {@code --latency} (PING) and
- * {@code redis-cli monitor}. The last three loop until stopped, so they run under {@code timeout}, line-buffered through
- * {@code stdbuf} so that what they printed before the signal is not lost in a stdio buffer.
+ * {@code redis-cli monitor}. The last three loop until stopped, so they run under {@code timeout},
+ * line-buffered through {@code stdbuf} so that what they printed before the signal is not lost in a
+ * stdio buffer.
  */
 class RedisCliToolsTest extends AbstractConformanceTest {
   private static final Duration TIMEOUT = Duration.ofSeconds(60);
@@ -55,7 +56,9 @@ class RedisCliToolsTest extends AbstractConformanceTest {
     someKeys();
     ToolRun run = cli(List.of(), "--bigkeys");
     assertEquals(0, run.exitCode(), run.output());
-    assertTrue(run.stdout().contains("Biggest string found '\"the-biggest\"' has 20000 bytes"), run.output());
+    assertTrue(
+        run.stdout().contains("Biggest string found '\"the-biggest\"' has 20000 bytes"),
+        run.output());
     assertTrue(run.stdout().contains("Sampled 302 keys in the keyspace!"), run.output());
   }
 
@@ -64,10 +67,14 @@ class RedisCliToolsTest extends AbstractConformanceTest {
     someKeys();
     ToolRun run = cli(List.of(), "--memkeys");
     assertEquals(0, run.exitCode(), run.output());
-    Matcher m = Pattern.compile("Biggest string found '\"the-biggest\"' has (\\d+) bytes").matcher(run.stdout());
+    Matcher m =
+        Pattern.compile("Biggest string found '\"the-biggest\"' has (\\d+) bytes")
+            .matcher(run.stdout());
     assertTrue(m.find(), run.output());
     long bytes = Long.parseLong(m.group(1));
-    assertTrue(bytes >= 20_000 && bytes < 21_000, "MEMORY USAGE of a 20,000-byte string as --memkeys shows it: " + bytes);
+    assertTrue(
+        bytes >= 20_000 && bytes < 21_000,
+        "MEMORY USAGE of a 20,000-byte string as --memkeys shows it: " + bytes);
   }
 
   @Test
@@ -76,7 +83,8 @@ class RedisCliToolsTest extends AbstractConformanceTest {
     ToolRun run = forSeconds(3, "--stat", "-i", "0.5");
     List<String> lines = run.stdout().lines().toList();
     assertTrue(lines.size() >= 4, run.output());
-    assertTrue(lines.get(1).startsWith("keys       mem      clients blocked requests"), run.output());
+    assertTrue(
+        lines.get(1).startsWith("keys       mem      clients blocked requests"), run.output());
     String[] row = lines.get(2).trim().split("\\s+");
     assertEquals("302", row[0], "the keys column, summed from INFO keyspace: " + lines.get(2));
     assertTrue(row[1].matches("[\\d.]+[BKMG]"), "used_memory_human: " + lines.get(2));
@@ -85,24 +93,36 @@ class RedisCliToolsTest extends AbstractConformanceTest {
 
   @Test
   void monitorPrintsOtherClientsCommands() throws Exception {
-    Thread traffic = Thread.ofPlatform().daemon().start(() -> {
-      try (RawClient client = server.connect()) {
-        // Once redis-cli's MONITOR has taken effect (flags=O in CLIENT LIST), run what it should show.
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (!((String) client.callParsed("CLIENT", "LIST")).contains("flags=O") && System.nanoTime() < deadline) {
-          Thread.sleep(20);
-        }
-        client.call("SET", "watched key", "1");
-        client.call("INCR", "counter");
-      } catch (Exception e) {
-        throw new AssertionError(e);
-      }
-    });
+    Thread traffic =
+        Thread.ofPlatform()
+            .daemon()
+            .start(
+                () -> {
+                  try (RawClient client = server.connect()) {
+                    // Once redis-cli's MONITOR has taken effect (flags=O in CLIENT LIST), run what
+                    // it should show.
+                    long deadline = System.nanoTime() + 10_000_000_000L;
+                    while (!((String) client.callParsed("CLIENT", "LIST")).contains("flags=O")
+                        && System.nanoTime() < deadline) {
+                      Thread.sleep(20);
+                    }
+                    client.call("SET", "watched key", "1");
+                    client.call("INCR", "counter");
+                  } catch (Exception e) {
+                    throw new AssertionError(e);
+                  }
+                });
     ToolRun run = forSeconds(3, "monitor");
     traffic.join();
     List<String> lines = run.stdout().lines().toList();
     assertEquals("OK", lines.getFirst(), run.output());
-    assertTrue(lines.stream().anyMatch(l -> l.matches("\\d+\\.\\d{6} \\[0 127\\.0\\.0\\.1:\\d+\\] \"SET\" \"watched key\" \"1\"")), run.output());
+    assertTrue(
+        lines.stream()
+            .anyMatch(
+                l ->
+                    l.matches(
+                        "\\d+\\.\\d{6} \\[0 127\\.0\\.0\\.1:\\d+\\] \"SET\" \"watched key\" \"1\"")),
+        run.output());
     assertTrue(lines.stream().anyMatch(l -> l.endsWith("] \"INCR\" \"counter\"")), run.output());
   }
 
@@ -114,7 +134,9 @@ class RedisCliToolsTest extends AbstractConformanceTest {
     assertEquals(4, last.length, run.output());
     long samples = Long.parseLong(last[3]);
     assertTrue(samples > 10, "PINGs answered in 2 s: " + run.output());
-    assertTrue(Long.parseLong(last[0]) <= Double.parseDouble(last[2]) && Double.parseDouble(last[2]) <= Long.parseLong(last[1]),
+    assertTrue(
+        Long.parseLong(last[0]) <= Double.parseDouble(last[2])
+            && Double.parseDouble(last[2]) <= Long.parseLong(last[1]),
         "min <= avg <= max: " + run.output());
   }
 }

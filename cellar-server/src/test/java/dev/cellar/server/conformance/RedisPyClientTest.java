@@ -24,16 +24,36 @@ class RedisPyClientTest extends AbstractConformanceTest {
   @Test
   void redisPySuitePasses() {
     ToolRun.assumeInstalled("python3");
-    ToolRun probe = ToolRun.run(List.of("python3", "-c", "import redis, pytest"), new byte[0], Duration.ofSeconds(60));
+    ToolRun probe =
+        ToolRun.run(
+            List.of("python3", "-c", "import redis, pytest"), new byte[0], Duration.ofSeconds(60));
     assumeTrue(probe.exitCode() == 0, "redis-py or pytest is not installed: " + probe.stderr());
     assertTrue(Files.isRegularFile(TESTS), TESTS.toAbsolutePath() + " is missing");
 
-    ToolRun run = ToolRun.run(List.of("python3", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rfE", TESTS.toString()),
-        new byte[0], Duration.ofSeconds(120),
-        Map.of("CELLAR_TEST_PORT", Integer.toString(server.port()), "PYTHONDONTWRITEBYTECODE", "1"));
+    ToolRun run =
+        ToolRun.run(
+            List.of(
+                "python3",
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "-rfE",
+                TESTS.toString()),
+            new byte[0],
+            Duration.ofSeconds(120),
+            Map.of(
+                "CELLAR_TEST_PORT",
+                Integer.toString(server.port()),
+                "PYTHONDONTWRITEBYTECODE",
+                "1"));
     assertEquals(0, run.exitCode(), run.output());
     Matcher passed = Pattern.compile("(\\d+) passed").matcher(run.stdout());
     assertTrue(passed.find(), run.output());
-    assertEquals(15, Integer.parseInt(passed.group(1)), "every test ran, over both protocols:\n" + run.output());
+    assertEquals(
+        15,
+        Integer.parseInt(passed.group(1)),
+        "every test ran, over both protocols:\n" + run.output());
   }
 }

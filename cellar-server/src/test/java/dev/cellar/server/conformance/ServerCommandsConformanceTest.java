@@ -41,7 +41,8 @@ class ServerCommandsConformanceTest extends AbstractConformanceTest {
     assertEquals(2, time.size());
     long seconds = Long.parseLong((String) time.get(0));
     long micros = Long.parseLong((String) time.get(1));
-    assertTrue(Math.abs(seconds - System.currentTimeMillis() / 1000) <= 5, "TIME seconds " + seconds);
+    assertTrue(
+        Math.abs(seconds - System.currentTimeMillis() / 1000) <= 5, "TIME seconds " + seconds);
     assertTrue(micros >= 0 && micros < 1_000_000, "TIME microseconds " + micros);
   }
 
@@ -57,17 +58,28 @@ class ServerCommandsConformanceTest extends AbstractConformanceTest {
 
   @Test
   void commandInfoDescribesArityFlagsAndKeys() throws IOException {
-    List<?> infos = assertInstanceOf(List.class, c.callParsed("COMMAND", "INFO", "get", "SET", "mset", "nosuch", "ping"));
+    List<?> infos =
+        assertInstanceOf(
+            List.class, c.callParsed("COMMAND", "INFO", "get", "SET", "mset", "nosuch", "ping"));
     assertCommand(infos.get(0), "get", 2, List.of("readonly", "fast"), 1, 1, 1);
     assertCommand(infos.get(1), "set", -3, List.of("write", "denyoom"), 1, 1, 1);
     assertCommand(infos.get(2), "mset", -3, List.of("write", "denyoom"), 1, -1, 2);
     assertEquals(null, infos.get(3));
     assertCommand(infos.get(4), "ping", -1, List.of("fast"), 0, 0, 0);
-    assertEquals("*1\r\n$-1\r\n", c.call("COMMAND", "INFO", "nosuch"), "a null bulk, not a null array");
+    assertEquals(
+        "*1\r\n$-1\r\n", c.call("COMMAND", "INFO", "nosuch"), "a null bulk, not a null array");
   }
 
-  private static void assertCommand(Object info, String name, long arity, List<String> someFlags, long first, long last, long step) {
-    List<?> fields = assertInstanceOf(List.class, info, () -> "COMMAND INFO for " + name + ": " + info);
+  private static void assertCommand(
+      Object info,
+      String name,
+      long arity,
+      List<String> someFlags,
+      long first,
+      long last,
+      long step) {
+    List<?> fields =
+        assertInstanceOf(List.class, info, () -> "COMMAND INFO for " + name + ": " + info);
     assertEquals(name, fields.get(0));
     assertEquals(arity, fields.get(1), name + " arity");
     List<?> flags = assertInstanceOf(List.class, fields.get(2));
@@ -85,10 +97,16 @@ class ServerCommandsConformanceTest extends AbstractConformanceTest {
     assertEquals(array("a", "b"), c.call("COMMAND", "GETKEYS", "MSET", "a", "1", "b", "2"));
     assertEquals(array("k"), c.call("COMMAND", "GETKEYS", "SET", "k", "v", "EX", "10"));
     assertEquals(array("a", "b", "c"), c.call("COMMAND", "GETKEYS", "del", "a", "b", "c"));
-    assertEquals(error("ERR Invalid command specified"), c.call("COMMAND", "GETKEYS", "nosuch", "a"));
-    assertEquals(error("ERR Invalid number of arguments specified for command"), c.call("COMMAND", "GETKEYS", "GET", "a", "b"));
-    assertEquals(error("ERR The command has no key arguments"), c.call("COMMAND", "GETKEYS", "PING", "x"));
-    assertEquals(error("ERR The command has no key arguments"), c.call("COMMAND", "GETKEYS", "ECHO", "a", "b"),
+    assertEquals(
+        error("ERR Invalid command specified"), c.call("COMMAND", "GETKEYS", "nosuch", "a"));
+    assertEquals(
+        error("ERR Invalid number of arguments specified for command"),
+        c.call("COMMAND", "GETKEYS", "GET", "a", "b"));
+    assertEquals(
+        error("ERR The command has no key arguments"), c.call("COMMAND", "GETKEYS", "PING", "x"));
+    assertEquals(
+        error("ERR The command has no key arguments"),
+        c.call("COMMAND", "GETKEYS", "ECHO", "a", "b"),
         "keys are looked for before arity");
   }
 
@@ -108,22 +126,30 @@ class ServerCommandsConformanceTest extends AbstractConformanceTest {
   @Test
   void configGet() throws IOException {
     assertEquals("*2\r\n$9\r\nmaxmemory\r\n$1\r\n0\r\n", c.call("CONFIG", "GET", "maxmemory"));
-    assertEquals("*2\r\n$9\r\nMAXMEMORY\r\n$1\r\n0\r\n", c.call("CONFIG", "GET", "MAXMEMORY"), "a plain name comes back as asked");
+    assertEquals(
+        "*2\r\n$9\r\nMAXMEMORY\r\n$1\r\n0\r\n",
+        c.call("CONFIG", "GET", "MAXMEMORY"),
+        "a plain name comes back as asked");
     assertEquals("*0\r\n", c.call("CONFIG", "GET", "nosuch"));
-    assertEquals(Map.of("maxmemory", "0", "maxmemory-policy", "noeviction"),
+    assertEquals(
+        Map.of("maxmemory", "0", "maxmemory-policy", "noeviction"),
         pairs(c.callParsed("CONFIG", "GET", "maxmemory", "maxmemory-policy")));
     Map<Object, Object> glob = pairs(c.callParsed("CONFIG", "GET", "maxmemory*"));
     assertEquals("0", glob.get("maxmemory"));
     assertEquals("noeviction", glob.get("maxmemory-policy"));
-    assertEquals(Integer.toString(server.port()), pairs(c.callParsed("CONFIG", "GET", "port")).get("port"));
+    assertEquals(
+        Integer.toString(server.port()), pairs(c.callParsed("CONFIG", "GET", "port")).get("port"));
   }
 
   @Test
   void configSet() throws IOException {
     try {
       assertEquals(OK, c.call("CONFIG", "SET", "maxmemory-policy", "allkeys-random"));
-      assertEquals("allkeys-random", pairs(c.callParsed("CONFIG", "GET", "maxmemory-policy")).get("maxmemory-policy"));
-      assertEquals(OK, c.call("CONFIG", "SET", "maxmemory", "100mb", "maxmemory-policy", "noeviction"));
+      assertEquals(
+          "allkeys-random",
+          pairs(c.callParsed("CONFIG", "GET", "maxmemory-policy")).get("maxmemory-policy"));
+      assertEquals(
+          OK, c.call("CONFIG", "SET", "maxmemory", "100mb", "maxmemory-policy", "noeviction"));
       assertEquals("104857600", pairs(c.callParsed("CONFIG", "GET", "maxmemory")).get("maxmemory"));
     } finally {
       c.call("CONFIG", "SET", "maxmemory", "0", "maxmemory-policy", "noeviction");
@@ -132,9 +158,13 @@ class ServerCommandsConformanceTest extends AbstractConformanceTest {
 
   @Test
   void configSetErrors() throws IOException {
-    assertEquals(error("ERR Unknown option or number of arguments for CONFIG SET - 'nosuch'"), c.call("CONFIG", "SET", "nosuch", "1"));
+    assertEquals(
+        error("ERR Unknown option or number of arguments for CONFIG SET - 'nosuch'"),
+        c.call("CONFIG", "SET", "nosuch", "1"));
     String failed = c.call("CONFIG", "SET", "maxmemory", "lots");
-    assertTrue(failed.startsWith("-ERR CONFIG SET failed (possibly related to argument 'maxmemory') - "), failed);
+    assertTrue(
+        failed.startsWith("-ERR CONFIG SET failed (possibly related to argument 'maxmemory') - "),
+        failed);
     assertEquals(SYNTAX, c.call("CONFIG", "SET", "maxmemory", "0", "maxmemory-policy"));
     assertEquals(OK, c.call("CONFIG", "RESETSTAT"));
     assertEquals("0", pairs(c.callParsed("CONFIG", "GET", "maxmemory")).get("maxmemory"));
@@ -152,8 +182,12 @@ class ServerCommandsConformanceTest extends AbstractConformanceTest {
     assertTrue(serverSection.contains("\r\ntcp_port:" + server.port() + "\r\n"), serverSection);
     assertFalse(serverSection.contains("# Keyspace"), serverSection);
     if (!server.isRedis()) {
-      assertTrue(serverSection.contains("\r\ncellar_version:" + CellarVersion.current() + "\r\n"), serverSection);
-      assertTrue(CellarVersion.current().matches("\\d+\\.\\d+\\.\\d+(-SNAPSHOT)?"), "the project version, not a placeholder: " + CellarVersion.current());
+      assertTrue(
+          serverSection.contains("\r\ncellar_version:" + CellarVersion.current() + "\r\n"),
+          serverSection);
+      assertTrue(
+          CellarVersion.current().matches("\\d+\\.\\d+\\.\\d+(-SNAPSHOT)?"),
+          "the project version, not a placeholder: " + CellarVersion.current());
     }
     assertEquals(bulk("# Keyspace\r\n"), c.call("INFO", "keyspace"));
     c.call("MSET", "a", "1", "b", "2");
@@ -174,8 +208,10 @@ class ServerCommandsConformanceTest extends AbstractConformanceTest {
     assertEquals(simple("Background saving started"), c.call("BGSAVE"));
     assertEquals(SYNTAX, c.call("BGSAVE", "foo"));
     String rewrite = c.call("BGREWRITEAOF");
-    assertTrue(rewrite.equals(simple("Background append only file rewriting started"))
-        || rewrite.equals(simple("Background append only file rewriting scheduled")), rewrite);
+    assertTrue(
+        rewrite.equals(simple("Background append only file rewriting started"))
+            || rewrite.equals(simple("Background append only file rewriting scheduled")),
+        rewrite);
     assertEquals(arity("save"), c.call("SAVE", "x"));
     assertEquals(bulk("v"), c.call("GET", "k"));
   }
@@ -191,7 +227,8 @@ class ServerCommandsConformanceTest extends AbstractConformanceTest {
 
   /** A RESP2 flat array of alternating names and values, as a map. */
   static Map<Object, Object> pairs(Object reply) {
-    List<?> list = assertInstanceOf(List.class, reply, () -> "expected name/value pairs, got " + reply);
+    List<?> list =
+        assertInstanceOf(List.class, reply, () -> "expected name/value pairs, got " + reply);
     assertEquals(0, list.size() % 2, "odd number of elements in " + list);
     Map<Object, Object> map = new HashMap<>();
     for (int i = 0; i < list.size(); i += 2) {

@@ -35,7 +35,8 @@ class StringCommandsConformanceTest extends AbstractConformanceTest {
     } else {
       // A deliberate difference: the engine's keys are 1 to 65536 bytes. The refusal is an error
       // reply like any other, and the connection goes on.
-      assertEquals(error("ERR key is empty; keys must be 1 to 65536 bytes"), c.call("SET", "", "v"));
+      assertEquals(
+          error("ERR key is empty; keys must be 1 to 65536 bytes"), c.call("SET", "", "v"));
       assertEquals(simple("PONG"), c.call("PING"));
     }
   }
@@ -97,10 +98,16 @@ class StringCommandsConformanceTest extends AbstractConformanceTest {
   void setExpiryMustBeAPositiveIntegerThatDoesNotOverflow() throws IOException {
     assertEquals(NOT_INTEGER, c.call("SET", "k", "v", "EX", "ten"));
     assertEquals(NOT_INTEGER, c.call("SET", "k", "v", "PX", "1.5"));
-    assertEquals(error("ERR invalid expire time in 'set' command"), c.call("SET", "k", "v", "EX", "0"));
-    assertEquals(error("ERR invalid expire time in 'set' command"), c.call("SET", "k", "v", "PX", "-5"));
-    assertEquals(error("ERR invalid expire time in 'set' command"), c.call("SET", "k", "v", "EX", "9223372036854775807"));
-    assertEquals(error("ERR invalid expire time in 'set' command"), c.call("SET", "k", "v", "EX", "9223372036854776"));
+    assertEquals(
+        error("ERR invalid expire time in 'set' command"), c.call("SET", "k", "v", "EX", "0"));
+    assertEquals(
+        error("ERR invalid expire time in 'set' command"), c.call("SET", "k", "v", "PX", "-5"));
+    assertEquals(
+        error("ERR invalid expire time in 'set' command"),
+        c.call("SET", "k", "v", "EX", "9223372036854775807"));
+    assertEquals(
+        error("ERR invalid expire time in 'set' command"),
+        c.call("SET", "k", "v", "EX", "9223372036854776"));
     assertEquals(integer(0), c.call("EXISTS", "k"));
   }
 
@@ -129,7 +136,8 @@ class StringCommandsConformanceTest extends AbstractConformanceTest {
     assertEquals(integer(0), c.call("EXISTS", "k"));
   }
 
-  // ------------------------------------------------------------------ SETNX SETEX PSETEX GETSET GETDEL GETEX
+  // ------------------------------------------------------------------ SETNX SETEX PSETEX GETSET
+  // GETDEL GETEX
 
   @Test
   void setnx() throws IOException {
@@ -144,9 +152,12 @@ class StringCommandsConformanceTest extends AbstractConformanceTest {
     assertEquals(integer(100), c.call("TTL", "k"));
     assertEquals(OK, c.call("PSETEX", "p", "100000", "v"));
     assertEquals(integer(100), c.call("TTL", "p"));
-    assertEquals(error("ERR invalid expire time in 'setex' command"), c.call("SETEX", "k", "0", "v"));
-    assertEquals(error("ERR invalid expire time in 'setex' command"), c.call("SETEX", "k", "-10", "v"));
-    assertEquals(error("ERR invalid expire time in 'psetex' command"), c.call("PSETEX", "k", "0", "v"));
+    assertEquals(
+        error("ERR invalid expire time in 'setex' command"), c.call("SETEX", "k", "0", "v"));
+    assertEquals(
+        error("ERR invalid expire time in 'setex' command"), c.call("SETEX", "k", "-10", "v"));
+    assertEquals(
+        error("ERR invalid expire time in 'psetex' command"), c.call("PSETEX", "k", "0", "v"));
     assertEquals(NOT_INTEGER, c.call("SETEX", "k", "ten", "v"));
     assertEquals(arity("setex"), c.call("SETEX", "k", "10"));
     assertEquals(bulk("v"), c.call("GET", "k"), "failed SETEX left the key alone");
@@ -191,7 +202,8 @@ class StringCommandsConformanceTest extends AbstractConformanceTest {
   @Test
   void getexOptionErrors() throws IOException {
     c.call("SET", "k", "v");
-    assertEquals(error("ERR invalid expire time in 'getex' command"), c.call("GETEX", "k", "EX", "0"));
+    assertEquals(
+        error("ERR invalid expire time in 'getex' command"), c.call("GETEX", "k", "EX", "0"));
     assertEquals(NOT_INTEGER, c.call("GETEX", "k", "EX", "soon"));
     // The expiry's value is checked only once the key is found; its syntax always.
     assertEquals(NIL, c.call("GETEX", "missing", "PX", "-1"));
@@ -234,7 +246,8 @@ class StringCommandsConformanceTest extends AbstractConformanceTest {
     assertEquals(integer(-1), c.call("TTL", "a"));
   }
 
-  // ------------------------------------------------------------------ APPEND STRLEN GETRANGE SETRANGE
+  // ------------------------------------------------------------------ APPEND STRLEN GETRANGE
+  // SETRANGE
 
   @Test
   void appendCreatesExtendsAndKeepsTheTtl() throws IOException {
@@ -298,7 +311,8 @@ class StringCommandsConformanceTest extends AbstractConformanceTest {
     assertEquals(error("ERR offset is out of range"), c.call("SETRANGE", "k", "-1", "x"));
     assertEquals(NOT_INTEGER, c.call("SETRANGE", "k", "one", "x"));
     // Past the largest string (512 MB in Redis, proto-max-bulk-len in both).
-    assertEquals(error("ERR string exceeds maximum allowed size (proto-max-bulk-len)"),
+    assertEquals(
+        error("ERR string exceeds maximum allowed size (proto-max-bulk-len)"),
         c.call("SETRANGE", "k", "536870912", "x"));
     assertEquals(bulk("aXYZ"), c.call("GET", "k"));
   }
@@ -318,7 +332,8 @@ class StringCommandsConformanceTest extends AbstractConformanceTest {
 
   @Test
   void incrOfANonIntegerValue() throws IOException {
-    for (String value : new String[] {"abc", " 1", "1 ", "01", "-0", "+1", "1.0", "", "9223372036854775808"}) {
+    for (String value :
+        new String[] {"abc", " 1", "1 ", "01", "-0", "+1", "1.0", "", "9223372036854775808"}) {
       c.call("SET", "k", value);
       assertEquals(NOT_INTEGER, c.call("INCR", "k"), "INCR of '" + value + "'");
       assertEquals(bulk(value), c.call("GET", "k"));
@@ -346,7 +361,8 @@ class StringCommandsConformanceTest extends AbstractConformanceTest {
   @Test
   void decrbyOfTheSmallestIntegerCannotBeNegated() throws IOException {
     // Redis 7.0 added this check (DECRBY negates its argument).
-    assertEquals(error("ERR decrement would overflow"), c.call("DECRBY", "k", "-9223372036854775808"));
+    assertEquals(
+        error("ERR decrement would overflow"), c.call("DECRBY", "k", "-9223372036854775808"));
     assertEquals(integer(0), c.call("EXISTS", "k"));
   }
 
@@ -367,7 +383,8 @@ class StringCommandsConformanceTest extends AbstractConformanceTest {
     assertEquals(bulk("123456789012345678"), c.call("INCRBYFLOAT", "a", "123456789012345678"));
     assertEquals(bulk("0"), c.call("INCRBYFLOAT", "b", "1e-20"));
     assertEquals(bulk("0.00000000015"), c.call("INCRBYFLOAT", "c", "1.5e-10"));
-    assertEquals(bulk("0.12345678901234568"), c.call("INCRBYFLOAT", "d", "0.123456789012345678901"));
+    assertEquals(
+        bulk("0.12345678901234568"), c.call("INCRBYFLOAT", "d", "0.123456789012345678901"));
     assertEquals(bulk("1000000000000000000024696061952"), c.call("INCRBYFLOAT", "e", "1e30"));
     assertEquals(bulk("0.1"), c.call("INCRBYFLOAT", "f", "0.1"));
     assertEquals(bulk("0.3"), c.call("INCRBYFLOAT", "f", "0.2"));
@@ -383,7 +400,8 @@ class StringCommandsConformanceTest extends AbstractConformanceTest {
     assertEquals(error("ERR value is not a valid float"), c.call("INCRBYFLOAT", "n", "1e-5000"));
     assertEquals(integer(0), c.call("EXISTS", "n"));
     c.call("INCRBYFLOAT", "n", "1e4932");
-    assertEquals(error("ERR increment would produce NaN or Infinity"), c.call("INCRBYFLOAT", "n", "1e4932"));
+    assertEquals(
+        error("ERR increment would produce NaN or Infinity"), c.call("INCRBYFLOAT", "n", "1e4932"));
   }
 
   @Test
@@ -393,13 +411,19 @@ class StringCommandsConformanceTest extends AbstractConformanceTest {
     assertEquals(error("ERR value is not a valid float"), c.call("INCRBYFLOAT", "n", "x"));
     assertEquals(error("ERR value is not a valid float"), c.call("INCRBYFLOAT", "n", " 1"));
     assertEquals(error("ERR value is not a valid float"), c.call("INCRBYFLOAT", "n", "nan"));
-    assertEquals(error("ERR increment would produce NaN or Infinity"), c.call("INCRBYFLOAT", "n", "inf"));
-    assertEquals(error("ERR increment would produce NaN or Infinity"), c.call("INCRBYFLOAT", "n", "-Infinity"));
+    assertEquals(
+        error("ERR increment would produce NaN or Infinity"), c.call("INCRBYFLOAT", "n", "inf"));
+    assertEquals(
+        error("ERR increment would produce NaN or Infinity"),
+        c.call("INCRBYFLOAT", "n", "-Infinity"));
     assertEquals(integer(0), c.call("EXISTS", "n"));
     c.call("SET", "inf", "inf");
-    assertEquals(error("ERR value is not a valid float"), c.call("INCRBYFLOAT", "inf", "x"), "syntax first");
-    assertEquals(error("ERR increment would produce NaN or Infinity"), c.call("INCRBYFLOAT", "inf", "1"));
-    assertEquals(error("ERR value is not a valid float"), c.call("INCRBYFLOAT", "k", "inf"), "syntax first");
+    assertEquals(
+        error("ERR value is not a valid float"), c.call("INCRBYFLOAT", "inf", "x"), "syntax first");
+    assertEquals(
+        error("ERR increment would produce NaN or Infinity"), c.call("INCRBYFLOAT", "inf", "1"));
+    assertEquals(
+        error("ERR value is not a valid float"), c.call("INCRBYFLOAT", "k", "inf"), "syntax first");
   }
 
   @Test

@@ -9,12 +9,14 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The server a conformance or client test talks to: Cellar in this JVM by default, or a real
- * {@code redis-server} when the test JVM runs with {@code -Dconformance.target=redis}. The same
- * tests then check the same expectations against Redis itself, which is how we know they are
- * Redis's behaviour and not ours:
+ * The server a conformance or client test talks to: Cellar in this JVM by default, or a real {@code
+ * redis-server} when the test JVM runs with {@code -Dconformance.target=redis}. The same tests then
+ * check the same expectations against Redis itself, which is how we know they are Redis's behaviour
+ * and not ours:
  *
- * <pre>./mvnw -B -pl cellar-server -am verify -Dtest='*Conformance*,*Client*' -Dsurefire.failIfNoSpecifiedTests=false -Dconformance.target=redis</pre>
+ * <pre>
+ * ./mvnw -B -pl cellar-server -am verify -Dtest='*Conformance*,*Client*' -Dsurefire.failIfNoSpecifiedTests=false -Dconformance.target=redis
+ * </pre>
  *
  * <p>Redis runs with no persistence ({@code --save '' --appendonly no}) on a free loopback port in
  * its own temporary directory; if the target is Redis and {@code redis-server} cannot start, the
@@ -40,7 +42,9 @@ final class TargetServer implements AutoCloseable {
     return switch (target) {
       case "cellar" -> startCellar(dir);
       case "redis" -> startRedis(dir);
-      default -> throw new IllegalArgumentException(TARGET_PROPERTY + " must be cellar or redis, not '" + target + "'");
+      default ->
+          throw new IllegalArgumentException(
+              TARGET_PROPERTY + " must be cellar or redis, not '" + target + "'");
     };
   }
 
@@ -50,7 +54,8 @@ final class TargetServer implements AutoCloseable {
   }
 
   private static TargetServer startCellar(Path dir) {
-    ServerConfig config = new ServerConfig().set("port", "0").set("http-port", "0").set("dir", dir.toString());
+    ServerConfig config =
+        new ServerConfig().set("port", "0").set("http-port", "0").set("dir", dir.toString());
     CellarServer server = CellarServer.start(config);
     return new TargetServer(server, null, server.port());
   }
@@ -60,21 +65,44 @@ final class TargetServer implements AutoCloseable {
     for (int attempt = 0; attempt < 5; attempt++) {
       int port = freePort();
       try {
-        Process p = new ProcessBuilder(List.of("redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1",
-                "--save", "", "--appendonly", "no", "--dir", dir.toString(), "--daemonize", "no", "--loglevel", "warning"))
-            .redirectErrorStream(true)
-            .redirectOutput(dir.resolve("redis.log").toFile())
-            .start();
+        Process p =
+            new ProcessBuilder(
+                    List.of(
+                        "redis-server",
+                        "--port",
+                        Integer.toString(port),
+                        "--bind",
+                        "127.0.0.1",
+                        "--save",
+                        "",
+                        "--appendonly",
+                        "no",
+                        "--dir",
+                        dir.toString(),
+                        "--daemonize",
+                        "no",
+                        "--loglevel",
+                        "warning"))
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve("redis.log").toFile())
+                .start();
         if (awaitPing(port, p)) {
           return new TargetServer(null, p, port);
         }
         p.destroyForcibly();
-        last = new IOException("redis-server on port " + port + " did not answer PING; see " + dir.resolve("redis.log"));
+        last =
+            new IOException(
+                "redis-server on port "
+                    + port
+                    + " did not answer PING; see "
+                    + dir.resolve("redis.log"));
       } catch (IOException e) {
         last = e; // not installed, or the port was taken between freePort() and bind
       }
     }
-    throw new IllegalStateException("cannot start redis-server (install it, or run without -D" + TARGET_PROPERTY + "=redis)", last);
+    throw new IllegalStateException(
+        "cannot start redis-server (install it, or run without -D" + TARGET_PROPERTY + "=redis)",
+        last);
   }
 
   private static int freePort() {

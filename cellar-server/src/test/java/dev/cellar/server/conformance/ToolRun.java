@@ -28,11 +28,13 @@ public record ToolRun(int exitCode, String stdout, String stderr) {
    * Threads of our own rather than the common pool: on one or two cores that pool has a single
    * thread, and three blocking pipe transfers queued on it would wait for each other.
    */
-  private static final ExecutorService PIPES = Executors.newCachedThreadPool(Thread.ofPlatform().daemon().name("tool-pipe-", 0).factory());
+  private static final ExecutorService PIPES =
+      Executors.newCachedThreadPool(Thread.ofPlatform().daemon().name("tool-pipe-", 0).factory());
 
   /** Skips the calling test when {@code program} is not on the PATH. */
   public static void assumeInstalled(String program) {
-    assumeTrue(onPath(program), program + " is not installed (scripts/install-test-tools.sh installs it)");
+    assumeTrue(
+        onPath(program), program + " is not installed (scripts/install-test-tools.sh installs it)");
   }
 
   public static boolean onPath(String program) {
@@ -52,28 +54,40 @@ public record ToolRun(int exitCode, String stdout, String stderr) {
     return run(command, stdin, timeout, Map.of());
   }
 
-  /** Runs {@code command} with {@code stdin} (may be empty) and extra environment; fails on timeout. */
-  public static ToolRun run(List<String> command, byte[] stdin, Duration timeout, Map<String, String> environment) {
+  /**
+   * Runs {@code command} with {@code stdin} (may be empty) and extra environment; fails on timeout.
+   */
+  public static ToolRun run(
+      List<String> command, byte[] stdin, Duration timeout, Map<String, String> environment) {
     try {
       ProcessBuilder builder = new ProcessBuilder(command);
       builder.environment().putAll(environment);
       Process p = builder.start();
       CompletableFuture<String> out = readAll(p.getInputStream());
       CompletableFuture<String> err = readAll(p.getErrorStream());
-      CompletableFuture<Void> in = CompletableFuture.runAsync(() -> {
-        try (OutputStream o = p.getOutputStream()) {
-          o.write(stdin);
-        } catch (IOException e) {
-          // the program exited without reading all of it; its output says why
-        }
-      }, PIPES);
+      CompletableFuture<Void> in =
+          CompletableFuture.runAsync(
+              () -> {
+                try (OutputStream o = p.getOutputStream()) {
+                  o.write(stdin);
+                } catch (IOException e) {
+                  // the program exited without reading all of it; its output says why
+                }
+              },
+              PIPES);
       if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
         p.destroyForcibly();
-        throw new AssertionError(String.join(" ", command) + " did not finish within " + timeout + "; printed so far: "
-            + out.getNow("") + err.getNow(""));
+        throw new AssertionError(
+            String.join(" ", command)
+                + " did not finish within "
+                + timeout
+                + "; printed so far: "
+                + out.getNow("")
+                + err.getNow(""));
       }
       in.join();
-      return new ToolRun(p.exitValue(), out.get(10, TimeUnit.SECONDS), err.get(10, TimeUnit.SECONDS));
+      return new ToolRun(
+          p.exitValue(), out.get(10, TimeUnit.SECONDS), err.get(10, TimeUnit.SECONDS));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } catch (Exception e) {
@@ -82,13 +96,15 @@ public record ToolRun(int exitCode, String stdout, String stderr) {
   }
 
   private static CompletableFuture<String> readAll(InputStream stream) {
-    return CompletableFuture.supplyAsync(() -> {
-      try (stream) {
-        return new String(stream.readAllBytes(), StandardCharsets.UTF_8);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }, PIPES);
+    return CompletableFuture.supplyAsync(
+        () -> {
+          try (stream) {
+            return new String(stream.readAllBytes(), StandardCharsets.UTF_8);
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        },
+        PIPES);
   }
 
   /** Everything printed, for failure messages. */

@@ -43,8 +43,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * reopen serves everything.
  *
  * <p>Two segment sizes put the failure at the two places the log needs space: 1 MiB segments are
- * reserved whole when created, so the disk fills when a new segment cannot be created (the roll);
- * 8 MiB segments are reserved 4 MiB at a time, so it fills within the active segment.
+ * reserved whole when created, so the disk fills when a new segment cannot be created (the roll); 8
+ * MiB segments are reserved 4 MiB at a time, so it fills within the active segment.
  */
 class EngineDiskFullTest {
   private static final int VALUE_BYTES = 16 << 10;
@@ -54,20 +54,21 @@ class EngineDiskFullTest {
   private Cellar db;
   private final Logger engineLog = Logger.getLogger("dev.cellar");
   private final AtomicInteger warnings = new AtomicInteger();
-  private final Handler counter = new Handler() {
-    @Override
-    public void publish(LogRecord record) {
-      if (record.getLevel().intValue() >= Level.WARNING.intValue()) {
-        warnings.incrementAndGet();
-      }
-    }
+  private final Handler counter =
+      new Handler() {
+        @Override
+        public void publish(LogRecord record) {
+          if (record.getLevel().intValue() >= Level.WARNING.intValue()) {
+            warnings.incrementAndGet();
+          }
+        }
 
-    @Override
-    public void flush() {}
+        @Override
+        public void flush() {}
 
-    @Override
-    public void close() {}
-  };
+        @Override
+        public void close() {}
+      };
 
   @AfterEach
   void unmount() throws Exception {
@@ -87,18 +88,29 @@ class EngineDiskFullTest {
 
   @ParameterizedTest(name = "segments of {0} bytes")
   @ValueSource(ints = {1 << 20, 8 << 20})
-  void fullDiskRefusesWritesLosesNothingAndEverythingResumesWhenSpaceReturns(int segmentBytes) throws Exception {
+  void fullDiskRefusesWritesLosesNothingAndEverythingResumesWhenSpaceReturns(int segmentBytes)
+      throws Exception {
     fs = SmallFilesystem.mount(work, 64 << 20, SmallFilesystem.Type.EXT4);
     Path dir = fs.root().resolve("store");
-    CellarOptions options = CellarOptions.defaults().fsync(Fsync.ALWAYS).segmentBytes(segmentBytes).maxValueBytes(64 << 10).shards(4)
-        .checkpointInterval(Duration.ofMillis(200)).backgroundCompaction(false).compactionGarbageRatio(0.3);
+    CellarOptions options =
+        CellarOptions.defaults()
+            .fsync(Fsync.ALWAYS)
+            .segmentBytes(segmentBytes)
+            .maxValueBytes(64 << 10)
+            .shards(4)
+            .checkpointInterval(Duration.ofMillis(200))
+            .backgroundCompaction(false)
+            .compactionGarbageRatio(0.3);
     db = Cellar.open(dir, options);
     Store store = (Store) db;
     Path ballast = fs.ballast("ballast", fs.usableBytes() - (12 << 20));
 
     Map<String, byte[]> acked = new LinkedHashMap<>();
     DiskFullException full = writeUntilFull(acked);
-    assertTrue(full.getMessage().startsWith("disk full while appending to the log: No space left on device"), full.getMessage());
+    assertTrue(
+        full.getMessage()
+            .startsWith("disk full while appending to the log: No space left on device"),
+        full.getMessage());
     assertNotNull(store.diskFull(), "the store says the disk is full");
     assertAllReadable(acked, "while the disk is full");
 
@@ -107,7 +119,9 @@ class EngineDiskFullTest {
     for (int i = 0; i < 100; i++) {
       assertThrows(DiskFullException.class, () -> db.put(key("refused"), value("refused", 0)));
     }
-    assertTrue(openFilesUnder(dir) <= openFiles, "refused writes leaked descriptors: " + openFiles + " -> " + openFilesUnder(dir));
+    assertTrue(
+        openFilesUnder(dir) <= openFiles,
+        "refused writes leaked descriptors: " + openFiles + " -> " + openFilesUnder(dir));
 
     // No space at all: a checkpoint and a compaction pass fail cleanly, in the foreground and in
     // the background, where the agent retries its checkpoint every 200 ms unless it backs off.
@@ -118,7 +132,9 @@ class EngineDiskFullTest {
     Thread.sleep(2000);
     assertNotNull(store.checkpointFailure(), "the agent's checkpoint failed too");
     assertTrue(warnings.get() <= 4, warnings.get() + " warnings logged in 2 s of a full disk");
-    awaitTrue(() -> temporaryFiles(dir).isEmpty(), "failed attempts leave nothing behind: " + temporaryFiles(dir));
+    awaitTrue(
+        () -> temporaryFiles(dir).isEmpty(),
+        "failed attempts leave nothing behind: " + temporaryFiles(dir));
     assertAllReadable(acked, "after failed checkpoints and compactions");
 
     // Space returns: the store notices without a write, and everything resumes by itself.
@@ -130,7 +146,8 @@ class EngineDiskFullTest {
     }
     awaitTrue(() -> store.checkpointFailure() == null, "the agent's checkpoint succeeds again");
     assertTrue(db.compact() > 0, "compaction reclaims the garbage once it has room for its output");
-    awaitTrue(() -> temporaryFiles(dir).isEmpty(), "no temporary file stays: " + temporaryFiles(dir));
+    awaitTrue(
+        () -> temporaryFiles(dir).isEmpty(), "no temporary file stays: " + temporaryFiles(dir));
     assertAllReadable(acked, "after space returned");
 
     // Closing on a full disk: everything is synced; a checkpoint that finds no room is skipped.
@@ -143,7 +160,9 @@ class EngineDiskFullTest {
     assertEquals(acked.size(), db.size());
   }
 
-  /** Each step writes a new key and rewrites the previous one, so segments hold garbage to compact. */
+  /**
+   * Each step writes a new key and rewrites the previous one, so segments hold garbage to compact.
+   */
   private DiskFullException writeUntilFull(Map<String, byte[]> acked) {
     for (int i = 0; i < 20_000; i++) {
       try {
@@ -203,14 +222,18 @@ class EngineDiskFullTest {
   private static List<String> temporaryFiles(Path dir) {
     List<String> names = new ArrayList<>();
     try (Stream<Path> files = Files.list(dir)) {
-      files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".tmp")).forEach(names::add);
+      files
+          .map(p -> p.getFileName().toString())
+          .filter(n -> n.endsWith(".tmp"))
+          .forEach(names::add);
     } catch (IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
     return names;
   }
 
-  private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
+  private static void awaitTrue(BooleanSupplier condition, String what)
+      throws InterruptedException {
     long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() > deadline) {

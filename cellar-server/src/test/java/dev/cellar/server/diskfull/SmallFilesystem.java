@@ -16,10 +16,10 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A real, small file system to fill up: an ext4 image mounted through a loop device (or, where
- * that fails, a size-limited tmpfs), or a tmpfs. Mounting needs root (CI runs as root); elsewhere
- * the test is skipped with a message saying so, never passed. {@link #close()} unmounts and
- * removes the image.
+ * A real, small file system to fill up: an ext4 image mounted through a loop device (or, where that
+ * fails, a size-limited tmpfs), or a tmpfs. Mounting needs root (CI runs as root); elsewhere the
+ * test is skipped with a message saying so, never passed. {@link #close()} unmounts and removes the
+ * image.
  *
  * <p>Both kinds matter: they fail differently. ext4 reserves blocks for fallocate and reads holes
  * for free; tmpfs allocates memory for every page faulted in, holes read through a mapping too.
@@ -42,11 +42,16 @@ final class SmallFilesystem implements AutoCloseable {
   }
 
   /** Mounts a file system of about {@code bytes} under {@code work}, or skips the calling test. */
-  static SmallFilesystem mount(Path work, long bytes, Type type) throws IOException, InterruptedException {
-    assumeTrue(System.getProperty("os.name").startsWith("Linux"), "disk-full tests mount a file system: Linux only");
+  static SmallFilesystem mount(Path work, long bytes, Type type)
+      throws IOException, InterruptedException {
+    assumeTrue(
+        System.getProperty("os.name").startsWith("Linux"),
+        "disk-full tests mount a file system: Linux only");
     Object uid = Files.getAttribute(Path.of("/proc/self"), "unix:uid");
-    assumeTrue(Integer.valueOf(0).equals(uid),
-        "disk-full tests mount a small file system and need root (CI runs as root); skipped as uid " + uid);
+    assumeTrue(
+        Integer.valueOf(0).equals(uid),
+        "disk-full tests mount a small file system and need root (CI runs as root); skipped as uid "
+            + uid);
     Path mountPoint = Files.createDirectories(work.resolve("mnt"));
     String ext4 = "not tried";
     if (type == Type.EXT4) {
@@ -64,11 +69,17 @@ final class SmallFilesystem implements AutoCloseable {
       }
       Files.deleteIfExists(image);
     }
-    String tmpfs = run("mount", "-t", "tmpfs", "-o", "size=" + bytes, "tmpfs", mountPoint.toString());
+    String tmpfs =
+        run("mount", "-t", "tmpfs", "-o", "size=" + bytes, "tmpfs", mountPoint.toString());
     if (tmpfs == null) {
       return new SmallFilesystem(mountPoint, null, "tmpfs");
     }
-    abort("cannot mount a small file system (ext4 loop: " + ext4 + "; tmpfs: " + tmpfs + "); disk-full tests skipped");
+    abort(
+        "cannot mount a small file system (ext4 loop: "
+            + ext4
+            + "; tmpfs: "
+            + tmpfs
+            + "); disk-full tests skipped");
     throw new AssertionError("unreachable");
   }
 
@@ -87,7 +98,8 @@ final class SmallFilesystem implements AutoCloseable {
   /** Writes a file of {@code bytes} (real blocks, not a sparse file) to take space. */
   Path ballast(String name, long bytes) throws IOException {
     Path file = mountPoint.resolve(name);
-    try (FileChannel out = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+    try (FileChannel out =
+        FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
       ByteBuffer chunk = ByteBuffer.allocateDirect(1 << 20);
       for (long written = 0; written < bytes; ) {
         chunk.clear().limit((int) Math.min(chunk.capacity(), bytes - written));
@@ -101,7 +113,8 @@ final class SmallFilesystem implements AutoCloseable {
   /** Writes a file until the file system is full; returns it. */
   Path fillUp(String name) throws IOException {
     Path file = mountPoint.resolve(name);
-    try (FileChannel out = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+    try (FileChannel out =
+        FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
       ByteBuffer chunk = ByteBuffer.allocateDirect(4096);
       while (true) {
         chunk.clear();
@@ -145,6 +158,8 @@ final class SmallFilesystem implements AutoCloseable {
       p.destroyForcibly();
       return String.join(" ", command) + " did not finish";
     }
-    return p.exitValue() == 0 ? null : String.join(" ", command) + ": exit " + p.exitValue() + ": " + output;
+    return p.exitValue() == 0
+        ? null
+        : String.join(" ", command) + ": exit " + p.exitValue() + ": " + output;
   }
 }

@@ -29,7 +29,8 @@ import redis.clients.jedis.Pipeline;
  * over the whole test within a factor. Needs {@code chromium} (scripts/install-test-tools.sh).
  */
 class DashboardTest {
-  private static final Pattern FIGURE = Pattern.compile("id=\"([a-z0-9-]+)\"[^>]*?data-value=\"([^\"]*)\"");
+  private static final Pattern FIGURE =
+      Pattern.compile("id=\"([a-z0-9-]+)\"[^>]*?data-value=\"([^\"]*)\"");
   private static final String COMMANDS = "cellar_commands_total";
 
   @TempDir Path dir;
@@ -38,22 +39,28 @@ class DashboardTest {
   @BeforeEach
   void needsChromium() {
     chromium = HeadlessChromium.find();
-    assumeTrue(chromium != null, "chromium is not installed (run scripts/install-test-tools.sh): the dashboard test needs a real browser");
+    assumeTrue(
+        chromium != null,
+        "chromium is not installed (run scripts/install-test-tools.sh): the dashboard test needs a real browser");
   }
 
   @Test
   void figuresMoveAndMatchMetrics() throws Exception {
     try (LiveServer live = new LiveServer(dir, Map.of());
-         Load load = new Load(live.server.port())) {
+        Load load = new Load(live.server.port())) {
       load.awaitCommands(2_000);
       try (HeadlessChromium browser = new HeadlessChromium(chromium, live.uri("/"), 1366, 900)) {
-        awaitFigures(browser, f -> !f.getOrDefault("ops", "").isEmpty() && !f.getOrDefault("p50", "").isEmpty());
+        awaitFigures(
+            browser,
+            f -> !f.getOrDefault("ops", "").isEmpty() && !f.getOrDefault("p50", "").isEmpty());
         Look first = look(live, browser);
         Thread.sleep(3_000);
         Look second = look(live, browser);
 
         for (String moving : List.of("commands", "timed", "uptime", "fsyncs")) {
-          assertTrue(second.page(moving) > first.page(moving), moving + " moves: " + first.page(moving) + " then " + second.page(moving));
+          assertTrue(
+              second.page(moving) > first.page(moving),
+              moving + " moves: " + first.page(moving) + " then " + second.page(moving));
         }
         for (Look look : List.of(first, second)) {
           look.between("commands", COMMANDS);
@@ -70,35 +77,56 @@ class DashboardTest {
           look.near("segments", "cellar_log_segments", 0.5);
           look.near("heap-committed", "cellar_memory_heap_committed_bytes", 1.0);
           look.near("rss", "cellar_memory_rss_bytes", 0.5);
-          assertTrue(look.page("heap") > 0 && look.page("heap") <= look.page("heap-committed"), "heap used within committed");
+          assertTrue(
+              look.page("heap") > 0 && look.page("heap") <= look.page("heap-committed"),
+              "heap used within committed");
           assertTrue(look.page("garbage") <= look.page("log"), "garbage within the log");
           assertEquals(0, look.page("maxmemory"), "no maxmemory set");
         }
         assertTrue(first.page("mapped") > 0, "the active segment is mapped");
 
-        double metricsRate = (sumOf(second.after, COMMANDS) - sumOf(first.before, COMMANDS)) / ((second.afterNanos - first.beforeNanos) * 1e-9);
+        double metricsRate =
+            (sumOf(second.after, COMMANDS) - sumOf(first.before, COMMANDS))
+                / ((second.afterNanos - first.beforeNanos) * 1e-9);
         for (Look look : List.of(first, second)) {
           double ops = look.page("ops");
-          assertTrue(ops > metricsRate / 5 && ops < metricsRate * 5,
-              "commands/s on the page " + ops + " within a factor of 5 of /metrics over the test, " + metricsRate);
+          assertTrue(
+              ops > metricsRate / 5 && ops < metricsRate * 5,
+              "commands/s on the page "
+                  + ops
+                  + " within a factor of 5 of /metrics over the test, "
+                  + metricsRate);
           double p50 = look.page("p50"), p99 = look.page("p99"), p999 = look.page("p999");
-          assertTrue(0 < p50 && p50 <= p99 && p99 <= p999, "ordered percentiles: " + p50 + " " + p99 + " " + p999);
-          double metricsP50 = Histogram.of(second.after).minus(Histogram.of(first.before)).quantile(0.5);
-          assertTrue(Math.abs(Histogram.bucketOf(p50) - Histogram.bucketOf(metricsP50)) <= 1,
-              "the page's p50 " + p50 + " s within a bucket of /metrics' over the test, " + metricsP50 + " s");
+          assertTrue(
+              0 < p50 && p50 <= p99 && p99 <= p999,
+              "ordered percentiles: " + p50 + " " + p99 + " " + p999);
+          double metricsP50 =
+              Histogram.of(second.after).minus(Histogram.of(first.before)).quantile(0.5);
+          assertTrue(
+              Math.abs(Histogram.bucketOf(p50) - Histogram.bucketOf(metricsP50)) <= 1,
+              "the page's p50 "
+                  + p50
+                  + " s within a bucket of /metrics' over the test, "
+                  + metricsP50
+                  + " s");
           assertTrue(look.page("fsync-mean-all") > 0, "fsyncs are timed");
         }
 
-        // CONFIG RESETSTAT zeroes the command counters: the page starts its rates afresh rather than
+        // CONFIG RESETSTAT zeroes the command counters: the page starts its rates afresh rather
+        // than
         // showing a negative one.
         assertEquals("+OK\r\n", new String(live.resp("CONFIG", "RESETSTAT"), UTF_8));
         long reset = System.currentTimeMillis();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         for (int i = 0; i < 3; ) {
-          assertTrue(System.nanoTime() < deadline, "the page showed " + i + " samples newer than the reset in 20 s");
+          assertTrue(
+              System.nanoTime() < deadline,
+              "the page showed " + i + " samples newer than the reset in 20 s");
           Map<String, String> f = figures(browser.dumpDom());
           if (Long.parseLong(f.get("sampled")) > reset) {
-            assertTrue(f.get("ops").isEmpty() || Double.parseDouble(f.get("ops")) >= 0, "commands/s after RESETSTAT: " + f.get("ops"));
+            assertTrue(
+                f.get("ops").isEmpty() || Double.parseDouble(f.get("ops")) >= 0,
+                "commands/s after RESETSTAT: " + f.get("ops"));
             i++;
           }
           Thread.sleep(400);
@@ -111,13 +139,17 @@ class DashboardTest {
   @Test
   void passwordIsAskedKeptForTheTabAndChecked() throws Exception {
     try (LiveServer live = new LiveServer(dir, Map.of("requirepass", "dash-pw"));
-         HeadlessChromium browser = new HeadlessChromium(chromium, live.uri("/"), 1366, 900)) {
+        HeadlessChromium browser = new HeadlessChromium(chromium, live.uri("/"), 1366, 900)) {
       await(browser, "document.getElementById('login').className", "shown"::equals);
       screenshotIfAsked(live, "-password");
-      assertEquals("", figures(browser.dumpDom()).get("commands"), "no figures before the password");
+      assertEquals(
+          "", figures(browser.dumpDom()).get("commands"), "no figures before the password");
 
       login(browser, "wrong");
-      await(browser, "document.getElementById('login-error').textContent", t -> t.contains("not the server's password"));
+      await(
+          browser,
+          "document.getElementById('login-error').textContent",
+          t -> t.contains("not the server's password"));
       assertEquals("", figures(browser.dumpDom()).get("commands"));
 
       login(browser, "dash-pw");
@@ -128,13 +160,15 @@ class DashboardTest {
   }
 
   private static void login(HeadlessChromium browser, String password) throws Exception {
-    browser.evaluate("document.getElementById('password').value = " + HeadlessChromium.quote(password)
-        + "; document.getElementById('login-form').requestSubmit(); ''");
+    browser.evaluate(
+        "document.getElementById('password').value = "
+            + HeadlessChromium.quote(password)
+            + "; document.getElementById('login-form').requestSubmit(); ''");
   }
 
   /**
-   * Reads /metrics, then the page's DOM once it shows a sample the server took after that read
-   * (the page's figures are up to a second old), then /metrics again.
+   * Reads /metrics, then the page's DOM once it shows a sample the server took after that read (the
+   * page's figures are up to a second old), then /metrics again.
    */
   private static Look look(LiveServer live, HeadlessChromium browser) throws Exception {
     long beforeNanos = System.nanoTime();
@@ -145,7 +179,9 @@ class DashboardTest {
     do {
       Thread.sleep(100);
       page = figures(browser.dumpDom());
-      assertTrue(System.nanoTime() < deadline, "the page shows no sample newer than " + beforeMillis + " after 10 s: " + page);
+      assertTrue(
+          System.nanoTime() < deadline,
+          "the page shows no sample newer than " + beforeMillis + " after 10 s: " + page);
     } while (page.get("sampled").isEmpty() || Long.parseLong(page.get("sampled")) <= beforeMillis);
     Map<String, Double> after = scrape(live);
     return new Look(before, page, after, beforeNanos, System.nanoTime());
@@ -165,7 +201,8 @@ class DashboardTest {
     return figures;
   }
 
-  private static void awaitFigures(HeadlessChromium browser, Predicate<Map<String, String>> ready) throws Exception {
+  private static void awaitFigures(HeadlessChromium browser, Predicate<Map<String, String>> ready)
+      throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     Map<String, String> last;
     do {
@@ -175,11 +212,17 @@ class DashboardTest {
       }
       Thread.sleep(200);
     } while (System.nanoTime() < deadline);
-    fail("the page's figures did not fill in within 30 s: " + last + "; status: " + browser.evaluate("document.getElementById('status').textContent")
-        + "; page: " + browser.dumpDom());
+    fail(
+        "the page's figures did not fill in within 30 s: "
+            + last
+            + "; status: "
+            + browser.evaluate("document.getElementById('status').textContent")
+            + "; page: "
+            + browser.dumpDom());
   }
 
-  private static void await(HeadlessChromium browser, String expression, Predicate<String> ready) throws Exception {
+  private static void await(HeadlessChromium browser, String expression, Predicate<String> ready)
+      throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     String last;
     do {
@@ -208,15 +251,31 @@ class DashboardTest {
     }
     String file = asked.replaceFirst("(\\.png)?$", suffix + "$1");
     Path profile = Files.createTempDirectory(dir, "shot");
-    Process p = new ProcessBuilder(chromium.toString(), "--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-        "--user-data-dir=" + profile, "--window-size=1366,768", "--virtual-time-budget=4000",
-        "--screenshot=" + Path.of(file).toAbsolutePath(), live.uri("/").toString())
-        .redirectErrorStream(true).redirectOutput(profile.resolve("log").toFile()).start();
+    Process p =
+        new ProcessBuilder(
+                chromium.toString(),
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--hide-scrollbars",
+                "--user-data-dir=" + profile,
+                "--window-size=1366,768",
+                "--virtual-time-budget=4000",
+                "--screenshot=" + Path.of(file).toAbsolutePath(),
+                live.uri("/").toString())
+            .redirectErrorStream(true)
+            .redirectOutput(profile.resolve("log").toFile())
+            .start();
     assertTrue(p.waitFor(60, TimeUnit.SECONDS), "chromium --screenshot finished");
   }
 
   /** The page's figures seen between two scrapes of /metrics. */
-  private record Look(Map<String, Double> before, Map<String, String> figures, Map<String, Double> after, long beforeNanos, long afterNanos) {
+  private record Look(
+      Map<String, Double> before,
+      Map<String, String> figures,
+      Map<String, Double> after,
+      long beforeNanos,
+      long afterNanos) {
     double page(String id) {
       String raw = figures.get(id);
       assertNotNull(raw, "no element '" + id + "' with a data-value on the page");
@@ -229,15 +288,22 @@ class DashboardTest {
       double low = Math.min(sumOf(before, metric), sumOf(after, metric));
       double high = Math.max(sumOf(before, metric), sumOf(after, metric));
       double value = page(id);
-      assertTrue(low <= value && value <= high, id + " = " + value + " on the page, " + metric + " from " + low + " to " + high);
+      assertTrue(
+          low <= value && value <= high,
+          id + " = " + value + " on the page, " + metric + " from " + low + " to " + high);
     }
 
-    /** A gauge that may wander between reads: within {@code tolerance} (a fraction) of the scrapes' range. */
+    /**
+     * A gauge that may wander between reads: within {@code tolerance} (a fraction) of the scrapes'
+     * range.
+     */
     void near(String id, String metric, double tolerance) {
       double low = Math.min(sumOf(before, metric), sumOf(after, metric)) * (1 - tolerance);
       double high = Math.max(sumOf(before, metric), sumOf(after, metric)) * (1 + tolerance);
       double value = page(id);
-      assertTrue(low <= value && value <= high, id + " = " + value + " on the page, " + metric + " within " + low + " to " + high);
+      assertTrue(
+          low <= value && value <= high,
+          id + " = " + value + " on the page, " + metric + " within " + low + " to " + high);
     }
   }
 
@@ -256,15 +322,21 @@ class DashboardTest {
     return sum;
   }
 
-  /** The command latency histogram of a scrape, summed over commands: cumulative counts by bound. */
+  /**
+   * The command latency histogram of a scrape, summed over commands: cumulative counts by bound.
+   */
   private record Histogram(double[] bounds, double[] cumulative) {
     private static final double[] BOUNDS = {
-        0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5};
+      0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+      0.1, 0.25, 0.5, 1, 2.5
+    };
 
     static Histogram of(Map<String, Double> samples) {
       double[] cumulative = new double[BOUNDS.length];
       for (Map.Entry<String, Double> e : samples.entrySet()) {
-        Matcher m = Pattern.compile("^cellar_command_duration_seconds_bucket\\{.*le=\"([^\"]+)\".*}$").matcher(e.getKey());
+        Matcher m =
+            Pattern.compile("^cellar_command_duration_seconds_bucket\\{.*le=\"([^\"]+)\".*}$")
+                .matcher(e.getKey());
         if (m.matches() && !m.group(1).equals("+Inf")) {
           cumulative[bucketOf(Double.parseDouble(m.group(1)))] += e.getValue();
         }
@@ -312,30 +384,35 @@ class DashboardTest {
     private volatile long commands;
 
     Load(int port) {
-      thread = Thread.ofPlatform().name("dashboard-load").start(() -> {
-        try (Jedis jedis = new Jedis("127.0.0.1", port)) {
-          byte[] value = new byte[100];
-          for (long i = 0; !stop; ) {
-            Pipeline p = jedis.pipelined();
-            for (int j = 0; j < 16; j++, i++) {
-              byte[] key = ("key:" + i % 10_000).getBytes(UTF_8);
-              p.set(key, value);
-              p.get(key);
-            }
-            p.sync();
-            commands += 32;
-          }
-        } catch (Throwable t) {
-          failure.set(t);
-        }
-      });
+      thread =
+          Thread.ofPlatform()
+              .name("dashboard-load")
+              .start(
+                  () -> {
+                    try (Jedis jedis = new Jedis("127.0.0.1", port)) {
+                      byte[] value = new byte[100];
+                      for (long i = 0; !stop; ) {
+                        Pipeline p = jedis.pipelined();
+                        for (int j = 0; j < 16; j++, i++) {
+                          byte[] key = ("key:" + i % 10_000).getBytes(UTF_8);
+                          p.set(key, value);
+                          p.get(key);
+                        }
+                        p.sync();
+                        commands += 32;
+                      }
+                    } catch (Throwable t) {
+                      failure.set(t);
+                    }
+                  });
     }
 
     void awaitCommands(long n) throws InterruptedException {
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
       while (commands < n) {
         assertNull(failure.get(), "the load failed");
-        assertTrue(System.nanoTime() < deadline, "the load ran only " + commands + " commands in 30 s");
+        assertTrue(
+            System.nanoTime() < deadline, "the load ran only " + commands + " commands in 30 s");
         Thread.sleep(20);
       }
     }

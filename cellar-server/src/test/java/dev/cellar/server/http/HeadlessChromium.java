@@ -32,7 +32,8 @@ import java.util.stream.Stream;
  */
 final class HeadlessChromium implements AutoCloseable {
   private static final Pattern ANSWER_ID = Pattern.compile("^\\{\"id\":(\\d+),");
-  private static final Pattern PAGE_SOCKET = Pattern.compile("\"webSocketDebuggerUrl\"\\s*:\\s*\"(ws://[^\"]+/devtools/page/[^\"]+)\"");
+  private static final Pattern PAGE_SOCKET =
+      Pattern.compile("\"webSocketDebuggerUrl\"\\s*:\\s*\"(ws://[^\"]+/devtools/page/[^\"]+)\"");
 
   private final Path profile;
   private final Process process;
@@ -56,22 +57,41 @@ final class HeadlessChromium implements AutoCloseable {
   /** Starts the browser on {@code url} with a window of {@code width} by {@code height} pixels. */
   HeadlessChromium(Path executable, URI url, int width, int height) throws Exception {
     profile = Files.createTempDirectory("cellar-chromium");
-    process = new ProcessBuilder(executable.toString(), "--headless=new", "--no-sandbox", "--disable-gpu",
-        "--no-first-run", "--no-default-browser-check", "--disable-extensions", "--disable-background-networking",
-        "--remote-debugging-port=0", "--user-data-dir=" + profile, "--window-size=" + width + "," + height, url.toString())
-        .redirectErrorStream(true)
-        .redirectOutput(profile.resolve("chromium.log").toFile())
-        .start();
+    process =
+        new ProcessBuilder(
+                executable.toString(),
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                "--no-default-browser-check",
+                "--disable-extensions",
+                "--disable-background-networking",
+                "--remote-debugging-port=0",
+                "--user-data-dir=" + profile,
+                "--window-size=" + width + "," + height,
+                url.toString())
+            .redirectErrorStream(true)
+            .redirectOutput(profile.resolve("chromium.log").toFile())
+            .start();
     try {
       int port = devToolsPort();
-      String targets = HttpClient.newHttpClient()
-          .send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/json/list")).build(), HttpResponse.BodyHandlers.ofString())
-          .body();
+      String targets =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/json/list"))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString())
+              .body();
       Matcher m = PAGE_SOCKET.matcher(targets);
       if (!m.find()) {
         throw new IllegalStateException("chromium lists no page to drive: " + targets);
       }
-      socket = HttpClient.newHttpClient().newWebSocketBuilder().buildAsync(URI.create(m.group(1)), new Listener()).get(10, TimeUnit.SECONDS);
+      socket =
+          HttpClient.newHttpClient()
+              .newWebSocketBuilder()
+              .buildAsync(URI.create(m.group(1)), new Listener())
+              .get(10, TimeUnit.SECONDS);
     } catch (Exception e) {
       close();
       throw e;
@@ -84,7 +104,11 @@ final class HeadlessChromium implements AutoCloseable {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (System.nanoTime() < deadline) {
       if (!process.isAlive()) {
-        throw new IllegalStateException("chromium exited with " + process.exitValue() + ": " + Files.readString(profile.resolve("chromium.log")));
+        throw new IllegalStateException(
+            "chromium exited with "
+                + process.exitValue()
+                + ": "
+                + Files.readString(profile.resolve("chromium.log")));
       }
       if (Files.exists(file)) {
         List<String> lines = Files.readAllLines(file);
@@ -94,7 +118,9 @@ final class HeadlessChromium implements AutoCloseable {
       }
       Thread.sleep(50);
     }
-    throw new IllegalStateException("chromium did not open its DevTools port within 30 s: " + Files.readString(profile.resolve("chromium.log")));
+    throw new IllegalStateException(
+        "chromium did not open its DevTools port within 30 s: "
+            + Files.readString(profile.resolve("chromium.log")));
   }
 
   /** The value of a JavaScript expression that yields a string, evaluated in the page. */
@@ -102,8 +128,15 @@ final class HeadlessChromium implements AutoCloseable {
     int id = ids.incrementAndGet();
     CompletableFuture<String> answer = new CompletableFuture<>();
     pending.put(id, answer);
-    socket.sendText("{\"id\":" + id + ",\"method\":\"Runtime.evaluate\",\"params\":{\"expression\":" + quote(expression)
-        + ",\"returnByValue\":true}}", true).get(10, TimeUnit.SECONDS);
+    socket
+        .sendText(
+            "{\"id\":"
+                + id
+                + ",\"method\":\"Runtime.evaluate\",\"params\":{\"expression\":"
+                + quote(expression)
+                + ",\"returnByValue\":true}}",
+            true)
+        .get(10, TimeUnit.SECONDS);
     String reply = answer.get(10, TimeUnit.SECONDS);
     if (reply.contains("\"exceptionDetails\"")) {
       throw new IllegalStateException("the page threw evaluating " + expression + ": " + reply);

@@ -27,7 +27,8 @@ class HttpEndpointTest {
       assertEquals(204, live.put(path, value).statusCode());
       HttpResponse<byte[]> got = live.get(path);
       assertEquals(200, got.statusCode());
-      assertEquals("application/octet-stream", got.headers().firstValue("content-type").orElseThrow());
+      assertEquals(
+          "application/octet-stream", got.headers().firstValue("content-type").orElseThrow());
       assertArrayEquals(value, got.body());
 
       assertEquals(204, live.put("/v1/kv/empty", new byte[0]).statusCode());
@@ -70,7 +71,8 @@ class HttpEndpointTest {
       String cursor = "";
       int pages = 0;
       do {
-        String body = new String(live.get("/v1/scan?prefix=user%3A&count=50&cursor=" + cursor).body(), UTF_8);
+        String body =
+            new String(live.get("/v1/scan?prefix=user%3A&count=50&cursor=" + cursor).body(), UTF_8);
         seen.addAll(HttpRouterTest.keysOf(body));
         cursor = HttpRouterTest.cursorOf(body);
         pages++;
@@ -88,7 +90,9 @@ class HttpEndpointTest {
       assertEquals("r\0v", new String(live.get("/v1/kv/from-resp").body(), UTF_8));
 
       assertEquals(204, live.put("/v1/kv/from-http", new byte[] {'h', (byte) 0xFF}).statusCode());
-      assertArrayEquals(new byte[] {'$', '2', '\r', '\n', 'h', (byte) 0xFF, '\r', '\n'}, live.resp("GET", "from-http"));
+      assertArrayEquals(
+          new byte[] {'$', '2', '\r', '\n', 'h', (byte) 0xFF, '\r', '\n'},
+          live.resp("GET", "from-http"));
       live.resp("DEL", "from-resp");
       assertEquals(404, live.get("/v1/kv/from-resp").statusCode());
     }
@@ -107,7 +111,12 @@ class HttpEndpointTest {
 
       HttpResponse<byte[]> response = live.get("/metrics");
       assertEquals(200, response.statusCode());
-      assertTrue(response.headers().firstValue("content-type").orElseThrow().startsWith("text/plain; version=0.0.4"));
+      assertTrue(
+          response
+              .headers()
+              .firstValue("content-type")
+              .orElseThrow()
+              .startsWith("text/plain; version=0.0.4"));
       Map<String, Double> samples = PrometheusText.parse(new String(response.body(), UTF_8));
 
       assertEquals(2.0, samples.get("cellar_commands_total{command=\"set\"}"));
@@ -115,18 +124,31 @@ class HttpEndpointTest {
       assertEquals(1.0, samples.get("cellar_commands_total{command=\"http.put\"}"));
       assertEquals(0.0, samples.get("cellar_command_failures_total{command=\"set\"}"));
       assertEquals(2.0, samples.get("cellar_command_duration_seconds_count{command=\"set\"}"));
-      assertEquals(2.0, samples.get("cellar_command_duration_seconds_bucket{command=\"set\",le=\"+Inf\"}"));
+      assertEquals(
+          2.0, samples.get("cellar_command_duration_seconds_bucket{command=\"set\",le=\"+Inf\"}"));
       assertTrue(samples.get("cellar_command_duration_seconds_sum{command=\"set\"}") > 0);
-      assertFalse(samples.containsKey("cellar_commands_total{command=\"hset\"}"), "only commands that ran");
+      assertFalse(
+          samples.containsKey("cellar_commands_total{command=\"hset\"}"), "only commands that ran");
       assertEquals(3.0, samples.get("cellar_keys"));
       assertEquals(1.0, samples.get("cellar_connected_clients"));
       assertTrue(samples.get("cellar_fsyncs_total") >= 1);
-      assertEquals(samples.get("cellar_fsyncs_total"), samples.get("cellar_fsync_duration_seconds_count"));
+      assertEquals(
+          samples.get("cellar_fsyncs_total"), samples.get("cellar_fsync_duration_seconds_count"));
       assertTrue(samples.get("cellar_fsync_duration_seconds_sum") > 0);
-      for (String gauge : List.of("cellar_memory_used_bytes", "cellar_memory_offheap_bytes", "cellar_memory_heap_bytes", "cellar_log_bytes")) {
+      for (String gauge :
+          List.of(
+              "cellar_memory_used_bytes",
+              "cellar_memory_offheap_bytes",
+              "cellar_memory_heap_bytes",
+              "cellar_log_bytes")) {
         assertTrue(samples.get(gauge) > 0, gauge);
       }
-      for (String name : List.of("cellar_compactions_total", "cellar_compacted_bytes_total", "cellar_write_failure", "cellar_memory_rss_bytes")) {
+      for (String name :
+          List.of(
+              "cellar_compactions_total",
+              "cellar_compacted_bytes_total",
+              "cellar_write_failure",
+              "cellar_memory_rss_bytes")) {
         assertNotNull(samples.get(name), name);
       }
     }
@@ -149,10 +171,16 @@ class HttpEndpointTest {
     try (LiveServer live = new LiveServer(dir, Map.of("requirepass", "open sesame"))) {
       HttpResponse<byte[]> none = live.get("/v1/info");
       assertEquals(401, none.statusCode());
-      assertEquals("Bearer realm=\"cellar\"", none.headers().firstValue("www-authenticate").orElseThrow());
-      HttpResponse<byte[]> wrong = live.send(HttpRequest.newBuilder(live.uri("/v1/info")).header("Authorization", "Bearer open"));
+      assertEquals(
+          "Bearer realm=\"cellar\"", none.headers().firstValue("www-authenticate").orElseThrow());
+      HttpResponse<byte[]> wrong =
+          live.send(
+              HttpRequest.newBuilder(live.uri("/v1/info")).header("Authorization", "Bearer open"));
       assertEquals(401, wrong.statusCode());
-      HttpResponse<byte[]> right = live.send(HttpRequest.newBuilder(live.uri("/v1/info")).header("Authorization", "Bearer open sesame"));
+      HttpResponse<byte[]> right =
+          live.send(
+              HttpRequest.newBuilder(live.uri("/v1/info"))
+                  .header("Authorization", "Bearer open sesame"));
       assertEquals(200, right.statusCode());
       assertFalse(new String(right.body(), UTF_8).contains("sesame"));
       assertEquals(200, live.get("/healthz").statusCode());
@@ -164,10 +192,15 @@ class HttpEndpointTest {
     try (LiveServer live = new LiveServer(dir, Map.of("proto-max-bulk-len", "1024"))) {
       HttpResponse<byte[]> large = live.put("/v1/kv/big", new byte[5000]);
       assertEquals(413, large.statusCode());
-      assertTrue(new String(large.body(), UTF_8).startsWith("{\"error\":\"too_large\""), new String(large.body(), UTF_8));
+      assertTrue(
+          new String(large.body(), UTF_8).startsWith("{\"error\":\"too_large\""),
+          new String(large.body(), UTF_8));
 
-      HttpResponse<byte[]> expecting = live.send(HttpRequest.newBuilder(live.uri("/v1/kv/big")).expectContinue(true)
-          .PUT(HttpRequest.BodyPublishers.ofByteArray(new byte[5000])));
+      HttpResponse<byte[]> expecting =
+          live.send(
+              HttpRequest.newBuilder(live.uri("/v1/kv/big"))
+                  .expectContinue(true)
+                  .PUT(HttpRequest.BodyPublishers.ofByteArray(new byte[5000])));
       assertEquals(413, expecting.statusCode());
       assertTrue(new String(expecting.body(), UTF_8).startsWith("{\"error\":\"too_large\""));
       assertEquals(404, live.get("/v1/kv/big").statusCode());
@@ -179,11 +212,17 @@ class HttpEndpointTest {
       assertEquals(404, unknown.statusCode());
       assertTrue(new String(unknown.body(), UTF_8).startsWith("{\"error\":\"unknown_endpoint\""));
 
-      HttpResponse<byte[]> post = live.send(HttpRequest.newBuilder(live.uri("/v1/kv/a")).POST(HttpRequest.BodyPublishers.noBody()));
+      HttpResponse<byte[]> post =
+          live.send(
+              HttpRequest.newBuilder(live.uri("/v1/kv/a"))
+                  .POST(HttpRequest.BodyPublishers.noBody()));
       assertEquals(405, post.statusCode());
       assertEquals("GET, PUT, DELETE", post.headers().firstValue("allow").orElseThrow());
 
-      assertEquals(204, live.put("/v1/kv/fits", new byte[1024]).statusCode(), "the connection pool still works");
+      assertEquals(
+          204,
+          live.put("/v1/kv/fits", new byte[1024]).statusCode(),
+          "the connection pool still works");
     }
   }
 }

@@ -12,9 +12,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Fuzz target for the key-value routes: any key and value, put through their percent-encoding,
- * read back byte for byte; a scan with the key as prefix finds it (following cursors over empty
- * pages); a delete removes it. A class of its own because Jazzer fuzzes one target per JVM.
+ * Fuzz target for the key-value routes: any key and value, put through their percent-encoding, read
+ * back byte for byte; a scan with the key as prefix finds it (following cursors over empty pages);
+ * a delete removes it. A class of its own because Jazzer fuzzes one target per JVM.
  */
 class HttpKeyRoundTripFuzzTest {
   @TempDir static Path dir;
@@ -53,7 +53,13 @@ class HttpKeyRoundTripFuzzTest {
     StringBuilder pages = new StringBuilder();
     String cursor = "";
     for (int page = 0; page < 10_000; page++) {
-      String scan = http.call("GET", "/v1/scan?count=1&prefix=" + UriBytes.encode(key) + "&cursor=" + cursor, new byte[0], auth).bodyText();
+      String scan =
+          http.call(
+                  "GET",
+                  "/v1/scan?count=1&prefix=" + UriBytes.encode(key) + "&cursor=" + cursor,
+                  new byte[0],
+                  auth)
+              .bodyText();
       pages.append(scan);
       cursor = HttpRouterTest.cursorOf(scan);
       if (cursor.isEmpty()) {

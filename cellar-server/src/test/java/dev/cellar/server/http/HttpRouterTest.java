@@ -35,7 +35,10 @@ class HttpRouterTest {
 
   @BeforeEach
   void open() {
-    http = new RouterFixture(Cellar.open(dir, CellarOptions.defaults().fsync(Fsync.NO)), new ServerConfig().set("dir", dir.toString()));
+    http =
+        new RouterFixture(
+            Cellar.open(dir, CellarOptions.defaults().fsync(Fsync.NO)),
+            new ServerConfig().set("dir", dir.toString()));
   }
 
   @AfterEach
@@ -90,14 +93,26 @@ class HttpRouterTest {
     long before = System.currentTimeMillis();
     assertEquals(204, http.put("/v1/kv/t?ttl=100", "v").status());
     long expiry = http.store.expiryOf("t".getBytes(UTF_8));
-    assertTrue(expiry >= before + 100_000 && expiry <= System.currentTimeMillis() + 100_000, "expiry " + expiry);
+    assertTrue(
+        expiry >= before + 100_000 && expiry <= System.currentTimeMillis() + 100_000,
+        "expiry " + expiry);
     http.put("/v1/kv/t", "v");
     assertEquals(Cellar.NO_EXPIRY, http.store.expiryOf("t".getBytes(UTF_8)));
   }
 
   @Test
   void ttlMustBeAPositiveWholeNumberOfSeconds() {
-    for (String ttl : List.of("0", "-5", "abc", "1.5", "", "+3", "%D9%A3", "99999999999999999999", "9223372036854775807")) {
+    for (String ttl :
+        List.of(
+            "0",
+            "-5",
+            "abc",
+            "1.5",
+            "",
+            "+3",
+            "%D9%A3",
+            "99999999999999999999",
+            "9223372036854775807")) {
       HttpReply reply = http.put("/v1/kv/k?ttl=" + ttl, "v");
       assertError(reply, 400, "bad_request");
       assertTrue(reply.bodyText().contains("ttl"), reply.bodyText());
@@ -167,19 +182,22 @@ class HttpRouterTest {
   @Test
   void engineFailuresMapToActionableStatuses() {
     http.close();
-    Map<RuntimeException, String> expected = Map.of(
-        new DiskFullException("no space"), "507 disk_full",
-        new StoreIOException("fsync failed"), "503 unavailable",
-        new LimitExceededException("value length 9 > max 8"), "413 too_large",
-        new StoreClosedException("closed"), "503 unavailable",
-        new IllegalStateException("bug"), "500 internal_error");
+    Map<RuntimeException, String> expected =
+        Map.of(
+            new DiskFullException("no space"), "507 disk_full",
+            new StoreIOException("fsync failed"), "503 unavailable",
+            new LimitExceededException("value length 9 > max 8"), "413 too_large",
+            new StoreClosedException("closed"), "503 unavailable",
+            new IllegalStateException("bug"), "500 internal_error");
     Cellar real = Cellar.open(dir);
     try {
       for (Map.Entry<RuntimeException, String> e : expected.entrySet()) {
-        RouterFixture failing = new RouterFixture(failingWrites(real, e.getKey()), new ServerConfig());
+        RouterFixture failing =
+            new RouterFixture(failingWrites(real, e.getKey()), new ServerConfig());
         HttpReply reply = failing.put("/v1/kv/k", "v");
         assertEquals(e.getValue(), reply.status() + " " + code(reply), e.getKey().toString());
-        assertEquals(e.getValue(), statusAndCode(failing.call("DELETE", "/v1/kv/k")), e.getKey().toString());
+        assertEquals(
+            e.getValue(), statusAndCode(failing.call("DELETE", "/v1/kv/k")), e.getKey().toString());
       }
     } finally {
       real.close();
@@ -189,16 +207,20 @@ class HttpRouterTest {
 
   /** A store whose puts and deletes throw {@code failure}; everything else goes to {@code real}. */
   private static Cellar failingWrites(Cellar real, RuntimeException failure) {
-    return (Cellar) Proxy.newProxyInstance(Cellar.class.getClassLoader(), new Class<?>[] {Cellar.class}, (proxy, method, args) -> {
-      if (method.getName().equals("put") || method.getName().equals("delete")) {
-        throw failure;
-      }
-      try {
-        return method.invoke(real, args);
-      } catch (InvocationTargetException e) {
-        throw e.getCause();
-      }
-    });
+    return (Cellar)
+        Proxy.newProxyInstance(
+            Cellar.class.getClassLoader(),
+            new Class<?>[] {Cellar.class},
+            (proxy, method, args) -> {
+              if (method.getName().equals("put") || method.getName().equals("delete")) {
+                throw failure;
+              }
+              try {
+                return method.invoke(real, args);
+              } catch (InvocationTargetException e) {
+                throw e.getCause();
+              }
+            });
   }
 
   @Test
@@ -217,21 +239,32 @@ class HttpRouterTest {
     HttpReply none = http.call("GET", "/v1/kv/a");
     assertError(none, 401, "unauthorized");
     assertEquals("Bearer realm=\"cellar\"", none.headers().get("WWW-Authenticate"));
-    HttpReply wrong = http.call("GET", "/v1/kv/a", new byte[0], Map.of("Authorization", "Bearer s3cre"));
+    HttpReply wrong =
+        http.call("GET", "/v1/kv/a", new byte[0], Map.of("Authorization", "Bearer s3cre"));
     assertError(wrong, 401, "unauthorized");
     assertTrue(wrong.headers().get("WWW-Authenticate").contains("invalid_token"));
-    assertError(http.call("GET", "/v1/kv/a", new byte[0], Map.of("Authorization", "Basic czNjcmV0")), 401, "unauthorized");
+    assertError(
+        http.call("GET", "/v1/kv/a", new byte[0], Map.of("Authorization", "Basic czNjcmV0")),
+        401,
+        "unauthorized");
     assertError(http.call("GET", "/nowhere"), 401, "unauthorized");
     assertError(http.call("GET", "/v1/scan?count=%zz"), 401, "unauthorized");
 
-    assertError(http.call("GET", "/v1/kv/a", new byte[0], Map.of("authorization", "bearer s3cret")), 404, "not_found");
+    assertError(
+        http.call("GET", "/v1/kv/a", new byte[0], Map.of("authorization", "bearer s3cret")),
+        404,
+        "not_found");
     for (String path : List.of("/metrics", "/v1/info", "/v1/stats", "/v1/scan")) {
       assertEquals(401, http.call("GET", path).status(), path);
-      assertEquals(200, http.call("GET", path, new byte[0], Map.of("Authorization", "Bearer s3cret")).status(), path);
+      assertEquals(
+          200,
+          http.call("GET", path, new byte[0], Map.of("Authorization", "Bearer s3cret")).status(),
+          path);
     }
     assertEquals(200, http.call("GET", "/healthz").status(), "health probes need no password");
     HttpReply page = http.call("GET", "/");
-    assertEquals(200, page.status(), "the dashboard page holds no data; its /v1/stats needs the password");
+    assertEquals(
+        200, page.status(), "the dashboard page holds no data; its /v1/stats needs the password");
     assertEquals("text/html; charset=utf-8", page.contentType());
   }
 
@@ -287,8 +320,12 @@ class HttpRouterTest {
     http.store.put(new byte[] {(byte) 0xC3}, new byte[0]);
     String body = http.call("GET", "/v1/scan").bodyText();
     // Keys come in hash order: either order is right.
-    assertTrue(body.equals("{\"cursor\":\"\",\"keys\":[\"plain \\\"quoted\\\"\\n\",{\"base64\":\"ww==\"}]}")
-        || body.equals("{\"cursor\":\"\",\"keys\":[{\"base64\":\"ww==\"},\"plain \\\"quoted\\\"\\n\"]}"), body);
+    assertTrue(
+        body.equals(
+                "{\"cursor\":\"\",\"keys\":[\"plain \\\"quoted\\\"\\n\",{\"base64\":\"ww==\"}]}")
+            || body.equals(
+                "{\"cursor\":\"\",\"keys\":[{\"base64\":\"ww==\"},\"plain \\\"quoted\\\"\\n\"]}"),
+        body);
   }
 
   @Test
@@ -298,7 +335,9 @@ class HttpRouterTest {
     }
     String firstPage = http.call("GET", "/v1/scan").bodyText();
     int defaultPage = keysOf(firstPage).size();
-    assertTrue(defaultPage >= 100 && defaultPage < 150 && !cursorOf(firstPage).isEmpty(), "default count: " + firstPage);
+    assertTrue(
+        defaultPage >= 100 && defaultPage < 150 && !cursorOf(firstPage).isEmpty(),
+        "default count: " + firstPage);
     assertEquals(150, keysOf(http.call("GET", "/v1/scan?count=1000").bodyText()).size());
     assertEquals("", cursorOf(http.call("GET", "/v1/scan?count=1000").bodyText()));
     assertEquals(0, keysOf(http.call("GET", "/v1/scan?prefix=zz").bodyText()).size());
@@ -319,9 +358,21 @@ class HttpRouterTest {
     http.put("/v1/kv/b", "2");
     String info = http.call("GET", "/v1/info").bodyText();
     assertTrue(info.startsWith("{\"server\":{"), info);
-    for (String field : List.of("\"keyspace\":{\"keys\":2}", "\"appendfsync\":\"everysec\"", "\"write_failure\":null",
-        "\"used_memory\":", "\"used_memory_rss\":", "\"used_memory_heap\":", "\"used_memory_offheap_index\":", "\"log_bytes\":",
-        "\"connected_clients\":0", "\"cellar_version\":\"" + CellarVersion.current() + "\"", "\"total_commands_processed\":2", "\"uptime_in_seconds\":", "\"transport\":\"none\"")) {
+    for (String field :
+        List.of(
+            "\"keyspace\":{\"keys\":2}",
+            "\"appendfsync\":\"everysec\"",
+            "\"write_failure\":null",
+            "\"used_memory\":",
+            "\"used_memory_rss\":",
+            "\"used_memory_heap\":",
+            "\"used_memory_offheap_index\":",
+            "\"log_bytes\":",
+            "\"connected_clients\":0",
+            "\"cellar_version\":\"" + CellarVersion.current() + "\"",
+            "\"total_commands_processed\":2",
+            "\"uptime_in_seconds\":",
+            "\"transport\":\"none\"")) {
       assertTrue(info.contains(field), field + " in " + info);
     }
   }
@@ -335,13 +386,25 @@ class HttpRouterTest {
     assertEquals(200, reply.status());
     String stats = reply.bodyText();
     assertTrue(stats.startsWith("{\"sampled_at_ms\":"), stats);
-    for (String field : List.of("\"total_commands_processed\":3", "\"failed_commands\":0", "\"keyspace_hits\":1",
-        "\"connected_clients\":0", "\"keys\":2", "\"puts\":2", "\"fsyncs\":", "\"compacted_bytes\":0", "\"used_memory_heap\":")) {
+    for (String field :
+        List.of(
+            "\"total_commands_processed\":3",
+            "\"failed_commands\":0",
+            "\"keyspace_hits\":1",
+            "\"connected_clients\":0",
+            "\"keys\":2",
+            "\"puts\":2",
+            "\"fsyncs\":",
+            "\"compacted_bytes\":0",
+            "\"used_memory_heap\":")) {
       assertTrue(stats.contains(field), field + " in " + stats);
     }
-    // Three operations timed: the histogram's buckets, one more than its finite bounds, hold them all.
-    Matcher latency = Pattern.compile("\"latency\":\\{\"count\":(\\d+),\"sum_seconds\":[0-9.eE-]+,\"le_seconds\":\\[([^]]*)],\"counts\":\\[([^]]*)]}")
-        .matcher(stats);
+    // Three operations timed: the histogram's buckets, one more than its finite bounds, hold them
+    // all.
+    Matcher latency =
+        Pattern.compile(
+                "\"latency\":\\{\"count\":(\\d+),\"sum_seconds\":[0-9.eE-]+,\"le_seconds\":\\[([^]]*)],\"counts\":\\[([^]]*)]}")
+            .matcher(stats);
     assertTrue(latency.find(), stats);
     assertEquals(3, Long.parseLong(latency.group(1)));
     String[] bounds = latency.group(2).split(",");
@@ -364,12 +427,20 @@ class HttpRouterTest {
     http.put("/v1/kv/c?ttl=x", "3");
     HttpReply metrics = http.call("GET", "/metrics");
     assertEquals(200, metrics.status());
-    assertTrue(metrics.contentType().startsWith("text/plain; version=0.0.4"), metrics.contentType());
+    assertTrue(
+        metrics.contentType().startsWith("text/plain; version=0.0.4"), metrics.contentType());
     String text = metrics.bodyText();
-    for (String line : List.of("cellar_commands_total{command=\"http.put\"} 3.0", "cellar_commands_total{command=\"http.get\"} 2.0",
-        "cellar_command_failures_total{command=\"http.put\"} 1.0", "cellar_command_failures_total{command=\"http.get\"} 0.0",
-        "cellar_command_duration_seconds_count{command=\"http.put\"} 3", "cellar_keys 2.0", "cellar_keyspace_hits_total 1.0",
-        "cellar_keyspace_misses_total 1.0", "cellar_write_failure 0.0")) {
+    for (String line :
+        List.of(
+            "cellar_commands_total{command=\"http.put\"} 3.0",
+            "cellar_commands_total{command=\"http.get\"} 2.0",
+            "cellar_command_failures_total{command=\"http.put\"} 1.0",
+            "cellar_command_failures_total{command=\"http.get\"} 0.0",
+            "cellar_command_duration_seconds_count{command=\"http.put\"} 3",
+            "cellar_keys 2.0",
+            "cellar_keyspace_hits_total 1.0",
+            "cellar_keyspace_misses_total 1.0",
+            "cellar_write_failure 0.0")) {
       assertTrue(text.contains(line), line + " in\n" + text);
     }
   }
@@ -380,7 +451,8 @@ class HttpRouterTest {
     assertEquals(status, reply.status(), reply.bodyText());
     assertEquals("application/json", reply.contentType());
     assertEquals(code, code(reply), reply.bodyText());
-    assertTrue(reply.bodyText().matches("\\{\"error\":\"[a-z_]+\",\"message\":\".+\"}"), reply.bodyText());
+    assertTrue(
+        reply.bodyText().matches("\\{\"error\":\"[a-z_]+\",\"message\":\".+\"}"), reply.bodyText());
   }
 
   private static String statusAndCode(HttpReply reply) {
@@ -401,9 +473,12 @@ class HttpRouterTest {
   /** The keys of a scan page whose text keys need no JSON escapes. */
   static List<byte[]> keysOf(String json) {
     List<byte[]> keys = new ArrayList<>();
-    Matcher m = Pattern.compile("\\{\"base64\":\"([^\"]*)\"}|\"((?:[^\"\\\\])*)\"").matcher(json.substring(json.indexOf("\"keys\":[") + 8));
+    Matcher m =
+        Pattern.compile("\\{\"base64\":\"([^\"]*)\"}|\"((?:[^\"\\\\])*)\"")
+            .matcher(json.substring(json.indexOf("\"keys\":[") + 8));
     while (m.find()) {
-      keys.add(m.group(1) != null ? Base64.getDecoder().decode(m.group(1)) : m.group(2).getBytes(UTF_8));
+      keys.add(
+          m.group(1) != null ? Base64.getDecoder().decode(m.group(1)) : m.group(2).getBytes(UTF_8));
     }
     return keys;
   }

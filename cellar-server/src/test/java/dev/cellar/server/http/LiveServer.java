@@ -33,7 +33,11 @@ final class LiveServer implements AutoCloseable {
 
   private static CellarServer start(Path dir, Map<String, String> settings) {
     for (int attempt = 1; ; attempt++) {
-      ServerConfig config = new ServerConfig().set("port", "0").set("http-port", Integer.toString(freePort())).set("dir", dir.toString());
+      ServerConfig config =
+          new ServerConfig()
+              .set("port", "0")
+              .set("http-port", Integer.toString(freePort()))
+              .set("dir", dir.toString());
       settings.forEach(config::set);
       try {
         return CellarServer.start(config);
@@ -73,14 +77,19 @@ final class LiveServer implements AutoCloseable {
   }
 
   HttpResponse<byte[]> put(String pathAndQuery, byte[] body) {
-    return send(HttpRequest.newBuilder(uri(pathAndQuery)).PUT(HttpRequest.BodyPublishers.ofByteArray(body)));
+    return send(
+        HttpRequest.newBuilder(uri(pathAndQuery))
+            .PUT(HttpRequest.BodyPublishers.ofByteArray(body)));
   }
 
   HttpResponse<byte[]> delete(String pathAndQuery) {
     return send(HttpRequest.newBuilder(uri(pathAndQuery)).DELETE());
   }
 
-  /** Sends one RESP command and returns its reply's raw bytes (a simple line, or a bulk string's header and data). */
+  /**
+   * Sends one RESP command and returns its reply's raw bytes (a simple line, or a bulk string's
+   * header and data).
+   */
   byte[] resp(byte[]... args) {
     try {
       if (resp == null) {

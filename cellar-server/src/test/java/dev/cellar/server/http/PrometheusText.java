@@ -14,8 +14,10 @@ final class PrometheusText {
   private static final String NAME = "[a-zA-Z_:][a-zA-Z0-9_:]*";
   private static final String LABEL = "[a-zA-Z_][a-zA-Z0-9_]*=\"(?:[^\"\\\\\\n]|\\\\[\\\\\"n])*\"";
   private static final Pattern SAMPLE =
-      Pattern.compile("^(" + NAME + ")(\\{(?:" + LABEL + ")(?:," + LABEL + ")*\\})? (\\S+)(?: -?[0-9]+)?$");
-  private static final Pattern TYPE = Pattern.compile("^# TYPE (" + NAME + ") (counter|gauge|histogram|summary|untyped)$");
+      Pattern.compile(
+          "^(" + NAME + ")(\\{(?:" + LABEL + ")(?:," + LABEL + ")*\\})? (\\S+)(?: -?[0-9]+)?$");
+  private static final Pattern TYPE =
+      Pattern.compile("^# TYPE (" + NAME + ") (counter|gauge|histogram|summary|untyped)$");
   private static final Pattern HELP = Pattern.compile("^# HELP (" + NAME + ") .*$");
 
   private PrometheusText() {}
@@ -38,7 +40,10 @@ final class PrometheusText {
       Matcher m = SAMPLE.matcher(line);
       assertTrue(m.matches(), "sample line: " + line);
       String name = m.group(1);
-      assertTrue(typed.contains(name) || typed.contains(name.replaceFirst("_(bucket|sum|count|total)$", "")), "typed before use: " + line);
+      assertTrue(
+          typed.contains(name)
+              || typed.contains(name.replaceFirst("_(bucket|sum|count|total)$", "")),
+          "typed before use: " + line);
       String key = name + (m.group(2) == null ? "" : m.group(2));
       assertNull(samples.put(key, value(m.group(3))), "one sample per series: " + line);
     }

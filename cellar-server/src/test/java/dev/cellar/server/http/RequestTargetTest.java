@@ -7,7 +7,9 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** Percent-decoding, query parameters and the JSON encoder: the text the router reads and writes. */
+/**
+ * Percent-decoding, query parameters and the JSON encoder: the text the router reads and writes.
+ */
 class RequestTargetTest {
   @Test
   void percentDecodingIsByteExact() {
@@ -50,8 +52,10 @@ class RequestTargetTest {
     document.put("b", true);
     document.put("null", null);
     document.put("list", List.of(1, "x", Map.of("k", List.of())));
-    assertEquals("{\"s\":\"q\\\"b\\\\n\\n\\t\\u0001\\u007f é 😀\",\"n\":42,\"d\":1.5,\"nan\":null,\"b\":true,\"null\":null,"
-        + "\"list\":[1,\"x\",{\"k\":[]}]}", JsonEncoder.encode(document));
+    assertEquals(
+        "{\"s\":\"q\\\"b\\\\n\\n\\t\\u0001\\u007f é 😀\",\"n\":42,\"d\":1.5,\"nan\":null,\"b\":true,\"null\":null,"
+            + "\"list\":[1,\"x\",{\"k\":[]}]}",
+        JsonEncoder.encode(document));
     assertEquals("\"é\"", new String(JsonEncoder.encode("é").getBytes(UTF_8), UTF_8));
   }
 
@@ -61,6 +65,8 @@ class RequestTargetTest {
     assertEquals("é\u0000", ScanRoute.keyJson("é\u0000".getBytes(UTF_8)));
     assertEquals(Map.of("base64", "/w=="), ScanRoute.keyJson(new byte[] {(byte) 0xFF}));
     // UTF-8 forbids encoded surrogates (CESU-8): such a key is binary.
-    assertEquals(Map.of("base64", "7aCA"), ScanRoute.keyJson(new byte[] {(byte) 0xED, (byte) 0xA0, (byte) 0x80}));
+    assertEquals(
+        Map.of("base64", "7aCA"),
+        ScanRoute.keyJson(new byte[] {(byte) 0xED, (byte) 0xA0, (byte) 0x80}));
   }
 }

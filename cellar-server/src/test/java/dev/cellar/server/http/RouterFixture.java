@@ -23,12 +23,14 @@ final class RouterFixture implements AutoCloseable {
   }
 
   /**
-   * What the HTTP fuzz targets run against: a store in {@code dir} with no fsync, bodies capped
-   * at 4 KiB (so the 413 path is reachable) and the password {@code pw}.
+   * What the HTTP fuzz targets run against: a store in {@code dir} with no fsync, bodies capped at
+   * 4 KiB (so the 413 path is reachable) and the password {@code pw}.
    */
   static RouterFixture forFuzzing(java.nio.file.Path dir) {
-    ServerConfig config = new ServerConfig().set("proto-max-bulk-len", "4096").set("requirepass", "pw");
-    return new RouterFixture(Cellar.open(dir, dev.cellar.CellarOptions.defaults().fsync(dev.cellar.Fsync.NO)), config);
+    ServerConfig config =
+        new ServerConfig().set("proto-max-bulk-len", "4096").set("requirepass", "pw");
+    return new RouterFixture(
+        Cellar.open(dir, dev.cellar.CellarOptions.defaults().fsync(dev.cellar.Fsync.NO)), config);
   }
 
   HttpReply call(String method, String uri) {

@@ -18,14 +18,18 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** After a failed fsync the engine refuses writes until reopened: health, info, metrics and writes say so. */
+/**
+ * After a failed fsync the engine refuses writes until reopened: health, info, metrics and writes
+ * say so.
+ */
 class WriteFailureTest {
   @TempDir Path dir;
 
   @Test
   void aFailedFsyncShowsEverywhere() {
     AtomicBoolean fail = new AtomicBoolean();
-    Cellar store = Cellar.open(dir, CellarOptions.defaults().fsync(Fsync.NO).fileIO(failingFsync(fail)));
+    Cellar store =
+        Cellar.open(dir, CellarOptions.defaults().fsync(Fsync.NO).fileIO(failingFsync(fail)));
     try (RouterFixture http = new RouterFixture(store, new ServerConfig())) {
       assertEquals(204, http.put("/v1/kv/a", "1").status());
       fail.set(true);
@@ -33,7 +37,11 @@ class WriteFailureTest {
 
       HttpReply health = http.call("GET", "/healthz");
       assertEquals(503, health.status());
-      assertTrue(health.bodyText().startsWith("{\"status\":\"writes_disabled\",\"message\":\"writes are disabled"), health.bodyText());
+      assertTrue(
+          health
+              .bodyText()
+              .startsWith("{\"status\":\"writes_disabled\",\"message\":\"writes are disabled"),
+          health.bodyText());
       HttpReply put = http.put("/v1/kv/b", "2");
       assertEquals(503, put.status(), put.bodyText());
       assertTrue(put.bodyText().contains("\"error\":\"unavailable\""), put.bodyText());
@@ -46,22 +54,31 @@ class WriteFailureTest {
   /** The platform's file I/O, except that fsync fails while {@code fail} is set. */
   private static FileIO failingFsync(AtomicBoolean fail) {
     FileIO real = FileIO.platform();
-    return (FileIO) Proxy.newProxyInstance(FileIO.class.getClassLoader(), new Class<?>[] {FileIO.class}, (proxy, method, args) -> {
-      Object result = forward(real, method, args);
-      return result instanceof StoreFile file ? failingForce(file, fail) : result;
-    });
+    return (FileIO)
+        Proxy.newProxyInstance(
+            FileIO.class.getClassLoader(),
+            new Class<?>[] {FileIO.class},
+            (proxy, method, args) -> {
+              Object result = forward(real, method, args);
+              return result instanceof StoreFile file ? failingForce(file, fail) : result;
+            });
   }
 
   private static StoreFile failingForce(StoreFile file, AtomicBoolean fail) {
-    return (StoreFile) Proxy.newProxyInstance(StoreFile.class.getClassLoader(), new Class<?>[] {StoreFile.class}, (proxy, method, args) -> {
-      if (method.getName().equals("force") && fail.get()) {
-        throw new IOException("Input/output error (injected)");
-      }
-      return forward(file, method, args);
-    });
+    return (StoreFile)
+        Proxy.newProxyInstance(
+            StoreFile.class.getClassLoader(),
+            new Class<?>[] {StoreFile.class},
+            (proxy, method, args) -> {
+              if (method.getName().equals("force") && fail.get()) {
+                throw new IOException("Input/output error (injected)");
+              }
+              return forward(file, method, args);
+            });
   }
 
-  private static Object forward(Object target, java.lang.reflect.Method method, Object[] args) throws Throwable {
+  private static Object forward(Object target, java.lang.reflect.Method method, Object[] args)
+      throws Throwable {
     try {
       return method.invoke(target, args);
     } catch (InvocationTargetException e) {

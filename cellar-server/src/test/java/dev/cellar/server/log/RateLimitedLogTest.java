@@ -13,7 +13,8 @@ class RateLimitedLogTest {
   void oneLinePerIntervalAndTheNextCountsWhatWasLeftOut() {
     List<String> lines = new ArrayList<>();
     AtomicLong now = new AtomicLong(1_000);
-    RateLimitedLog log = new RateLimitedLog(recorder(lines), System.Logger.Level.WARNING, 1_000, now::get);
+    RateLimitedLog log =
+        new RateLimitedLog(recorder(lines), System.Logger.Level.WARNING, 1_000, now::get);
     log.log("a");
     for (int i = 0; i < 5; i++) {
       now.addAndGet(100);

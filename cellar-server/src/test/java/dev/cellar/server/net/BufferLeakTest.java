@@ -78,12 +78,15 @@ class BufferLeakTest {
   @Test
   void theDetectorReportsABufferNobodyReleased() {
     // Netty reports a leak only while its logger is on, so this one is logged too.
-    System.out.println("BufferLeakTest: the LEAK report that follows is this test's deliberate leak");
+    System.out.println(
+        "BufferLeakTest: the LEAK report that follows is this test's deliberate leak");
     ByteBuf dropped = ByteBufAllocator.DEFAULT.directBuffer(64);
     dropped.writeLong(42);
     dropped = null;
     collectLeaks();
-    assertFalse(leaks.isEmpty(), "a deliberately leaked buffer went unreported: this test cannot see leaks");
+    assertFalse(
+        leaks.isEmpty(),
+        "a deliberately leaked buffer went unreported: this test cannot see leaks");
   }
 
   @Test
@@ -99,8 +102,14 @@ class BufferLeakTest {
       for (String fsync : List.of("no", "always")) {
         Path data = Files.createDirectories(dir.resolve(transport + "-" + fsync));
         int httpPort = freePort();
-        try (CellarServer server = CellarServer.start(new ServerConfig().set("port", "0").set("http-port", Integer.toString(httpPort))
-            .set("dir", data.toString()).set("transport", transport).set("appendfsync", fsync))) {
+        try (CellarServer server =
+            CellarServer.start(
+                new ServerConfig()
+                    .set("port", "0")
+                    .set("http-port", Integer.toString(httpPort))
+                    .set("dir", data.toString())
+                    .set("transport", transport)
+                    .set("appendfsync", fsync))) {
           respTraffic(server.port());
           httpTraffic(httpPort);
         }
@@ -126,7 +135,9 @@ class BufferLeakTest {
     byte[] big = new byte[2 << 20];
     try (RawClient c = new RawClient(port)) {
       ByteArrayOutputStream set = new ByteArrayOutputStream();
-      set.writeBytes(("*3\r\n$3\r\nSET\r\n$3\r\nbig\r\n$" + big.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
+      set.writeBytes(
+          ("*3\r\n$3\r\nSET\r\n$3\r\nbig\r\n$" + big.length + "\r\n")
+              .getBytes(StandardCharsets.US_ASCII));
       set.writeBytes(big);
       set.writeBytes("\r\n".getBytes(StandardCharsets.US_ASCII));
       c.send(set.toByteArray());
@@ -139,7 +150,8 @@ class BufferLeakTest {
     }
     // Gone mid-request, and gone with writes (under always, replies held for an fsync) in flight.
     try (Socket s = new Socket("127.0.0.1", port)) {
-      s.getOutputStream().write("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$100\r\nabc".getBytes(StandardCharsets.US_ASCII));
+      s.getOutputStream()
+          .write("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$100\r\nabc".getBytes(StandardCharsets.US_ASCII));
     }
     try (Socket s = new Socket("127.0.0.1", port)) {
       ByteArrayOutputStream batch = new ByteArrayOutputStream();
@@ -156,22 +168,30 @@ class BufferLeakTest {
   private static void httpTraffic(int port) throws IOException, InterruptedException {
     HttpClient client = HttpClient.newHttpClient();
     URI base = URI.create("http://127.0.0.1:" + port);
-    List<HttpRequest> requests = List.of(
-        HttpRequest.newBuilder(base.resolve("/v1/kv/a")).PUT(HttpRequest.BodyPublishers.ofString("value")).build(),
-        HttpRequest.newBuilder(base.resolve("/v1/kv/a")).GET().build(),
-        HttpRequest.newBuilder(base.resolve("/v1/kv/missing")).GET().build(),
-        HttpRequest.newBuilder(base.resolve("/v1/scan?prefix=k")).GET().build(),
-        HttpRequest.newBuilder(base.resolve("/metrics")).GET().build(),
-        HttpRequest.newBuilder(base.resolve("/v1/info")).GET().build(),
-        HttpRequest.newBuilder(base.resolve("/no/such/route")).GET().build(),
-        HttpRequest.newBuilder(base.resolve("/v1/kv/a")).DELETE().build());
+    List<HttpRequest> requests =
+        List.of(
+            HttpRequest.newBuilder(base.resolve("/v1/kv/a"))
+                .PUT(HttpRequest.BodyPublishers.ofString("value"))
+                .build(),
+            HttpRequest.newBuilder(base.resolve("/v1/kv/a")).GET().build(),
+            HttpRequest.newBuilder(base.resolve("/v1/kv/missing")).GET().build(),
+            HttpRequest.newBuilder(base.resolve("/v1/scan?prefix=k")).GET().build(),
+            HttpRequest.newBuilder(base.resolve("/metrics")).GET().build(),
+            HttpRequest.newBuilder(base.resolve("/v1/info")).GET().build(),
+            HttpRequest.newBuilder(base.resolve("/no/such/route")).GET().build(),
+            HttpRequest.newBuilder(base.resolve("/v1/kv/a")).DELETE().build());
     for (HttpRequest r : requests) {
       client.send(r, HttpResponse.BodyHandlers.discarding());
     }
     try (Socket s = new Socket("127.0.0.1", port)) { // gone in the middle of a body
-      s.getOutputStream().write("PUT /v1/kv/b HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nabc".getBytes(StandardCharsets.US_ASCII));
+      s.getOutputStream()
+          .write(
+              "PUT /v1/kv/b HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nabc"
+                  .getBytes(StandardCharsets.US_ASCII));
     }
-    client.send(HttpRequest.newBuilder(base.resolve("/healthz")).GET().build(), HttpResponse.BodyHandlers.discarding());
+    client.send(
+        HttpRequest.newBuilder(base.resolve("/healthz")).GET().build(),
+        HttpResponse.BodyHandlers.discarding());
   }
 
   static int freePort() throws IOException {

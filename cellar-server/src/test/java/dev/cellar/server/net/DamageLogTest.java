@@ -32,22 +32,24 @@ class DamageLogTest {
   @TempDir Path dir;
 
   @Test
-  void checksumFailuresWhileServingAreLoggedWithFileAndOffsetAtMostOncePerSecond() throws Exception {
+  void checksumFailuresWhileServingAreLoggedWithFileAndOffsetAtMostOncePerSecond()
+      throws Exception {
     List<String> logged = new CopyOnWriteArrayList<>();
-    Handler capture = new Handler() {
-      @Override
-      public void publish(LogRecord r) {
-        if (r.getMessage() != null && r.getMessage().contains("damage")) {
-          logged.add(r.getMessage());
-        }
-      }
+    Handler capture =
+        new Handler() {
+          @Override
+          public void publish(LogRecord r) {
+            if (r.getMessage() != null && r.getMessage().contains("damage")) {
+              logged.add(r.getMessage());
+            }
+          }
 
-      @Override
-      public void flush() {}
+          @Override
+          public void flush() {}
 
-      @Override
-      public void close() {}
-    };
+          @Override
+          public void close() {}
+        };
     Logger logger = Logger.getLogger("dev.cellar.server");
     logger.addHandler(capture);
     String value = "damaged-value-" + "x".repeat(200);
@@ -55,14 +57,22 @@ class DamageLogTest {
     try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
       httpPort = free.getLocalPort();
     }
-    CellarServer server = CellarServer.start(new ServerConfig().set("port", "0").set("http-port", Integer.toString(httpPort))
-        .set("dir", dir.resolve("data").toString()));
+    CellarServer server =
+        CellarServer.start(
+            new ServerConfig()
+                .set("port", "0")
+                .set("http-port", Integer.toString(httpPort))
+                .set("dir", dir.resolve("data").toString()));
     try (RawClient c = new RawClient(server.port())) {
       assertEquals("+OK\r\n", c.send("SET", "k", value).readLine());
       Path segment = flipByteOf(dir.resolve("data"), value);
       long start = System.nanoTime();
-      HttpResponse<String> http = HttpClient.newHttpClient().send(
-          HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/v1/kv/k")).build(), HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> http =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/v1/kv/k"))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString());
       assertEquals(500, http.statusCode(), http.body());
       assertTrue(http.body().contains("corrupt"), http.body());
       assertEquals(1, logged.size(), () -> "the HTTP read logged " + logged);
@@ -71,8 +81,11 @@ class DamageLogTest {
         assertTrue(reply.startsWith("-ERR a record failed its checksum"), reply);
       }
       long seconds = java.util.concurrent.TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
-      // One line for the burst; on a machine slow enough for the reads to take over a second, one more per second.
-      assertTrue(!logged.isEmpty() && logged.size() <= 1 + seconds, () -> "51 reads in " + seconds + " s logged " + logged);
+      // One line for the burst; on a machine slow enough for the reads to take over a second, one
+      // more per second.
+      assertTrue(
+          !logged.isEmpty() && logged.size() <= 1 + seconds,
+          () -> "51 reads in " + seconds + " s logged " + logged);
       String line = logged.getFirst();
       assertTrue(line.contains(segment.toString() + " offset "), line);
       assertTrue(line.contains("CRC32C mismatch"), line);
@@ -82,7 +95,10 @@ class DamageLogTest {
     }
   }
 
-  /** Flips one byte of {@code value} in the segment that holds it (the server's mapping sees it); returns the file. */
+  /**
+   * Flips one byte of {@code value} in the segment that holds it (the server's mapping sees it);
+   * returns the file.
+   */
   private static Path flipByteOf(Path data, String value) throws Exception {
     byte[] needle = value.getBytes(StandardCharsets.US_ASCII);
     try (Stream<Path> files = Files.list(data)) {

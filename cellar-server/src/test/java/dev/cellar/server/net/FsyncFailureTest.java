@@ -26,24 +26,30 @@ import org.junit.jupiter.api.io.TempDir;
  * and a restart (real file I/O, same directory) serves every acknowledged write.
  */
 class FsyncFailureTest {
-  private static final String FSYNC_FAILED = "-ERR fsync failed (Input/output error (injected fsync failure)): this command's reply is withheld";
+  private static final String FSYNC_FAILED =
+      "-ERR fsync failed (Input/output error (injected fsync failure)): this command's reply is withheld";
   private static final String WRITES_DISABLED = "-ERR writes are disabled since an fsync failed";
 
   @TempDir Path dir;
 
   /**
    * {@code appendfsync always}: the barrier's fsync fails while one connection's pipelined batch
-   * (write, read, write) and another connection's write wait on it. Every one of those replies is an
-   * error, one per command, and the connections stay usable.
+   * (write, read, write) and another connection's write wait on it. Every one of those replies is
+   * an error, one per command, and the connections stay usable.
    */
   @Test
   void underAlwaysNoWriteTheFailedFsyncCoveredIsAcknowledged() throws Exception {
     FsyncFaults faults = new FsyncFaults();
     CellarServer server = start("always", faults);
-    try (RawClient a = new RawClient(server.port()); RawClient b = new RawClient(server.port())) {
+    try (RawClient a = new RawClient(server.port());
+        RawClient b = new RawClient(server.port())) {
       assertEquals("+OK\r\n", a.send("SET", "kept", "1").readLine());
       faults.failHeld();
-      a.send(concat(RawClient.command("SET", "lost1", "x"), RawClient.command("GET", "kept"), RawClient.command("SET", "lost2", "y")));
+      a.send(
+          concat(
+              RawClient.command("SET", "lost1", "x"),
+              RawClient.command("GET", "kept"),
+              RawClient.command("SET", "lost2", "y")));
       faults.awaitHeld();
       b.send("SET", "queued", "z");
       while (server.store().stats().puts() < 4) {
@@ -59,13 +65,18 @@ class FsyncFailureTest {
 
       faults.heal(); // fsync would work now; the server must not believe it
       String refused = a.send("SET", "later", "w").readLine();
-      assertTrue(refused.startsWith(WRITES_DISABLED) && refused.contains("restart the server"), refused);
+      assertTrue(
+          refused.startsWith(WRITES_DISABLED) && refused.contains("restart the server"), refused);
       assertEquals("$1\r\n1\r\n", a.send("GET", "kept").read(7), "reads go on");
       String info = info(b);
       assertTrue(info.contains("aof_last_write_status:err\r\n"), info);
-      assertTrue(info.contains("cellar_write_failure:fsync of") || info.contains("cellar_write_failure:Input/output error"), info);
+      assertTrue(
+          info.contains("cellar_write_failure:fsync of")
+              || info.contains("cellar_write_failure:Input/output error"),
+          info);
       assertTrue(http(server, "/metrics").body().contains("\ncellar_write_failure 1.0\n"));
-      assertTrue(http(server, "/metrics").body().contains("\ncellar_unacknowledged_replies_total 4.0\n"));
+      assertTrue(
+          http(server, "/metrics").body().contains("\ncellar_unacknowledged_replies_total 4.0\n"));
       assertEquals(503, http(server, "/healthz").statusCode());
     } finally {
       server.close();
@@ -91,9 +102,12 @@ class FsyncFailureTest {
         Thread.sleep(50);
         info = info(c);
       }
-      assertTrue(info.contains("cellar_write_failure:Input/output error (injected fsync failure)\r\n"), info);
+      assertTrue(
+          info.contains("cellar_write_failure:Input/output error (injected fsync failure)\r\n"),
+          info);
       String refused = c.send("SET", "later", "3").readLine();
-      assertTrue(refused.startsWith(WRITES_DISABLED) && refused.contains("restart the server"), refused);
+      assertTrue(
+          refused.startsWith(WRITES_DISABLED) && refused.contains("restart the server"), refused);
       assertEquals("$1\r\n2\r\n", c.send("GET", "cached").read(7), "reads go on");
       HttpResponse<String> health = http(server, "/healthz");
       assertEquals(503, health.statusCode());
@@ -110,17 +124,25 @@ class FsyncFailureTest {
   }
 
   private ServerConfig config(String fsync) throws IOException {
-    return new ServerConfig().set("port", "0").set("http-port", Integer.toString(freePort()))
-        .set("dir", dir.resolve("data").toString()).set("appendfsync", fsync);
+    return new ServerConfig()
+        .set("port", "0")
+        .set("http-port", Integer.toString(freePort()))
+        .set("dir", dir.resolve("data").toString())
+        .set("appendfsync", fsync);
   }
 
   /** Restarts on the same directory with the real file I/O: {@code present} pairs must be there. */
-  private void assertRestartServes(List<String> present, List<String> eitherWay) throws IOException {
-    try (CellarServer again = CellarServer.start(config("always")); RawClient c = new RawClient(again.port())) {
+  private void assertRestartServes(List<String> present, List<String> eitherWay)
+      throws IOException {
+    try (CellarServer again = CellarServer.start(config("always"));
+        RawClient c = new RawClient(again.port())) {
       for (int i = 0; i < present.size(); i += 2) {
         String value = present.get(i + 1);
         String expected = "$" + value.length() + "\r\n" + value + "\r\n";
-        assertEquals(expected, c.send("GET", present.get(i)).read(expected.length()), present.get(i) + " after restart");
+        assertEquals(
+            expected,
+            c.send("GET", present.get(i)).read(expected.length()),
+            present.get(i) + " after restart");
       }
       for (int i = 0; i < eitherWay.size(); i += 2) {
         // Not acknowledged: it may or may not have reached the disk, but it is never anything else.
@@ -131,7 +153,10 @@ class FsyncFailureTest {
           assertEquals(value + "\r\n", c.readLine());
         }
       }
-      assertEquals("+OK\r\n", c.send("SET", "after", "restart").readLine(), "writes work again after a restart");
+      assertEquals(
+          "+OK\r\n",
+          c.send("SET", "after", "restart").readLine(),
+          "writes work again after a restart");
     }
   }
 
@@ -142,8 +167,11 @@ class FsyncFailureTest {
   }
 
   private static HttpResponse<String> http(CellarServer server, String path) throws Exception {
-    return HttpClient.newHttpClient().send(
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.httpPort() + path)).build(), HttpResponse.BodyHandlers.ofString());
+    return HttpClient.newHttpClient()
+        .send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.httpPort() + path))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
   }
 
   private static byte[] concat(byte[]... parts) {

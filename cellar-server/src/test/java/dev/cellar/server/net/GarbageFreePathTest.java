@@ -25,19 +25,19 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * GET and SET allocate nothing per request on the server's event loop: the request is parsed in
- * place, the engine is handed ranges of the input buffer, and the value is copied from the log
- * into the reply buffer. What remains is Netty's, per socket read or write, not per request (on
- * io_uring a submission object for each read and each write, and on every transport a ByteBuffer
- * duplicate to copy a received buffer out, Netty's only way when it may not reach memory directly):
- * with 64 requests a read, a few bytes a request.
+ * place, the engine is handed ranges of the input buffer, and the value is copied from the log into
+ * the reply buffer. What remains is Netty's, per socket read or write, not per request (on io_uring
+ * a submission object for each read and each write, and on every transport a ByteBuffer duplicate
+ * to copy a received buffer out, Netty's only way when it may not reach memory directly): with 64
+ * requests a read, a few bytes a request.
  *
- * <p>Measured with the JVM's per-thread allocation counter on the loop thread of a server in a
- * JVM of its own, started with the launcher's options, after a warm-up long enough for the JIT to
- * compile the path: an interpreted or C1-compiled path allocates what escape analysis removes.
- * (The engine's key comparisons and the checksum of an append make short-lived objects that only
- * escape analysis removes; in the test JVM, once a fuzz test has attached Jazzer's coverage agent,
- * the JIT inlines less and they are allocated: 124 bytes a request.) A request that allocated one object (a key slice is 40 bytes, the
- * smallest object 16) would more than double the limit below.
+ * <p>Measured with the JVM's per-thread allocation counter on the loop thread of a server in a JVM
+ * of its own, started with the launcher's options, after a warm-up long enough for the JIT to
+ * compile the path: an interpreted or C1-compiled path allocates what escape analysis removes. (The
+ * engine's key comparisons and the checksum of an append make short-lived objects that only escape
+ * analysis removes; in the test JVM, once a fuzz test has attached Jazzer's coverage agent, the JIT
+ * inlines less and they are allocated: 124 bytes a request.) A request that allocated one object (a
+ * key slice is 40 bytes, the smallest object 16) would more than double the limit below.
  */
 class GarbageFreePathTest {
   private static final int KEYS = 4096;
@@ -45,6 +45,7 @@ class GarbageFreePathTest {
   private static final int VALUE_BYTES = 60;
   private static final int WARM_UP_ROUNDS = 60;
   private static final int MEASURED_ROUNDS = 10;
+
   /** Netty's per-I/O objects spread over a batch of 64 come to 2-4 bytes a request. */
   private static final double LIMIT_BYTES_PER_REQUEST = 8;
 
@@ -58,8 +59,10 @@ class GarbageFreePathTest {
     List<byte[]> sets = batches("SET", value);
     List<byte[]> gets = batches("GET", null);
     byte[] okReplies = "+OK\r\n".repeat(PIPELINE).getBytes(StandardCharsets.US_ASCII);
-    byte[] valueReplies = ("$" + VALUE_BYTES + "\r\n" + "v".repeat(VALUE_BYTES) + "\r\n").repeat(PIPELINE)
-        .getBytes(StandardCharsets.US_ASCII);
+    byte[] valueReplies =
+        ("$" + VALUE_BYTES + "\r\n" + "v".repeat(VALUE_BYTES) + "\r\n")
+            .repeat(PIPELINE)
+            .getBytes(StandardCharsets.US_ASCII);
     byte[] reply = new byte[Math.max(okReplies.length, valueReplies.length)];
     try (Probe probe = Probe.start(dir.resolve(transport), transport);
         Socket socket = new Socket("127.0.0.1", probe.port())) {
@@ -79,31 +82,52 @@ class GarbageFreePathTest {
       long allocated = probe.loopAllocatedBytes() - before;
       long requests = 2L * MEASURED_ROUNDS * KEYS;
       double perRequest = (double) allocated / requests;
-      System.out.printf("GarbageFreePathTest %s: %d bytes allocated by the loop for %d requests, %.2f a request%n",
+      System.out.printf(
+          "GarbageFreePathTest %s: %d bytes allocated by the loop for %d requests, %.2f a request%n",
           transport, allocated, requests, perRequest);
-      assertTrue(perRequest <= LIMIT_BYTES_PER_REQUEST,
-          transport + ": the event loop allocated " + allocated + " bytes for " + requests + " GETs and SETs, "
-              + perRequest + " a request (limit " + LIMIT_BYTES_PER_REQUEST + ")");
+      assertTrue(
+          perRequest <= LIMIT_BYTES_PER_REQUEST,
+          transport
+              + ": the event loop allocated "
+              + allocated
+              + " bytes for "
+              + requests
+              + " GETs and SETs, "
+              + perRequest
+              + " a request (limit "
+              + LIMIT_BYTES_PER_REQUEST
+              + ")");
     }
   }
 
-  /** {@link AllocationProbeMain} in a JVM with the launcher's options, and a line protocol to it. */
-  private record Probe(Process process, BufferedReader out, Path errors, int port) implements AutoCloseable {
+  /**
+   * {@link AllocationProbeMain} in a JVM with the launcher's options, and a line protocol to it.
+   */
+  private record Probe(Process process, BufferedReader out, Path errors, int port)
+      implements AutoCloseable {
 
     static Probe start(Path dir, String transport) throws IOException {
       Files.createDirectories(dir);
       List<String> cmd = new ArrayList<>();
       cmd.add(ProcessHandle.current().info().command().orElse("java"));
       cmd.addAll(ServerJvmTest.LAUNCHER_OPTIONS);
-      cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), AllocationProbeMain.class.getName(),
-          dir.resolve("data").toString(), transport));
+      cmd.addAll(
+          List.of(
+              "-cp",
+              System.getProperty("java.class.path"),
+              AllocationProbeMain.class.getName(),
+              dir.resolve("data").toString(),
+              transport));
       Path errors = dir.resolve("stderr.txt");
       Process process = new ProcessBuilder(cmd).redirectError(errors.toFile()).start();
-      BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+      BufferedReader out =
+          new BufferedReader(
+              new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
       String line = out.readLine();
       if (line == null || !line.startsWith("PORT ")) {
         process.destroyForcibly();
-        throw new IOException("the probe server did not start: " + line + "\n" + Files.readString(errors));
+        throw new IOException(
+            "the probe server did not start: " + line + "\n" + Files.readString(errors));
       }
       return new Probe(process, out, errors, Integer.parseInt(line.substring(5).trim()));
     }
@@ -114,7 +138,8 @@ class GarbageFreePathTest {
       in.flush();
       String line = out.readLine();
       if (line == null || !line.startsWith("ALLOCATED ")) {
-        throw new IOException("the probe server answered " + line + "\n" + Files.readString(errors));
+        throw new IOException(
+            "the probe server answered " + line + "\n" + Files.readString(errors));
       }
       return Long.parseLong(line.substring(10).trim());
     }
@@ -134,8 +159,10 @@ class GarbageFreePathTest {
     ByteArrayOutputStream batch = new ByteArrayOutputStream();
     for (int n = 0; n < KEYS; n++) {
       String key = String.format("key:%012d", n);
-      batch.writeBytes(value == null ? RawClient.command(command, key)
-          : RawClient.command(command, key, new String(value, StandardCharsets.US_ASCII)));
+      batch.writeBytes(
+          value == null
+              ? RawClient.command(command, key)
+              : RawClient.command(command, key, new String(value, StandardCharsets.US_ASCII)));
       if ((n + 1) % PIPELINE == 0) {
         batches.add(batch.toByteArray());
         batch.reset();
@@ -145,7 +172,8 @@ class GarbageFreePathTest {
   }
 
   /** Sends each batch and reads its replies, which must be exactly {@code expected}. */
-  private static void exchange(OutputStream out, InputStream in, List<byte[]> batches, byte[] expected, byte[] reply)
+  private static void exchange(
+      OutputStream out, InputStream in, List<byte[]> batches, byte[] expected, byte[] reply)
       throws IOException {
     for (byte[] batch : batches) {
       out.write(batch);
@@ -153,7 +181,8 @@ class GarbageFreePathTest {
       for (int got = 0; got < expected.length; ) {
         int n = in.read(reply, got, expected.length - got);
         if (n < 0) {
-          throw new EOFException("the server closed the connection after " + got + " bytes of a reply");
+          throw new EOFException(
+              "the server closed the connection after " + got + " bytes of a reply");
         }
         got += n;
       }

@@ -31,7 +31,11 @@ class HostileClientTest {
   @TempDir Path dir;
 
   private CellarServer start(String... settings) {
-    ServerConfig config = new ServerConfig().set("port", "0").set("http-port", "0").set("dir", dir.resolve("data").toString());
+    ServerConfig config =
+        new ServerConfig()
+            .set("port", "0")
+            .set("http-port", "0")
+            .set("dir", dir.resolve("data").toString());
     for (int i = 0; i + 1 < settings.length; i += 2) {
       config.set(settings[i], settings[i + 1]);
     }
@@ -75,9 +79,12 @@ class HostileClientTest {
     Arrays.fill(value, (byte) 'x');
     ByteArrayOutputStream wire = new ByteArrayOutputStream();
     int pairs = 56;
-    wire.writeBytes(("*" + (1 + 2 * pairs) + "\r\n$4\r\nMSET\r\n").getBytes(StandardCharsets.US_ASCII));
+    wire.writeBytes(
+        ("*" + (1 + 2 * pairs) + "\r\n$4\r\nMSET\r\n").getBytes(StandardCharsets.US_ASCII));
     for (int i = 0; i < pairs; i++) {
-      wire.writeBytes(("$3\r\nk" + (10 + i) + "\r\n$" + value.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
+      wire.writeBytes(
+          ("$3\r\nk" + (10 + i) + "\r\n$" + value.length + "\r\n")
+              .getBytes(StandardCharsets.US_ASCII));
       wire.writeBytes(value);
       wire.writeBytes("\r\n".getBytes(StandardCharsets.US_ASCII));
     }
@@ -90,17 +97,19 @@ class HostileClientTest {
         for (int i = 0; i < 12; i++) {
           Socket s = new Socket("127.0.0.1", server.port());
           sockets.add(s);
-          sent.add(senders.submit(() -> {
-            try (OutputStream out = s.getOutputStream()) {
-              for (int at = 0; at < mostOf.length; at += 1 << 20) {
-                out.write(mostOf, at, Math.min(1 << 20, mostOf.length - at));
-              }
-              Thread.sleep(1000); // stall, holding the request open
-            } catch (IOException | InterruptedException disconnected) {
-              // the server cut this one off
-            }
-            return null;
-          }));
+          sent.add(
+              senders.submit(
+                  () -> {
+                    try (OutputStream out = s.getOutputStream()) {
+                      for (int at = 0; at < mostOf.length; at += 1 << 20) {
+                        out.write(mostOf, at, Math.min(1 << 20, mostOf.length - at));
+                      }
+                      Thread.sleep(1000); // stall, holding the request open
+                    } catch (IOException | InterruptedException disconnected) {
+                      // the server cut this one off
+                    }
+                    return null;
+                  }));
         }
         for (Future<?> f : sent) {
           f.get(120, TimeUnit.SECONDS);
@@ -138,19 +147,23 @@ class HostileClientTest {
   /**
    * A 200,000-argument MSET trickled in 50-byte pieces is read incrementally: it completes, and a
    * client pinging meanwhile is answered. (Its CPU cost against redis-server's is measured in
-   * docs/benchmarks.md; {@code RequestParserTest} checks that headers already read are not read again.)
+   * docs/benchmarks.md; {@code RequestParserTest} checks that headers already read are not read
+   * again.)
    */
   @Test
   void aHugeRequestTrickledInTinyPiecesCompletesWhileOthersAreServed() throws Exception {
     ByteArrayOutputStream wire = new ByteArrayOutputStream();
     int pairs = 100_000;
-    wire.writeBytes(("*" + (1 + 2 * pairs) + "\r\n$4\r\nMSET\r\n").getBytes(StandardCharsets.US_ASCII));
+    wire.writeBytes(
+        ("*" + (1 + 2 * pairs) + "\r\n$4\r\nMSET\r\n").getBytes(StandardCharsets.US_ASCII));
     for (int i = 0; i < pairs; i++) {
       String k = "key:" + i;
-      wire.writeBytes(("$" + k.length() + "\r\n" + k + "\r\n$1\r\nv\r\n").getBytes(StandardCharsets.US_ASCII));
+      wire.writeBytes(
+          ("$" + k.length() + "\r\n" + k + "\r\n$1\r\nv\r\n").getBytes(StandardCharsets.US_ASCII));
     }
     byte[] bytes = wire.toByteArray();
-    try (CellarServer server = start(); Socket slow = new Socket("127.0.0.1", server.port());
+    try (CellarServer server = start();
+        Socket slow = new Socket("127.0.0.1", server.port());
         RawClient pinger = new RawClient(server.port())) {
       slow.setTcpNoDelay(true);
       OutputStream out = slow.getOutputStream();
@@ -167,21 +180,37 @@ class HostileClientTest {
     }
   }
 
-  /** Half-sent headers (a slowloris) are cut at http-header-timeout; idle keep-alive at http-idle-timeout. */
+  /**
+   * Half-sent headers (a slowloris) are cut at http-header-timeout; idle keep-alive at
+   * http-idle-timeout.
+   */
   @Test
   void httpConnectionsThatStallInHeadersOrSitIdleAreClosed() throws Exception {
     int httpPort = BufferLeakTest.freePort();
-    try (CellarServer server = start("http-port", Integer.toString(httpPort), "http-header-timeout", "1", "http-idle-timeout", "2")) {
+    try (CellarServer server =
+        start(
+            "http-port",
+            Integer.toString(httpPort),
+            "http-header-timeout",
+            "1",
+            "http-idle-timeout",
+            "2")) {
       List<Socket> stalled = new ArrayList<>();
       try {
         for (int i = 0; i < 200; i++) {
           Socket s = new Socket("127.0.0.1", httpPort);
           s.setSoTimeout(10_000);
-          s.getOutputStream().write("GET /v1/kv/key HTTP/1.1\r\nHost: x\r\nX-Slow: ".getBytes(StandardCharsets.US_ASCII));
+          s.getOutputStream()
+              .write(
+                  "GET /v1/kv/key HTTP/1.1\r\nHost: x\r\nX-Slow: "
+                      .getBytes(StandardCharsets.US_ASCII));
           stalled.add(s);
         }
         for (Socket s : stalled) {
-          assertEquals(-1, s.getInputStream().read(), "a connection with half its headers was answered or kept");
+          assertEquals(
+              -1,
+              s.getInputStream().read(),
+              "a connection with half its headers was answered or kept");
         }
       } finally {
         for (Socket s : stalled) {
@@ -190,12 +219,14 @@ class HostileClientTest {
       }
       try (Socket s = new Socket("127.0.0.1", httpPort)) {
         s.setSoTimeout(10_000);
-        s.getOutputStream().write("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+        s.getOutputStream()
+            .write("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
         String head = new String(s.getInputStream().readNBytes(12), StandardCharsets.US_ASCII);
         assertEquals("HTTP/1.1 200", head);
         long answered = System.nanoTime();
         s.getInputStream().readAllBytes(); // ends when the idle connection is closed
-        assertTrue(System.nanoTime() - answered >= 1_500_000_000L, "closed before http-idle-timeout");
+        assertTrue(
+            System.nanoTime() - answered >= 1_500_000_000L, "closed before http-idle-timeout");
       }
     }
   }
@@ -203,19 +234,25 @@ class HostileClientTest {
   @Test
   void httpConnectionsOverTheCapAreAnswered503AndClosed() throws Exception {
     int httpPort = BufferLeakTest.freePort();
-    try (CellarServer server = start("http-port", Integer.toString(httpPort), "http-maxclients", "5")) {
+    try (CellarServer server =
+        start("http-port", Integer.toString(httpPort), "http-maxclients", "5")) {
       List<Socket> open = new ArrayList<>();
       try {
         for (int i = 0; i < 5; i++) {
           Socket s = new Socket("127.0.0.1", httpPort);
           s.setSoTimeout(10_000);
-          s.getOutputStream().write("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-          assertEquals("HTTP/1.1 200", new String(s.getInputStream().readNBytes(12), StandardCharsets.US_ASCII));
+          s.getOutputStream()
+              .write(
+                  "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+          assertEquals(
+              "HTTP/1.1 200",
+              new String(s.getInputStream().readNBytes(12), StandardCharsets.US_ASCII));
           open.add(s);
         }
         try (Socket sixth = new Socket("127.0.0.1", httpPort)) {
           sixth.setSoTimeout(10_000);
-          String answer = new String(sixth.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+          String answer =
+              new String(sixth.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
           assertTrue(answer.startsWith("HTTP/1.1 503"), answer);
           assertTrue(answer.contains("http-maxclients"), answer);
         }
@@ -228,10 +265,17 @@ class HostileClientTest {
       while (true) {
         try (Socket again = new Socket("127.0.0.1", httpPort)) {
           again.setSoTimeout(10_000);
-          again.getOutputStream().write("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-          String answer = new String(again.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+          again
+              .getOutputStream()
+              .write(
+                  "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                      .getBytes(StandardCharsets.US_ASCII));
+          String answer =
+              new String(again.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
           if (answer.startsWith("HTTP/1.1 200") || System.nanoTime() > deadline) {
-            assertTrue(answer.startsWith("HTTP/1.1 200"), "still refused after the others closed: " + answer);
+            assertTrue(
+                answer.startsWith("HTTP/1.1 200"),
+                "still refused after the others closed: " + answer);
             break;
           }
         }
@@ -249,10 +293,18 @@ class HostileClientTest {
         try (Socket s = new Socket("127.0.0.1", httpPort)) {
           s.setSoTimeout(10_000);
           String body = method.equals("PUT") ? "Content-Length: 1\r\n\r\nv" : "\r\n";
-          s.getOutputStream().write((method + " /v1/kv/" + key + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" + body)
-              .getBytes(StandardCharsets.US_ASCII));
+          s.getOutputStream()
+              .write(
+                  (method
+                          + " /v1/kv/"
+                          + key
+                          + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                          + body)
+                      .getBytes(StandardCharsets.US_ASCII));
           String answer = new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
-          assertTrue(answer.startsWith("HTTP/1.1 413"), method + ": " + answer.substring(0, Math.min(200, answer.length())));
+          assertTrue(
+              answer.startsWith("HTTP/1.1 413"),
+              method + ": " + answer.substring(0, Math.min(200, answer.length())));
         }
       }
     }

@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The server's limits and defences, through real sockets: each bad input gets a clear error,
- * costs the server nothing it cannot afford, and leaves other clients and the data untouched.
+ * The server's limits and defences, through real sockets: each bad input gets a clear error, costs
+ * the server nothing it cannot afford, and leaves other clients and the data untouched.
  */
 class LimitsTest {
   @TempDir Path dir;
@@ -28,7 +28,13 @@ class LimitsTest {
 
   @BeforeEach
   void start() {
-    server = CellarServer.start(new ServerConfig().set("port", "0").set("http-port", "0").set("dir", dir.toString()).set("io-threads", "2"));
+    server =
+        CellarServer.start(
+            new ServerConfig()
+                .set("port", "0")
+                .set("http-port", "0")
+                .set("dir", dir.toString())
+                .set("io-threads", "2"));
   }
 
   @AfterEach
@@ -45,7 +51,8 @@ class LimitsTest {
   @Test
   void aGigabyteBulkHeaderIsAProtocolErrorAndAllocatesNothing() throws IOException {
     long heapBefore = usedHeap();
-    try (RawClient bad = new RawClient(server.port()); RawClient good = new RawClient(server.port())) {
+    try (RawClient bad = new RawClient(server.port());
+        RawClient good = new RawClient(server.port())) {
       bad.send("*2\r\n$3\r\nGET\r\n$1073741824\r\n".getBytes(StandardCharsets.US_ASCII));
       assertEquals("-ERR Protocol error: invalid bulk length\r\n", bad.readLine());
       assertTrue(bad.closedByPeer());
@@ -57,7 +64,8 @@ class LimitsTest {
   @Test
   void aBulkWithinTheBulkLimitButOverTheQueryBufferLimitClosesTheClient() throws IOException {
     assertEquals("+OK\r\n", config("client-query-buffer-limit", "1mb"));
-    try (RawClient bad = new RawClient(server.port()); RawClient good = new RawClient(server.port())) {
+    try (RawClient bad = new RawClient(server.port());
+        RawClient good = new RawClient(server.port())) {
       // Announce 8 MiB (under proto-max-bulk-len, 16 MiB) and send 2 MiB of it.
       bad.send("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$8388608\r\n".getBytes(StandardCharsets.US_ASCII));
       try {
@@ -73,7 +81,8 @@ class LimitsTest {
 
   @Test
   void garbageIsAProtocolErrorThatClosesOnlyThatConnection() throws IOException {
-    try (RawClient bad = new RawClient(server.port()); RawClient good = new RawClient(server.port())) {
+    try (RawClient bad = new RawClient(server.port());
+        RawClient good = new RawClient(server.port())) {
       good.send("SET", "kept", "1").readLine();
       bad.send("*x\r\n".getBytes(StandardCharsets.US_ASCII));
       assertEquals("-ERR Protocol error: invalid multibulk length\r\n", bad.readLine());
@@ -93,7 +102,8 @@ class LimitsTest {
     try (RawClient c = new RawClient(server.port())) {
       c.send("SET", "big", "x".repeat(100_000)).readLine();
     }
-    try (Socket slow = new Socket("127.0.0.1", server.port()); RawClient good = new RawClient(server.port())) {
+    try (Socket slow = new Socket("127.0.0.1", server.port());
+        RawClient good = new RawClient(server.port())) {
       slow.setReceiveBufferSize(4096);
       byte[] get = RawClient.command("GET", "big");
       boolean cut = false;
@@ -124,7 +134,8 @@ class LimitsTest {
       sleep(20);
     }
     assertEquals(0, server.context().clients().count(), "the CONFIG connection is still counted");
-    try (RawClient a = new RawClient(server.port()); RawClient b = new RawClient(server.port())) {
+    try (RawClient a = new RawClient(server.port());
+        RawClient b = new RawClient(server.port())) {
       assertEquals("+PONG\r\n", a.send("PING").readLine());
       assertEquals("+PONG\r\n", b.send("PING").readLine());
       try (RawClient c = new RawClient(server.port())) {
@@ -147,7 +158,9 @@ class LimitsTest {
   void pipelinedBatchIsAnsweredInOrder() throws IOException {
     StringBuilder batch = new StringBuilder();
     for (int i = 0; i < 1000; i++) {
-      batch.append(new String(RawClient.command("SET", "p" + i, Integer.toString(i)), StandardCharsets.UTF_8));
+      batch.append(
+          new String(
+              RawClient.command("SET", "p" + i, Integer.toString(i)), StandardCharsets.UTF_8));
       batch.append(new String(RawClient.command("GET", "p" + i), StandardCharsets.UTF_8));
     }
     try (RawClient c = new RawClient(server.port())) {
@@ -164,7 +177,8 @@ class LimitsTest {
   @Test
   void inlineCommandsWorkAsWithTelnet() throws IOException {
     try (RawClient c = new RawClient(server.port())) {
-      c.send("SET greeting \"hello world\"\r\nGET greeting\r\n".getBytes(StandardCharsets.US_ASCII));
+      c.send(
+          "SET greeting \"hello world\"\r\nGET greeting\r\n".getBytes(StandardCharsets.US_ASCII));
       assertEquals("+OK\r\n", c.readLine());
       assertEquals("$11\r\nhello world\r\n", c.read(18));
     }
@@ -175,7 +189,9 @@ class LimitsTest {
     assertEquals("+OK\r\n", config("requirepass", "s3cret"));
     try (RawClient c = new RawClient(server.port())) {
       assertEquals("-NOAUTH Authentication required.\r\n", c.send("GET", "k").readLine());
-      assertEquals("-WRONGPASS invalid username-password pair or user is disabled.\r\n", c.send("AUTH", "nope").readLine());
+      assertEquals(
+          "-WRONGPASS invalid username-password pair or user is disabled.\r\n",
+          c.send("AUTH", "nope").readLine());
       assertEquals("+OK\r\n", c.send("AUTH", "s3cret").readLine());
       assertEquals("$-1\r\n", c.send("GET", "k").readLine());
       c.send("CONFIG", "GET", "requirepass");
@@ -189,8 +205,16 @@ class LimitsTest {
 
   @Test
   void protectedModeRefusesAPublicBindWithoutPassword() {
-    ConfigException e = assertThrows(ConfigException.class,
-        () -> CellarServer.start(new ServerConfig().set("port", "0").set("http-port", "0").set("bind", "0.0.0.0").set("dir", dir.resolve("other").toString())));
+    ConfigException e =
+        assertThrows(
+            ConfigException.class,
+            () ->
+                CellarServer.start(
+                    new ServerConfig()
+                        .set("port", "0")
+                        .set("http-port", "0")
+                        .set("bind", "0.0.0.0")
+                        .set("dir", dir.resolve("other").toString())));
     assertTrue(e.getMessage().contains("--protected-mode no"), e.getMessage());
   }
 
@@ -200,22 +224,30 @@ class LimitsTest {
     List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
     for (int t = 0; t < 200; t++) {
       int id = t;
-      threads.add(Thread.ofVirtual().start(() -> {
-        try (RawClient c = new RawClient(server.port())) {
-          StringBuilder batch = new StringBuilder();
-          for (int i = 0; i < 20; i++) {
-            batch.append(new String(RawClient.command("INCR", "counter"), StandardCharsets.UTF_8));
-            batch.append(new String(RawClient.command("SET", "c" + id + ":" + i, "v"), StandardCharsets.UTF_8));
-          }
-          c.send(batch.toString().getBytes(StandardCharsets.UTF_8));
-          for (int i = 0; i < 20; i++) {
-            assertTrue(c.readLine().startsWith(":"));
-            assertEquals("+OK\r\n", c.readLine());
-          }
-        } catch (Throwable e) {
-          failures.add(e);
-        }
-      }));
+      threads.add(
+          Thread.ofVirtual()
+              .start(
+                  () -> {
+                    try (RawClient c = new RawClient(server.port())) {
+                      StringBuilder batch = new StringBuilder();
+                      for (int i = 0; i < 20; i++) {
+                        batch.append(
+                            new String(
+                                RawClient.command("INCR", "counter"), StandardCharsets.UTF_8));
+                        batch.append(
+                            new String(
+                                RawClient.command("SET", "c" + id + ":" + i, "v"),
+                                StandardCharsets.UTF_8));
+                      }
+                      c.send(batch.toString().getBytes(StandardCharsets.UTF_8));
+                      for (int i = 0; i < 20; i++) {
+                        assertTrue(c.readLine().startsWith(":"));
+                        assertEquals("+OK\r\n", c.readLine());
+                      }
+                    } catch (Throwable e) {
+                      failures.add(e);
+                    }
+                  }));
     }
     for (Thread t : threads) {
       t.join();

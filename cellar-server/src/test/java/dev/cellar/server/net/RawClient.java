@@ -8,7 +8,9 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 
-/** A socket that sends RESP bytes and reads replies as bytes: nothing between the test and the wire. */
+/**
+ * A socket that sends RESP bytes and reads replies as bytes: nothing between the test and the wire.
+ */
 final class RawClient implements AutoCloseable {
   private final Socket socket;
   private final InputStream in;
@@ -24,7 +26,11 @@ final class RawClient implements AutoCloseable {
   static byte[] command(String... args) {
     StringBuilder b = new StringBuilder("*").append(args.length).append("\r\n");
     for (String a : args) {
-      b.append('$').append(a.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(a).append("\r\n");
+      b.append('$')
+          .append(a.getBytes(StandardCharsets.UTF_8).length)
+          .append("\r\n")
+          .append(a)
+          .append("\r\n");
     }
     return b.toString().getBytes(StandardCharsets.UTF_8);
   }

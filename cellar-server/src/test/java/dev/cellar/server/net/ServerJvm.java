@@ -28,15 +28,25 @@ final class ServerJvm implements AutoCloseable {
     this.port = port;
   }
 
-  /** Starts {@link ChildServerMain} on {@code dir} with HTTP off and the given settings, and waits until it listens. */
+  /**
+   * Starts {@link ChildServerMain} on {@code dir} with HTTP off and the given settings, and waits
+   * until it listens.
+   */
   static ServerJvm start(Path dir, String... settings) throws IOException, InterruptedException {
     List<String> cmd = new ArrayList<>();
     cmd.add(ProcessHandle.current().info().command().orElse("java"));
     cmd.addAll(ServerJvmTest.LAUNCHER_OPTIONS);
-    cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), ChildServerMain.class.getName(), dir.resolve("data").toString(), "0"));
+    cmd.addAll(
+        List.of(
+            "-cp",
+            System.getProperty("java.class.path"),
+            ChildServerMain.class.getName(),
+            dir.resolve("data").toString(),
+            "0"));
     cmd.addAll(List.of(settings));
     Path output = dir.resolve("server-output.txt");
-    Process process = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(output.toFile()).start();
+    Process process =
+        new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(output.toFile()).start();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (System.nanoTime() < deadline) {
       for (String line : Files.readAllLines(output, StandardCharsets.UTF_8)) {
@@ -50,7 +60,8 @@ final class ServerJvm implements AutoCloseable {
       Thread.sleep(20);
     }
     process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-    throw new IOException("the server JVM did not start listening; its output:\n" + Files.readString(output));
+    throw new IOException(
+        "the server JVM did not start listening; its output:\n" + Files.readString(output));
   }
 
   int port() {

@@ -22,16 +22,24 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The server in a JVM of its own, started with the launcher's options ({@code ./cellar server}):
- * it prints no JVM warning (no Unsafe, no restricted-method or agent warnings) while serving RESP
- * and HTTP, and SIGTERM makes it save and exit cleanly so a restart serves the data.
+ * The server in a JVM of its own, started with the launcher's options ({@code ./cellar server}): it
+ * prints no JVM warning (no Unsafe, no restricted-method or agent warnings) while serving RESP and
+ * HTTP, and SIGTERM makes it save and exit cleanly so a restart serves the data.
  */
 class ServerJvmTest {
   @TempDir Path dir;
 
   /** The launcher's options for the server (see the {@code cellar} script). */
-  static final List<String> LAUNCHER_OPTIONS = List.of("--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xms8m", "-Xmx1g", "-Xss512k", "-XX:TrimNativeHeapInterval=60000", "-Dio.netty.jfr.enabled=false",
-      "-Dio.netty.leakDetection.level=disabled");
+  static final List<String> LAUNCHER_OPTIONS =
+      List.of(
+          "--enable-native-access=ALL-UNNAMED",
+          "-XX:+UseSerialGC",
+          "-Xms8m",
+          "-Xmx1g",
+          "-Xss512k",
+          "-XX:TrimNativeHeapInterval=60000",
+          "-Dio.netty.jfr.enabled=false",
+          "-Dio.netty.leakDetection.level=disabled");
 
   @Test
   void startsWithoutWarningsServesAndSavesOnSigterm() throws Exception {
@@ -45,8 +53,12 @@ class ServerJvmTest {
     try (RawClient c = new RawClient(port)) {
       assertEquals("+OK\r\n", c.send("SET", "survives", "sigterm").readLine());
     }
-    HttpResponse<String> health = HttpClient.newHttpClient().send(
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/healthz")).build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> health =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/healthz"))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
     assertEquals(200, health.statusCode());
     p.destroy(); // SIGTERM
     assertTrue(p.waitFor(30, TimeUnit.SECONDS), "server did not exit on SIGTERM");
@@ -75,7 +87,8 @@ class ServerJvmTest {
   }
 
   private static int awaitPort(Process p) throws IOException {
-    BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+    BufferedReader out =
+        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
     String line;
     while ((line = out.readLine()) != null) {
       if (line.startsWith("PORT ")) {

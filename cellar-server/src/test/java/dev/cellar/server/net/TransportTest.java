@@ -33,22 +33,31 @@ class TransportTest {
 
   private CellarServer start(String transport, String fsync) {
     assumeTrue(available(transport), transport + " does not load on this machine");
-    return CellarServer.start(new ServerConfig().set("port", "0").set("http-port", "0").set("dir", dir.toString())
-        .set("transport", transport).set("appendfsync", fsync));
+    return CellarServer.start(
+        new ServerConfig()
+            .set("port", "0")
+            .set("http-port", "0")
+            .set("dir", dir.toString())
+            .set("transport", transport)
+            .set("appendfsync", fsync));
   }
 
   @Test
   void autoTakesIoUringWhereItLoadsAndEpollWhereOnlyThatDoes() {
     String expected = available("io_uring") ? "io_uring" : available("epoll") ? "epoll" : "nio";
-    try (CellarServer server = CellarServer.start(new ServerConfig().set("port", "0").set("http-port", "0").set("dir", dir.toString()))) {
+    try (CellarServer server =
+        CellarServer.start(
+            new ServerConfig().set("port", "0").set("http-port", "0").set("dir", dir.toString()))) {
       assertEquals(expected, server.transport());
     }
   }
 
   @ParameterizedTest
   @ValueSource(strings = {"io_uring", "epoll", "nio"})
-  void aThousandPipelinedRequestsInOneWriteGetAThousandRepliesInOrder(String transport) throws IOException {
-    try (CellarServer server = start(transport, "no"); RawClient c = new RawClient(server.port())) {
+  void aThousandPipelinedRequestsInOneWriteGetAThousandRepliesInOrder(String transport)
+      throws IOException {
+    try (CellarServer server = start(transport, "no");
+        RawClient c = new RawClient(server.port())) {
       ByteArrayOutputStream batch = new ByteArrayOutputStream();
       StringBuilder expected = new StringBuilder();
       for (int i = 0; i < 1000; i++) {
@@ -69,7 +78,8 @@ class TransportTest {
   @ParameterizedTest
   @ValueSource(strings = {"io_uring", "epoll", "nio"})
   void aRequestSentOneByteAtATimeIsAnsweredOnce(String transport) throws IOException {
-    try (CellarServer server = start(transport, "no"); RawClient c = new RawClient(server.port())) {
+    try (CellarServer server = start(transport, "no");
+        RawClient c = new RawClient(server.port())) {
       for (byte b : RawClient.command("SET", "split", "value")) {
         c.send(new byte[] {b});
       }
@@ -85,7 +95,8 @@ class TransportTest {
     for (int i = 0; i < value.length; i++) {
       value[i] = (byte) ('a' + i % 26);
     }
-    try (CellarServer server = start(transport, "no"); RawClient c = new RawClient(server.port())) {
+    try (CellarServer server = start(transport, "no");
+        RawClient c = new RawClient(server.port())) {
       ByteArrayOutputStream set = new ByteArrayOutputStream();
       set.writeBytes("*3\r\n$3\r\nSET\r\n$3\r\nbig\r\n$".getBytes(StandardCharsets.US_ASCII));
       set.writeBytes((value.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
@@ -97,7 +108,11 @@ class TransportTest {
       String header = "$" + value.length + "\r\n";
       String reply = c.send("GET", "big").read(header.length() + value.length + 2);
       assertTrue(reply.startsWith(header), () -> reply.substring(0, Math.min(40, reply.length())));
-      byte[] body = Arrays.copyOfRange(reply.getBytes(StandardCharsets.ISO_8859_1), header.length(), header.length() + value.length);
+      byte[] body =
+          Arrays.copyOfRange(
+              reply.getBytes(StandardCharsets.ISO_8859_1),
+              header.length(),
+              header.length() + value.length);
       assertArrayEquals(value, body);
     }
   }
@@ -105,7 +120,9 @@ class TransportTest {
   @ParameterizedTest
   @ValueSource(strings = {"io_uring", "epoll", "nio"})
   void aProtocolErrorClosesOnlyThatConnection(String transport) throws IOException {
-    try (CellarServer server = start(transport, "no"); RawClient bad = new RawClient(server.port()); RawClient good = new RawClient(server.port())) {
+    try (CellarServer server = start(transport, "no");
+        RawClient bad = new RawClient(server.port());
+        RawClient good = new RawClient(server.port())) {
       bad.send("*x\r\n".getBytes(StandardCharsets.US_ASCII));
       assertEquals("-ERR Protocol error: invalid multibulk length\r\n", bad.readLine());
       assertTrue(bad.closedByPeer());
@@ -113,11 +130,16 @@ class TransportTest {
     }
   }
 
-  /** Under {@code always} the reply waits for the fsync, which completes off the loop: the wake-up crosses threads. */
+  /**
+   * Under {@code always} the reply waits for the fsync, which completes off the loop: the wake-up
+   * crosses threads.
+   */
   @ParameterizedTest
   @ValueSource(strings = {"io_uring", "epoll", "nio"})
-  void alwaysRepliesAfterTheFsyncAndThePipelinedWritesSurviveARestart(String transport) throws IOException {
-    try (CellarServer server = start(transport, "always"); RawClient c = new RawClient(server.port())) {
+  void alwaysRepliesAfterTheFsyncAndThePipelinedWritesSurviveARestart(String transport)
+      throws IOException {
+    try (CellarServer server = start(transport, "always");
+        RawClient c = new RawClient(server.port())) {
       ByteArrayOutputStream batch = new ByteArrayOutputStream();
       for (int i = 0; i < 100; i++) {
         batch.writeBytes(RawClient.command("SET", "d" + i, "x" + i));
@@ -125,7 +147,8 @@ class TransportTest {
       c.send(batch.toByteArray());
       assertEquals("+OK\r\n".repeat(100), c.read(500));
     }
-    try (CellarServer server = start(transport, "always"); RawClient c = new RawClient(server.port())) {
+    try (CellarServer server = start(transport, "always");
+        RawClient c = new RawClient(server.port())) {
       assertEquals("$3\r\nx99\r\n", c.send("GET", "d99").read(9));
       assertEquals(":100\r\n", c.send("DBSIZE").readLine());
     }

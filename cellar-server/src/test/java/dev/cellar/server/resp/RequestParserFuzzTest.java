@@ -13,13 +13,14 @@ import java.util.List;
  * Fuzz targets for {@link RequestParser}: the first thing every byte a client sends goes through.
  *
  * <h2>Properties</h2>
+ *
  * <ul>
  *   <li>Only {@link ProtocolException} escapes; the result is {@link RequestParser#NEED_MORE} or a
  *       position in {@code (start, end]}; every argument lies inside the consumed bytes.
  *   <li>Nothing outside {@code [start, end)} is read: the input is parsed in an exact-size array
  *       (an out-of-range read throws) and embedded between two different fillers (a read past
- *       {@code end} would change the answer). Nothing outside the consumed bytes is written, and
- *       an incomplete request writes nothing.
+ *       {@code end} would change the answer). Nothing outside the consumed bytes is written, and an
+ *       incomplete request writes nothing.
  *   <li>Arrival in pieces does not matter: every prefix of a complete request needs more, every
  *       extension of it parses the same, and a prefix fails only if the whole does.
  *   <li>A request declaring a length it does not carry allocates nothing in proportion to that
@@ -32,6 +33,7 @@ import java.util.List;
 class RequestParserFuzzTest {
   private static final long REDIS_MAX_BULK = 512L << 20;
   private static final int PAD = 7;
+
   /** Split points tried per input beyond the first few; all of them for short inputs. */
   private static final int SAMPLED_SPLITS = 24;
 
@@ -95,7 +97,9 @@ class RequestParserFuzzTest {
       outcome = new Outcome(RequestParser.NEED_MORE, List.of(), e.getMessage());
     }
     long allocated = THREADS.getCurrentThreadAllocatedBytes() - allocatedBefore;
-    assertTrue(allocated < 64L * 1024 + 64L * input.length, "parsing " + input.length + " bytes allocated " + allocated);
+    assertTrue(
+        allocated < 64L * 1024 + 64L * input.length,
+        "parsing " + input.length + " bytes allocated " + allocated);
     if (outcome.error != null) {
       assertUnchangedOutside(before, buf, start, end);
       return outcome;
@@ -105,35 +109,57 @@ class RequestParserFuzzTest {
       return outcome;
     }
     int position = outcome.position;
-    assertTrue(position > start && position <= end, "position " + position + " outside (" + start + ", " + end + "]");
+    assertTrue(
+        position > start && position <= end,
+        "position " + position + " outside (" + start + ", " + end + "]");
     assertUnchangedOutside(before, buf, start, position);
     for (int i = 0; i < request.argc(); i++) {
       int from = request.offset(i);
       int to = from + request.length(i);
-      assertTrue(request.length(i) >= 0 && from >= start && to <= position,
-          "argument " + i + " at [" + from + ", " + to + ") outside the consumed [" + start + ", " + position + ")");
+      assertTrue(
+          request.length(i) >= 0 && from >= start && to <= position,
+          "argument "
+              + i
+              + " at ["
+              + from
+              + ", "
+              + to
+              + ") outside the consumed ["
+              + start
+              + ", "
+              + position
+              + ")");
     }
     return outcome;
   }
 
   private static void assertUnchangedOutside(byte[] before, byte[] after, int from, int to) {
-    assertArrayEquals(Arrays.copyOfRange(before, 0, from), Arrays.copyOfRange(after, 0, from), "wrote before start");
-    assertArrayEquals(Arrays.copyOfRange(before, to, before.length), Arrays.copyOfRange(after, to, after.length), "wrote past the request");
+    assertArrayEquals(
+        Arrays.copyOfRange(before, 0, from),
+        Arrays.copyOfRange(after, 0, from),
+        "wrote before start");
+    assertArrayEquals(
+        Arrays.copyOfRange(before, to, before.length),
+        Arrays.copyOfRange(after, to, after.length),
+        "wrote past the request");
   }
 
   // ------------------------------------------------------------ splits
 
   /**
-   * Prefixes of a complete request need more; extensions parse the same; a prefix fails only if
-   * the whole input fails.
+   * Prefixes of a complete request need more; extensions parse the same; a prefix fails only if the
+   * whole input fails.
    */
   private static void checkSplits(RequestParser parser, byte[] input, Outcome whole) {
     for (int cut : cuts(input.length)) {
       Outcome part = parseChecked(parser, Arrays.copyOf(input, cut), 0, (byte) 0);
       if (whole.complete() && cut < whole.position) {
-        assertTrue(part.needsMore(), "prefix of " + cut + " of a complete " + whole.position + "-byte request gave " + part);
+        assertTrue(
+            part.needsMore(),
+            "prefix of " + cut + " of a complete " + whole.position + "-byte request gave " + part);
       } else if (whole.complete()) {
-        assertEquals(whole, part, "the bytes after a complete request changed it (cut " + cut + ")");
+        assertEquals(
+            whole, part, "the bytes after a complete request changed it (cut " + cut + ")");
       } else if (whole.needsMore()) {
         assertTrue(part.needsMore(), "prefix of " + cut + " of an incomplete request gave " + part);
       } else {

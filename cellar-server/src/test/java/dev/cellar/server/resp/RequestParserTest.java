@@ -10,15 +10,20 @@ import org.junit.jupiter.api.Test;
 class RequestParserTest {
   private final RequestParser parser = new RequestParser(512L << 20);
 
-  /** {@link RequestParserFuzzTest}'s split property at the limit, a size its inputs do not reach. */
+  /**
+   * {@link RequestParserFuzzTest}'s split property at the limit, a size its inputs do not reach.
+   */
   @Test
   void inlineLineOverTheLimitIsRefusedWhetherOrNotItsNewlineHasArrived() {
     byte[] line = new byte[RequestParser.MAX_INLINE + 2];
     Arrays.fill(line, (byte) 'a');
     line[line.length - 1] = '\n';
     Request request = new Request();
-    ProtocolException whole = assertThrows(ProtocolException.class, () -> parser.parse(line, 0, line.length, request));
-    ProtocolException part = assertThrows(ProtocolException.class, () -> parser.parse(line, 0, line.length - 1, request));
+    ProtocolException whole =
+        assertThrows(ProtocolException.class, () -> parser.parse(line, 0, line.length, request));
+    ProtocolException part =
+        assertThrows(
+            ProtocolException.class, () -> parser.parse(line, 0, line.length - 1, request));
     assertEquals(part.getMessage(), whole.getMessage());
   }
 
@@ -40,9 +45,9 @@ class RequestParserTest {
   }
 
   /**
-   * A resumed request is not read again from its start: headers already read are not looked at,
-   * so garbage written over them after the first call goes unnoticed. A parser that re-read them
-   * would refuse the request, and would cost its header count times the pieces it arrives in.
+   * A resumed request is not read again from its start: headers already read are not looked at, so
+   * garbage written over them after the first call goes unnoticed. A parser that re-read them would
+   * refuse the request, and would cost its header count times the pieces it arrives in.
    */
   @Test
   void anIncompleteRequestResumesAfterTheHeadersAlreadyRead() throws ProtocolException {
@@ -106,13 +111,20 @@ class RequestParserTest {
   void beforeAuthCountsOverTenAndBulksOver16KiBAreRefusedAsRedisDoes() throws ProtocolException {
     parser.authenticated(false);
     byte[] count = "*11\r\n".getBytes(US_ASCII);
-    assertEquals("unauthenticated multibulk length",
-        assertThrows(ProtocolException.class, () -> parser.parse(count, 0, count.length, new Request())).getMessage());
+    assertEquals(
+        "unauthenticated multibulk length",
+        assertThrows(
+                ProtocolException.class, () -> parser.parse(count, 0, count.length, new Request()))
+            .getMessage());
     byte[] bulk = "*1\r\n$16385\r\n".getBytes(US_ASCII);
-    assertEquals("unauthenticated bulk length",
-        assertThrows(ProtocolException.class, () -> parser.parse(bulk, 0, bulk.length, new Request())).getMessage());
+    assertEquals(
+        "unauthenticated bulk length",
+        assertThrows(
+                ProtocolException.class, () -> parser.parse(bulk, 0, bulk.length, new Request()))
+            .getMessage());
     byte[] atLimits = "*10\r\n$16384\r\n".getBytes(US_ASCII);
-    assertEquals(RequestParser.NEED_MORE, parser.parse(atLimits, 0, atLimits.length, new Request()));
+    assertEquals(
+        RequestParser.NEED_MORE, parser.parse(atLimits, 0, atLimits.length, new Request()));
     parser.authenticated(true);
     assertEquals(RequestParser.NEED_MORE, parser.parse(bulk, 0, bulk.length, new Request()));
   }

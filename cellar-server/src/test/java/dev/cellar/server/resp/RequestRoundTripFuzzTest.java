@@ -53,7 +53,8 @@ class RequestRoundTripFuzzTest {
    * Feeds {@code bytes} in pieces cut at {@code cuts} (sorted) to a buffer and parses as {@code
    * RespConnection} does: from the first unconsumed byte, again after each piece arrives.
    */
-  private static List<List<byte[]>> deliverInPieces(RequestParser parser, byte[] bytes, int[] cuts) {
+  private static List<List<byte[]>> deliverInPieces(
+      RequestParser parser, byte[] bytes, int[] cuts) {
     byte[] buf = new byte[bytes.length];
     int arrived = 0;
     int consumed = 0;

@@ -202,7 +202,8 @@ class RestartTest {
    * they go on, and records per key the last acknowledged version ({@code acked}) and per writer
    * the write left unanswered ({@code inFlight}, key to version).
    */
-  private static void killWhileWriting(Child child, String round, Map<String, Long> acked, Map<String, Long> inFlight)
+  private static void killWhileWriting(
+      Child child, String round, Map<String, Long> acked, Map<String, Long> inFlight)
       throws Exception {
     AtomicLong acks = new AtomicLong();
     AtomicBoolean killed = new AtomicBoolean();
@@ -210,26 +211,30 @@ class RestartTest {
     List<Throwable> unexpected = Collections.synchronizedList(new ArrayList<>());
     for (int t = 0; t < WRITERS; t++) {
       String writer = round + t;
-      Thread.ofPlatform().daemon().name("writer-" + writer).start(() -> {
-        String pending = null;
-        try (Jedis jedis = client(child)) {
-          for (long version = 1; ; version++) {
-            pending = writer + ":" + (version % KEYS_PER_WRITER);
-            inFlight.put(pending, version);
-            jedis.set(pending, Long.toString(version));
-            acked.put(pending, version);
-            inFlight.remove(pending);
-            pending = null;
-            acks.incrementAndGet();
-          }
-        } catch (RuntimeException e) {
-          if (!killed.get()) {
-            unexpected.add(e);
-          }
-        } finally {
-          done.countDown();
-        }
-      });
+      Thread.ofPlatform()
+          .daemon()
+          .name("writer-" + writer)
+          .start(
+              () -> {
+                String pending = null;
+                try (Jedis jedis = client(child)) {
+                  for (long version = 1; ; version++) {
+                    pending = writer + ":" + (version % KEYS_PER_WRITER);
+                    inFlight.put(pending, version);
+                    jedis.set(pending, Long.toString(version));
+                    acked.put(pending, version);
+                    inFlight.remove(pending);
+                    pending = null;
+                    acks.incrementAndGet();
+                  }
+                } catch (RuntimeException e) {
+                  if (!killed.get()) {
+                    unexpected.add(e);
+                  }
+                } finally {
+                  done.countDown();
+                }
+              });
     }
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (acks.get() < 3000 && unexpected.isEmpty() && System.nanoTime() < deadline) {
@@ -240,10 +245,12 @@ class RestartTest {
     assertExited(child, 137);
     assertTrue(done.await(60, TimeUnit.SECONDS), "writers did not notice the kill");
     assertEquals(List.of(), unexpected, "writers failed before the kill");
-    assertTrue(acks.get() >= 3000, "only " + acks.get() + " writes acknowledged before the deadline");
+    assertTrue(
+        acks.get() >= 3000, "only " + acks.get() + " writes acknowledged before the deadline");
   }
 
-  private static void verifyAcknowledged(Jedis jedis, Map<String, Long> acked, Map<String, Long> inFlight, String when) {
+  private static void verifyAcknowledged(
+      Jedis jedis, Map<String, Long> acked, Map<String, Long> inFlight, String when) {
     Set<String> keys = new HashSet<>(acked.keySet());
     keys.addAll(inFlight.keySet());
     for (String key : keys) {
@@ -255,8 +262,17 @@ class RestartTest {
         continue;
       }
       long version = Long.parseLong(value);
-      assertTrue((last != null && version == last) || (pending != null && version == pending),
-          key + " holds version " + version + ", last acknowledged " + last + ", in flight " + pending + ", " + when);
+      assertTrue(
+          (last != null && version == last) || (pending != null && version == pending),
+          key
+              + " holds version "
+              + version
+              + ", last acknowledged "
+              + last
+              + ", in flight "
+              + pending
+              + ", "
+              + when);
       // What the store holds now is what later rounds build on.
       acked.put(key, version);
     }
@@ -272,12 +288,26 @@ class RestartTest {
     Path log = dir.resolve("server-" + starts.incrementAndGet() + ".log");
     // C1 only and the serial collector: a short-lived server on a small machine starts about a
     // third faster, and how the JIT compiles does not change what survives a restart.
-    Process p = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-Xmx256m", "-XX:TieredStopAtLevel=1",
-            "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"), ServerMain.class.getName(),
-            "dir", dir.resolve("data").toString(), "appendfsync", fsync, "io-threads", "2")
-        .redirectError(log.toFile())
-        .start();
-    BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+    Process p =
+        new ProcessBuilder(
+                java,
+                "--enable-native-access=ALL-UNNAMED",
+                "-Xmx256m",
+                "-XX:TieredStopAtLevel=1",
+                "-XX:+UseSerialGC",
+                "-cp",
+                System.getProperty("java.class.path"),
+                ServerMain.class.getName(),
+                "dir",
+                dir.resolve("data").toString(),
+                "appendfsync",
+                fsync,
+                "io-threads",
+                "2")
+            .redirectError(log.toFile())
+            .start();
+    BufferedReader out =
+        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
     String line = readLineWithin(out, START_TIMEOUT_SECONDS, p);
     if (line == null || !line.startsWith("port ")) {
       p.destroyForcibly();
@@ -287,13 +317,16 @@ class RestartTest {
   }
 
   private static String readLineWithin(BufferedReader reader, long seconds, Process p) {
-    CompletableFuture<String> line = CompletableFuture.supplyAsync(() -> {
-      try {
-        return reader.readLine();
-      } catch (IOException e) {
-        return null;
-      }
-    }, command -> Thread.ofPlatform().daemon().start(command));
+    CompletableFuture<String> line =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return reader.readLine();
+              } catch (IOException e) {
+                return null;
+              }
+            },
+            command -> Thread.ofPlatform().daemon().start(command));
     try {
       return line.get(seconds, TimeUnit.SECONDS);
     } catch (Exception e) {
@@ -308,7 +341,8 @@ class RestartTest {
 
   private static void assertExited(Child child, int expectedCode) throws Exception {
     assertTrue(child.process().waitFor(60, TimeUnit.SECONDS), "server did not exit");
-    assertEquals(expectedCode, child.process().exitValue(), () -> "exit code; log:\n" + readLog(child));
+    assertEquals(
+        expectedCode, child.process().exitValue(), () -> "exit code; log:\n" + readLog(child));
   }
 
   private static void stop(Child child) throws Exception {

@@ -11,8 +11,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The platform's file I/O, except that fsync fails on demand, as a disk that returns EIO would:
- * {@link #failFromNow()} makes every later fsync of a file fail, and {@link #failHeld()} also
- * holds the first failing fsync until {@link #release()}, so a test can queue writes behind it.
+ * {@link #failFromNow()} makes every later fsync of a file fail, and {@link #failHeld()} also holds
+ * the first failing fsync until {@link #release()}, so a test can queue writes behind it.
  */
 public final class FsyncFaults {
   private final FileIO real = FileIO.platform();
@@ -22,10 +22,14 @@ public final class FsyncFaults {
 
   /** The seam to give the store ({@code CellarOptions.fileIO}). */
   public FileIO io() {
-    return (FileIO) Proxy.newProxyInstance(FileIO.class.getClassLoader(), new Class<?>[] {FileIO.class}, (proxy, method, args) -> {
-      Object result = forward(real, method, args);
-      return result instanceof StoreFile file ? faulty(file) : result;
-    });
+    return (FileIO)
+        Proxy.newProxyInstance(
+            FileIO.class.getClassLoader(),
+            new Class<?>[] {FileIO.class},
+            (proxy, method, args) -> {
+              Object result = forward(real, method, args);
+              return result instanceof StoreFile file ? faulty(file) : result;
+            });
   }
 
   /** Every fsync from now on fails. */
@@ -58,16 +62,20 @@ public final class FsyncFaults {
   }
 
   private StoreFile faulty(StoreFile file) {
-    return (StoreFile) Proxy.newProxyInstance(StoreFile.class.getClassLoader(), new Class<?>[] {StoreFile.class}, (proxy, method, args) -> {
-      if (method.getName().equals("force") && failing) {
-        if (entered.getCount() > 0) {
-          entered.countDown();
-          released.await();
-        }
-        throw new IOException("Input/output error (injected fsync failure)");
-      }
-      return forward(file, method, args);
-    });
+    return (StoreFile)
+        Proxy.newProxyInstance(
+            StoreFile.class.getClassLoader(),
+            new Class<?>[] {StoreFile.class},
+            (proxy, method, args) -> {
+              if (method.getName().equals("force") && failing) {
+                if (entered.getCount() > 0) {
+                  entered.countDown();
+                  released.await();
+                }
+                throw new IOException("Input/output error (injected fsync failure)");
+              }
+              return forward(file, method, args);
+            });
   }
 
   private static Object forward(Object target, Method method, Object[] args) throws Throwable {

@@ -7,17 +7,18 @@ import dev.cellar.server.config.ServerConfig;
  * Starts a Cellar server in its own JVM, as {@code cellar server} does (SIGTERM runs {@link
  * CellarServer#close()} through a shutdown hook), for tests that must kill or stop a real process.
  *
- * <p>Arguments are setting names and values in pairs ({@code dir data appendfsync always}); the pair
- * {@code config-file <path>} reads a Redis-style config file at that point, as {@code cellar
- * server <file>} does. The ports default to 0, and once the server listens it prints {@code port <n>} on a line of its own.
- * It exits when the server stops ({@code SHUTDOWN}, SIGTERM).
+ * <p>Arguments are setting names and values in pairs ({@code dir data appendfsync always}); the
+ * pair {@code config-file <path>} reads a Redis-style config file at that point, as {@code cellar
+ * server <file>} does. The ports default to 0, and once the server listens it prints {@code port
+ * <n>} on a line of its own. It exits when the server stops ({@code SHUTDOWN}, SIGTERM).
  */
 public final class ServerMain {
   private ServerMain() {}
 
   public static void main(String[] args) throws InterruptedException {
     if (args.length % 2 != 0) {
-      throw new IllegalArgumentException("expected name value pairs, got " + String.join(" ", args));
+      throw new IllegalArgumentException(
+          "expected name value pairs, got " + String.join(" ", args));
     }
     ServerConfig config = new ServerConfig().set("port", "0").set("http-port", "0");
     for (int i = 0; i < args.length; i += 2) {

@@ -31,9 +31,10 @@ import org.junit.jupiter.api.io.TempDir;
  * encrypted TLS key's {@code tls-key-file-pass} once as flags and once in a config file, logging
  * everything ({@code java.util.logging} at {@code ALL}), is asked everything a client can ask:
  * failed and successful {@code AUTH} (plaintext and TLS), {@code HELLO ... AUTH}, {@code CONFIG GET
- * *}, {@code INFO all}, {@code CLIENT LIST}, a password changed by {@code CONFIG SET}, and over HTTP
- * and HTTPS {@code /metrics}, {@code /v1/info}, a wrong bearer token. Neither secret may appear in
- * any reply, in anything the process printed up to its exit on SIGTERM, or in any file it left.
+ * *}, {@code INFO all}, {@code CLIENT LIST}, a password changed by {@code CONFIG SET}, and over
+ * HTTP and HTTPS {@code /metrics}, {@code /v1/info}, a wrong bearer token. Neither secret may
+ * appear in any reply, in anything the process printed up to its exit on SIGTERM, or in any file it
+ * left.
  */
 class SecretLeakTest {
   private static final String PASSWORD = "rp-3b9d51f0-requirepass";
@@ -56,11 +57,14 @@ class SecretLeakTest {
   @Test
   void secretsGivenInAConfigFile() throws Exception {
     Path file = dir.resolve("cellar.conf");
-    Files.writeString(file, """
+    Files.writeString(
+        file,
+        """
         # secrets in the file, as an operator would keep them out of ps
         requirepass "%s"
         tls-key-file-pass %s
-        """.formatted(PASSWORD, TestCertificates.KEY_PASSPHRASE));
+        """
+            .formatted(PASSWORD, TestCertificates.KEY_PASSPHRASE));
     exercise(List.of("config-file", file.toString()));
   }
 
@@ -72,10 +76,17 @@ class SecretLeakTest {
     }
     List<String> settings = new ArrayList<>();
     ports.forEach((name, value) -> settings.addAll(List.of(name, value)));
-    settings.addAll(List.of("dir", dir.resolve("data").toString(), "tls-cert-file", certs.serverCert.toString(),
-        "tls-key-file", certs.serverKeyEncrypted.toString()));
+    settings.addAll(
+        List.of(
+            "dir",
+            dir.resolve("data").toString(),
+            "tls-cert-file",
+            certs.serverCert.toString(),
+            "tls-key-file",
+            certs.serverKeyEncrypted.toString()));
     if (configFile.isEmpty()) {
-      settings.addAll(List.of("requirepass", PASSWORD, "tls-key-file-pass", TestCertificates.KEY_PASSPHRASE));
+      settings.addAll(
+          List.of("requirepass", PASSWORD, "tls-key-file-pass", TestCertificates.KEY_PASSPHRASE));
     } else {
       settings.addAll(configFile);
     }
@@ -85,7 +96,11 @@ class SecretLeakTest {
     List<String> replies = new ArrayList<>();
     try {
       awaitListening(child, stdout);
-      replies.add(resp(ports.get("port"), false, """
+      replies.add(
+          resp(
+              ports.get("port"),
+              false,
+              """
           PING
           AUTH wrong-password
           AUTH %1$s
@@ -93,8 +108,13 @@ class SecretLeakTest {
           CONFIG GET *
           INFO all
           CLIENT LIST
-          """.formatted(PASSWORD)));
-      replies.add(resp(ports.get("tls-port"), true, """
+          """
+                  .formatted(PASSWORD)));
+      replies.add(
+          resp(
+              ports.get("tls-port"),
+              true,
+              """
           AUTH %1$s
           CONFIG SET requirepass %2$s
           CONFIG GET requirepass
@@ -102,8 +122,13 @@ class SecretLeakTest {
           INFO everything
           CLIENT LIST
           CLIENT INFO
-          """.formatted(PASSWORD, NEW_PASSWORD)));
-      replies.add(resp(ports.get("port"), false, "AUTH " + PASSWORD + "\nAUTH " + NEW_PASSWORD + "\nCONFIG GET *\n"));
+          """
+                  .formatted(PASSWORD, NEW_PASSWORD)));
+      replies.add(
+          resp(
+              ports.get("port"),
+              false,
+              "AUTH " + PASSWORD + "\nAUTH " + NEW_PASSWORD + "\nCONFIG GET *\n"));
       replies.addAll(http("http://127.0.0.1:" + ports.get("http-port")));
       replies.addAll(http("https://127.0.0.1:" + ports.get("https-port")));
     } finally {
@@ -113,15 +138,21 @@ class SecretLeakTest {
     String all = String.join("\n", replies);
     assertTrue(all.contains("<redacted>"), "CONFIG GET shows that secrets are set: " + all);
     assertTrue(all.contains("WRONGPASS"), "the wrong password was refused: " + all);
-    assertTrue(all.contains("# Keyspace") || all.contains("keyspace"), "INFO answered after AUTH: " + all);
+    assertTrue(
+        all.contains("# Keyspace") || all.contains("keyspace"), "INFO answered after AUTH: " + all);
     List<String> printed = List.of(Files.readString(stdout), Files.readString(stderr));
-    assertTrue(printed.get(1).contains("FINE") || printed.get(1).contains("INFO"), "the child logged at all: " + printed.get(1));
-    // With TLS on, the JVM prints no warning (as ServerJvmTest checks without TLS), nor does the server.
+    assertTrue(
+        printed.get(1).contains("FINE") || printed.get(1).contains("INFO"),
+        "the child logged at all: " + printed.get(1));
+    // With TLS on, the JVM prints no warning (as ServerJvmTest checks without TLS), nor does the
+    // server.
     assertFalse(printed.get(1).contains("WARNING"), printed.get(1));
     for (String secret : List.of(PASSWORD, NEW_PASSWORD, TestCertificates.KEY_PASSPHRASE)) {
       assertFalse(all.contains(secret), secret + " in a reply:\n" + all);
-      assertFalse(printed.get(0).contains(secret), secret + " in the server's stdout:\n" + printed.get(0));
-      assertFalse(printed.get(1).contains(secret), secret + " in the server's stderr:\n" + printed.get(1));
+      assertFalse(
+          printed.get(0).contains(secret), secret + " in the server's stdout:\n" + printed.get(0));
+      assertFalse(
+          printed.get(1).contains(secret), secret + " in the server's stderr:\n" + printed.get(1));
       assertNotInFiles(dir.resolve("data"), secret);
     }
   }
@@ -132,21 +163,32 @@ class SecretLeakTest {
     if (tls) {
       command.addAll(List.of("--tls", "--cacert", certs.caCert.toString()));
     }
-    ToolRun run = ToolRun.run(command, commands.getBytes(StandardCharsets.UTF_8), Duration.ofSeconds(60));
+    ToolRun run =
+        ToolRun.run(command, commands.getBytes(StandardCharsets.UTF_8), Duration.ofSeconds(60));
     return run.output();
   }
 
   private List<String> http(String base) throws Exception {
-    HttpClient client = HttpClient.newBuilder().sslContext(TestCertificates.clientContext(certs.caCert, null, null)).build();
+    HttpClient client =
+        HttpClient.newBuilder()
+            .sslContext(TestCertificates.clientContext(certs.caCert, null, null))
+            .build();
     List<String> out = new ArrayList<>();
     for (String path : List.of("/metrics", "/v1/info", "/healthz")) {
       for (String token : List.of("wrong-token", NEW_PASSWORD)) {
-        HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(base + path)).header("Authorization", "Bearer " + token).build(),
-            HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r =
+            client.send(
+                HttpRequest.newBuilder(URI.create(base + path))
+                    .header("Authorization", "Bearer " + token)
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
         out.add(r.statusCode() + " " + r.headers().map() + "\n" + r.body());
       }
     }
-    assertEquals(200, Integer.parseInt(out.get(1).substring(0, 3)), "/metrics with the password: " + out.get(1));
+    assertEquals(
+        200,
+        Integer.parseInt(out.get(1).substring(0, 3)),
+        "/metrics with the password: " + out.get(1));
     return out;
   }
 
@@ -155,24 +197,34 @@ class SecretLeakTest {
     try (Stream<Path> files = Files.walk(root)) {
       for (Path f : files.filter(Files::isRegularFile).toList()) {
         String text = new String(Files.readAllBytes(f), StandardCharsets.ISO_8859_1);
-        assertFalse(text.contains(new String(needle, StandardCharsets.ISO_8859_1)), secret + " in " + f);
+        assertFalse(
+            text.contains(new String(needle, StandardCharsets.ISO_8859_1)), secret + " in " + f);
       }
     }
   }
 
   private Process start(List<String> settings, Path stdout, Path stderr) throws IOException {
     Path logging = dir.resolve("logging.properties");
-    Files.writeString(logging, """
+    Files.writeString(
+        logging,
+        """
         handlers=java.util.logging.ConsoleHandler
         .level=ALL
         java.util.logging.ConsoleHandler.level=ALL
         """);
     List<String> cmd = new ArrayList<>();
     cmd.add(ProcessHandle.current().info().command().orElse("java"));
-    cmd.addAll(List.of("--enable-native-access=ALL-UNNAMED", "-Xmx256m", "-Djava.util.logging.config.file=" + logging));
+    cmd.addAll(
+        List.of(
+            "--enable-native-access=ALL-UNNAMED",
+            "-Xmx256m",
+            "-Djava.util.logging.config.file=" + logging));
     cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), ServerMain.class.getName()));
     cmd.addAll(settings);
-    return new ProcessBuilder(cmd).redirectOutput(stdout.toFile()).redirectError(stderr.toFile()).start();
+    return new ProcessBuilder(cmd)
+        .redirectOutput(stdout.toFile())
+        .redirectError(stderr.toFile())
+        .start();
   }
 
   /** Waits for the {@code port} line ServerMain prints once it listens. */
@@ -187,8 +239,12 @@ class SecretLeakTest {
       }
       Thread.sleep(50);
     }
-    throw new AssertionError("server did not start (exit " + (child.isAlive() ? "none" : child.exitValue()) + "):\n"
-        + Files.readString(stdout) + Files.readString(stdout.resolveSibling("stderr.txt")));
+    throw new AssertionError(
+        "server did not start (exit "
+            + (child.isAlive() ? "none" : child.exitValue())
+            + "):\n"
+            + Files.readString(stdout)
+            + Files.readString(stdout.resolveSibling("stderr.txt")));
   }
 
   private static int freePort() throws IOException {

@@ -59,21 +59,46 @@ final class TestCertificates {
     selfSignedCa("other-ca", "Some Other CA");
     signed("server", "rsa:2048", "localhost", "ca", "server.ext");
     signed("client", "ec -pkeyopt ec_paramgen_curve:prime256v1", "cellar-client", "ca", null);
-    signed("other-client", "ec -pkeyopt ec_paramgen_curve:prime256v1", "stranger", "other-ca", null);
-    openssl("pkcs8 -topk8 -v2 aes-256-cbc -in server.key -out server.enc.key -passout pass:" + KEY_PASSPHRASE);
+    signed(
+        "other-client", "ec -pkeyopt ec_paramgen_curve:prime256v1", "stranger", "other-ca", null);
+    openssl(
+        "pkcs8 -topk8 -v2 aes-256-cbc -in server.key -out server.enc.key -passout pass:"
+            + KEY_PASSPHRASE);
     openssl("rsa -in server.key -traditional -out server.pkcs1.key");
     openssl("ecparam -name prime256v1 -genkey -noout -out server.sec1.key");
   }
 
   private void selfSignedCa(String name, String subject) {
-    openssl("req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -keyout " + name + ".key -out "
-        + name + ".crt -subj /CN=" + subject.replace(' ', '_'));
+    openssl(
+        "req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -keyout "
+            + name
+            + ".key -out "
+            + name
+            + ".crt -subj /CN="
+            + subject.replace(' ', '_'));
   }
 
   private void signed(String name, String keySpec, String subject, String ca, String extensions) {
-    openssl("req -new -newkey " + keySpec + " -nodes -keyout " + name + ".key -out " + name + ".csr -subj /CN=" + subject);
-    openssl("x509 -req -days 2 -in " + name + ".csr -CA " + ca + ".crt -CAkey " + ca + ".key -CAcreateserial -out " + name + ".crt"
-        + (extensions == null ? "" : " -extfile " + extensions));
+    openssl(
+        "req -new -newkey "
+            + keySpec
+            + " -nodes -keyout "
+            + name
+            + ".key -out "
+            + name
+            + ".csr -subj /CN="
+            + subject);
+    openssl(
+        "x509 -req -days 2 -in "
+            + name
+            + ".csr -CA "
+            + ca
+            + ".crt -CAkey "
+            + ca
+            + ".key -CAcreateserial -out "
+            + name
+            + ".crt"
+            + (extensions == null ? "" : " -extfile " + extensions));
   }
 
   private void openssl(String arguments) {
@@ -83,9 +108,13 @@ final class TestCertificates {
     assertEquals(0, run.exitCode(), run.output());
   }
 
-  /** Runs in {@link #dir}, so file names stay relative (a shell changes directory, then execs openssl). */
+  /**
+   * Runs in {@link #dir}, so file names stay relative (a shell changes directory, then execs
+   * openssl).
+   */
   private List<String> inDir(List<String> command) {
-    List<String> out = new ArrayList<>(List.of("sh", "-c", "cd \"$0\" && exec \"$@\"", dir.toString()));
+    List<String> out =
+        new ArrayList<>(List.of("sh", "-c", "cd \"$0\" && exec \"$@\"", dir.toString()));
     out.addAll(command);
     return out;
   }
@@ -106,14 +135,19 @@ final class TestCertificates {
     for (X509Certificate c : PemReader.certificates("ca", ca)) {
       trust.setCertificateEntry("ca" + i++, c);
     }
-    TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+    TrustManagerFactory tmf =
+        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
     tmf.init(trust);
     KeyManagerFactory kmf = null;
     if (cert != null) {
       KeyStore identity = KeyStore.getInstance("PKCS12");
       identity.load(null, null);
       PrivateKey privateKey = PemReader.privateKey("key", key, null);
-      identity.setKeyEntry("client", privateKey, new char[0], PemReader.certificates("cert", cert).toArray(X509Certificate[]::new));
+      identity.setKeyEntry(
+          "client",
+          privateKey,
+          new char[0],
+          PemReader.certificates("cert", cert).toArray(X509Certificate[]::new));
       kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
       kmf.init(identity, new char[0]);
     }

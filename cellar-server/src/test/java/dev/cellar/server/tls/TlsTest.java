@@ -60,18 +60,33 @@ class TlsTest {
   void redisCliOverTlsWithPlaintextRespOff() {
     try (CellarServer server = start(Map.of("port", "0"))) {
       assertEquals(0, server.port(), "port 0 with tls-port turns plaintext RESP off");
-      assertEquals("OK", redisCli(server, List.of(), "SET", "greeting", "over tls").stdout().strip());
+      assertEquals(
+          "OK", redisCli(server, List.of(), "SET", "greeting", "over tls").stdout().strip());
       assertEquals("over tls", redisCli(server, List.of(), "GET", "greeting").stdout().strip());
       assertEquals("PONG", redisCli(server, List.of(), "PING").stdout().strip());
-      assertTrue(redisCli(server, List.of(), "INFO", "server").stdout().contains("tls_port:" + server.tlsPort()));
+      assertTrue(
+          redisCli(server, List.of(), "INFO", "server")
+              .stdout()
+              .contains("tls_port:" + server.tlsPort()));
     }
   }
 
   @Test
   void plaintextAndTlsPortsServeTheSameStore() throws Exception {
     try (CellarServer server = start(Map.of("port", Integer.toString(freePort())))) {
-      ToolRun plain = ToolRun.run(List.of("redis-cli", "-h", "127.0.0.1", "-p", Integer.toString(server.port()), "SET", "k", "v"),
-          new byte[0], Duration.ofSeconds(30));
+      ToolRun plain =
+          ToolRun.run(
+              List.of(
+                  "redis-cli",
+                  "-h",
+                  "127.0.0.1",
+                  "-p",
+                  Integer.toString(server.port()),
+                  "SET",
+                  "k",
+                  "v"),
+              new byte[0],
+              Duration.ofSeconds(30));
       assertEquals("OK", plain.stdout().strip(), plain.output());
       assertEquals("v", redisCli(server, List.of(), "GET", "k").stdout().strip());
     }
@@ -80,31 +95,59 @@ class TlsTest {
   @Test
   void clientCertificatesRequiredWithACa() {
     try (CellarServer server = start(Map.of("tls-ca-cert-file", certs.caCert.toString()))) {
-      List<String> identity = List.of("--cert", certs.clientCert.toString(), "--key", certs.clientKey.toString());
+      List<String> identity =
+          List.of("--cert", certs.clientCert.toString(), "--key", certs.clientKey.toString());
       assertEquals("PONG", redisCli(server, identity, "PING").stdout().strip());
       assertRefused(redisCli(server, List.of(), "PING"));
-      assertRefused(redisCli(server, List.of("--cert", certs.otherClientCert.toString(), "--key", certs.otherClientKey.toString()), "PING"));
+      assertRefused(
+          redisCli(
+              server,
+              List.of(
+                  "--cert",
+                  certs.otherClientCert.toString(),
+                  "--key",
+                  certs.otherClientKey.toString()),
+              "PING"));
     }
   }
 
   @Test
   void optionalClientCertificatesAreCheckedWhenSent() {
-    try (CellarServer server = start(Map.of("tls-ca-cert-file", certs.caCert.toString(), "tls-auth-clients", "optional"))) {
+    try (CellarServer server =
+        start(
+            Map.of("tls-ca-cert-file", certs.caCert.toString(), "tls-auth-clients", "optional"))) {
       assertEquals("PONG", redisCli(server, List.of(), "PING").stdout().strip());
-      List<String> identity = List.of("--cert", certs.clientCert.toString(), "--key", certs.clientKey.toString());
+      List<String> identity =
+          List.of("--cert", certs.clientCert.toString(), "--key", certs.clientKey.toString());
       assertEquals("PONG", redisCli(server, identity, "PING").stdout().strip());
-      assertRefused(redisCli(server, List.of("--cert", certs.otherClientCert.toString(), "--key", certs.otherClientKey.toString()), "PING"));
+      assertRefused(
+          redisCli(
+              server,
+              List.of(
+                  "--cert",
+                  certs.otherClientCert.toString(),
+                  "--key",
+                  certs.otherClientKey.toString()),
+              "PING"));
     }
   }
 
   @Test
   void jedisOverTlsWithClientCertificateAndPassword() throws Exception {
-    try (CellarServer server = start(Map.of("tls-ca-cert-file", certs.caCert.toString(), "requirepass", "jedis-pw"))) {
-      SSLContext context = TestCertificates.clientContext(certs.caCert, certs.clientCert, certs.clientKey);
+    try (CellarServer server =
+        start(Map.of("tls-ca-cert-file", certs.caCert.toString(), "requirepass", "jedis-pw"))) {
+      SSLContext context =
+          TestCertificates.clientContext(certs.caCert, certs.clientCert, certs.clientKey);
       SSLParameters verifyHost = new SSLParameters();
-      verifyHost.setEndpointIdentificationAlgorithm("HTTPS"); // the certificate's SAN must name the host
-      var config = DefaultJedisClientConfig.builder().ssl(true).sslSocketFactory(context.getSocketFactory())
-          .sslParameters(verifyHost).password("jedis-pw").build();
+      verifyHost.setEndpointIdentificationAlgorithm(
+          "HTTPS"); // the certificate's SAN must name the host
+      var config =
+          DefaultJedisClientConfig.builder()
+              .ssl(true)
+              .sslSocketFactory(context.getSocketFactory())
+              .sslParameters(verifyHost)
+              .password("jedis-pw")
+              .build();
       try (Jedis jedis = new Jedis(new HostAndPort("localhost", server.tlsPort()), config)) {
         assertEquals("OK", jedis.set("java", "client"));
         assertEquals("client", jedis.get("java"));
@@ -113,7 +156,9 @@ class TlsTest {
           large[i] = (byte) (i * 31);
         }
         jedis.set("large".getBytes(StandardCharsets.US_ASCII), large);
-        assertEquals(java.util.Arrays.hashCode(large), java.util.Arrays.hashCode(jedis.get("large".getBytes(StandardCharsets.US_ASCII))));
+        assertEquals(
+            java.util.Arrays.hashCode(large),
+            java.util.Arrays.hashCode(jedis.get("large".getBytes(StandardCharsets.US_ASCII))));
       }
     }
   }
@@ -122,20 +167,41 @@ class TlsTest {
   void httpsWithTheJdkClient() throws Exception {
     int httpsPort = freePort();
     try (CellarServer server = start(Map.of("https-port", Integer.toString(httpsPort)))) {
-      HttpClient client = HttpClient.newBuilder().sslContext(TestCertificates.clientContext(certs.caCert, null, null)).build();
+      HttpClient client =
+          HttpClient.newBuilder()
+              .sslContext(TestCertificates.clientContext(certs.caCert, null, null))
+              .build();
       URI key = URI.create("https://127.0.0.1:" + server.httpsPort() + "/v1/kv/web");
-      HttpResponse<String> put = client.send(HttpRequest.newBuilder(key).PUT(HttpRequest.BodyPublishers.ofString("secure")).build(),
-          HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> put =
+          client.send(
+              HttpRequest.newBuilder(key)
+                  .PUT(HttpRequest.BodyPublishers.ofString("secure"))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
       assertEquals(204 / 100, put.statusCode() / 100, put.body());
-      HttpResponse<String> get = client.send(HttpRequest.newBuilder(key).build(), HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> get =
+          client.send(HttpRequest.newBuilder(key).build(), HttpResponse.BodyHandlers.ofString());
       assertEquals("secure", get.body());
       assertEquals("secure", redisCli(server, List.of(), "GET", "web").stdout().strip());
       // Plain HTTP to the HTTPS port gets no answer, and the port goes on serving HTTPS.
-      assertThrows(IOException.class, () -> HttpClient.newHttpClient().send(
-          HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.httpsPort() + "/healthz")).build(),
-          HttpResponse.BodyHandlers.ofString()));
-      assertEquals(200, client.send(HttpRequest.newBuilder(URI.create("https://localhost:" + server.httpsPort() + "/healthz")).build(),
-          HttpResponse.BodyHandlers.ofString()).statusCode());
+      assertThrows(
+          IOException.class,
+          () ->
+              HttpClient.newHttpClient()
+                  .send(
+                      HttpRequest.newBuilder(
+                              URI.create("http://127.0.0.1:" + server.httpsPort() + "/healthz"))
+                          .build(),
+                      HttpResponse.BodyHandlers.ofString()));
+      assertEquals(
+          200,
+          client
+              .send(
+                  HttpRequest.newBuilder(
+                          URI.create("https://localhost:" + server.httpsPort() + "/healthz"))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString())
+              .statusCode());
     }
   }
 
@@ -145,7 +211,11 @@ class TlsTest {
   void overMaxclientsTheRefusalArrivesOverTls() throws Exception {
     try (CellarServer server = start(Map.of("maxclients", "1"))) {
       SSLContext context = TestCertificates.clientContext(certs.caCert, null, null);
-      var config = DefaultJedisClientConfig.builder().ssl(true).sslSocketFactory(context.getSocketFactory()).build();
+      var config =
+          DefaultJedisClientConfig.builder()
+              .ssl(true)
+              .sslSocketFactory(context.getSocketFactory())
+              .build();
       try (Jedis first = new Jedis(new HostAndPort("127.0.0.1", server.tlsPort()), config)) {
         assertEquals("PONG", first.ping());
         ToolRun second = redisCli(server, List.of(), "PING");
@@ -155,12 +225,19 @@ class TlsTest {
     }
   }
 
-  /** Replies wait in the TLS handler before encryption; they must count toward the limit all the same. */
+  /**
+   * Replies wait in the TLS handler before encryption; they must count toward the limit all the
+   * same.
+   */
   @Test
   void aTlsClientThatNeverReadsIsCutOffAtTheOutputLimit() throws Exception {
     try (CellarServer server = start(Map.of("client-output-buffer-limit", "1mb"))) {
       SSLContext context = TestCertificates.clientContext(certs.caCert, null, null);
-      var config = DefaultJedisClientConfig.builder().ssl(true).sslSocketFactory(context.getSocketFactory()).build();
+      var config =
+          DefaultJedisClientConfig.builder()
+              .ssl(true)
+              .sslSocketFactory(context.getSocketFactory())
+              .build();
       try (Jedis good = new Jedis(new HostAndPort("127.0.0.1", server.tlsPort()), config)) {
         good.set("big", "x".repeat(100_000));
         try (SSLSocket slow = (SSLSocket) context.getSocketFactory().createSocket()) {
@@ -208,11 +285,21 @@ class TlsTest {
   void aClientTrustingAnotherCaFailsTheHandshake() throws Exception {
     try (CellarServer server = start(Map.of())) {
       SSLContext wrong = TestCertificates.clientContext(certs.otherCaCert, null, null);
-      try (SSLSocket s = (SSLSocket) wrong.getSocketFactory().createSocket("127.0.0.1", server.tlsPort())) {
+      try (SSLSocket s =
+          (SSLSocket) wrong.getSocketFactory().createSocket("127.0.0.1", server.tlsPort())) {
         assertThrows(SSLException.class, s::startHandshake);
       }
-      List<String> command = List.of("redis-cli", "--tls", "--cacert", certs.otherCaCert.toString(), "-h", "127.0.0.1",
-          "-p", Integer.toString(server.tlsPort()), "PING");
+      List<String> command =
+          List.of(
+              "redis-cli",
+              "--tls",
+              "--cacert",
+              certs.otherCaCert.toString(),
+              "-h",
+              "127.0.0.1",
+              "-p",
+              Integer.toString(server.tlsPort()),
+              "PING");
       assertRefused(ToolRun.run(command, new byte[0], Duration.ofSeconds(30)));
       assertEquals("PONG", redisCli(server, List.of(), "PING").stdout().strip());
     }
@@ -222,11 +309,13 @@ class TlsTest {
   void onlyTheConfiguredProtocols() throws Exception {
     try (CellarServer server = start(Map.of("tls-protocols", "TLSv1.3"))) {
       SSLContext context = TestCertificates.clientContext(certs.caCert, null, null);
-      try (SSLSocket s = (SSLSocket) context.getSocketFactory().createSocket("127.0.0.1", server.tlsPort())) {
+      try (SSLSocket s =
+          (SSLSocket) context.getSocketFactory().createSocket("127.0.0.1", server.tlsPort())) {
         s.setEnabledProtocols(new String[] {"TLSv1.2"});
         assertThrows(SSLException.class, s::startHandshake);
       }
-      try (SSLSocket s = (SSLSocket) context.getSocketFactory().createSocket("127.0.0.1", server.tlsPort())) {
+      try (SSLSocket s =
+          (SSLSocket) context.getSocketFactory().createSocket("127.0.0.1", server.tlsPort())) {
         s.startHandshake();
         assertEquals("TLSv1.3", s.getSession().getProtocol());
       }
@@ -235,8 +324,13 @@ class TlsTest {
 
   @Test
   void anEncryptedKeyWithItsPassphrase() {
-    try (CellarServer server = start(Map.of("tls-key-file", certs.serverKeyEncrypted.toString(),
-        "tls-key-file-pass", TestCertificates.KEY_PASSPHRASE))) {
+    try (CellarServer server =
+        start(
+            Map.of(
+                "tls-key-file",
+                certs.serverKeyEncrypted.toString(),
+                "tls-key-file-pass",
+                TestCertificates.KEY_PASSPHRASE))) {
       assertEquals("PONG", redisCli(server, List.of(), "PING").stdout().strip());
     }
   }
@@ -246,24 +340,49 @@ class TlsTest {
   @Test
   void startupErrorsSayWhatToChange() throws IOException {
     String missing = pki.resolve("nowhere.key").toString();
-    assertStartFails(Map.of("tls-key-file", missing), "tls-key-file " + missing + " does not exist");
-    assertStartFails(Map.of("tls-key-file", certs.serverKeyPkcs1.toString()), "RSA PRIVATE KEY", "openssl pkcs8 -topk8 -nocrypt");
-    assertStartFails(Map.of("tls-key-file", certs.serverKeySec1.toString()), "EC PRIVATE KEY", "openssl pkcs8 -topk8");
+    assertStartFails(
+        Map.of("tls-key-file", missing), "tls-key-file " + missing + " does not exist");
+    assertStartFails(
+        Map.of("tls-key-file", certs.serverKeyPkcs1.toString()),
+        "RSA PRIVATE KEY",
+        "openssl pkcs8 -topk8 -nocrypt");
+    assertStartFails(
+        Map.of("tls-key-file", certs.serverKeySec1.toString()),
+        "EC PRIVATE KEY",
+        "openssl pkcs8 -topk8");
     assertStartFails(Map.of("tls-key-file", certs.serverCert.toString()), "swapped");
-    assertStartFails(Map.of("tls-key-file", certs.serverKeyEncrypted.toString()), "is encrypted: set tls-key-file-pass");
-    assertStartFails(Map.of("tls-key-file", certs.serverKeyEncrypted.toString(), "tls-key-file-pass", "not-the-passphrase"),
+    assertStartFails(
+        Map.of("tls-key-file", certs.serverKeyEncrypted.toString()),
+        "is encrypted: set tls-key-file-pass");
+    assertStartFails(
+        Map.of(
+            "tls-key-file",
+            certs.serverKeyEncrypted.toString(),
+            "tls-key-file-pass",
+            "not-the-passphrase"),
         "wrong tls-key-file-pass");
-    assertStartFails(Map.of("tls-key-file", certs.clientKey.toString()), "is not the key of the first certificate");
+    assertStartFails(
+        Map.of("tls-key-file", certs.clientKey.toString()),
+        "is not the key of the first certificate");
     assertStartFails(Map.of("tls-cert-file", certs.serverKey.toString()), "holds no certificate");
-    assertStartFails(Map.of("tls-auth-clients", "yes"), "tls-auth-clients yes needs tls-ca-cert-file");
-    assertStartFails(Map.of("tls-ca-cert-file", missing), "tls-ca-cert-file " + missing + " does not exist");
+    assertStartFails(
+        Map.of("tls-auth-clients", "yes"), "tls-auth-clients yes needs tls-ca-cert-file");
+    assertStartFails(
+        Map.of("tls-ca-cert-file", missing), "tls-ca-cert-file " + missing + " does not exist");
     Path garbage = pki.resolve("garbage.key");
     Files.writeString(garbage, "not a key\n");
     assertStartFails(Map.of("tls-key-file", garbage.toString()), "holds no PEM block");
 
-    ServerConfig noCertificate = new ServerConfig().set("port", "0").set("http-port", "0").set("dir", data.toString()).set("tls-port", "1");
-    ConfigException e = assertThrows(ConfigException.class, () -> CellarServer.start(noCertificate));
-    assertTrue(e.getMessage().contains("tls-port needs tls-cert-file and tls-key-file"), e.getMessage());
+    ServerConfig noCertificate =
+        new ServerConfig()
+            .set("port", "0")
+            .set("http-port", "0")
+            .set("dir", data.toString())
+            .set("tls-port", "1");
+    ConfigException e =
+        assertThrows(ConfigException.class, () -> CellarServer.start(noCertificate));
+    assertTrue(
+        e.getMessage().contains("tls-port needs tls-cert-file and tls-key-file"), e.getMessage());
     assertThrows(ConfigException.class, () -> new ServerConfig().set("tls-protocols", "TLSv1.1"));
     assertThrows(ConfigException.class, () -> new ServerConfig().set("tls-auth-clients", "maybe"));
     try (var files = Files.list(data)) {
@@ -289,9 +408,14 @@ class TlsTest {
    */
   private CellarServer start(Map<String, String> settings) {
     for (int attempt = 1; ; attempt++) {
-      ServerConfig config = new ServerConfig().set("dir", data.toString()).set("http-port", "0").set("port", "0")
-          .set("tls-port", Integer.toString(freePort()))
-          .set("tls-cert-file", certs.serverCert.toString()).set("tls-key-file", certs.serverKey.toString());
+      ServerConfig config =
+          new ServerConfig()
+              .set("dir", data.toString())
+              .set("http-port", "0")
+              .set("port", "0")
+              .set("tls-port", Integer.toString(freePort()))
+              .set("tls-cert-file", certs.serverCert.toString())
+              .set("tls-key-file", certs.serverKey.toString());
       settings.forEach(config::set);
       try {
         return CellarServer.start(config);
@@ -305,7 +429,8 @@ class TlsTest {
 
   private static ToolRun redisCli(CellarServer server, List<String> identity, String... command) {
     ToolRun.assumeInstalled("redis-cli");
-    List<String> line = new ArrayList<>(List.of("redis-cli", "--tls", "--cacert", certs.caCert.toString()));
+    List<String> line =
+        new ArrayList<>(List.of("redis-cli", "--tls", "--cacert", certs.caCert.toString()));
     line.addAll(identity);
     line.addAll(List.of("-h", "127.0.0.1", "-p", Integer.toString(server.tlsPort())));
     line.addAll(List.of(command));
