@@ -197,6 +197,31 @@ public interface Cellar extends AutoCloseable {
   void sync();
 
   /**
+   * Tells {@code listener} once every write this store has appended before the call is durable
+   * under its {@link Fsync} policy: under {@link Fsync#ALWAYS}, after a group-commit fsync that
+   * covers them (one fsync serves every caller waiting at once, and the callers of {@link #sync()}
+   * and of waiting writes); under {@link Fsync#EVERYSEC} and {@link Fsync#NO}, at once, in the
+   * calling thread, since those policies acknowledge writes before their fsync. The one way for a
+   * caller that acknowledges writes itself (see {@link CellarOptions#writesAwaitDurability}) to
+   * know when it may: the engine is the only place that decides about fsync.
+   *
+   * <p>Under {@code always} the listener runs on the engine's sync thread and must not block. If
+   * the fsync fails it is told so; writes are then refused until the store is reopened.
+   */
+  void whenDurable(DurabilityListener listener);
+
+  /**
+   * Whether a write is as durable as the {@link Fsync} policy promises by the time it returns: true
+   * unless the policy is {@link Fsync#ALWAYS} and writes do not wait ({@link
+   * CellarOptions#writesAwaitDurability}), when the caller must wait for {@link #whenDurable}
+   * before it acknowledges them.
+   */
+  boolean durableOnReturn();
+
+  /** Whether writes are accepted, and how background work went; see {@link CellarHealth}. */
+  CellarHealth health();
+
+  /**
    * Writes an index checkpoint now, so the next open replays little or nothing.
    *
    * @throws DiskFullException if there is no room for it (nothing changes; retry once space is
@@ -216,7 +241,7 @@ public interface Cellar extends AutoCloseable {
   CellarStats stats();
 
   /** What this open found on disk and did about it: checkpoint used, records replayed, damage. */
-  dev.cellar.recovery.RecoveryReport recoveryReport();
+  RecoveryReport recoveryReport();
 
   /**
    * Syncs, checkpoints and releases the store; idempotent. On a full disk the checkpoint is skipped

@@ -43,6 +43,7 @@ public final class CellarOptions {
   private boolean hugePageLogTail = true;
   private boolean salvage = false;
   private boolean verifyChecksumsOnRead = true;
+  private boolean writesAwaitDurability = true;
   private FileIO fileIO = FileIO.platform();
 
   private CellarOptions() {}
@@ -70,6 +71,7 @@ public final class CellarOptions {
     c.hugePageLogTail = hugePageLogTail;
     c.salvage = salvage;
     c.verifyChecksumsOnRead = verifyChecksumsOnRead;
+    c.writesAwaitDurability = writesAwaitDurability;
     c.fileIO = fileIO;
     return c;
   }
@@ -274,6 +276,27 @@ public final class CellarOptions {
     CellarOptions c = copy();
     c.verifyChecksumsOnRead = enabled;
     return c;
+  }
+
+  /**
+   * Under {@link Fsync#ALWAYS}, whether each write returns only once it is durable: true by
+   * default. A caller that acknowledges writes itself, in batches, sets false: its writes return
+   * once appended, and it asks {@link Cellar#whenDurable} after each batch before it acknowledges
+   * the batch (a server holding a pipeline's replies does so). The engine still decides when to
+   * fsync: one group-commit fsync then covers every batch that waits at once. Has no effect under
+   * {@link Fsync#EVERYSEC} and {@link Fsync#NO}, whose writes never wait.
+   */
+  public CellarOptions writesAwaitDurability(boolean enabled) {
+    CellarOptions c = copy();
+    c.writesAwaitDurability = enabled;
+    return c;
+  }
+
+  /**
+   * Whether a write waits for its fsync: {@link Fsync#ALWAYS} and {@link #writesAwaitDurability}.
+   */
+  public boolean writesAwaitDurability() {
+    return writesAwaitDurability && fsync == Fsync.ALWAYS;
   }
 
   /** The file-I/O seam; tests substitute a fault-injecting one. */

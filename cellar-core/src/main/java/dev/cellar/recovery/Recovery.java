@@ -1,6 +1,7 @@
 package dev.cellar.recovery;
 
 import dev.cellar.CorruptStoreException;
+import dev.cellar.RecoveryReport;
 import dev.cellar.checkpoint.CheckpointDescriptor;
 import dev.cellar.checkpoint.CheckpointImage;
 import dev.cellar.checkpoint.CheckpointReader;
@@ -48,7 +49,7 @@ public final class Recovery {
   private final Path directory;
   private final boolean salvage;
   private final int shards;
-  private final RecoveryReport report = new RecoveryReport();
+  private final RecoveryLedger report = new RecoveryLedger();
   private final long started = System.nanoTime();
   private final Map<Long, Segment> segments = new HashMap<>();
   private final List<Path> checkpoints = new ArrayList<>();
@@ -327,7 +328,7 @@ public final class Recovery {
   }
 
   public RecoveryReport report() {
-    return report;
+    return report.report();
   }
 
   public long maxSegmentId() {

@@ -22,7 +22,6 @@ import java.util.List;
  * the checkpoint is published.
  */
 final class CheckpointTask {
-  private final Store store;
   private final FileIO io;
   private final Path directory;
   private final Shard[] shards;
@@ -30,15 +29,18 @@ final class CheckpointTask {
   private final LogWriter log;
   private final boolean locksHeld;
 
+  /** Makes every record appended so far durable, before the checkpoint that points at them. */
+  private final Runnable syncAll;
+
   CheckpointTask(
-      Store store,
       FileIO io,
       Path directory,
       Shard[] shards,
       SegmentTable segments,
       LogWriter log,
-      boolean locksHeld) {
-    this.store = store;
+      boolean locksHeld,
+      Runnable syncAll) {
+    this.syncAll = syncAll;
     this.io = io;
     this.directory = directory;
     this.shards = shards;
@@ -63,7 +65,7 @@ final class CheckpointTask {
         nextSeq,
         this::segmentEntries,
         sources,
-        store::syncAll);
+        syncAll::run);
     for (Path file : io.list(directory)) {
       long other = CheckpointDescriptor.sequenceOf(file.getFileName().toString());
       if (other >= 0 && other != sequence) {

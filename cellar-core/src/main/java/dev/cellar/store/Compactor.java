@@ -59,7 +59,11 @@ final class Compactor {
   /** Dead fraction at which a background pass rewrites a segment whatever the log's size. */
   static final double ALMOST_ALL_DEAD = 0.9;
 
-  private final Store store;
+  private final MaintenanceLock lock;
+  private final MaintenanceLock.Action sealer;
+  private final ObsoleteSegments obsolete;
+  private final StoreHealth health;
+  private final MaintenanceCounters counters;
   private final FileIO io;
   private final Path directory;
   private final Shard[] shards;
@@ -111,7 +115,11 @@ final class Compactor {
   private long throttleStart = System.nanoTime();
 
   Compactor(
-      Store store,
+      MaintenanceLock lock,
+      MaintenanceLock.Action sealer,
+      ObsoleteSegments obsolete,
+      StoreHealth health,
+      MaintenanceCounters counters,
       FileIO io,
       Path directory,
       Shard[] shards,
@@ -122,7 +130,11 @@ final class Compactor {
       boolean background,
       BooleanSupplier yieldWhen,
       boolean idle) {
-    this.store = store;
+    this.lock = lock;
+    this.sealer = sealer;
+    this.obsolete = obsolete;
+    this.health = health;
+    this.counters = counters;
     this.io = io;
     this.directory = directory;
     this.shards = shards;
@@ -137,28 +149,24 @@ final class Compactor {
 
   /** Runs one pass; returns bytes reclaimed (victims' size minus outputs' size). */
   long runOnce() throws IOException {
-    if (!idle) {
-      store.maintenanceWaiters.incrementAndGet(); // a low-priority pass yields to this one
-    }
-    synchronized (store.maintenanceLock) {
-      if (!idle) {
-        store.maintenanceWaiters.decrementAndGet();
-      }
-      // Segments the writer has left are candidates as soon as they are sealed; do it now rather
-      // than leave a caller's compact() to the agent's timing.
-      store.sealFullSegments();
-      long now = System.currentTimeMillis();
-      List<Segment> victims = chooseVictims(now);
-      if (victims.isEmpty()) {
-        return 0;
-      }
-      store.compacting(true);
-      try {
-        return compact(victims, now);
-      } finally {
-        store.compacting(false);
-      }
-    }
+    MaintenanceLock.Work<Long> pass =
+        () -> {
+          // Segments the writer has left are candidates as soon as they are sealed; do it now
+          // rather than leave a caller's compact() to the agent's timing.
+          sealer.run();
+          long now = System.currentTimeMillis();
+          List<Segment> victims = chooseVictims(now);
+          if (victims.isEmpty()) {
+            return 0L;
+          }
+          health.compacting(true);
+          try {
+            return compact(victims, now);
+          } finally {
+            health.compacting(false);
+          }
+        };
+    return idle ? lock.holdForIdlePass(pass, 0L) : lock.hold(pass);
   }
 
   private long compact(List<Segment> victims, long now) throws IOException {
@@ -176,11 +184,11 @@ final class Compactor {
     long before = 0;
     for (Segment victim : victims) {
       before += victim.end();
-      store.addObsolete(victim);
+      obsolete.add(victim);
     }
     long after = outputs.stream().mapToLong(Segment::end).sum();
-    store.compactions.increment();
-    store.compactedBytes.add(Math.max(0, before - after));
+    counters.compactions.increment();
+    counters.compactedBytes.add(Math.max(0, before - after));
     return Math.max(0, before - after);
   }
 
@@ -570,7 +578,7 @@ final class Compactor {
       long stamp = shard.lock.writeLock();
       try {
         if (shard.index.removeLocation(hash, relocations.from(i))) {
-          store.expiredKeys.increment();
+          counters.expiredKeys.increment();
         }
       } finally {
         shard.lock.unlockWrite(stamp);

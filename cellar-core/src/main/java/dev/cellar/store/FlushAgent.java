@@ -9,11 +9,11 @@ import java.util.concurrent.locks.LockSupport;
 final class FlushAgent implements Runnable {
   static final long INTERVAL_MILLIS = 1000;
 
-  private final Store store;
+  private final Durability durability;
   private final AgentThread thread;
 
-  FlushAgent(Store store, String name) {
-    this.store = store;
+  FlushAgent(Durability durability, String name) {
+    this.durability = durability;
     this.thread = new AgentThread("cellar-flusher-" + name, this);
   }
 
@@ -25,9 +25,9 @@ final class FlushAgent implements Runnable {
   public void run() {
     while (thread.running()) {
       long started = System.nanoTime();
-      if (store.appendedSeq() > store.durableSeq()) {
+      if (durability.appendedSeq() > durability.durableSeq()) {
         try {
-          store.syncAll();
+          durability.syncAll();
         } catch (RuntimeException e) {
           // The store has recorded the failure and refuses writes; nothing more to flush.
           return;

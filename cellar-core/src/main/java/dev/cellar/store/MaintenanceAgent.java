@@ -12,9 +12,9 @@ import java.util.concurrent.locks.LockSupport;
  * <p>Failures: each duty backs off and logs on its own ({@link RetryingDuty}), so a full disk that
  * stops checkpoints does not also delay sealing (which gives space back by truncating segments).
  * While writes are refused for lack of space, the agent probes once a second for space to return
- * ({@link Store#probeSpace()}), so the store reports it without waiting for a write. After a failed
- * fsync nothing more is written at all: the store is read-only until reopened, and any fsync from
- * here on could report success for pages the kernel has dropped.
+ * ({@link StoreHealth#probeSpace()}), so the store reports it without waiting for a write. After a
+ * failed fsync nothing more is written at all: the store is read-only until reopened, and any fsync
+ * from here on could report success for pages the kernel has dropped.
  *
  * <p>A checkpoint also comes early once the segments compaction replaced add up to {@link
  * #OBSOLETE_CHECKPOINT_BYTES} and to the index's size: those segments can only be deleted (and
@@ -37,7 +37,7 @@ final class MaintenanceAgent implements Runnable {
   private static final long PROBE_INTERVAL_NANOS = 1_000_000_000L;
   static final long OBSOLETE_CHECKPOINT_BYTES = 256L << 20;
 
-  private final Store store;
+  private final Maintenance maintenance;
   private final AgentThread thread;
   private final RetryingDuty sealing;
   private final RetryingDuty checkpointing;
@@ -58,32 +58,32 @@ final class MaintenanceAgent implements Runnable {
    */
   private boolean replayCheckpointDue;
 
-  MaintenanceAgent(Store store, String name) {
-    this.store = store;
+  MaintenanceAgent(Maintenance maintenance, String name) {
+    this.maintenance = maintenance;
     this.thread = new AgentThread("cellar-maintenance-" + name, this);
-    this.sealing = new RetryingDuty("sealing segments of " + store.directory());
-    this.checkpointing = new RetryingDuty("checkpoint of " + store.directory());
-    this.compacting = new RetryingDuty("compaction of " + store.directory());
+    this.sealing = new RetryingDuty("sealing segments of " + maintenance.directory());
+    this.checkpointing = new RetryingDuty("checkpoint of " + maintenance.directory());
+    this.compacting = new RetryingDuty("compaction of " + maintenance.directory());
   }
 
   void start() {
-    dev.cellar.recovery.RecoveryReport recovery = store.recoveryReport();
+    dev.cellar.RecoveryReport recovery = maintenance.recoveryReport();
     replayCheckpointDue =
         recovery != null
             && recovery.replayedBytes() > 0
-            && recovery.replayedBytes() >= store.indexBytes();
+            && recovery.replayedBytes() >= maintenance.indexBytes();
     thread.start();
   }
 
   @Override
   public void run() {
-    int nice = store.options().backgroundNice();
+    int nice = maintenance.options().backgroundNice();
     if (nice > 0) {
       // 0 means "the application's priority", which may be below 0: leave the thread as it started.
       ThreadPriority.lowerCurrentThread(nice);
     }
     while (thread.running()) {
-      boolean busy = store.writeFailure() == null && doWork();
+      boolean busy = maintenance.writeFailure() == null && doWork();
       LockSupport.parkNanos(busy ? BUSY_NANOS : idleNanos());
     }
   }
@@ -99,7 +99,7 @@ final class MaintenanceAgent implements Runnable {
    * the agent into a loop that wakes a hundred times a second to back off again.
    */
   private long idleNanos() {
-    long interval = store.options().checkpointInterval().toNanos();
+    long interval = maintenance.options().checkpointInterval().toNanos();
     if (interval <= 0) {
       return IDLE_NANOS;
     }
@@ -112,31 +112,34 @@ final class MaintenanceAgent implements Runnable {
    */
   private boolean doWork() {
     boolean busy = false;
-    sealing.runIfDue(store::sealFullSegmentsUnlessIdlePass);
-    long interval = store.options().checkpointInterval().toNanos();
+    sealing.runIfDue(maintenance::sealFullSegmentsUnlessIdlePass);
+    long interval = maintenance.options().checkpointInterval().toNanos();
     if (thread.running()
         && interval > 0
         && (replayCheckpointDue
             || System.nanoTime() - lastCheckpoint >= interval
             || obsoletePileUp())
-        && checkpointing.runIfDue(() -> store.writeCheckpoint(false, false))) {
+        && checkpointing.runIfDue(() -> maintenance.writeCheckpoint(false, false))) {
       replayCheckpointDue = false;
       lastCheckpoint = System.nanoTime();
-      obsoleteAfterCheckpoint = store.obsoleteBytes();
+      obsoleteAfterCheckpoint = maintenance.obsoleteBytes();
       busy = true;
     }
     // Below the idle-compaction limit the low-priority IdleCompactor does this, with idle CPU only.
-    if (thread.running() && store.options().backgroundCompaction() && store.compactionUrgent()) {
+    if (thread.running()
+        && maintenance.options().backgroundCompaction()
+        && maintenance.compactionUrgent()) {
       long[] reclaimed = {0};
-      compacting.runIfDue(() -> reclaimed[0] = store.compactInBackground(() -> !thread.running()));
+      compacting.runIfDue(
+          () -> reclaimed[0] = maintenance.compactInBackground(() -> !thread.running()));
       busy |= reclaimed[0] > 0;
     }
     if (thread.running()
-        && store.diskFull() != null
+        && maintenance.diskFull() != null
         && System.nanoTime() - lastProbe >= PROBE_INTERVAL_NANOS) {
       lastProbe = System.nanoTime();
       try {
-        store.probeSpace();
+        maintenance.probeSpace();
       } catch (java.io.IOException | RuntimeException stillFull) {
         // Expected while the disk is full; the store logged the episode when it began.
       }
@@ -145,12 +148,12 @@ final class MaintenanceAgent implements Runnable {
   }
 
   private boolean obsoletePileUp() {
-    long obsolete = store.obsoleteBytes();
+    long obsolete = maintenance.obsoleteBytes();
     obsoleteAfterCheckpoint =
         Math.min(
             obsoleteAfterCheckpoint, obsolete); // a BGSAVE or an explicit checkpoint deleted some
     long grown = obsolete - obsoleteAfterCheckpoint;
-    return grown >= OBSOLETE_CHECKPOINT_BYTES && grown >= store.indexBytes();
+    return grown >= OBSOLETE_CHECKPOINT_BYTES && grown >= maintenance.indexBytes();
   }
 
   void stop() {

@@ -59,7 +59,7 @@ final class ScanPageTask implements LongConsumer {
   /** Slots read under one hold of a shard's read lock (about 32 KiB of index and 3,000 keys). */
   static final long SLOTS_PER_HOLD = 4096;
 
-  private final Store store;
+  private final Keyspace keyspace;
   private final Shard[] shards;
   private final MemorySegment prefix;
   private final long count;
@@ -70,9 +70,9 @@ final class ScanPageTask implements LongConsumer {
   private long examined;
   private long slotsRead;
 
-  ScanPageTask(Store store, Shard[] shards, byte[] prefix, int count) {
-    this.store = store;
-    this.shards = shards;
+  ScanPageTask(Keyspace keyspace, byte[] prefix, int count) {
+    this.keyspace = keyspace;
+    this.shards = keyspace.shards();
     this.prefix = MemorySegment.ofArray(prefix.clone());
     this.count = count;
     this.slotBudget = SLOTS_PER_ENTRY * (long) count;
@@ -105,7 +105,7 @@ final class ScanPageTask implements LongConsumer {
   private long scanPiece(Shard shard, long from) {
     long stamp = shard.lock.readLock();
     try {
-      store.checkOpen();
+      keyspace.checkOpen();
       HashIndex index = shard.index;
       if (index.size() == 0) {
         return FINGERPRINT_END;
@@ -139,7 +139,7 @@ final class ScanPageTask implements LongConsumer {
   @Override
   public void accept(long location) {
     examined++;
-    byte[] key = store.liveKeyAt(location, prefix, now, view);
+    byte[] key = keyspace.liveKeyAt(location, prefix, now, view);
     if (key != null) {
       keys.add(key);
     }

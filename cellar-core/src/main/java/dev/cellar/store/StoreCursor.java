@@ -18,7 +18,8 @@ import java.util.NoSuchElementException;
  * <p>Not thread-safe; owned by the thread that iterates it.
  */
 final class StoreCursor implements Cursor {
-  private final Store store;
+  private final Keyspace keyspace;
+  private final ObsoleteSegments pins;
   private final MemorySegment prefix;
   private final RecordView view = new RecordView();
   private int shard = -1;
@@ -27,8 +28,10 @@ final class StoreCursor implements Cursor {
   private Entry next;
   private boolean closed;
 
-  StoreCursor(Store store, byte[] prefix) {
-    this.store = store;
+  /** Opened by the caller, which counted it with {@link ObsoleteSegments#cursorOpened()}. */
+  StoreCursor(Keyspace keyspace, ObsoleteSegments pins, byte[] prefix) {
+    this.keyspace = keyspace;
+    this.pins = pins;
     this.prefix = MemorySegment.ofArray(prefix);
   }
 
@@ -37,9 +40,9 @@ final class StoreCursor implements Cursor {
     while (next == null && !closed) {
       if (position < locations.length) {
         next = entryAt(locations[position++]);
-      } else if (shard + 1 < store.shardCount()) {
+      } else if (shard + 1 < keyspace.shardCount()) {
         shard++;
-        locations = store.snapshotLocations(shard);
+        locations = keyspace.snapshotLocations(shard);
         position = 0;
       } else {
         close();
@@ -49,7 +52,7 @@ final class StoreCursor implements Cursor {
   }
 
   private Entry entryAt(long location) {
-    Segment segment = store.segmentAt(location);
+    Segment segment = keyspace.segmentAt(location);
     if (segment == null
         || !view.parse(segment.memory(), LogLocation.offset(location), segment.end())
         || view.isDelete()
@@ -68,7 +71,7 @@ final class StoreCursor implements Cursor {
             != -1) {
       return null;
     }
-    if (store.options().verifyChecksumsOnRead() && !view.checksumValid()) {
+    if (keyspace.verifiesChecksumsOnRead() && !view.checksumValid()) {
       return null;
     }
     return new Entry(
@@ -92,7 +95,7 @@ final class StoreCursor implements Cursor {
     if (!closed) {
       closed = true;
       locations = new long[0];
-      store.cursorClosed();
+      pins.cursorClosed();
     }
   }
 }

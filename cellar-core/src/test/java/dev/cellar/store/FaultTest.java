@@ -73,7 +73,7 @@ class FaultTest {
           }
         }
       }
-      ((Store) db).sealFullSegments();
+      ((Store) db).maintenance().sealFullSegments();
       // The pass copies and re-points keys, then cannot seal its output.
       io.fsyncFails = true;
       assertThrows(StoreIOException.class, db::compact);
@@ -215,7 +215,7 @@ class FaultTest {
     Store db = (Store) Cellar.open(dir, options);
     try {
       byte[] value = new byte[1000];
-      for (int round = 0; round < 20 && db.writeFailure() == null; round++) {
+      for (int round = 0; round < 20 && db.health().writeFailure() == null; round++) {
         long segments = db.stats().segments();
         for (int i = 0; db.stats().segments() == segments; i++) {
           db.put(
@@ -231,7 +231,7 @@ class FaultTest {
         }
         io.fsyncFails = false;
       }
-      assertNotNull(db.writeFailure(), "no seal ever failed");
+      assertNotNull(db.health().writeFailure(), "no seal ever failed");
       StoreIOException refused =
           assertThrows(StoreIOException.class, () -> db.put("after".getBytes(UTF_8), value));
       assertTrue(refused.getMessage().contains("writes are disabled"), refused.getMessage());

@@ -49,11 +49,11 @@ class IdleCompactionTest {
     try (Cellar db = Cellar.open(dir, options)) {
       model = overgrow(db, 100_000);
       Store store = (Store) db;
-      for (int i = 0; i < 500 && !store.idlePassRunning(); i++) {
+      for (int i = 0; i < 500 && !store.maintenance().lock().idlePassRunning(); i++) {
         Thread.sleep(20);
       }
       assertTrue(
-          store.idlePassRunning(),
+          store.maintenance().lock().idlePassRunning(),
           "no low-priority pass started at " + amplification(db.stats()) + "x");
       Thread.sleep(500); // well into its throttle
       long passes = db.stats().compactions();
@@ -78,7 +78,7 @@ class IdleCompactionTest {
     try (Cellar db = Cellar.open(dir, options)) {
       Map<String, String> model = overgrow(db, 20_000);
       Store store = (Store) db;
-      assertTrue(store.compactionUrgent());
+      assertTrue(store.maintenance().compactionUrgent());
       for (int i = 0; i < 500 && db.stats().compactions() == 0; i++) {
         Thread.sleep(20);
       }
@@ -140,7 +140,8 @@ class IdleCompactionTest {
   void belowTheLimitTheLowPriorityThreadCompactsOnItsOwn() throws Exception {
     try (Cellar db = Cellar.open(dir, StoreTest.small())) {
       Map<String, String> model = overgrow(db, 20_000);
-      assertTrue(!((Store) db).compactionUrgent(), "2.5x is under the default limit of 3");
+      assertTrue(
+          !((Store) db).maintenance().compactionUrgent(), "2.5x is under the default limit of 3");
       for (int i = 0; i < 500 && db.stats().compactions() == 0; i++) {
         Thread.sleep(20);
       }

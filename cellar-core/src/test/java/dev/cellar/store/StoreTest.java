@@ -312,17 +312,19 @@ class StoreTest {
       while (amplification(db.stats()) < 1.8) {
         put(db, model, "k" + random.nextInt(keys), "v" + round++ + "-" + "y".repeat(100));
       }
-      store.sealFullSegments();
+      store.maintenance().sealFullSegments();
       CellarStats below = db.stats();
       assertEquals(
-          0, store.compactInBackground(), "compacted at " + amplification(below) + "x: " + below);
+          0,
+          store.maintenance().compactInBackground(() -> false),
+          "compacted at " + amplification(below) + "x: " + below);
       assertEquals(below.compactions(), db.stats().compactions());
 
       while (amplification(db.stats()) < 2.5) {
         put(db, model, "k" + random.nextInt(keys), "v" + round++ + "-" + "y".repeat(100));
       }
       long reclaimed = 0;
-      for (long pass; (pass = store.compactInBackground()) > 0; ) {
+      for (long pass; (pass = store.maintenance().compactInBackground(() -> false)) > 0; ) {
         reclaimed += pass;
       }
       assertTrue(reclaimed > 0, "nothing reclaimed at 2.5x: " + db.stats());
@@ -450,7 +452,7 @@ class StoreTest {
           put(db, model, "k" + i, "r1-" + "y".repeat(1000));
         }
       }
-      ((Store) db).sealFullSegments();
+      ((Store) db).maintenance().sealFullSegments();
       Path first;
       try (var files = java.nio.file.Files.list(dir)) {
         first =

@@ -2,7 +2,6 @@ package dev.cellar.server;
 
 import dev.cellar.Cellar;
 import dev.cellar.CellarOptions;
-import dev.cellar.Fsync;
 import dev.cellar.server.command.Dispatcher;
 import dev.cellar.server.command.ServerContext;
 import dev.cellar.server.command.ServerControl;
@@ -49,10 +48,7 @@ public final class CellarServer implements AutoCloseable, ServerControl {
     ServerTls tls = ServerTls.fromConfig(config);
     // Nor should a port in use: the data directory is not even created.
     PortCheck.requireFree(config);
-    // Under "always" the engine does not fsync per put: the server's barrier fsyncs once for every
-    // connection's batch and holds replies until then (see DurabilityBarrier).
-    Fsync engineFsync = config.fsync() == Fsync.ALWAYS ? Fsync.NO : config.fsync();
-    this.store = Cellar.open(config.dir(), storeOptions(config, engine).fsync(engineFsync));
+    this.store = Cellar.open(config.dir(), storeOptions(config, engine));
     try {
       this.context = new ServerContext(store, config, this);
       this.listener = RespListener.start(context, new Dispatcher(context), tls);
@@ -74,16 +70,16 @@ public final class CellarServer implements AutoCloseable, ServerControl {
       96; // what CellarOptions.validate adds to key and value for a record's framing
 
   static CellarOptions storeOptions(ServerConfig config, CellarOptions base) {
-    CellarOptions options = base.segmentBytes(config.segmentSize());
+    // The engine owns the fsync policy. Its writes do not wait for their fsync: a connection holds
+    // the replies to a batch until the engine says the batch is durable (DurableReplies), so that
+    // one fsync covers every batch written meanwhile, and no event loop blocks on the disk.
+    CellarOptions options =
+        base.segmentBytes(config.segmentSize()).fsync(config.fsync()).writesAwaitDurability(false);
     int growth = config.aofRewritePercentage();
     options =
         growth == 0
             ? options.backgroundCompaction(false)
             : options.compactionSpaceAmplification(1 + growth / 100.0);
-    if (config.fsync() == Fsync.ALWAYS) {
-      // The barrier fsyncs after every batch: with huge pages each fsync would write a 2 MiB folio.
-      options = options.hugePageLogTail(false);
-    }
     int fitting = config.segmentSize() - CellarOptions.DEFAULT_MAX_KEY_BYTES - RECORD_ALLOWANCE;
     return fitting < CellarOptions.DEFAULT_MAX_VALUE_BYTES
         ? options.maxValueBytes(fitting)
@@ -252,8 +248,7 @@ public final class CellarServer implements AutoCloseable, ServerControl {
   /** The log's flush and fsync, then the checkpoint (in the store's close), each logged. */
   private boolean syncAndClose() {
     long start = System.nanoTime();
-    boolean failedBefore =
-        store instanceof dev.cellar.store.Store engine && engine.writeFailure() != null;
+    boolean failedBefore = store.health().writeFailure() != null;
     if (!failedBefore) {
       try {
         store.sync();
@@ -279,7 +274,7 @@ public final class CellarServer implements AutoCloseable, ServerControl {
       closeFailure = e;
       return false;
     }
-    if (store instanceof dev.cellar.store.Store engine && engine.writeFailure() != null) {
+    if (store.health().writeFailure() != null) {
       LOG.log(
           System.Logger.Level.WARNING,
           "stopped; writes were disabled by a failed fsync, so nothing more was synced;"

@@ -3,7 +3,7 @@ package dev.cellar.bench.replay;
 import dev.cellar.Cellar;
 import dev.cellar.CellarOptions;
 import dev.cellar.Fsync;
-import dev.cellar.recovery.RecoveryReport;
+import dev.cellar.RecoveryReport;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

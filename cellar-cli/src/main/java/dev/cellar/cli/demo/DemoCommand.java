@@ -4,10 +4,9 @@ import dev.cellar.Cellar;
 import dev.cellar.CellarOptions;
 import dev.cellar.CellarStats;
 import dev.cellar.Fsync;
+import dev.cellar.RecoveryReport;
 import dev.cellar.cli.CellarCommand;
 import dev.cellar.cli.text.ByteSize;
-import dev.cellar.recovery.RecoveryReport;
-import dev.cellar.store.Store;
 import java.io.PrintWriter;
 import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
@@ -144,12 +143,10 @@ public final class DemoCommand implements Callable<Integer> {
     return wrong;
   }
 
-  /**
-   * The recovery report, when the store is the engine's own implementation (it always is today).
-   */
+  /** What the open found and did. */
   private void printRecovery(Cellar db) {
-    if (db instanceof Store store && store.recoveryReport() != null) {
-      RecoveryReport report = store.recoveryReport();
+    RecoveryReport report = db.recoveryReport();
+    if (report != null) {
       step("recovery", report.toString().replace("\n", "\n" + " ".repeat(12)));
     }
   }

@@ -1,9 +1,9 @@
 package dev.cellar.server.command;
 
+import dev.cellar.CellarHealth;
 import dev.cellar.CellarStats;
 import dev.cellar.CellarVersion;
 import dev.cellar.DiskFullException;
-import dev.cellar.store.Store;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.util.List;
@@ -186,17 +186,15 @@ final class InfoText {
    * last compaction pass; the {@code cellar_*} fields say why.
    */
   private static void persistence(ServerContext server, CellarStats stats, StringBuilder b) {
-    Store store = server.store() instanceof Store s ? s : null;
-    IOException failure = store == null ? null : store.writeFailure();
-    DiskFullException full = store == null ? null : store.diskFull();
-    boolean checkpointFailed = store != null && store.checkpointFailure() != null;
-    boolean compactionFailed = store != null && store.compactionFailure() != null;
+    CellarHealth health = server.store().health();
+    IOException failure = health.writeFailure();
+    DiskFullException full = health.diskFull();
+    boolean checkpointFailed = health.checkpointFailure() != null;
+    boolean compactionFailed = health.compactionFailure() != null;
     // In progress: what BGSAVE or BGREWRITEAOF started (maybe still waiting for the other to end),
     // or the engine's own background checkpoint or compaction.
-    boolean checkpointing =
-        server.control().checkpointRunning() || (store != null && store.checkpointing());
-    boolean compacting =
-        server.control().compactionRunning() || (store != null && store.compacting());
+    boolean checkpointing = server.control().checkpointRunning() || health.checkpointing();
+    boolean compacting = server.control().compactionRunning() || health.compacting();
     b.append("# Persistence\r\n")
         .append("loading:0\r\n")
         .append("rdb_last_bgsave_status:")

@@ -1,5 +1,6 @@
 package dev.cellar.server.http;
 
+import dev.cellar.CellarHealth;
 import dev.cellar.CellarStats;
 import dev.cellar.CellarVersion;
 import dev.cellar.DiskFullException;
@@ -7,7 +8,6 @@ import dev.cellar.server.command.CommandStats;
 import dev.cellar.server.command.ServerContext;
 import dev.cellar.server.config.ServerConfig;
 import dev.cellar.server.metrics.ProcessMemory;
-import dev.cellar.store.Store;
 import java.io.IOException;
 import java.lang.management.MemoryUsage;
 import java.util.LinkedHashMap;
@@ -32,7 +32,7 @@ final class InfoRoute {
    */
   HttpReply health() {
     IOException failure = writeFailure();
-    DiskFullException full = server.store() instanceof Store store ? store.diskFull() : null;
+    DiskFullException full = server.store().health().diskFull();
     Map<String, Object> document = new LinkedHashMap<>();
     if (failure != null) {
       document.put("status", "writes_disabled");
@@ -114,19 +114,15 @@ final class InfoRoute {
     Map<String, Object> s = new LinkedHashMap<>();
     s.put("appendfsync", server.config().fsync().name().toLowerCase(Locale.ROOT));
     s.put("write_failure", failure == null ? null : failure.getMessage());
-    Store store = server.store() instanceof Store st ? st : null;
-    DiskFullException full = store == null ? null : store.diskFull();
+    CellarHealth health = server.store().health();
+    DiskFullException full = health.diskFull();
     s.put("disk_full", full == null ? null : full.getMessage());
     s.put(
         "checkpoint_failure",
-        store == null || store.checkpointFailure() == null
-            ? null
-            : store.checkpointFailure().getMessage());
+        health.checkpointFailure() == null ? null : health.checkpointFailure().getMessage());
     s.put(
         "compaction_failure",
-        store == null || store.compactionFailure() == null
-            ? null
-            : store.compactionFailure().getMessage());
+        health.compactionFailure() == null ? null : health.compactionFailure().getMessage());
     s.put("log_bytes", engine.logBytes());
     s.put("garbage_bytes", engine.garbageBytes());
     s.put("segments", engine.segments());
@@ -152,6 +148,6 @@ final class InfoRoute {
   }
 
   private IOException writeFailure() {
-    return server.store() instanceof Store store ? store.writeFailure() : null;
+    return server.store().health().writeFailure();
   }
 }

@@ -2,11 +2,12 @@ package dev.cellar.server.http;
 
 import dev.cellar.Cellar;
 import dev.cellar.CellarOptions;
-import dev.cellar.Fsync;
 import dev.cellar.server.command.KeyLocks;
 import dev.cellar.server.command.ServerContext;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * {@code GET, PUT, DELETE /v1/kv/{key}}: one key's value as raw bytes.
@@ -15,10 +16,10 @@ import java.lang.foreign.ValueLayout;
  * expiry; {@code ttl} sets a new one), {@code DELETE} is {@code DEL}. Each write holds its key's
  * stripe lock ({@link KeyLocks}), so it cannot land inside a RESP read-modify-write of the same key
  * ({@code INCR}, {@code APPEND}). A {@code PUT} first asks the memory guard, as {@code denyoom}
- * commands do. Under {@code appendfsync always} the engine runs without per-put fsync (RESP holds
- * replies behind a shared barrier instead); here the write is followed by {@link Cellar#sync()}
- * before the answer, so a 2xx means durable, as {@code +OK} does. The sync shares the engine's
- * group commit with every other writer, and runs on an HTTP worker thread, not on an event loop.
+ * commands do. Under {@code appendfsync always} the answer waits until the engine reports the write
+ * durable ({@link Cellar#whenDurable}), so a 2xx means durable, as {@code +OK} does. The wait
+ * shares the engine's group commit with every other writer, and runs on an HTTP worker thread, not
+ * on an event loop.
  */
 final class KvRoute {
   static final String PREFIX = "/v1/kv/";
@@ -112,10 +113,29 @@ final class KvRoute {
     }
   }
 
+  /**
+   * Waits until the engine says the write is durable under its policy (at once unless it is {@code
+   * always}), outside the stripe lock: other writers of the stripe need not wait for this fsync.
+   */
   private void makeDurable() {
-    // Outside the stripe lock: other writers of the stripe need not wait for this fsync.
-    if (server.config().fsync() == Fsync.ALWAYS) {
-      server.store().sync();
+    if (server.store().durableOnReturn()) {
+      return;
+    }
+    CompletableFuture<Void> durable = new CompletableFuture<>();
+    server
+        .store()
+        .whenDurable(
+            failure -> {
+              if (failure == null) {
+                durable.complete(null);
+              } else {
+                durable.completeExceptionally(failure);
+              }
+            });
+    try {
+      durable.join();
+    } catch (CompletionException e) {
+      throw (RuntimeException) e.getCause();
     }
   }
 

@@ -3,7 +3,6 @@ package dev.cellar.server.metrics;
 import dev.cellar.CellarStats;
 import dev.cellar.server.command.CommandStats;
 import dev.cellar.server.command.ServerContext;
-import dev.cellar.store.Store;
 import io.prometheus.metrics.config.PrometheusProperties;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
@@ -168,19 +167,19 @@ public final class ServerMetrics {
     gauge(
         "cellar_write_failure",
         "1 when writes are disabled after a failed fsync (restart to recover), else 0.",
-        () -> server.store() instanceof Store store && store.writeFailure() != null ? 1 : 0);
+        () -> server.store().health().writeFailure() != null ? 1 : 0);
     gauge(
         "cellar_disk_full",
         "1 while writes are refused for lack of disk space (they resume when space returns), else 0.",
-        () -> server.store() instanceof Store store && store.diskFull() != null ? 1 : 0);
+        () -> server.store().health().diskFull() != null ? 1 : 0);
     gauge(
         "cellar_checkpoint_failed",
         "1 when the last checkpoint attempt failed (it is retried), else 0.",
-        () -> server.store() instanceof Store store && store.checkpointFailure() != null ? 1 : 0);
+        () -> server.store().health().checkpointFailure() != null ? 1 : 0);
     gauge(
         "cellar_compaction_failed",
         "1 when the last compaction pass failed (it is retried), else 0.",
-        () -> server.store() instanceof Store store && store.compactionFailure() != null ? 1 : 0);
+        () -> server.store().health().compactionFailure() != null ? 1 : 0);
   }
 
   private void memory() {

@@ -23,15 +23,14 @@ import java.util.ArrayDeque;
  * nothing per request beyond the key views the engine is given.
  *
  * <p>Under {@code appendfsync always}, output that follows a write waits in {@link #held} until the
- * {@link DurabilityBarrier} reports the fsync covering it; later output queues behind it, so
- * replies keep their order. If that fsync fails, every held reply is replaced by an error reply
- * (one for one, so a pipelining client stays in step): none of those writes is acknowledged, and a
- * reply to a read in the batch may show a write that is not durable. The connection stays open; the
- * store refuses further writes and serves reads. (Closing it instead, as before, left clients to
- * guess: most reconnect and retry, and none could tell the failure from a network fault.)
+ * {@link DurableReplies} reports the fsync covering it; later output queues behind it, so replies
+ * keep their order. If that fsync fails, every held reply is replaced by an error reply (one for
+ * one, so a pipelining client stays in step): none of those writes is acknowledged, and a reply to
+ * a read in the batch may show a write that is not durable. The connection stays open; the store
+ * refuses further writes and serves reads. (Closing it instead, as before, left clients to guess:
+ * most reconnect and retry, and none could tell the failure from a network fault.)
  */
-final class RespConnection extends ChannelInboundHandlerAdapter
-    implements DurabilityBarrier.Waiter {
+final class RespConnection extends ChannelInboundHandlerAdapter implements DurableReplies.Waiter {
   private static final System.Logger LOG = System.getLogger("dev.cellar.server");
 
   /** Above this much pending output in one batch, write it out rather than let the array grow. */
@@ -43,7 +42,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter
   private final ServerContext server;
   private final Dispatcher dispatcher;
   private final RequestParser parser;
-  private final DurabilityBarrier barrier;
+  private final DurableReplies barrier;
 
   /** Requests parsed ahead of execution, at most {@link #LOOKAHEAD}; see {@link #processInput}. */
   private Request[] pending = new Request[1];
@@ -84,10 +83,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter
   private record Held(ByteBuf bytes, long ticket, int replies) {}
 
   RespConnection(
-      ServerContext server,
-      Dispatcher dispatcher,
-      RequestParser parser,
-      DurabilityBarrier barrier) {
+      ServerContext server, Dispatcher dispatcher, RequestParser parser, DurableReplies barrier) {
     this.server = server;
     this.dispatcher = dispatcher;
     this.parser = parser;

@@ -1,6 +1,5 @@
 package dev.cellar.server.net;
 
-import dev.cellar.Fsync;
 import dev.cellar.server.command.Dispatcher;
 import dev.cellar.server.command.ServerContext;
 import dev.cellar.server.config.ServerConfig;
@@ -43,7 +42,7 @@ public final class RespListener implements AutoCloseable {
   private final Channel https;
   private final HttpEndpoint httpEndpoint;
   private final ChannelGroup clients = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
-  private final DurabilityBarrier barrier;
+  private final DurableReplies barrier;
   private final ScheduledFuture<?> memoryRefresh;
   private final ScheduledFuture<?> statsSample;
   private final DeadPeerSweep deadPeers;
@@ -62,7 +61,7 @@ public final class RespListener implements AutoCloseable {
     ServerConfig config = server.config();
     transport = Transport.choose(config.transport());
     loops = new MultiThreadIoEventLoopGroup(config.threads(), loopThreads(), transport.handlers());
-    barrier = config.fsync() == Fsync.ALWAYS ? new DurabilityBarrier(server.store()) : null;
+    barrier = server.store().durableOnReturn() ? null : new DurableReplies(server.store());
     boolean httpOn = config.httpPort() != 0 || config.httpsPort() != 0;
     httpEndpoint = httpOn ? new HttpEndpoint(server) : null;
     List<Channel> bound = new ArrayList<>();
@@ -95,9 +94,6 @@ public final class RespListener implements AutoCloseable {
         httpEndpoint.close();
       }
       loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
-      if (barrier != null) {
-        barrier.close();
-      }
       throw e;
     }
     memoryRefresh =
@@ -218,9 +214,6 @@ public final class RespListener implements AutoCloseable {
       barrier.drain();
     }
     clients.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
-    if (barrier != null) {
-      barrier.close();
-    }
     loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
   }
 }

@@ -11,7 +11,6 @@ import dev.cellar.Cellar;
 import dev.cellar.CellarOptions;
 import dev.cellar.DiskFullException;
 import dev.cellar.Fsync;
-import dev.cellar.store.Store;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -102,7 +101,7 @@ class EngineDiskFullTest {
             .backgroundCompaction(false)
             .compactionGarbageRatio(0.3);
     db = Cellar.open(dir, options);
-    Store store = (Store) db;
+    Cellar store = db;
     Path ballast = fs.ballast("ballast", fs.usableBytes() - (12 << 20));
 
     Map<String, byte[]> acked = new LinkedHashMap<>();
@@ -111,7 +110,7 @@ class EngineDiskFullTest {
         full.getMessage()
             .startsWith("disk full while appending to the log: No space left on device"),
         full.getMessage());
-    assertNotNull(store.diskFull(), "the store says the disk is full");
+    assertNotNull(store.health().diskFull(), "the store says the disk is full");
     assertAllReadable(acked, "while the disk is full");
 
     // Refused writes keep refusing, and leave no file, descriptor or mapping behind.
@@ -130,7 +129,7 @@ class EngineDiskFullTest {
     assertThrows(DiskFullException.class, db::checkpoint);
     assertThrows(DiskFullException.class, db::compact);
     Thread.sleep(2000);
-    assertNotNull(store.checkpointFailure(), "the agent's checkpoint failed too");
+    assertNotNull(store.health().checkpointFailure(), "the agent's checkpoint failed too");
     assertTrue(warnings.get() <= 4, warnings.get() + " warnings logged in 2 s of a full disk");
     awaitTrue(
         () -> temporaryFiles(dir).isEmpty(),
@@ -140,11 +139,13 @@ class EngineDiskFullTest {
     // Space returns: the store notices without a write, and everything resumes by itself.
     Files.delete(topUp);
     Files.delete(ballast);
-    awaitTrue(() -> store.diskFull() == null, "the space probe clears the disk-full state");
+    awaitTrue(
+        () -> store.health().diskFull() == null, "the space probe clears the disk-full state");
     for (int i = 0; i < 50; i++) {
       put("after" + i, 2, acked);
     }
-    awaitTrue(() -> store.checkpointFailure() == null, "the agent's checkpoint succeeds again");
+    awaitTrue(
+        () -> store.health().checkpointFailure() == null, "the agent's checkpoint succeeds again");
     assertTrue(db.compact() > 0, "compaction reclaims the garbage once it has room for its output");
     awaitTrue(
         () -> temporaryFiles(dir).isEmpty(), "no temporary file stays: " + temporaryFiles(dir));

@@ -1,0 +1,509 @@
+package dev.cellar.store;
+
+import static dev.cellar.Cellar.ABSENT;
+
+import dev.cellar.CellarOptions;
+import dev.cellar.CorruptStoreException;
+import dev.cellar.ValueSink;
+import dev.cellar.index.HashIndex;
+import dev.cellar.index.KeyHasher;
+import dev.cellar.log.LogLocation;
+import dev.cellar.log.RecordView;
+import dev.cellar.log.Segment;
+import dev.cellar.log.SegmentTable;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Function;
+import java.util.random.RandomGenerator;
+
+/**
+ * The keys: sharded off-heap indexes over the log's segments, and every read of them.
+ *
+ * <h2>Read path</h2>
+ *
+ * Hash the key (SipHash, seeded per store), find the location in the shard's index under an
+ * optimistic stamp, read the record header, validate the stamp; then copy the value out (records
+ * are immutable) and check its CRC. No lock word is written on a read, so reads scale with cores. A
+ * read that races compaction (its segment unmapped after the lookup) looks the key up again.
+ *
+ * <h2>Batches</h2>
+ *
+ * One lookup makes two dependent cache misses (the index slot, then the record), about 290 ns here.
+ * {@link #prefetch} touches a batch's slots, then their records, so the CPU has many misses in
+ * flight at once; the reads that follow hit the cache.
+ *
+ * <p>Writers change a shard's index under its write lock ({@link #shard}); this class only reads.
+ */
+final class Keyspace {
+  private static final int OPTIMISTIC_ATTEMPTS = 8;
+
+  /** Uniform draws {@link #randomKey()} makes: enough unless the index is under about 1/8 full. */
+  private static final int RANDOM_KEY_PROBES = 32;
+
+  /** Walks {@link #randomKey()} makes after that, before concluding that every key has expired. */
+  private static final int RANDOM_KEY_WALKS = 16;
+
+  static final MemorySegment NO_PREFIX = MemorySegment.ofArray(new byte[0]);
+
+  private final Shard[] shards;
+  private final int shardMask;
+  private final KeyHasher hasher;
+  private final SegmentTable segments;
+  private final CellarOptions options;
+  private final StoreHealth health;
+
+  Keyspace(
+      int shardCount,
+      KeyHasher hasher,
+      SegmentTable segments,
+      CellarOptions options,
+      StoreHealth health) {
+    this.shards = new Shard[shardCount];
+    this.shardMask = shardCount - 1;
+    this.hasher = hasher;
+    this.segments = segments;
+    this.options = options;
+    this.health = health;
+    for (int i = 0; i < shards.length; i++) {
+      shards[i] = new Shard(segments, hasher);
+    }
+  }
+
+  Shard[] shards() {
+    return shards;
+  }
+
+  /** The shard that holds the key of hash {@code hash}. */
+  Shard shard(long hash) {
+    return shards[(int) hash & shardMask];
+  }
+
+  KeyHasher hasher() {
+    return hasher;
+  }
+
+  void checkOpen() {
+    health.checkOpen();
+  }
+
+  static MemorySegment segmentOf(byte[] key) {
+    Objects.requireNonNull(key, "key");
+    return MemorySegment.ofArray(key);
+  }
+
+  public byte[] get(byte[] key) {
+    Objects.requireNonNull(key, "key");
+    // A segment over the caller's array would be allocated per call (the lookup is too large for
+    // escape analysis to remove it): a short key is looked up from a per-thread copy instead, so
+    // the value returned is the call's only allocation. No caller code runs during the lookup
+    // (copyOut calls none), so a nested read cannot overwrite the copy while it is in use.
+    MemorySegment lookupKey;
+    if (key.length <= KEY_SCRATCH_BYTES) {
+      lookupKey = KEY_SCRATCH.get();
+      MemorySegment.copy(key, 0, lookupKey, ValueLayout.JAVA_BYTE, 0, key.length);
+    } else {
+      lookupKey = MemorySegment.ofArray(key);
+    }
+    return readLive(lookupKey, 0, key.length, hasher.hash(key), copyOut, null);
+  }
+
+  /** Keys up to this length are looked up by {@link #get(byte[])} from {@link #KEY_SCRATCH}. */
+  private static final int KEY_SCRATCH_BYTES = 256;
+
+  private static final ThreadLocal<MemorySegment> KEY_SCRATCH =
+      ThreadLocal.withInitial(() -> MemorySegment.ofArray(new byte[KEY_SCRATCH_BYTES]));
+
+  <R> R read(byte[] key, Function<MemorySegment, R> reader) {
+    return read(segmentOf(key), reader);
+  }
+
+  @SuppressWarnings("unchecked")
+  <R> R read(MemorySegment key, Function<MemorySegment, R> reader) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(reader, "reader");
+    return (R) readLive(key, 0, key.byteSize(), applyReader, reader);
+  }
+
+  boolean read(MemorySegment keySource, long keyOffset, long keyLength, ValueSink sink) {
+    Objects.requireNonNull(keySource, "key");
+    Objects.requireNonNull(sink, "sink");
+    Objects.checkFromIndexSize(keyOffset, keyLength, keySource.byteSize());
+    return readLive(keySource, keyOffset, keyLength, feedSink, sink) != null;
+  }
+
+  /**
+   * What a read does with the live record it found, given the caller's argument ({@code with}): one
+   * instance per kind of read, made with the store, so that a read creates no lambda.
+   */
+  private interface RecordAction<R, A> {
+    R apply(Segment segment, RecordView view, A with);
+  }
+
+  private final RecordAction<byte[], Void> copyOut =
+      (segment, view, unused) -> {
+        byte[] value = view.checkedValue(verifiesChecksumsOnRead());
+        if (value == null) {
+          throw corruptRecord(segment, view);
+        }
+        return value;
+      };
+
+  private final RecordAction<Object, Function<MemorySegment, ?>> applyReader =
+      (segment, view, reader) -> {
+        verifyOnRead(segment, view);
+        return reader.apply(view.value().asReadOnly());
+      };
+
+  private final RecordAction<Boolean, ValueSink> feedSink =
+      (segment, view, sink) -> {
+        verifyOnRead(segment, view);
+        sink.accept(segment.readOnlyMemory(), view.valueOffset(), view.valueLength());
+        return Boolean.TRUE;
+      };
+
+  private void verifyOnRead(Segment segment, RecordView view) {
+    if (verifiesChecksumsOnRead() && !view.checksumValid()) {
+      throw corruptRecord(segment, view);
+    }
+  }
+
+  boolean verifiesChecksumsOnRead() {
+    return options.verifyChecksumsOnRead();
+  }
+
+  /**
+   * Per-thread header scratch for lookups, so a read allocates none. Safe to share between nested
+   * reads on one thread (a reader that reads the store again) because no read looks at the view
+   * after it has called out to a caller's code: a retry parses it anew.
+   */
+  private static final ThreadLocal<RecordView> LOOKUP_VIEW =
+      ThreadLocal.withInitial(RecordView::new);
+
+  /** Per-thread room for {@link #prefetch}'s hashes. */
+  private static final ThreadLocal<long[]> PREFETCH_HASHES =
+      ThreadLocal.withInitial(() -> new long[64]);
+
+  long prefetch(MemorySegment source, long[] offsets, long[] lengths, int count) {
+    if (health.isClosed()) {
+      return 0;
+    }
+    long[] hashes = PREFETCH_HASHES.get();
+    if (hashes.length < count) {
+      hashes = new long[count];
+      PREFETCH_HASHES.set(hashes);
+    }
+    // Three tight passes rather than one: the loads of a pass are independent of each other and
+    // few instructions apart, so the CPU has many of them in flight at once.
+    for (int i = 0; i < count; i++) {
+      hashes[i] = hasher.hash(source, offsets[i], lengths[i]);
+    }
+    long digest = 0;
+    for (int i = 0; i < count; i++) {
+      digest ^= shard(hashes[i]).index.touch(hashes[i]);
+    }
+    // The slots are in cache now; the records they point at are the second round of misses.
+    for (int i = 0; i < count; i++) {
+      long location = shard(hashes[i]).index.guessLocation(hashes[i]);
+      Segment segment = location == 0 ? null : segments.get(LogLocation.slot(location));
+      if (segment != null) {
+        try {
+          long offset = LogLocation.offset(location);
+          if (offset < segment.end()) {
+            digest ^= segment.memory().get(ValueLayout.JAVA_BYTE, offset);
+            // A SET of this key will mark that record dead; its word of the dead map is a miss too.
+            digest ^= segment.touchDeadMark(offset);
+          }
+        } catch (IllegalStateException | IndexOutOfBoundsException unmapped) {
+          // compaction replaced the segment meanwhile: nothing to gain from it
+        }
+      }
+    }
+    return digest;
+  }
+
+  /**
+   * Finds the live, unexpired record for the key in {@code key[offset, offset + length)} and
+   * applies {@code action} to it; returns null if there is none. If compaction unmaps the record's
+   * segment while the action runs (it moved the record after we found it), the lookup is repeated,
+   * so the action may run twice.
+   */
+  private <R, A> R readLive(
+      MemorySegment key, long offset, long length, RecordAction<R, A> action, A with) {
+    return readLive(key, offset, length, hasher.hash(key, offset, length), action, with);
+  }
+
+  /** {@link #readLive}, given the key's hash. */
+  private <R, A> R readLive(
+      MemorySegment key, long offset, long length, long hash, RecordAction<R, A> action, A with) {
+    checkOpen();
+    Shard shard = shard(hash);
+    RecordView view = LOOKUP_VIEW.get();
+    for (int attempt = 0; ; attempt++) {
+      Segment segment = locate(shard, hash, key, offset, length, view, attempt);
+      if (segment == null || (view.expireAt() != 0 && view.expiredAt(System.currentTimeMillis()))) {
+        return null;
+      }
+      try {
+        return action.apply(segment, view, with);
+      } catch (IllegalStateException e) {
+        // Compaction removes a segment from the table before it unmaps it: anything else is not
+        // ours to retry (a caller's reader may throw this exception for its own reasons).
+        if (segments.get(segment.slot()) == segment) {
+          throw e;
+        }
+        checkOpen();
+      }
+    }
+  }
+
+  /**
+   * Finds the live record for {@code key} and parses its header into {@code view}; returns its
+   * segment, or null if the key is absent (tombstones read as absent). The result was current at
+   * some instant during the call.
+   */
+  private Segment locate(
+      Shard shard,
+      long hash,
+      MemorySegment key,
+      long keyOffset,
+      long keyLength,
+      RecordView view,
+      int retries) {
+    for (int attempt = 0; ; attempt++) {
+      boolean locked = attempt + retries >= OPTIMISTIC_ATTEMPTS;
+      long stamp = locked ? shard.lock.readLock() : shard.lock.tryOptimisticRead();
+      try {
+        if (stamp == 0) {
+          Thread.onSpinWait();
+          continue;
+        }
+        long location = shard.index.get(hash, key, keyOffset, keyLength);
+        Segment segment = location == 0 ? null : segments.get(LogLocation.slot(location));
+        boolean parsed =
+            segment != null
+                && view.parse(segment.memory(), LogLocation.offset(location), segment.end());
+        if (locked || shard.lock.validate(stamp)) {
+          if (location == 0) {
+            return null;
+          }
+          if (!parsed) {
+            throw new CorruptStoreException(
+                "the index points at an unreadable record",
+                List.of(
+                    segment == null
+                        ? "location " + Long.toHexString(location) + " has no segment"
+                        : segment.path()
+                            + " offset "
+                            + LogLocation.offset(location)
+                            + ": malformed record header"));
+          }
+          return view.isDelete() ? null : segment;
+        }
+      } catch (IllegalStateException | IndexOutOfBoundsException raced) {
+        // A writer changed what we were reading (resized the index, unmapped a segment): retry.
+        if (locked) {
+          throw raced;
+        }
+      } finally {
+        if (locked) {
+          shard.lock.unlockRead(stamp);
+        }
+      }
+    }
+  }
+
+  private static CorruptStoreException corruptRecord(Segment segment, RecordView view) {
+    return new CorruptStoreException(
+        "a record failed its checksum; the value is not returned",
+        List.of(
+            segment.path()
+                + " offset "
+                + view.offset()
+                + ": "
+                + view.length()
+                + " bytes, CRC32C mismatch"));
+  }
+
+  long expiryOf(byte[] key) {
+    return expiryOf(segmentOf(key));
+  }
+
+  long expiryOf(MemorySegment key) {
+    Objects.requireNonNull(key, "key");
+    return readMeta(key);
+  }
+
+  /**
+   * The expiry of the live record for {@code k}, {@link dev.cellar.Cellar#NO_EXPIRY} for none, or
+   * {@link dev.cellar.Cellar#ABSENT}.
+   */
+  private long readMeta(MemorySegment k) {
+    checkOpen();
+    long hash = hasher.hash(k);
+    RecordView view = LOOKUP_VIEW.get();
+    Segment segment = locate(shard(hash), hash, k, 0, k.byteSize(), view, 0);
+    if (segment == null || view.expiredAt(System.currentTimeMillis())) {
+      return ABSENT;
+    }
+    return view.expireAt();
+  }
+
+  boolean contains(byte[] key) {
+    return readMeta(segmentOf(key)) != ABSENT;
+  }
+
+  long size() {
+    checkOpen();
+    long total = 0;
+    for (Shard s : shards) {
+      long stamp = s.lock.readLock();
+      try {
+        total += s.index.size();
+      } finally {
+        s.lock.unlockRead(stamp);
+      }
+    }
+    return total;
+  }
+
+  /**
+   * Draws a shard and a slot in it uniformly until a slot holds a live key. With shards' tables of
+   * equal size (as they are, give or take a doubling, since hashing spreads keys evenly) that is a
+   * uniform draw over all keys, and it takes about 1 / load draws, 2 to 3 normally. A sparse index,
+   * or one full of expired keys, falls back to {@link HashIndex#sample}'s walk.
+   */
+  byte[] randomKey() {
+    checkOpen();
+    RandomGenerator random = ThreadLocalRandom.current();
+    RecordView view = new RecordView();
+    for (int draw = 0; draw < RANDOM_KEY_PROBES; draw++) {
+      byte[] key = randomKeyIn(shards[random.nextInt(shards.length)], random, view, true);
+      if (key != null) {
+        return key;
+      }
+    }
+    for (int attempt = 0; attempt < RANDOM_KEY_WALKS; attempt++) {
+      Shard shard = nonEmptyShardFrom(random.nextInt(shards.length));
+      if (shard == null) {
+        return null;
+      }
+      byte[] key = randomKeyIn(shard, random, view, false);
+      if (key != null) {
+        return key;
+      }
+    }
+    return null;
+  }
+
+  /** A probed or sampled live key of {@code shard}, or null (a free slot, an expired key). */
+  private byte[] randomKeyIn(Shard shard, RandomGenerator random, RecordView view, boolean probe) {
+    long stamp = shard.lock.readLock();
+    try {
+      checkOpen();
+      long location = probe ? shard.index.probe(random) : shard.index.sample(random);
+      return location == 0
+          ? null
+          : liveKeyAt(location, NO_PREFIX, System.currentTimeMillis(), view);
+    } finally {
+      shard.lock.unlockRead(stamp);
+    }
+  }
+
+  /**
+   * The first shard from {@code first} on (cyclically) that has entries, or null if none has. An
+   * empty shard passes the draw on to the next, a bias that matters only in a nearly empty store.
+   */
+  private Shard nonEmptyShardFrom(int first) {
+    for (int k = 0; k < shards.length; k++) {
+      Shard shard = shards[(first + k) & shardMask];
+      long stamp = shard.lock.tryOptimisticRead();
+      long size = shard.index.size();
+      if (stamp == 0 || !shard.lock.validate(stamp)) {
+        stamp = shard.lock.readLock();
+        try {
+          size = shard.index.size();
+        } finally {
+          shard.lock.unlockRead(stamp);
+        }
+      }
+      if (size > 0) {
+        return shard;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * A copy of the key of the record at {@code location} if that record is a live, unexpired value
+   * whose key starts with {@code prefix}; otherwise null. The caller holds the read lock of the
+   * shard whose index yielded {@code location}, which keeps the segment mapped (see {@link
+   * ScanPageTask}). The record's checksum is not verified: only the key is read, and a damaged
+   * value is reported when it is read.
+   */
+  byte[] liveKeyAt(long location, MemorySegment prefix, long now, RecordView view) {
+    Segment segment = segments.get(LogLocation.slot(location));
+    if (segment == null
+        || !view.parse(segment.memory(), LogLocation.offset(location), segment.end())
+        || view.isDelete()
+        || view.expiredAt(now)) {
+      return null;
+    }
+    long prefixLength = prefix.byteSize();
+    if (view.keyLength() < prefixLength
+        || MemorySegment.mismatch(
+                segment.memory(),
+                view.keyOffset(),
+                view.keyOffset() + prefixLength,
+                prefix,
+                0,
+                prefixLength)
+            != -1) {
+      return null;
+    }
+    return view.key().toArray(ValueLayout.JAVA_BYTE);
+  }
+
+  /** Copies the locations in shard {@code i} at one instant. */
+  long[] snapshotLocations(int i) {
+    Shard shard = shards[i];
+    long stamp = shard.lock.readLock();
+    try {
+      long[] out = new long[(int) shard.index.size()];
+      int[] n = {0};
+      shard.index.forEachLocation(
+          location -> {
+            if (n[0] < out.length) {
+              out[n[0]++] = location;
+            }
+          });
+      return n[0] == out.length ? out : java.util.Arrays.copyOf(out, n[0]);
+    } finally {
+      shard.lock.unlockRead(stamp);
+    }
+  }
+
+  int shardCount() {
+    return shards.length;
+  }
+
+  Segment segmentAt(long location) {
+    return segments.get(LogLocation.slot(location));
+  }
+
+  /** Off-heap bytes of the index tables: about the size of a checkpoint. */
+  long indexBytes() {
+    long bytes = 0;
+    for (Shard s : shards) {
+      long stamp = s.lock.readLock();
+      try {
+        bytes += s.index.memoryBytes();
+      } finally {
+        s.lock.unlockRead(stamp);
+      }
+    }
+    return bytes;
+  }
+}

@@ -1,0 +1,246 @@
+package dev.cellar.store;
+
+import dev.cellar.CellarOptions;
+import dev.cellar.DiskFullException;
+import dev.cellar.RecoveryReport;
+import dev.cellar.index.KeyHasher;
+import dev.cellar.io.FileIO;
+import dev.cellar.log.LogWriter;
+import dev.cellar.log.Segment;
+import dev.cellar.log.SegmentTable;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The store's upkeep: sealing full segments, checkpoints and compaction passes, each under the
+ * {@link MaintenanceLock} (which also orders them against close). The agents ({@link
+ * MaintenanceAgent}, {@link IdleCompactor}) decide when; the application can ask for a checkpoint
+ * or a pass itself. Segments a pass replaces are deleted after the next durable checkpoint ({@link
+ * ObsoleteSegments}).
+ */
+final class Maintenance {
+  private final Path directory;
+  private final FileIO io;
+  private final CellarOptions options;
+  private final Keyspace keyspace;
+  private final SegmentTable segments;
+  private final AtomicLong segmentIds;
+  private final LogWriter log;
+  private final Durability durability;
+  private final StoreHealth health;
+  private final ObsoleteSegments obsolete;
+  private final RecoveryReport recoveryReport;
+  private final MaintenanceLock lock = new MaintenanceLock();
+  private final MaintenanceCounters counters;
+  private final AtomicLong checkpointSequence;
+  private volatile long checkpointedSeq = -1;
+
+  Maintenance(
+      Path directory,
+      CellarOptions options,
+      Keyspace keyspace,
+      SegmentTable segments,
+      AtomicLong segmentIds,
+      LogWriter log,
+      Durability durability,
+      StoreHealth health,
+      ObsoleteSegments obsolete,
+      MaintenanceCounters counters,
+      long checkpointSequence,
+      RecoveryReport recoveryReport) {
+    this.directory = directory;
+    this.io = options.fileIO();
+    this.options = options;
+    this.keyspace = keyspace;
+    this.segments = segments;
+    this.segmentIds = segmentIds;
+    this.log = log;
+    this.durability = durability;
+    this.health = health;
+    this.obsolete = obsolete;
+    this.counters = counters;
+    this.checkpointSequence = new AtomicLong(checkpointSequence);
+    this.recoveryReport = recoveryReport;
+  }
+
+  MaintenanceLock lock() {
+    return lock;
+  }
+
+  /**
+   * Writes a checkpoint if anything changed since the last one (or if {@code force}); {@code
+   * locksHeld} when the caller holds every shard's write lock (close).
+   */
+  void writeCheckpoint(boolean force, boolean locksHeld) throws IOException {
+    lock.hold(
+        () -> {
+          long seq = log.appendedSeq();
+          if (!force && seq == checkpointedSeq && obsolete.count() == 0) {
+            return;
+          }
+          health.checkpointing(true);
+          try {
+            List<Segment> deletable = obsolete.snapshot();
+            try {
+              new CheckpointTask(
+                      io,
+                      directory,
+                      keyspace.shards(),
+                      segments,
+                      log,
+                      locksHeld,
+                      durability::syncAll)
+                  .write(checkpointSequence.incrementAndGet());
+            } catch (IOException | RuntimeException e) {
+              health.checkpointDone(e);
+              throw e;
+            }
+            health.checkpointDone(null);
+            checkpointedSeq = seq;
+            counters.checkpoints.increment();
+            obsolete.delete(deletable);
+          } finally {
+            health.checkpointing(false);
+          }
+        });
+  }
+
+  /**
+   * The checkpoint on the way out. Everything is synced by now, so on a full disk it is only an
+   * optimisation lost (the next open replays the log instead): said in the log, not thrown.
+   */
+  void closingCheckpoint() throws IOException {
+    try {
+      writeCheckpoint(true, true);
+    } catch (IOException e) {
+      if (!DiskFullException.isNoSpace(e)) {
+        throw e;
+      }
+      System.getLogger("dev.cellar")
+          .log(
+              System.Logger.Level.WARNING,
+              directory
+                  + ": closed without a checkpoint, the disk is full ("
+                  + e.getMessage()
+                  + "); every write is synced, and the next open replays the log");
+    }
+  }
+
+  /** One pass at full speed (the application's {@code compact()}). */
+  long compactNow() throws IOException {
+    return runCompaction(false, null, false);
+  }
+
+  /**
+   * One throttled pass for the maintenance thread: it gives up, undoing its work, once {@code
+   * stopping} says so, so that close() does not wait out a throttled pass.
+   */
+  long compactInBackground(BooleanSupplier stopping) throws IOException {
+    return runCompaction(true, stopping, false);
+  }
+
+  /**
+   * One throttled pass for the low-priority thread: it gives up, undoing its work, once the log
+   * reaches {@link CellarOptions#idleCompactionLimit()} (a pass at normal priority takes over),
+   * anyone waits for the maintenance lock, or {@code stopping} says so; returns bytes reclaimed, 0
+   * if it gave up.
+   */
+  long compactWhileIdle(BooleanSupplier stopping) throws IOException {
+    return runCompaction(
+        true, lock.yieldWhen(() -> stopping.getAsBoolean() || compactionUrgent()), true);
+  }
+
+  /**
+   * Whether background compaction should compete with the application for CPU: the log has reached
+   * {@link CellarOptions#idleCompactionLimit()} times its live data (or the limit is not above the
+   * point where compaction starts).
+   */
+  boolean compactionUrgent() {
+    return options.idleCompactionLimit() <= options.compactionSpaceAmplification()
+        || Compactor.logAmplification(segments, System.currentTimeMillis())
+            >= options.idleCompactionLimit();
+  }
+
+  /**
+   * One pass; returns bytes reclaimed, 0 when it gave up (a yield is not a failure).
+   *
+   * @param yieldWhen asked during the pass; when true, the pass gives up (null: never)
+   * @param idle whether this is the low-priority pass, which yields to everyone else
+   */
+  private long runCompaction(boolean throttled, BooleanSupplier yieldWhen, boolean idle)
+      throws IOException {
+    KeyHasher hasher = keyspace.hasher();
+    try {
+      long reclaimed =
+          new Compactor(
+                  lock,
+                  this::sealFullSegments,
+                  obsolete,
+                  health,
+                  counters,
+                  io,
+                  directory,
+                  keyspace.shards(),
+                  hasher,
+                  segments,
+                  segmentIds,
+                  options,
+                  throttled,
+                  yieldWhen,
+                  idle)
+              .runOnce();
+      health.compactionDone(null);
+      return reclaimed;
+    } catch (CompactionYieldedException yielded) {
+      return 0;
+    } catch (IOException | RuntimeException e) {
+      health.compactionDone(e);
+      throw e;
+    }
+  }
+
+  /** Seals the segments the log writer has moved past; see {@link Durability#sealFullSegments}. */
+  void sealFullSegments() throws IOException {
+    lock.hold(() -> durability.sealFullSegments(segments));
+  }
+
+  /** The agent's sealing: left to a low-priority pass that holds the lock (it seals first). */
+  void sealFullSegmentsUnlessIdlePass() throws IOException {
+    lock.holdUnlessIdlePass(() -> durability.sealFullSegments(segments));
+  }
+
+  Path directory() {
+    return directory;
+  }
+
+  CellarOptions options() {
+    return options;
+  }
+
+  RecoveryReport recoveryReport() {
+    return recoveryReport;
+  }
+
+  long indexBytes() {
+    return keyspace.indexBytes();
+  }
+
+  long obsoleteBytes() {
+    return obsolete.bytes();
+  }
+
+  IOException writeFailure() {
+    return health.writeFailure();
+  }
+
+  DiskFullException diskFull() {
+    return health.diskFull();
+  }
+
+  void probeSpace() throws IOException {
+    health.probeSpace();
+  }
+}
