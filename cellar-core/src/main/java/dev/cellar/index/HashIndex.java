@@ -6,7 +6,7 @@ import static dev.cellar.index.IndexSlotDescriptor.FINGERPRINT_END;
 import static dev.cellar.index.IndexSlotDescriptor.LOCATION_BITS;
 import static dev.cellar.index.IndexSlotDescriptor.MOVED;
 
-import dev.cellar.io.MemoryAdvice;
+import dev.cellar.platform.MemoryAdvice;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

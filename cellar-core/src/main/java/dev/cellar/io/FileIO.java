@@ -1,5 +1,6 @@
 package dev.cellar.io;
 
+import dev.cellar.platform.PlatformFileIO;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;

@@ -1,6 +1,6 @@
 package dev.cellar.log;
 
-import dev.cellar.io.MemoryAdvice;
+import dev.cellar.platform.MemoryAdvice;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;

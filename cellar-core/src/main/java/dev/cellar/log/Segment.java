@@ -1,8 +1,8 @@
 package dev.cellar.log;
 
 import dev.cellar.io.FileIO;
-import dev.cellar.io.MemoryAdvice;
 import dev.cellar.io.StoreFile;
+import dev.cellar.platform.MemoryAdvice;
 import java.io.IOException;
 import java.io.SyncFailedException;
 import java.lang.foreign.Arena;

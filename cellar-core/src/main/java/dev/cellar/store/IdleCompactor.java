@@ -1,6 +1,6 @@
 package dev.cellar.store;
 
-import dev.cellar.io.ThreadPriority;
+import dev.cellar.platform.ThreadPriority;
 import java.util.concurrent.locks.LockSupport;
 
 /**

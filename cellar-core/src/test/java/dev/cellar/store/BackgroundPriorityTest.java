@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import dev.cellar.Cellar;
 import dev.cellar.CellarOptions;
 import dev.cellar.Fsync;
-import dev.cellar.io.ThreadPriority;
+import dev.cellar.platform.ThreadPriority;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.cellar.Cellar;
 import dev.cellar.CellarOptions;
 import dev.cellar.Fsync;
-import dev.cellar.io.MemoryAdvice;
+import dev.cellar.platform.MemoryAdvice;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,6 +1,6 @@
 package dev.cellar.bench.memory;
 
-import dev.cellar.io.MemoryAdvice;
+import dev.cellar.platform.MemoryAdvice;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

@@ -105,7 +105,7 @@ final class DurableReplies {
   }
 
   /** Wakes each loop once with all its connections whose tickets are done. */
-  private void release(long target, RuntimeException failure) {
+  private synchronized void release(long target, RuntimeException failure) {
     completed.accumulateAndGet(target, Math::max);
     Map<Executor, List<Waiter>> byLoop = new IdentityHashMap<>();
     for (Pending p; (p = pending.peek()) != null && p.ticket <= target; ) {

@@ -1,5 +1,7 @@
-package dev.cellar.io;
+package dev.cellar.platform;
 
+import dev.cellar.io.FileIO;
+import dev.cellar.io.StoreFile;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
@@ -11,8 +13,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** {@link FileIO} over the operating system's file system. */
-final class PlatformFileIO implements FileIO {
-  static final PlatformFileIO INSTANCE = new PlatformFileIO();
+public final class PlatformFileIO implements FileIO {
+  /** The one instance; {@link FileIO#platform()} hands it out. */
+  public static final PlatformFileIO INSTANCE = new PlatformFileIO();
 
   private PlatformFileIO() {}
 

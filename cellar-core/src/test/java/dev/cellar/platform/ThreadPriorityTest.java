@@ -1,4 +1,4 @@
-package dev.cellar.io;
+package dev.cellar.platform;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,4 +1,4 @@
-package dev.cellar.io;
+package dev.cellar.platform;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;

@@ -1,5 +1,6 @@
-package dev.cellar.io;
+package dev.cellar.platform;
 
+import dev.cellar.io.StoreFile;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

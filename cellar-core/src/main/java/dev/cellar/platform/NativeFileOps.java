@@ -1,4 +1,4 @@
-package dev.cellar.io;
+package dev.cellar.platform;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
