@@ -70,9 +70,6 @@ public final class CellarServer implements AutoCloseable, ServerControl {
    * since a record never spans two segments. Under {@code appendfsync always} the log's tail is
    * mapped with small pages ({@link CellarOptions#hugePageLogTail}).
    */
-  private static final int RECORD_ALLOWANCE =
-      96; // what CellarOptions.validate adds to key and value for a record's framing
-
   static CellarOptions storeOptions(ServerConfig config, CellarOptions base) {
     CellarOptions options = base.segmentBytes(config.segmentSize());
     int growth = config.aofRewritePercentage();
@@ -84,9 +81,10 @@ public final class CellarServer implements AutoCloseable, ServerControl {
       // The barrier fsyncs after every batch: with huge pages each fsync would write a 2 MiB folio.
       options = options.hugePageLogTail(false);
     }
-    int fitting = config.segmentSize() - CellarOptions.DEFAULT_MAX_KEY_BYTES - RECORD_ALLOWANCE;
+    long fitting =
+        CellarOptions.largestValueBytes(config.segmentSize(), CellarOptions.DEFAULT_MAX_KEY_BYTES);
     return fitting < CellarOptions.DEFAULT_MAX_VALUE_BYTES
-        ? options.maxValueBytes(fitting)
+        ? options.maxValueBytes((int) fitting)
         : options;
   }
 
