@@ -1,6 +1,7 @@
 package dev.cellar.checkpoint;
 
 import dev.cellar.IncompatibleFormatException;
+import dev.cellar.index.IndexSlotDescriptor;
 import dev.cellar.log.Crc32c;
 import dev.cellar.log.LogLocation;
 import java.lang.foreign.MemorySegment;
@@ -42,7 +43,7 @@ import java.nio.charset.StandardCharsets;
  *
  * Both CRCs are masked CRC32C: the header CRC covers bytes 0 to 59, the body CRC every byte after
  * the header. Shard slot arrays start page-aligned so that a reader can map or copy each as a unit;
- * their words are specified by {@code IndexSlotDescriptor}. The segment table comes last because it
+ * their words are specified by {@link IndexSlotDescriptor}. The segment table comes last because it
  * is read after the shards are copied (a segment created meanwhile may be referenced by the
  * copies).
  */
@@ -73,8 +74,10 @@ public final class CheckpointDescriptor {
   public static final int SLOT_COUNT_OFFSET = 0;
   public static final int KEY_COUNT_OFFSET = 8;
 
-  /** Bytes of one slot in a shard's slot array. */
-  public static final int SLOT_BYTES = 8;
+  /**
+   * Bytes of one slot in a shard's slot array: an index slot word, stored as the index holds it.
+   */
+  public static final int SLOT_BYTES = IndexSlotDescriptor.BYTES;
 
   /** The largest slot count a reader accepts for a shard (a sanity bound, not a written limit). */
   public static final long MAX_SLOTS_PER_SHARD = 1L << 40;
