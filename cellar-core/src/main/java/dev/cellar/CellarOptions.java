@@ -1,6 +1,8 @@
 package dev.cellar;
 
 import dev.cellar.io.FileIO;
+import dev.cellar.log.RecordDescriptor;
+import dev.cellar.log.SegmentHeaderDescriptor;
 import java.time.Duration;
 
 /**
@@ -16,6 +18,25 @@ public final class CellarOptions {
   /** Index slots address offsets inside a segment with 30 bits. */
   public static final int MAX_SEGMENT_BYTES = 1 << 30;
 
+  /**
+   * Most index shards a store can have; the shard count is a power of two from 1 to this. Fixed in
+   * the store's identity file, {@code cellar.meta}.
+   */
+  public static final int MAX_SHARDS = 4096;
+
+  /**
+   * Most bytes a log record adds to its key and value (checksum, type, lengths, sequence number,
+   * expiry): what a key costs in the log besides its bytes, for memory accounting. 32.
+   */
+  public static final int RECORD_OVERHEAD_BYTES = RecordDescriptor.MAX_FRAMING_LENGTH;
+
+  /**
+   * Bytes a segment needs besides the largest key and value it must hold: its header and one
+   * record's overhead, since a record never spans two segments. 96. See {@link #largestValueBytes}.
+   */
+  public static final int RECORD_ALLOWANCE_BYTES =
+      SegmentHeaderDescriptor.LENGTH + RECORD_OVERHEAD_BYTES;
+
   public static final int DEFAULT_MAX_KEY_BYTES = 64 << 10;
   public static final int DEFAULT_MAX_VALUE_BYTES = 16 << 20;
   public static final int DEFAULT_SHARDS = 64;
@@ -25,6 +46,15 @@ public final class CellarOptions {
   public static final long DEFAULT_COMPACTION_BYTES_PER_SECOND = 256L << 20;
   public static final int DEFAULT_BACKGROUND_NICE = 0;
   public static final double DEFAULT_IDLE_COMPACTION_LIMIT = 3.0;
+
+  /**
+   * The largest value a segment of {@code segmentBytes} can hold beside a key of {@code
+   * maxKeyBytes}: the most {@link #maxValueBytes(int)} may be for those settings (negative when not
+   * even the key fits).
+   */
+  public static long largestValueBytes(int segmentBytes, int maxKeyBytes) {
+    return (long) segmentBytes - maxKeyBytes - RECORD_ALLOWANCE_BYTES;
+  }
 
   private Fsync fsync = DEFAULT_FSYNC;
   private int segmentBytes = DEFAULT_SEGMENT_BYTES;
@@ -105,10 +135,10 @@ public final class CellarOptions {
   }
 
   /**
-   * Number of index shards, a power of two from 1 to 4096; default 64. More shards mean less write
-   * contention but smaller tables, and tables under 2 MiB (2^18 slots, about 200K keys per shard)
-   * get no huge pages, which costs random lookups a TLB miss each. Fixed when the store is created
-   * (later opens use the stored value).
+   * Number of index shards, a power of two from 1 to {@value #MAX_SHARDS}; default 64. More shards
+   * mean less write contention but smaller tables, and tables under 2 MiB (2^18 slots, about 200K
+   * keys per shard) get no huge pages, which costs random lookups a TLB miss each. Fixed when the
+   * store is created (later opens use the stored value).
    */
   public CellarOptions shards(int count) {
     CellarOptions c = copy();
@@ -372,9 +402,8 @@ public final class CellarOptions {
             + "]");
     require(maxKeyBytes >= 1, "maxKeyBytes " + maxKeyBytes + " < 1");
     require(maxValueBytes >= 0, "maxValueBytes " + maxValueBytes + " < 0");
-    long largestRecord = 64L + maxKeyBytes + maxValueBytes + 32;
     require(
-        largestRecord <= segmentBytes,
+        maxValueBytes <= largestValueBytes(segmentBytes, maxKeyBytes),
         "maxKeyBytes "
             + maxKeyBytes
             + " + maxValueBytes "
@@ -383,8 +412,8 @@ public final class CellarOptions {
             + segmentBytes
             + " bytes; raise segmentBytes");
     require(
-        shards >= 1 && shards <= 4096 && Integer.bitCount(shards) == 1,
-        "shards " + shards + " is not a power of two in [1, 4096]");
+        shards >= 1 && shards <= MAX_SHARDS && Integer.bitCount(shards) == 1,
+        "shards " + shards + " is not a power of two in [1, " + MAX_SHARDS + "]");
     require(
         checkpointInterval != null && !checkpointInterval.isNegative(),
         "checkpointInterval must be zero or positive");

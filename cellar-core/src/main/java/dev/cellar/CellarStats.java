@@ -1,5 +1,8 @@
 package dev.cellar;
 
+import dev.cellar.index.HashIndex;
+import dev.cellar.log.RecordDescriptor;
+
 /**
  * Counters and sizes at one moment.
  *
@@ -40,4 +43,17 @@ public record CellarStats(
     long compactedBytes,
     long checkpoints,
     long mappedBytes,
-    long expiredKeys) {}
+    long expiredKeys) {
+
+  /**
+   * The bytes one key costs this store, as of these counters: its log record (framing, key, value
+   * and expiry, the sequence number sized from the writes counted so far) plus its share of the
+   * off-heap index, the index's bytes over its keys but at most what an entry costs at the lowest
+   * load a table reaches by growth (about 21 bytes): a small store's index is mostly its
+   * preallocated minimum, which no one key causes. What a server reports as a key's memory usage.
+   */
+  public long keyFootprint(long keyLength, long valueLength, boolean expires) {
+    long indexShare = Math.min(HashIndex.MAX_BYTES_PER_GROWN_ENTRY, indexBytes / Math.max(1, keys));
+    return RecordDescriptor.length(keyLength, valueLength, puts + deletes, expires) + indexShare;
+  }
+}

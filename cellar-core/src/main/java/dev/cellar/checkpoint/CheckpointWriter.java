@@ -8,7 +8,6 @@ import dev.cellar.log.Crc32c;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.zip.CRC32C;
@@ -93,10 +92,10 @@ public final class CheckpointWriter {
               // The shard header and the zeros up to the aligned slots go in one write: a
               // checkpoint of many small shards is otherwise mostly syscalls.
               long aligned = slotsOffset(position[0]);
-              ByteBuffer head =
-                  ByteBuffer.allocate((int) (aligned - position[0])).order(ByteOrder.LITTLE_ENDIAN);
-              head.putLong(slots.byteSize() / 8).putLong(keyCount).clear();
-              long p = writeBody(file, head, position[0], bodyCrc);
+              byte[] head = new byte[(int) (aligned - position[0])];
+              writeShardHeader(
+                  MemorySegment.ofArray(head), 0, slots.byteSize() / SLOT_BYTES, keyCount);
+              long p = writeBody(file, ByteBuffer.wrap(head), position[0], bodyCrc);
               for (long off = 0; off < slots.byteSize(); off += CHUNK) {
                 long n = Math.min(CHUNK, slots.byteSize() - off);
                 p = writeBody(file, slots.asSlice(off, n).asByteBuffer(), p, bodyCrc);
@@ -107,22 +106,23 @@ public final class CheckpointWriter {
       }
       // Read only now: a segment created while shards were copied may be referenced by them.
       List<SegmentEntry> segments = segmentsAfterShards.get();
-      ByteBuffer entries =
-          ByteBuffer.allocate(segments.size() * SEGMENT_ENTRY_LENGTH)
-              .order(ByteOrder.LITTLE_ENDIAN);
-      for (SegmentEntry e : segments) {
-        entries.putLong(e.segmentId()).putInt(e.slot()).putShort(e.kind()).putShort((short) 0);
-        entries.putLong(e.deadBytes()).putLong(e.ttlLiveBytes()).putLong(e.maxExpiry());
-        entries.putLong(e.minSeq()).putLong(e.maxSeq()).putLong(0L);
+      byte[] entries = new byte[segments.size() * SEGMENT_ENTRY_LENGTH];
+      for (int i = 0; i < segments.size(); i++) {
+        writeEntry(
+            MemorySegment.ofArray(entries), (long) i * SEGMENT_ENTRY_LENGTH, segments.get(i));
       }
-      at = writeBody(file, entries.flip(), at, bodyCrc);
-      ByteBuffer header = ByteBuffer.allocate(HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
-      header.put(MAGIC).putShort(MAJOR_VERSION).putShort(MINOR_VERSION).putInt(shards.size());
-      header.putLong(replayFromSegment).putLong(replayFromOffset).putLong(nextSeq);
-      header.putInt(segments.size()).putInt(0).putLong(at);
-      header.putInt(Crc32c.mask((int) bodyCrc.getValue()));
-      header.putInt(Crc32c.masked(MemorySegment.ofArray(header.array()), 0, HEADER_CRC_OFFSET));
-      file.write(header.flip(), 0);
+      at = writeBody(file, ByteBuffer.wrap(entries), at, bodyCrc);
+      byte[] header = new byte[HEADER_LENGTH];
+      writeHeader(
+          MemorySegment.ofArray(header),
+          shards.size(),
+          replayFromSegment,
+          replayFromOffset,
+          nextSeq,
+          segments.size(),
+          at,
+          Crc32c.mask((int) bodyCrc.getValue()));
+      file.write(ByteBuffer.wrap(header), 0);
       file.force();
     }
   }

@@ -60,6 +60,13 @@ public final class HashIndex implements AutoCloseable {
   private static final int MIN_CAPACITY = 1024;
 
   /**
+   * Index bytes per entry at the lowest load a table reaches by growth: it doubles past 3/4 full,
+   * so it is then 3/8 full and each entry costs a slot over 3/8 (21 bytes). A table below that load
+   * is its preallocated minimum or was sized for expected keys, which no one key causes.
+   */
+  public static final long MAX_BYTES_PER_GROWN_ENTRY = IndexSlotDescriptor.BYTES * 8L / 3;
+
+  /**
    * Slots {@link #guessLocation} looks at: one cache line's worth, which {@link #touch} brought in.
    */
   private static final int GUESS_PROBES = 8;

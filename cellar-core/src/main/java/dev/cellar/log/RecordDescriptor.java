@@ -37,6 +37,19 @@ public final class RecordDescriptor {
 
   public static final int EXPIRY_BYTES = 8;
 
+  /** Longest varint of a length (an int): 5 bytes of 7 bits. */
+  public static final int MAX_LENGTH_VARINT_BYTES = 5;
+
+  /** Longest varint of a seq (below 2^63): 9 bytes of 7 bits. */
+  public static final int MAX_SEQ_VARINT_BYTES = 9;
+
+  /**
+   * Most bytes a record adds to its key and value: CRC, type, the three varints at their longest
+   * and the expiry. 32.
+   */
+  public static final int MAX_FRAMING_LENGTH =
+      VARINTS_OFFSET + 2 * MAX_LENGTH_VARINT_BYTES + MAX_SEQ_VARINT_BYTES + EXPIRY_BYTES;
+
   /** Smallest possible record: CRC, type, three one-byte varints, a one-byte key. */
   public static final int MIN_LENGTH = 4 + 1 + 3 + 1;
 

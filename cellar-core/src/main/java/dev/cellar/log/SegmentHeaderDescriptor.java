@@ -41,6 +41,7 @@ public final class SegmentHeaderDescriptor {
   public static final int CREATED_OFFSET = 32;
   public static final int MIN_SEQ_OFFSET = 40;
   public static final int MAX_SEQ_OFFSET = 48;
+  public static final int RESERVED_OFFSET = 56;
   public static final int CRC_OFFSET = 60;
 
   /** A segment appended to by writers. */
@@ -72,7 +73,7 @@ public final class SegmentHeaderDescriptor {
     s.set(LONG, CREATED_OFFSET, createdMillis);
     s.set(LONG, MIN_SEQ_OFFSET, 0L);
     s.set(LONG, MAX_SEQ_OFFSET, 0L);
-    s.set(INT, 56, 0);
+    s.set(INT, RESERVED_OFFSET, 0);
     stampCrc(s);
   }
 

@@ -66,9 +66,6 @@ public final class CellarServer implements AutoCloseable, ServerControl {
    * since a record never spans two segments. Under {@code appendfsync always} the log's tail is
    * mapped with small pages ({@link CellarOptions#hugePageLogTail}).
    */
-  private static final int RECORD_ALLOWANCE =
-      96; // what CellarOptions.validate adds to key and value for a record's framing
-
   static CellarOptions storeOptions(ServerConfig config, CellarOptions base) {
     // The engine owns the fsync policy. Its writes do not wait for their fsync: a connection holds
     // the replies to a batch until the engine says the batch is durable (DurableReplies), so that
@@ -80,9 +77,10 @@ public final class CellarServer implements AutoCloseable, ServerControl {
         growth == 0
             ? options.backgroundCompaction(false)
             : options.compactionSpaceAmplification(1 + growth / 100.0);
-    int fitting = config.segmentSize() - CellarOptions.DEFAULT_MAX_KEY_BYTES - RECORD_ALLOWANCE;
+    long fitting =
+        CellarOptions.largestValueBytes(config.segmentSize(), CellarOptions.DEFAULT_MAX_KEY_BYTES);
     return fitting < CellarOptions.DEFAULT_MAX_VALUE_BYTES
-        ? options.maxValueBytes(fitting)
+        ? options.maxValueBytes((int) fitting)
         : options;
   }
 

@@ -1,12 +1,9 @@
 package dev.cellar.cli.tool;
 
 import dev.cellar.IncompatibleFormatException;
-import dev.cellar.checkpoint.CheckpointImage;
-import dev.cellar.checkpoint.CheckpointReader;
-import dev.cellar.checkpoint.SegmentEntry;
 import dev.cellar.cli.tool.Finding.Severity;
-import dev.cellar.io.FileIO;
-import dev.cellar.log.Segment;
+import dev.cellar.inspect.CheckpointFile;
+import dev.cellar.inspect.SegmentFile;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -14,8 +11,9 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * Checks checkpoints with the core's own {@link CheckpointReader} (header, checksums, shard layout)
- * and finds the one an open would use, whose replay position tells what data is known durable.
+ * Checks checkpoints with the core's own reader, through {@link CheckpointFile} (header, checksums,
+ * shard layout) and finds the one an open would use, whose replay position tells what data is known
+ * durable.
  *
  * <p>A checkpoint is written under a temporary name, fsynced and renamed, so no crash leaves a
  * damaged one: any damage is an error, even though an open would survive it by falling back to an
@@ -46,23 +44,15 @@ public final class CheckpointVerifier {
   /** Reads {@code path}, which must have {@code shards} shards. */
   public static Result read(Path path, int shards) {
     String name = path.getFileName().toString();
-    try (CheckpointReader.OpenCheckpoint open =
-        CheckpointReader.open(FileIO.platform(), path, shards)) {
-      CheckpointImage image = open.image();
-      long[] keys = {0};
-      int[] shardCount = {0};
-      open.loadShards(
-          (shard, slots, keyCount) -> {
-            keys[0] += keyCount;
-            shardCount[0]++;
-          });
+    try {
+      CheckpointFile checkpoint = CheckpointFile.read(path, shards);
       return new Result(
           name,
-          describe(image, keys[0], shardCount[0]),
-          new ReplayPosition(image.replayFromSegment(), image.replayFromOffset(), name),
-          image.segments().stream().map(SegmentEntry::segmentId).toList(),
+          describe(checkpoint),
+          new ReplayPosition(checkpoint.replayFromSegment(), checkpoint.replayFromOffset(), name),
+          checkpoint.segments().stream().map(CheckpointFile.Entry::segmentId).toList(),
           List.of());
-    } catch (CheckpointReader.Invalid | IncompatibleFormatException e) {
+    } catch (CheckpointFile.Invalid | IncompatibleFormatException e) {
       // The reader's messages start with the file name, which the finding already shows.
       String reason =
           e.getMessage().startsWith(name + ": ")
@@ -95,7 +85,7 @@ public final class CheckpointVerifier {
     List<String> missing =
         result.segments().stream()
             .filter(id -> !usableSegmentIds.contains(id))
-            .map(Segment::fileName)
+            .map(SegmentFile::fileName)
             .toList();
     if (missing.isEmpty()) {
       return List.of();
@@ -124,15 +114,15 @@ public final class CheckpointVerifier {
         name, null, null, List.of(), List.of(Finding.ofFile(Severity.ERROR, name, reason)));
   }
 
-  private static String describe(CheckpointImage image, long keys, int shardCount) {
+  private static String describe(CheckpointFile checkpoint) {
     return String.format(
         Locale.ROOT,
         "%,d keys in %d shards, %d segment(s), replay from %s offset %,d, next seq %,d",
-        keys,
-        shardCount,
-        image.segments().size(),
-        Segment.fileName(image.replayFromSegment()),
-        image.replayFromOffset(),
-        image.nextSeq());
+        checkpoint.keys(),
+        checkpoint.shards(),
+        checkpoint.segments().size(),
+        SegmentFile.fileName(checkpoint.replayFromSegment()),
+        checkpoint.replayFromOffset(),
+        checkpoint.nextSeq());
   }
 }

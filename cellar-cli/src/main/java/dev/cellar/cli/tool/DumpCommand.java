@@ -1,8 +1,9 @@
 package dev.cellar.cli.tool;
 
 import dev.cellar.cli.CellarCommand;
-import dev.cellar.log.RecordView;
-import dev.cellar.log.Segment;
+import dev.cellar.inspect.SegmentFile;
+import dev.cellar.inspect.SegmentRecord;
+import dev.cellar.inspect.StoreDirectory;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -107,7 +108,7 @@ public final class DumpCommand implements Callable<Integer> {
       throw new CommandLine.ParameterException(
           spec.commandLine(),
           "no "
-              + Segment.fileName(id)
+              + SegmentFile.fileName(id)
               + " in "
               + directory
               + "; it has "
@@ -124,7 +125,7 @@ public final class DumpCommand implements Callable<Integer> {
   }
 
   private long parseSegmentId(String text) {
-    long fromName = Segment.idOf(text);
+    long fromName = SegmentFile.idOf(text);
     if (fromName >= 0) {
       return fromName;
     }
@@ -209,7 +210,7 @@ public final class DumpCommand implements Callable<Integer> {
       return n + " " + noun + (n == 1 ? "" : "s");
     }
 
-    private void print(String file, RecordView record) {
+    private void print(String file, SegmentRecord record) {
       if (printed >= limit) {
         throw new StopDump();
       }

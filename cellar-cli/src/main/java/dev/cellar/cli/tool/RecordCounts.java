@@ -1,6 +1,6 @@
 package dev.cellar.cli.tool;
 
-import dev.cellar.log.RecordView;
+import dev.cellar.inspect.SegmentRecord;
 import java.util.Locale;
 
 /** Tallies of valid records, per segment and for a whole store. Single-threaded. */
@@ -12,7 +12,7 @@ public final class RecordCounts {
   private long bytes;
 
   /** Counts one valid record. */
-  public void add(RecordView record) {
+  public void add(SegmentRecord record) {
     records++;
     if (record.isDelete()) {
       deletes++;

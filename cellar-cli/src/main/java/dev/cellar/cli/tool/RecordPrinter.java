@@ -1,7 +1,7 @@
 package dev.cellar.cli.tool;
 
 import dev.cellar.cli.text.PrintableBytes;
-import dev.cellar.log.RecordView;
+import dev.cellar.inspect.SegmentRecord;
 import java.time.Instant;
 import java.util.Locale;
 
@@ -35,7 +35,7 @@ public final class RecordPrinter {
         + (values ? " value" : "");
   }
 
-  public String line(String file, RecordView record) {
+  public String line(String file, SegmentRecord record) {
     String line =
         String.format(
             Locale.ROOT,

@@ -1,6 +1,8 @@
 package dev.cellar.cli.tool;
 
-import dev.cellar.log.Segment;
+import dev.cellar.inspect.SegmentFile;
+import dev.cellar.inspect.StoreDirectory;
+import dev.cellar.inspect.StoreMetaFile;
 import java.io.IOException;
 import java.util.List;
 
@@ -42,6 +44,6 @@ public record ReplayPosition(long segmentId, long offset, String checkpoint) {
   public String toString() {
     return this == NONE
         ? "none"
-        : Segment.fileName(segmentId) + " offset " + offset + " (" + checkpoint + ")";
+        : SegmentFile.fileName(segmentId) + " offset " + offset + " (" + checkpoint + ")";
   }
 }

@@ -1,13 +1,15 @@
 package dev.cellar.cli.tool;
 
 import dev.cellar.cli.tool.Finding.Severity;
-import dev.cellar.log.SegmentScanner;
+import dev.cellar.inspect.SegmentFile;
+import dev.cellar.inspect.SegmentScan;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * Checks one segment file: its header, then every record's framing and CRC, through the core's
- * {@link SegmentScanner} so that records are judged exactly as recovery judges them.
+ * scanner (through {@link SegmentFile#scan}) so that records are judged exactly as recovery judges
+ * them.
  *
  * <h2>What is an error</h2>
  *
@@ -45,7 +47,7 @@ public final class SegmentVerifier {
    * @param durable the replay position of the checkpoint an open would use
    */
   public static Result verify(
-      SegmentFile segment, ReplayPosition durable, SegmentScanner.Visitor visitor) {
+      SegmentFile segment, ReplayPosition durable, SegmentFile.RecordVisitor visitor) {
     String name = segment.name();
     if (segment.headerProblem() != null) {
       return unreadable(segment);
@@ -70,13 +72,13 @@ public final class SegmentVerifier {
               "past the sealed length, ignored (a crash came between sealing and trimming the file)"));
     }
     RecordCounts counts = new RecordCounts();
-    SegmentScanner.Result scan =
+    SegmentScan scan =
         segment.scan(
             record -> {
               counts.add(record);
               visitor.record(record);
             });
-    for (SegmentScanner.Damage d : scan.damage()) {
+    for (SegmentScan.Damage d : scan.damage()) {
       findings.add(classify(segment, scan, durable, d));
     }
     if (!segment.sealed()) {
@@ -105,10 +107,7 @@ public final class SegmentVerifier {
   }
 
   private static Finding classify(
-      SegmentFile segment,
-      SegmentScanner.Result scan,
-      ReplayPosition durable,
-      SegmentScanner.Damage d) {
+      SegmentFile segment, SegmentScan scan, ReplayPosition durable, SegmentScan.Damage d) {
     if (segment.sealed()) {
       return Finding.ofRegion(
           Severity.ERROR, segment.name(), d.offset(), d.length(), d.reason() + " in sealed data");
@@ -136,10 +135,7 @@ public final class SegmentVerifier {
    * An unsealed segment whose records end before the checkpoint's replay position has lost them.
    */
   private static void checkAgainstCheckpoint(
-      SegmentFile segment,
-      SegmentScanner.Result scan,
-      ReplayPosition durable,
-      List<Finding> findings) {
+      SegmentFile segment, SegmentScan scan, ReplayPosition durable, List<Finding> findings) {
     boolean damagedTail = scan.tornTailBytes() > 0;
     if (segment.id() == durable.segmentId() && scan.validEnd() < durable.offset() && !damagedTail) {
       findings.add(

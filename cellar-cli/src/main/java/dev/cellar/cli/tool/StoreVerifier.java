@@ -2,6 +2,9 @@ package dev.cellar.cli.tool;
 
 import dev.cellar.cli.text.ByteSize;
 import dev.cellar.cli.tool.Finding.Severity;
+import dev.cellar.inspect.SegmentFile;
+import dev.cellar.inspect.StoreDirectory;
+import dev.cellar.inspect.StoreMetaFile;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;

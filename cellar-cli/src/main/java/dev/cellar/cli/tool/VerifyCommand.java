@@ -1,6 +1,7 @@
 package dev.cellar.cli.tool;
 
 import dev.cellar.cli.CellarCommand;
+import dev.cellar.inspect.StoreDirectory;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;

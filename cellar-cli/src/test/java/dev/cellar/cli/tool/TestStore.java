@@ -3,6 +3,8 @@ package dev.cellar.cli.tool;
 import dev.cellar.Cellar;
 import dev.cellar.CellarOptions;
 import dev.cellar.Fsync;
+import dev.cellar.inspect.SegmentFile;
+import dev.cellar.inspect.StoreDirectory;
 import dev.cellar.log.SegmentHeaderDescriptor;
 import java.io.IOException;
 import java.lang.foreign.Arena;

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.cellar.Cellar;
 import dev.cellar.cli.CellarCommand;
 import dev.cellar.cli.CommandRun;
+import dev.cellar.inspect.StoreDirectory;
+import dev.cellar.inspect.StoreMetaFile;
 import dev.cellar.log.SegmentHeaderDescriptor;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -2,8 +2,6 @@ package dev.cellar.server.command;
 
 import dev.cellar.Cellar;
 import dev.cellar.CellarStats;
-import dev.cellar.index.IndexSlotDescriptor;
-import dev.cellar.log.RecordDescriptor;
 import dev.cellar.server.resp.ReplyWriter;
 import dev.cellar.server.resp.Request;
 import java.util.ArrayList;
@@ -287,10 +285,9 @@ final class IntrospectionCommands {
 
   /**
    * {@code MEMORY USAGE key [SAMPLES n]}: the bytes the key costs, which in Cellar is its log
-   * record (header, key, value, expiry) plus its share of the off-heap index: the index's bytes
-   * over the key count, but at most what a slot costs at the table's lowest load (8 bytes at 3/8,
-   * 21 bytes), since a small store's table is mostly its preallocated minimum, which no one key
-   * causes. Values are flat strings, so SAMPLES is checked and has nothing to sample.
+   * record plus its share of the off-heap index, as the engine works it out ({@link
+   * CellarStats#keyFootprint}). Values are flat strings, so SAMPLES is checked and has nothing to
+   * sample.
    */
   private static void usage(Session s, Request r, ReplyWriter out) {
     if (r.argc() != 3 && !(r.argc() == 5 && r.is(3, "samples"))) {
@@ -306,16 +303,8 @@ final class IntrospectionCommands {
       return;
     }
     boolean expires = store.expiryOf(r.segment(2)) > 0;
-    CellarStats stats = store.stats();
-    long indexShare =
-        Math.min(MAX_INDEX_BYTES_PER_KEY, stats.indexBytes() / Math.max(1, stats.keys()));
-    // A record's sequence number is a varint near the number of writes so far.
-    long record =
-        RecordDescriptor.length(r.length(2), valueLength, stats.puts() + stats.deletes(), expires);
-    out.integer(record + indexShare);
+    out.integer(store.stats().keyFootprint(r.length(2), valueLength, expires));
   }
-
-  private static final long MAX_INDEX_BYTES_PER_KEY = IndexSlotDescriptor.BYTES * 8L / 3;
 
   // ------------------------------------------------------------------ shared
 

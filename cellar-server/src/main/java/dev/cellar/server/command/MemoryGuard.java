@@ -1,6 +1,7 @@
 package dev.cellar.server.command;
 
 import dev.cellar.Cellar;
+import dev.cellar.CellarOptions;
 import dev.cellar.CellarStats;
 import dev.cellar.server.config.ServerConfig;
 import dev.cellar.server.config.ServerConfig.EvictionPolicy;
@@ -33,9 +34,9 @@ public final class MemoryGuard {
 
   /**
    * Estimated bytes of a record and its index slot besides the key and value, freed with an evicted
-   * key.
+   * key: the record's framing at its longest.
    */
-  private static final long RECORD_OVERHEAD = 32;
+  private static final long RECORD_OVERHEAD = CellarOptions.RECORD_OVERHEAD_BYTES;
 
   /**
    * Set by {@link #refresh()}; between samples, raised by admitted writes and lowered by evictions

@@ -1,6 +1,7 @@
-package dev.cellar.cli.tool;
+package dev.cellar.inspect;
 
 import dev.cellar.IncompatibleFormatException;
+import dev.cellar.log.RecordView;
 import dev.cellar.log.Segment;
 import dev.cellar.log.SegmentHeaderDescriptor;
 import dev.cellar.log.SegmentScanner;
@@ -12,10 +13,11 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
 /**
- * One segment file mapped read-only for an offline tool, with its header interpreted: is it sound,
- * is it sealed, and which byte range holds records.
+ * One segment file mapped read-only, with its header interpreted by the engine's {@code
+ * SegmentHeaderDescriptor} and its records by the engine's {@code SegmentScanner}: is it sound, is
+ * it sealed, which byte range holds records, and what each record and each damaged region is.
  *
- * <h2>Why not {@link Segment#openExisting}</h2>
+ * <h2>Why not the engine's {@code Segment.openExisting}</h2>
  *
  * That opens the file read-write through the store's I/O seam, which a checking tool must not do:
  * it would fail on a read-only copy or a file owned by another user, and a stray write through it
@@ -28,7 +30,9 @@ import java.nio.file.StandardOpenOption;
  * records; if the file is shorter, the missing bytes are damage ({@link #missingBytes()}) and only
  * what exists is scanned. An unsealed segment (the one being written, or one a crash left behind)
  * is scanned to the end of the file, where zeros are the clean end of the log. These are the rules
- * recovery applies, so a tool reports what an open would find.
+ * recovery applies ({@code docs/format/log.md}), so a tool reports what an open would find.
+ *
+ * <p>Confined to the thread that opened it.
  */
 public final class SegmentFile implements AutoCloseable {
   private final Path path;
@@ -36,6 +40,12 @@ public final class SegmentFile implements AutoCloseable {
   private final Arena arena;
   private final MemorySegment memory;
   private final String headerProblem;
+
+  /** Called for each valid record; the record view is reused between calls. */
+  @FunctionalInterface
+  public interface RecordVisitor {
+    void record(SegmentRecord record);
+  }
 
   private SegmentFile(Path path, long id, Arena arena, MemorySegment memory) {
     this.path = path;
@@ -45,9 +55,19 @@ public final class SegmentFile implements AutoCloseable {
     this.headerProblem = checkHeader();
   }
 
+  /** The file name of segment {@code id}: {@code seg-<16 hex digits>.log}. */
+  public static String fileName(long id) {
+    return Segment.fileName(id);
+  }
+
+  /** The id in a segment file name, or -1 if {@code fileName} is not one. */
+  public static long idOf(String fileName) {
+    return Segment.idOf(fileName);
+  }
+
   /** Maps {@code path}, whose name must be a segment's name. */
   public static SegmentFile open(Path path) throws IOException {
-    long id = Segment.idOf(path.getFileName().toString());
+    long id = idOf(path.getFileName().toString());
     if (id < 0) {
       throw new IllegalArgumentException(
           path + " is not named like a segment (seg-<16 hex digits>.log)");
@@ -95,10 +115,6 @@ public final class SegmentFile implements AutoCloseable {
     return memory.byteSize();
   }
 
-  public MemorySegment memory() {
-    return memory;
-  }
-
   /**
    * What is wrong with the header, or null when it is sound; the other accessors need a sound one.
    */
@@ -142,15 +158,29 @@ public final class SegmentFile implements AutoCloseable {
   }
 
   /**
-   * Scans every record between the header and {@link #scanLimit()}, as recovery does: a log
-   * segment's seqs must increase (compaction output keeps the seqs of the records it moved, so
-   * theirs need not).
+   * Scans every record between the header and {@link #scanLimit()}, verifying each CRC, as recovery
+   * does: a log segment's seqs must increase (compaction output keeps the seqs of the records it
+   * moved, so theirs need not).
    */
-  public SegmentScanner.Result scan(SegmentScanner.Visitor visitor) {
+  public SegmentScan scan(RecordVisitor visitor) {
     boolean increasingSeqs =
         SegmentHeaderDescriptor.kind(memory) == SegmentHeaderDescriptor.KIND_LOG;
-    return SegmentScanner.scan(
-        memory, SegmentHeaderDescriptor.LENGTH, scanLimit(), sealed(), increasingSeqs, visitor);
+    SegmentRecord[] shown = {null};
+    SegmentScanner.Result result =
+        SegmentScanner.scan(
+            memory,
+            SegmentHeaderDescriptor.LENGTH,
+            scanLimit(),
+            sealed(),
+            increasingSeqs,
+            (RecordView view) -> {
+              // The scanner reuses one view for the whole scan, so one wrapper serves too.
+              if (shown[0] == null) {
+                shown[0] = new SegmentRecord(view);
+              }
+              visitor.record(shown[0]);
+            });
+    return SegmentScan.of(result);
   }
 
   /** Unmaps the file. */

@@ -1,4 +1,4 @@
-package dev.cellar.cli.tool;
+package dev.cellar.inspect;
 
 import dev.cellar.checkpoint.CheckpointDescriptor;
 import dev.cellar.log.Segment;
@@ -13,9 +13,9 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * The files of a store directory as the tools see them, sorted by name (which is id order for
- * segments and sequence order for checkpoints). Names are recognised by the core's own parsers, so
- * a tool and recovery always agree on which file is what.
+ * The files of a store directory as recovery sees them, sorted by name (which is id order for
+ * segments and sequence order for checkpoints). Names are recognised by the engine's own parsers,
+ * so a tool and recovery always agree on which file is what.
  *
  * @param segments {@code seg-<id>.log} files
  * @param checkpoints {@code checkpoint-<sequence>.ckpt} files, oldest first
@@ -49,6 +49,7 @@ public record StoreDirectory(
         directory, List.copyOf(segments), List.copyOf(checkpoints), List.copyOf(temporary));
   }
 
+  /** The identity file, {@code cellar.meta}; it may be missing. */
   public Path metaFile() {
     return path.resolve(StoreMetaFile.FILE_NAME);
   }

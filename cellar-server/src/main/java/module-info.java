@@ -1,0 +1,29 @@
+/**
+ * Cellar's server: RESP and HTTP over Netty, on the engine's public API only ({@code
+ * dev.cellar.core} exports nothing else, so a reach past it does not compile).
+ *
+ * <p>Exported to the command line: the server itself, its configuration and its logging.
+ */
+module dev.cellar.server {
+  requires dev.cellar.core;
+  requires io.netty.common;
+  requires io.netty.buffer;
+  requires io.netty.transport;
+  requires io.netty.handler;
+  requires io.netty.codec;
+  requires io.netty.codec.http;
+  requires io.netty.transport.unix.common;
+  requires io.netty.transport.classes.epoll;
+  requires io.netty.transport.classes.io_uring;
+  requires io.prometheus.metrics.config;
+  requires io.prometheus.metrics.core;
+  requires io.prometheus.metrics.model;
+  requires io.prometheus.writer.text;
+  requires java.logging;
+  requires java.management;
+  requires jdk.management;
+
+  exports dev.cellar.server;
+  exports dev.cellar.server.config;
+  exports dev.cellar.server.log;
+}
