@@ -39,10 +39,24 @@ final class ModelDisk implements AutoCloseable {
    * #replace}.
    */
   Map<Path, byte[]> crashImage(PowerLossModel.Choice choice, Random random) {
+    return crashImage(choice, random, -1);
+  }
+
+  /**
+   * As {@link #crashImage(PowerLossModel.Choice, Random)}, with the power lost at a random point
+   * after the trace's event {@code from} (a {@link #mark}), or at the end if {@code from} is
+   * negative.
+   */
+  Map<Path, byte[]> crashImage(PowerLossModel.Choice choice, Random random, int from) {
     java.util.List<dev.cellar.io.DiskEvent> trace = simulated.trace();
     PowerLossModel model = new PowerLossModel(initial, trace);
-    model.advanceTo(trace.size());
+    model.advanceTo(from < 0 ? trace.size() : from + random.nextInt(trace.size() - from + 1));
     return model.crashImage(choice, random);
+  }
+
+  /** Marks the trace; returns the mark's index, for {@link #crashImage} to cut after. */
+  int mark(String label) {
+    return simulated.mark(label);
   }
 
   /** Writes the engine made through a mapping past the end of its file (SIGBUS on a real one). */

@@ -11,6 +11,7 @@ import dev.cellar.Fsync;
 import dev.cellar.ScanPage;
 import dev.cellar.StoreIOException;
 import dev.cellar.io.FaultInjectingFileIO;
+import dev.cellar.io.PowerLossModel;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -71,6 +72,7 @@ final class ModelRun implements AutoCloseable {
   private int iterations;
   private int step;
   private boolean crashed;
+
   private int refusedCompactions;
   private final Map<String, Integer> counts = new java.util.TreeMap<>();
 
@@ -128,7 +130,8 @@ final class ModelRun implements AutoCloseable {
         case Op.Sync s -> sync();
         case Op.FsyncFailure f -> fsyncFailure(f);
         case Op.DiskFull f -> diskFull(f);
-        case Op.Crash c -> crash(c);
+        case Op.Crash c -> crash(c.choice(), -1);
+        case Op.CrashDuring c -> crashDuring(c);
       }
     } catch (ModelViolation e) {
       throw failure(e.getMessage(), null);
@@ -690,8 +693,30 @@ final class ModelRun implements AutoCloseable {
         () -> "the first write after space returned was refused");
   }
 
-  private void crash(Op.Crash c) {
-    Map<Path, byte[]> image = disk.crashImage(c.choice(), crashes);
+  /**
+   * Runs a maintenance step, then loses power at a random point of what it wrote: the store may
+   * show anything a loss before the step could have left (a sync, checkpoint or close that had not
+   * completed promises nothing), or anything after it.
+   */
+  private void crashDuring(Op.CrashDuring c) throws IOException {
+    int mark = disk.mark(step + ": " + c);
+    Map<String, Set<Version>> before = new HashMap<>();
+    keys.forEach((key, state) -> before.put(key, Set.copyOf(state.survivors)));
+    switch (c.step()) {
+      case Op.Compact x -> compact();
+      case Op.Checkpoint x -> checkpoint();
+      case Op.Sync x -> sync();
+      case Op.Reopen r -> reopen(r.replay());
+      default -> throw new IllegalArgumentException("not a maintenance step: " + c.step());
+    }
+    before.forEach((key, survivors) -> state(key).survivors.addAll(survivors));
+    crash(c.choice(), mark);
+  }
+
+  /** Loses power at the end of the trace, or at a random point after {@code from}. */
+  private void crash(PowerLossModel.Choice choice, int from) {
+    Map<Path, byte[]> image = disk.crashImage(choice, crashes, from);
+    String how = choice + (from >= 0 ? ", during the step" : "");
     try {
       db.close(); // the crashed store: nothing it does now reaches the image
     } catch (RuntimeException ignored) {
@@ -703,7 +728,7 @@ final class ModelRun implements AutoCloseable {
     try {
       db = open();
     } catch (RuntimeException e) {
-      throw new ModelViolation("recovery from the power loss (" + c.choice() + ") failed: " + e);
+      throw new ModelViolation("recovery from the power loss (" + how + ") failed: " + e);
     }
     writesDisabled = false;
     for (Map.Entry<String, KeyState> e : keys.entrySet()) {
@@ -715,7 +740,7 @@ final class ModelRun implements AutoCloseable {
           e.getValue()
               .observeAfterCrash(
                   v -> v.mayRead(got, t0, t1),
-                  "after a power loss (" + c.choice() + "), get of " + key + " gave " + got));
+                  "after a power loss (" + how + "), get of " + key + " gave " + got));
       iteration.changed(key, e.getValue());
     }
     checkSize();

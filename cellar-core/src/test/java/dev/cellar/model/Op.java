@@ -85,6 +85,12 @@ sealed interface Op {
   /** Power is lost; the store is opened on what the disk holds, resolved as {@code choice}. */
   record Crash(PowerLossModel.Choice choice) implements Op {}
 
+  /**
+   * A compaction, checkpoint, sync or reopen ({@code step}) during which power is lost, at a random
+   * point of what it wrote.
+   */
+  record CrashDuring(Op step, PowerLossModel.Choice choice) implements Op {}
+
   int PREFIXES = 4;
 
   /** The scan prefix numbered {@code i}. */
@@ -160,7 +166,17 @@ sealed interface Op {
     if (draw < 93) {
       return new FsyncFailure(c.nextInt(w.keys()), valueSize(c));
     }
-    if (draw < 96) {
+    if (draw < 95) {
+      Op step =
+          switch (c.nextInt(4)) {
+            case 0 -> new Compact();
+            case 1 -> new Checkpoint();
+            case 2 -> new Sync();
+            default -> new Reopen(c.nextBoolean());
+          };
+      return new CrashDuring(step, PowerLossModel.Choice.values()[c.nextInt(4)]);
+    }
+    if (draw < 97) {
       return new DiskFull(c.nextInt(w.keys()), 200 + c.nextInt(3800), c.nextInt(4));
     }
     return new Crash(PowerLossModel.Choice.values()[c.nextInt(4)]);

@@ -6,6 +6,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * The store against its model, the operations drawn from the fuzzer's bytes instead of a seed: the
@@ -19,6 +21,13 @@ import java.nio.file.Path;
  */
 class StoreModelFuzzTest {
   static final int MAX_OPS = 300;
+
+  /** Faults and crashes are on purpose: their log lines and stack traces say nothing here. */
+  private static final Logger ENGINE_LOG = Logger.getLogger("dev.cellar");
+
+  static {
+    ENGINE_LOG.setLevel(Level.OFF);
+  }
 
   @FuzzTest(maxDuration = "15s")
   void model(FuzzedDataProvider data) throws IOException {

@@ -1,7 +1,10 @@
 package dev.cellar.model;
 
 import java.nio.file.Path;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import java.util.stream.LongStream;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -26,7 +29,18 @@ class StoreModelTest {
   private static final int DEFAULT_SEEDS = 8;
   private static final int DEFAULT_OPS = 200;
 
+  /**
+   * The runs fail fsyncs, fill the disk and crash on purpose: the engine logs each with a stack
+   * trace (and every torn tail it cuts), thousands of lines that say nothing here.
+   */
+  private static final Logger ENGINE_LOG = Logger.getLogger("dev.cellar");
+
   @TempDir Path dir;
+
+  @BeforeAll
+  static void quietEngineLog() {
+    ENGINE_LOG.setLevel(Level.OFF);
+  }
 
   static LongStream seeds() {
     Long one = Long.getLong("cellar.model.seed");
