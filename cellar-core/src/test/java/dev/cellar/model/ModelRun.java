@@ -53,6 +53,15 @@ import java.util.function.Supplier;
  *       one, another key's value or one never written. Recovery succeeds without salvage.
  * </ul>
  *
+ * <p>A put that needs a new segment whose header's fsync fails is refused with nothing written, and
+ * writes go on: the segment is deleted, so no fsync is trusted after failing.
+ *
+ * <p>Known issues, which break these rules and are reported (docs/reliability.md) but not yet
+ * fixed, are tolerated where they arise and counted in {@link #summary}, unless the run is strict
+ * ({@code -Dcellar.model.strict=true}): after a power loss, compaction refuses a segment the loss
+ * left with a hole, calling it damaged; after a failed fsync, an explicit compaction still rewrites
+ * segments.
+ *
  * <p>Owned by one thread. Every judgement takes the wall-clock window around the call it judges, so
  * short expiries can be tested against the store's real clock.
  */
@@ -73,14 +82,17 @@ final class ModelRun implements AutoCloseable {
   private int step;
   private boolean crashed;
 
-  private int refusedCompactions;
+  private final boolean strict;
+  private final Map<String, Integer> knownIssues = new java.util.TreeMap<>();
   private final Map<String, Integer> counts = new java.util.TreeMap<>();
 
   /**
    * @param label what a failure message names first: the seed, or that it was a fuzzer's input
    * @param crashSeed seeds the draws of crash states, so a run replays exactly
+   * @param strict whether known issues of the engine fail the run
    */
-  ModelRun(String label, Workload workload, Path directory, long crashSeed) {
+  ModelRun(String label, Workload workload, Path directory, long crashSeed, boolean strict) {
+    this.strict = strict;
     this.label = label + " (" + workload + ")";
     this.workload = workload;
     this.disk = new ModelDisk(directory);
@@ -96,9 +108,7 @@ final class ModelRun implements AutoCloseable {
         + step
         + " steps "
         + counts
-        + (refusedCompactions > 0
-            ? ", " + refusedCompactions + " compaction(s) refused a segment a power loss left holed"
-            : "");
+        + (knownIssues.isEmpty() ? "" : "; known issues met: " + knownIssues);
   }
 
   /** Applies one operation and judges the store's answers; throws an AssertionError naming it. */
@@ -508,27 +518,41 @@ final class ModelRun implements AutoCloseable {
       check(writesDisabled, () -> "checkpoint failed although no fsync had: " + e);
       return;
     }
+    // After a failed fsync nothing more is written: a checkpoint would vouch for the log.
+    check(!writesDisabled, () -> "a checkpoint was written after an fsync failed");
     // A checkpoint syncs the log before it publishes.
-    if (!writesDisabled) {
-      synced();
-    }
+    synced();
   }
 
   private void compact() {
+    long reclaimed = 0;
     try {
-      db.compact();
+      reclaimed = db.compact();
     } catch (StoreIOException e) {
       if (!writesDisabled) {
         // A power loss under fsync no can leave a hole in an unsealed segment (later records
         // survived, earlier ones did not). Recovery skips it, but compaction refuses the segment
         // once per open, calling it damaged. Everything stays readable (checked below).
+        check(crashed, () -> "compaction failed although no fsync had: " + e);
         check(
-            crashed && e.getMessage().contains("damaged region"),
+            e.getMessage().contains("damaged region"),
             () -> "compaction failed although no fsync had: " + e);
-        refusedCompactions++;
+        knownIssue("compaction refused a segment a power loss left with a hole, as damaged");
       }
     }
+    if (writesDisabled && reclaimed > 0) {
+      knownIssue("compaction rewrote segments after an fsync failed");
+    }
     checkAll("after compaction");
+  }
+
+  /**
+   * An outcome that breaks a documented promise of the engine, known and reported but not yet
+   * fixed: counted in {@link #summary}, or a failure when the run is strict.
+   */
+  private void knownIssue(String what) {
+    check(!strict, () -> what + " (a known issue; tolerated unless -Dcellar.model.strict=true)");
+    knownIssues.merge(what + " (first at step " + step + ")", 1, Integer::sum);
   }
 
   private void reopen(boolean replay) throws IOException {
