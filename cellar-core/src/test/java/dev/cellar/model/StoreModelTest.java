@@ -60,7 +60,7 @@ class StoreModelTest {
     run(seed, Integer.getInteger("cellar.model.ops", DEFAULT_OPS), dir);
   }
 
-  /** Many more seeds, and longer runs: about ten minutes. */
+  /** Many more seeds, and longer runs: about four minutes. */
   @Test
   @Tag("slow")
   @Timeout(value = 60, unit = java.util.concurrent.TimeUnit.MINUTES)
