@@ -63,7 +63,10 @@ import java.util.function.Supplier;
  * segments.
  *
  * <p>Owned by one thread. Every judgement takes the wall-clock window around the call it judges, so
- * short expiries can be tested against the store's real clock.
+ * short expiries can be tested against the store's real clock. One class, though a long one: every
+ * operation, fault or not, reads and updates the same store handle, per-key model and fault state
+ * (writes disabled, disk full), and the faults are made of the plain writes and reads; split apart,
+ * the pieces would call back into each other.
  */
 final class ModelRun implements AutoCloseable {
   private static final int HISTORY = 12;
