@@ -11,20 +11,38 @@ import java.util.List;
 /**
  * A {@link FileIO} over the real file system that can pretend the disk is full (block reservations
  * and writes fail with ENOSPC), that fsync fails, or that fsync is free (for fuzz targets that open
- * thousands of stores and test anything but durability). Toggle the switches from a test.
+ * thousands of stores and test anything but durability). Toggle the switches from a test. It can
+ * also wrap another seam, such as a {@link SimulatedFileIO}, to put these faults on a simulated
+ * disk.
  */
 public final class FaultInjectingFileIO implements FileIO {
-  private final FileIO real = FileIO.platform();
+  private final FileIO real;
   public volatile boolean diskFull;
   public volatile boolean fsyncFails;
   public volatile boolean fsyncSkipped;
 
+  /** Faults on the real file system. */
+  public FaultInjectingFileIO() {
+    this(FileIO.platform());
+  }
+
+  /** Faults on {@code real}. */
+  public FaultInjectingFileIO(FileIO real) {
+    this.real = real;
+  }
+
   @Override
   public StoreFile open(Path path, boolean create) throws IOException {
-    if (create && diskFull && !java.nio.file.Files.exists(path)) {
+    if (create && diskFull && !exists(path)) {
       throw new IOException("No space left on device: " + path);
     }
     return new Faulty(real.open(path, create));
+  }
+
+  private boolean exists(Path path) throws IOException {
+    return real == FileIO.platform()
+        ? java.nio.file.Files.exists(path)
+        : real.list(path.getParent()).contains(path);
   }
 
   @Override

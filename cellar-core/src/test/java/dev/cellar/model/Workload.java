@@ -1,0 +1,46 @@
+package dev.cellar.model;
+
+import dev.cellar.CellarOptions;
+import dev.cellar.Fsync;
+import dev.cellar.io.FileIO;
+import java.time.Duration;
+
+/**
+ * The settings of one model run, drawn before its operations: the fsync mode (under {@code always}
+ * every acknowledged write must survive a crash; under {@code no} only what a sync covered), how
+ * many keys the single-key operations spread over (few, for many overwrites; or enough to grow the
+ * index), the shard count and whether the log reserves space by writing zeros.
+ *
+ * <p>Segments are the smallest the engine allows (64 KiB), so the log rolls every few dozen puts
+ * and compaction, sealing and the disk-full paths at a roll are reached by short runs; the
+ * background compactor and the checkpoint timer are off, so that the model decides when they run.
+ */
+record Workload(Fsync fsync, int keys, int shards, boolean zeroFill) {
+  static final int SEGMENT_BYTES = CellarOptions.MIN_SEGMENT_BYTES;
+  static final int MAX_VALUE_BYTES = 4 << 10;
+
+  static Workload draw(Choices choices) {
+    Fsync fsync = choices.nextBoolean() ? Fsync.ALWAYS : Fsync.NO;
+    int keys =
+        switch (choices.nextInt(3)) {
+          case 0 -> 12;
+          case 1 -> 40;
+          default -> 300;
+        };
+    return new Workload(fsync, keys, choices.nextBoolean() ? 2 : 4, choices.nextBoolean());
+  }
+
+  CellarOptions options(FileIO io) {
+    return CellarOptions.defaults()
+        .fsync(fsync)
+        .segmentBytes(SEGMENT_BYTES)
+        .maxKeyBytes(1024)
+        .maxValueBytes(MAX_VALUE_BYTES)
+        .shards(shards)
+        .compactionGarbageRatio(0.3)
+        .backgroundCompaction(false)
+        .checkpointInterval(Duration.ZERO)
+        .zeroFillLog(zeroFill)
+        .fileIO(io);
+  }
+}
