@@ -3,6 +3,7 @@ package dev.cellar.store;
 import dev.cellar.CellarOptions;
 import dev.cellar.DiskFullException;
 import dev.cellar.RecoveryReport;
+import dev.cellar.StoreIOException;
 import dev.cellar.index.KeyHasher;
 import dev.cellar.io.FileIO;
 import dev.cellar.log.LogWriter;
@@ -172,6 +173,16 @@ final class Maintenance {
    */
   private long runCompaction(boolean throttled, BooleanSupplier yieldWhen, boolean idle)
       throws IOException {
+    IOException failed = health.writeFailure();
+    if (failed != null) {
+      // After a failed fsync nothing more is written until reopen: a pass would write segments
+      // and publish them as if the log they were copied from were safe on disk.
+      throw new StoreIOException(
+          "compaction refused: writes are disabled since an fsync failed ("
+              + failed.getMessage()
+              + "); reopen the store to recover from what is on disk",
+          failed);
+    }
     KeyHasher hasher = keyspace.hasher();
     try {
       long reclaimed =
