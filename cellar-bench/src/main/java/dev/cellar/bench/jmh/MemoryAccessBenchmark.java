@@ -57,14 +57,18 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>{@code cellar bench memory-access} runs this class and prints the table with each row's ratio
  * to the array; docs/benchmarks.md has the results.
  */
-@BenchmarkMode(Mode.Throughput)
-@OutputTimeUnit(TimeUnit.SECONDS)
+@BenchmarkMode(Mode.SampleTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Fork(
     value = 1,
-    jvmArgsAppend = {"-Xms2g", "-Xmx2g"})
+    jvmArgsAppend = {MemoryAccessBenchmark.HEAP_MIN, MemoryAccessBenchmark.HEAP_MAX})
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
 public class MemoryAccessBenchmark {
+  // The 256 MiB arrays, a byte[] beside a long[] and the permutation, take 640 MiB of heap.
+  static final String HEAP_MIN = "-Xms2g";
+  static final String HEAP_MAX = "-Xmx2g";
+
   private static final ValueLayout.OfLong ALIGNED = ValueLayout.JAVA_LONG;
   private static final ValueLayout.OfLong UNALIGNED = ValueLayout.JAVA_LONG_UNALIGNED;
   private static final ValueLayout.OfByte BYTE = ValueLayout.JAVA_BYTE;

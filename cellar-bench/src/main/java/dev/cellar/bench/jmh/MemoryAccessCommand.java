@@ -12,7 +12,10 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.infra.BenchmarkParams;
 import org.openjdk.jmh.results.Result;
 import org.openjdk.jmh.results.RunResult;
@@ -32,8 +35,9 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code cellar bench memory-access}: runs {@link MemoryAccessBenchmark} through JMH's API and
- * prints its table, each cell a ratio to the array in the same run. JMH's own progress goes to
- * stderr, the table to stdout; the options are JMH's {@code -f -wi -w -i -r -p size=}.
+ * prints its table, each cell a ratio to the array in the same run, from the median time of a pass
+ * (why the median: {@link MemoryAccessBenchmark}). JMH's own progress goes to stderr, the table to
+ * stdout; the options are JMH's {@code -f -wi -w -i -r -p size=}.
  */
 @Command(
     name = "memory-access",
@@ -101,6 +105,13 @@ public final class MemoryAccessCommand implements Callable<Integer> {
       description = "also write the tables into this file, between " + BEGIN + " and " + END)
   Path markdown;
 
+  @Option(
+      names = "--jvm-arg",
+      description =
+          "extra flag for every fork, after -Xms2g -Xmx2g (repeatable), e.g."
+              + " -XX:-UseSuperWord to see which loops were vectorised")
+  List<String> jvmArgs;
+
   @Option(names = "--json", description = "also write JMH's raw results as JSON to this file")
   Path json;
 
@@ -123,12 +134,21 @@ public final class MemoryAccessCommand implements Callable<Integer> {
     OptionsBuilder options = new OptionsBuilder();
     options
         .include(Pattern.quote(MemoryAccessBenchmark.class.getName()) + "\\." + include + "$")
+        .mode(Mode.SampleTime)
+        .timeUnit(TimeUnit.NANOSECONDS)
         .forks(forks)
         .warmupIterations(warmups)
         .warmupTime(TimeValue.seconds(warmupSeconds))
         .measurementIterations(iterations)
         .measurementTime(TimeValue.seconds(seconds))
         .param("size", sizes.toArray(String[]::new));
+    if (jvmArgs != null) {
+      // Given here, JMH's jvmArgsAppend replaces the class's @Fork one rather than adding to it.
+      List<String> forkArgs =
+          new ArrayList<>(List.of(MemoryAccessBenchmark.HEAP_MIN, MemoryAccessBenchmark.HEAP_MAX));
+      forkArgs.addAll(jvmArgs);
+      options.jvmArgsAppend(forkArgs.toArray(String[]::new));
+    }
     if (json != null) {
       options.result(json.toString()).resultFormat(ResultFormatType.JSON);
     }
@@ -155,10 +175,14 @@ public final class MemoryAccessCommand implements Callable<Integer> {
   private String heading() {
     Map<String, Object> machine = MachineInfo.describe();
     return String.format(
-        "`./cellar bench memory-access --sizes %s%s --forks %d --warmups %d --warmup-seconds %d"
+        "`./cellar bench memory-access --sizes %s%s%s%s --forks %d --warmups %d --warmup-seconds %d"
             + " --iterations %d --seconds %d`, %s; %s; %s cores (%s).",
         String.join(",", sizes),
         ".*".equals(include) ? "" : " --include '" + include + "'",
+        kinds == null ? "" : " --kinds " + String.join(",", kinds),
+        jvmArgs == null
+            ? ""
+            : jvmArgs.stream().map(arg -> " --jvm-arg=" + arg).collect(Collectors.joining()),
         forks,
         warmups,
         warmupSeconds,
@@ -177,14 +201,14 @@ public final class MemoryAccessCommand implements Callable<Integer> {
       String benchmark = params.getBenchmark();
       String method = benchmark.substring(benchmark.lastIndexOf('.') + 1);
       String kind = params.getParam("kind");
+      // Sample mode in nanoseconds (set in call), so the percentiles are ns per pass.
       Result<?> primary = run.getPrimaryResult();
       results.add(
           new MemoryAccessTable.Result(
               method,
               kind == null ? "" : kind,
               Long.parseLong(params.getParam("size")),
-              primary.getScore(),
-              primary.getScoreError()));
+              primary.getStatistics().getPercentile(50)));
     }
     return results;
   }

@@ -9,9 +9,10 @@ import java.util.TreeSet;
 
 /**
  * The Markdown table of a {@link MemoryAccessBenchmark} run: one table a size, a row a holder, a
- * column a loop, each cell the holder's throughput as a ratio to the array's in the same run, then
- * the throughput and JMH's error. A ratio needs both of its runs; a cell whose array run is missing
- * (filtered out, or failed) shows the throughput alone.
+ * column a loop, each cell the holder's speed as a ratio to the array's in the same run (above 1 is
+ * faster than the array), then its passes a second, both from the median time of one pass. A ratio
+ * needs both of its runs; a cell whose array run is missing (filtered out, or failed) shows the
+ * passes a second alone.
  */
 final class MemoryAccessTable {
   /** Loops in column order, as the benchmark's method names begin. */
@@ -49,10 +50,13 @@ final class MemoryAccessTable {
    * @param method the benchmark method's simple name, {@code loop_holder}
    * @param kind the {@code kind} parameter, or "" for the arrays, which have none
    * @param size bytes
-   * @param score operations (whole passes) a second
-   * @param error JMH's 99.9% half-interval of the score, NaN when it has none (one iteration)
+   * @param medianNanos the median time of one operation (a whole pass) in nanoseconds
    */
-  record Result(String method, String kind, long size, double score, double error) {
+  record Result(String method, String kind, long size, double medianNanos) {
+    double opsPerSecond() {
+      return 1e9 / medianNanos;
+    }
+
     String loop() {
       return method.substring(0, separator());
     }
@@ -77,7 +81,10 @@ final class MemoryAccessTable {
     StringBuilder out = new StringBuilder();
     for (long size : new TreeSet<>(results.stream().map(Result::size).toList())) {
       List<Result> ofSize = results.stream().filter(r -> r.size() == size).toList();
-      out.append("\n**").append(sizeText(size)).append("** (ops/s: whole passes a second)\n\n");
+      out.append("\n**")
+          .append(sizeText(size))
+          .append(
+              "**: ratio to the array, then ops/s (whole passes a second, from the median pass)\n\n");
       out.append("| holder |");
       for (String loop : LOOPS) {
         out.append(' ').append(LOOP_HEADINGS.get(loop)).append(" |");
@@ -111,12 +118,12 @@ final class MemoryAccessTable {
     if (result == null) {
       return "—";
     }
-    String throughput = rate(result.score()) + errorText(result);
+    String throughput = rate(result.opsPerSecond());
     Result array = find(results, "array/", loop);
-    if (array == null || array.score() <= 0) {
+    if (array == null) {
       return throughput;
     }
-    double ratio = result.score() / array.score();
+    double ratio = result.opsPerSecond() / array.opsPerSecond();
     return String.format(Locale.ROOT, "**%.2fx** (%s)", ratio, throughput);
   }
 
@@ -135,13 +142,6 @@ final class MemoryAccessTable {
       return String.format(Locale.ROOT, "%.1fk", opsPerSecond / 1e3);
     }
     return String.format(Locale.ROOT, "%.1f", opsPerSecond);
-  }
-
-  private static String errorText(Result result) {
-    if (Double.isNaN(result.error()) || result.score() <= 0) {
-      return "";
-    }
-    return String.format(Locale.ROOT, " ±%.0f%%", 100 * result.error() / result.score());
   }
 
   static String sizeText(long bytes) {
