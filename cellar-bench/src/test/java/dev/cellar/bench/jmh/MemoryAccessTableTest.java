@@ -53,6 +53,14 @@ class MemoryAccessTableTest {
   }
 
   @Test
+  void slowRatesKeepTwoDigits() {
+    // A random pass over 256 MiB takes seconds: 0.36 and 0.44 passes a second must differ.
+    assertEquals("0.36", MemoryAccessTable.rate(1e9 / 2_777_777_778.0));
+    assertEquals("12.5", MemoryAccessTable.rate(12.5));
+    assertEquals("2.00M", MemoryAccessTable.rate(2e6));
+  }
+
+  @Test
   void refusesAMethodNotNamedLoopUnderscoreHolder() {
     assertThrows(
         IllegalArgumentException.class,
