@@ -4,6 +4,7 @@ import dev.cellar.bench.codecs.CodecsBenchmark;
 import dev.cellar.bench.crash.CrashCommand;
 import dev.cellar.bench.embedded.EmbeddedBenchmark;
 import dev.cellar.bench.groupcommit.GroupCommitBenchmark;
+import dev.cellar.bench.jmh.MemoryAccessCommand;
 import dev.cellar.bench.memory.MemoryLatencyBenchmark;
 import dev.cellar.bench.replay.ReplayBenchmark;
 import dev.cellar.bench.server.ServerBenchmark;
@@ -22,9 +23,15 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description = "Benchmarks of Cellar against its peers.",
     subcommands = {
-      EmbeddedBenchmark.class, CodecsBenchmark.class, GroupCommitBenchmark.class,
-          ReplayBenchmark.class,
-      MemoryLatencyBenchmark.class, ServerBenchmark.class, SoakBenchmark.class, CrashCommand.class,
+      EmbeddedBenchmark.class,
+      CodecsBenchmark.class,
+      GroupCommitBenchmark.class,
+      ReplayBenchmark.class,
+      MemoryAccessCommand.class,
+      MemoryLatencyBenchmark.class,
+      ServerBenchmark.class,
+      SoakBenchmark.class,
+      CrashCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class BenchCommand implements Runnable {
