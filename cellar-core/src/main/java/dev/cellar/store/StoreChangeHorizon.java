@@ -46,6 +46,7 @@ final class StoreChangeHorizon implements ChangeHorizon {
       return;
     }
     if (durableOnly && durability.durableSeq() < seq) {
+      health.checkOpen(); // no fsync of files a closing store has let go
       durability.syncAll();
     }
   }

