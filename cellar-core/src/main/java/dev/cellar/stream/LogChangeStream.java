@@ -99,13 +99,14 @@ public final class LogChangeStream implements ChangeStream {
     }
     release();
     horizon.checkOpen();
-    long deadline = deadline(timeout);
+    long timeoutNanos = timeout.isNegative() ? 0 : saturatedNanos(timeout);
+    long start = System.nanoTime();
     while (true) {
       long visible = horizon.visibleSeq();
       if (visible >= position && fill(visible)) {
         return batch;
       }
-      long remaining = deadline - System.nanoTime();
+      long remaining = timeoutNanos - (System.nanoTime() - start);
       if (remaining <= 0 || Thread.currentThread().isInterrupted()) {
         return batch;
       }
@@ -116,12 +117,6 @@ public final class LogChangeStream implements ChangeStream {
         Thread.yield(); // a segment roll in flight: the next segment is being added to the table
       }
     }
-  }
-
-  private static long deadline(Duration timeout) {
-    long now = System.nanoTime();
-    long nanos = timeout.isNegative() ? 0 : saturatedNanos(timeout);
-    return nanos > Long.MAX_VALUE - now ? Long.MAX_VALUE : now + nanos;
   }
 
   private static long saturatedNanos(Duration timeout) {
