@@ -230,6 +230,26 @@ class ChangeStreamTest {
   }
 
   @Test
+  void underFsyncAlwaysAChangeNotYetDurableIsNotDelivered() {
+    CellarOptions options = small(Fsync.ALWAYS).writesAwaitDurability(false);
+    try (Cellar db = Cellar.open(dir, options)) {
+      List<Change> written = write(db, 20, 7); // appended; nobody asked for their fsync
+      long fsyncs = db.stats().fsyncs();
+      try (ChangeStream stream = db.changes(1)) {
+        assertFalse(stream.poll().next(), "appended but not durable: not delivered yet");
+        assertEquals(fsyncs, db.stats().fsyncs(), "a poll that does not wait asks for no fsync");
+        List<Change> received = new ArrayList<>();
+        ChangeBatch batch = stream.poll(Duration.ofSeconds(30)); // waits: asks for the fsync
+        while (batch.next()) {
+          received.add(copy(batch));
+        }
+        assertEquals(written, received);
+        assertTrue(db.stats().fsyncs() > fsyncs);
+      }
+    }
+  }
+
+  @Test
   void closingTheStoreWakesAWaitingPoll() throws Exception {
     Cellar db = Cellar.open(dir, small(Fsync.NO));
     ChangeStream stream = db.changes(1);
