@@ -237,6 +237,25 @@ public interface Cellar extends AutoCloseable {
    */
   long compact();
 
+  /**
+   * The store's changes from sequence number {@code fromSeq} on, as an ordered stream: every put
+   * and delete with a sequence number of at least {@code fromSeq}, in order, each once; {@code 0}
+   * or {@code 1} for every change since the store was created, {@link #lastSeq()} {@code + 1} for
+   * new changes only. See {@link ChangeStream} and {@code docs/change-stream.md}.
+   *
+   * @throws ChangesRemovedException if compaction has already removed changes from {@code fromSeq}
+   *     on (start from a snapshot instead)
+   * @throws CellarException of category {@code INVALID_ARGUMENT} if {@code fromSeq} is negative or
+   *     past {@link #lastSeq()} {@code + 1}
+   */
+  ChangeStream changes(long fromSeq);
+
+  /**
+   * The sequence number of the newest change appended to the log, 0 if none ever was. Under {@link
+   * Fsync#ALWAYS} it may not be durable yet (a {@link ChangeStream} waits until it is).
+   */
+  long lastSeq();
+
   /** A snapshot of counters and sizes. */
   CellarStats stats();
 

@@ -51,6 +51,7 @@ public final class LogWriter {
   private byte[] scratch = new byte[4096];
 
   private final Prefaulter prefaulter;
+  private final AppendSignal appendSignal = new AppendSignal();
 
   private Segment active;
   private long tail;
@@ -127,6 +128,7 @@ public final class LogWriter {
       long valueOffset,
       long valueLength,
       long expireAt) {
+    long location;
     appendLock.lock();
     try {
       long seq = nextSeq;
@@ -145,10 +147,12 @@ public final class LogWriter {
       }
       nextSeq = seq + 1;
       appendedSeq = seq;
-      return LogLocation.of(active.slot(), offset);
+      location = LogLocation.of(active.slot(), offset);
     } finally {
       appendLock.unlock();
     }
+    appendSignal.appended();
+    return location;
   }
 
   /** A buffer of at least {@code length} bytes; small ones are reused (append lock held). */
@@ -280,6 +284,11 @@ public final class LogWriter {
   /** The highest seq whose record is completely in the log. */
   public long appendedSeq() {
     return appendedSeq;
+  }
+
+  /** Wakes readers waiting for the log to grow (change streams following the tail). */
+  public AppendSignal appendSignal() {
+    return appendSignal;
   }
 
   /** The seq the next record will get. */

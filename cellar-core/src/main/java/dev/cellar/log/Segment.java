@@ -59,6 +59,15 @@ public final class Segment implements AutoCloseable {
   private final AtomicLong deadBytes = new AtomicLong();
 
   /**
+   * Readers that hold this segment mapped ({@link #tryPin}), or {@link #RETIRED} once deletion took
+   * it ({@link #tryRetire}): the one hand-over between a change stream and deletion.
+   */
+  private final java.util.concurrent.atomic.AtomicInteger pins =
+      new java.util.concurrent.atomic.AtomicInteger();
+
+  private static final int RETIRED = -1;
+
+  /**
    * Records compaction may skip without looking their keys up: one bit per 8-byte granule of the
    * segment, set for the granule where a record starts once the index stopped pointing at it. A
    * record is at least {@link RecordDescriptor#MIN_LENGTH} (9) bytes, so no two start in one
@@ -481,6 +490,31 @@ public final class Segment implements AutoCloseable {
       dead += ttlLiveBytes.get();
     }
     return Math.min(dead, Math.max(0, end - SegmentHeaderDescriptor.LENGTH));
+  }
+
+  /**
+   * Keeps the segment mapped until {@link #unpin()}: returns false if it was already retired for
+   * deletion (its records are gone or about to be). Safe from any thread.
+   */
+  public boolean tryPin() {
+    for (int n = pins.get(); n != RETIRED; n = pins.get()) {
+      if (pins.compareAndSet(n, n + 1)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  public void unpin() {
+    pins.decrementAndGet();
+  }
+
+  /**
+   * Claims an obsolete segment for deletion; false while a reader holds it pinned (delete it
+   * later). After true, {@link #tryPin()} fails for good.
+   */
+  public boolean tryRetire() {
+    return pins.compareAndSet(0, RETIRED);
   }
 
   /** A byte of the mapping; used by tools. */

@@ -75,6 +75,9 @@ final class ObsoleteSegments {
       return;
     }
     for (Segment s : deletable) {
+      if (!s.tryRetire()) {
+        continue; // a change stream is reading it; it stays obsolete for the next checkpoint
+      }
       segments.remove(s);
       s.close();
       io.delete(s.path());

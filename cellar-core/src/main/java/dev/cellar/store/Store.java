@@ -5,6 +5,7 @@ import dev.cellar.CellarException;
 import dev.cellar.CellarHealth;
 import dev.cellar.CellarOptions;
 import dev.cellar.CellarStats;
+import dev.cellar.ChangeStream;
 import dev.cellar.Codec;
 import dev.cellar.CorruptStoreException;
 import dev.cellar.Cursor;
@@ -28,6 +29,7 @@ import dev.cellar.log.SegmentHeaderDescriptor;
 import dev.cellar.log.SegmentTable;
 import dev.cellar.platform.NativeAccess;
 import dev.cellar.recovery.Recovery;
+import dev.cellar.stream.LogChangeStream;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
@@ -557,6 +559,22 @@ public final class Store implements Cellar {
     return TypedMap.of(this, name, keyCodec, valueCodec);
   }
 
+  // ---------------------------------------------------------------- change stream
+
+  @Override
+  public ChangeStream changes(long fromSeq) {
+    health.checkOpen();
+    StoreChangeHorizon horizon =
+        new StoreChangeHorizon(options.fsync() == Fsync.ALWAYS, log, durability, health);
+    return new LogChangeStream(segments, horizon, fromSeq);
+  }
+
+  @Override
+  public long lastSeq() {
+    health.checkOpen();
+    return log.appendedSeq();
+  }
+
   // ---------------------------------------------------------------- durability and maintenance
 
   @Override
@@ -665,6 +683,7 @@ public final class Store implements Cellar {
       }
       health.markClosed();
     }
+    log.appendSignal().close(); // wakes change streams waiting for the log to grow
     durability.stop(directory.toString());
     if (idleCompactor != null) {
       idleCompactor.stop();

@@ -87,6 +87,7 @@ public final class ReplayBenchmark implements Callable<Integer> {
           report.replayedRecords() / replaySeconds);
       System.out.printf(
           Locale.ROOT, "replay is %.2fx the recording rate%n", recordSeconds / replaySeconds);
+      ChangeStreamScan.measureAndPrint(store, options);
       return 0;
     } finally {
       if (dir == null) {
