@@ -11,11 +11,12 @@ import java.util.concurrent.BlockingQueue;
  *
  * <h2>Why this split</h2>
  *
- * The two halves cost about the same (5M records: scanning, CRC and hashing about 0.45 s of CPU,
- * index work about 0.65 s once its misses overlap) and share nothing but the batch: the scan writes
- * it and only the {@link Recovery.Target#prepare} half reads it there, the apply half owns the
- * index. The alternatives were worse fits: applying shards in parallel needs every record read and
- * hashed by some thread before it knows its shard, and two threads scanning different segments
+ * The two halves cost about the same once the index's misses overlap (5M records: about 0.6 s of
+ * CPU each, the scanning thread reading, CRC-checking and hashing records and touching their index
+ * slots, the applying thread inserting them) and share nothing but the batch and the cache: the
+ * scan writes the batch, {@link Recovery.Target#prepare} reads it there, and the apply half owns
+ * the index. The alternatives were worse fits: applying shards in parallel needs every record read
+ * and hashed by some thread before it knows its shard, and two threads scanning different segments
  * would share every shard and need its lock per record.
  *
  * <h2>Order</h2>

@@ -19,14 +19,17 @@ import java.lang.foreign.ValueLayout;
  * <h2>Overlapping the cache misses</h2>
  *
  * Replay reads the log in order, which the hardware prefetcher covers, but each record's index slot
- * is a random word in a table of hundreds of megabytes: a DRAM miss, and with one record applied at
- * a time those misses came one after another (3/4 of replay's samples stalled on the slot). So a
- * batch is applied in stages, each of which issues independent loads that the CPU keeps in flight
- * together, as group prefetching does:
+ * is a random word in a table of tens or hundreds of megabytes: a DRAM miss, and with one record
+ * applied at a time those misses came one after another (3/4 of replay's samples stalled on the
+ * slot). So a batch is applied in stages, each of which issues independent loads that the CPU keeps
+ * in flight together, as group prefetching does:
  *
  * <ol>
- *   <li>hash every key of the batch (no memory but the batch's own records, already in cache);
- *   <li>touch every key's home slot, and its slot in the tombstone index if there is one;
+ *   <li>hash every key of the batch (no memory but the batch's own records, already in cache) and
+ *       touch its home slot: on the scanning thread ({@link #prepare}), a batch ahead;
+ *   <li>for a group of 32 records, touch every key's home slot again (cheap if the first touch is
+ *       still cached) and its slot in the tombstone index if there is one; the next group's slots
+ *       are touched before this group is applied;
  *   <li>for every key whose slot holds an entry with its fingerprint, touch that entry's record
  *       (the key comparison reads it) and the word of its segment's dead-record map (an overwrite
  *       marks it): both depend on the slot, so they wait for stage 2;
@@ -36,7 +39,9 @@ import java.lang.foreign.ValueLayout;
  * The stages only load; stage 4 alone decides anything, so the index and the accounting come out
  * the same as applying one record at a time ({@code ReplayBatchTest} compares the two).
  *
- * <p>Owned by the recovering thread.
+ * <p>{@link #prepare} runs on the scanning thread and reads only the batch, the hasher and index
+ * slots; everything else (the index, the tombstones, the accounting) belongs to the thread that
+ * calls {@link #apply}, which may be another ({@code ReplayPipeline}).
  */
 final class ReplayApplier implements Recovery.Target, AutoCloseable {
   /**
@@ -66,14 +71,30 @@ final class ReplayApplier implements Recovery.Target, AutoCloseable {
     this.tombstones = new HashIndex[shards.length];
   }
 
-  /** Hashes the batch's keys: reads only its records, so it runs on the scanning thread. */
+  /**
+   * Hashes the batch's keys and touches their home slots, on the scanning thread. The touches bring
+   * the slots into the cache the two threads share while the applying thread works on the previous
+   * batch, which moves part of the wait on memory to the thread that has time to spare (5M records:
+   * scanning thread 0.45 to 0.6 s of CPU, applying thread 0.7 to 0.6 s). Reading slots without the
+   * shard's lock while the other thread writes is what {@link HashIndex#touch} allows.
+   */
   @Override
   public void prepare(Segment segment, ReplayBatch batch) {
     MemorySegment log = segment.memory();
-    for (int i = 0, n = batch.size(); i < n; i++) {
+    int n = batch.size();
+    for (int i = 0; i < n; i++) {
       batch.hash(i, hasher.hash(log, batch.keyOffset(i), batch.keyLength(i)));
     }
+    long sink = 0;
+    for (int i = 0; i < n; i++) {
+      long hash = batch.hash(i);
+      sink ^= shards[(int) hash & shardMask].index.touch(hash);
+    }
+    prepared ^= sink;
   }
+
+  /** As {@link #touched}, for the scanning thread's loads. */
+  private long prepared;
 
   @Override
   public void apply(Segment segment, ReplayBatch batch) {
