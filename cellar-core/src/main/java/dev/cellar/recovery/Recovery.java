@@ -32,9 +32,10 @@ import java.util.Map;
  *       else is an uncommitted compaction output or an obsolete segment whose deletion a crash
  *       interrupted, and is deleted.
  *   <li>{@link #replay}: every record after the replay position is CRC-checked and handed to the
- *       target in log order. Unsealed segments (the ones being written at a crash) may end in a
- *       torn tail, which is cut off; they are then sealed. Damage inside sealed data is fatal
- *       unless the caller asked for salvage.
+ *       target in log order, in batches ({@link ReplayBatch}); with enough to replay, a second
+ *       thread applies them while this one scans on ({@link ReplayPipeline}). Unsealed segments
+ *       (the ones being written at a crash) may end in a torn tail, which is cut off; they are then
+ *       sealed. Damage inside sealed data is fatal unless the caller asked for salvage.
  * </ol>
  *
  * <p>Why damage in an unsealed segment is tolerated but not in a sealed one: a segment is sealed
@@ -51,9 +52,9 @@ public final class Recovery {
   public static final int DEFAULT_BATCH = 512;
 
   /**
-   * Log bytes to replay from which a second thread applies the records: below that, starting the
-   * thread costs more than it saves (the power-loss tests recover hundreds of thousands of tiny
-   * logs).
+   * Log bytes to replay from which a second thread applies the records (an eighth of a default
+   * segment): a small log replays in milliseconds, where a thread per open is not worth starting,
+   * and the power-loss tests recover hundreds of thousands of tiny logs.
    */
   public static final long PARALLEL_FROM_BYTES = 8 << 20;
 
