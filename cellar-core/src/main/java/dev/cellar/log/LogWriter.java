@@ -139,12 +139,15 @@ public final class LogWriter {
       RecordDescriptor.encode(
           record, type, key, keyOffset, keyLength, value, valueOffset, valueLength, seq, expireAt);
       MemorySegment.copy(record, 0, active.memory(), ValueLayout.JAVA_BYTE, offset, (int) length);
+      assert offset + length <= active.memory().byteSize()
+          : "record of " + length + " bytes at " + offset + " overruns its segment";
       tail = offset + length;
       active.end(tail);
       active.noteSeq(seq);
       if (expireAt != 0) {
         active.addTtl(length, expireAt);
       }
+      assert seq > appendedSeq : "seq " + seq + " after " + appendedSeq;
       nextSeq = seq + 1;
       appendedSeq = seq;
       location = LogLocation.of(active.slot(), offset);
@@ -197,6 +200,7 @@ public final class LogWriter {
 
   /** Retires the active segment (sealed later, off the write path) and starts a new one. */
   private void roll() throws IOException {
+    assert appendLock.isHeldByCurrentThread() : "the log rolls only under its append lock";
     long id = segmentIds.incrementAndGet();
     Path path = directory.resolve(Segment.fileName(id));
     Segment next = null;

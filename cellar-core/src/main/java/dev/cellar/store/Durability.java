@@ -176,7 +176,8 @@ final class Durability {
    * waiting on it; a failed fsync in the seal itself disables writes just the same. The caller
    * holds the maintenance lock.
    */
-  void sealFullSegments(SegmentTable segments) throws IOException {
+  void sealFullSegments(SegmentTable segments, MaintenanceLock lock) throws IOException {
+    assert lock.heldByCurrentThread() : "segments are sealed under the maintenance lock";
     boolean synced = false;
     for (Segment s : segments.all()) {
       if (s.state() == Segment.State.FULL) {

@@ -131,6 +131,7 @@ final class GroupCommit {
         failed = failure;
       }
       if (failed == null) {
+        assert covered >= 0 : "a successful fsync covers a seq";
         durableSeq = Math.max(durableSeq, covered);
       } else if (failure == null) {
         failure = failed;

@@ -84,6 +84,7 @@ final class Maintenance {
           }
           health.checkpointing(true);
           try {
+            assert lock.heldByCurrentThread();
             List<Segment> deletable = obsolete.snapshot();
             try {
               new CheckpointTask(
@@ -215,12 +216,12 @@ final class Maintenance {
 
   /** Seals the segments the log writer has moved past; see {@link Durability#sealFullSegments}. */
   void sealFullSegments() throws IOException {
-    lock.hold(() -> durability.sealFullSegments(segments));
+    lock.hold(() -> durability.sealFullSegments(segments, lock));
   }
 
   /** The agent's sealing: left to a low-priority pass that holds the lock (it seals first). */
   void sealFullSegmentsUnlessIdlePass() throws IOException {
-    lock.holdUnlessIdlePass(() -> durability.sealFullSegments(segments));
+    lock.holdUnlessIdlePass(() -> durability.sealFullSegments(segments, lock));
   }
 
   Path directory() {

@@ -108,6 +108,11 @@ final class MaintenanceLock {
     }
   }
 
+  /** Whether the calling thread holds the lock (for assertions). */
+  boolean heldByCurrentThread() {
+    return Thread.holdsLock(lock);
+  }
+
   /** Whether a low-priority pass holds the lock or is about to take it. */
   boolean idlePassRunning() {
     return idlePassRunning;

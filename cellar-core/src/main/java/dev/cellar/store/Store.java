@@ -445,6 +445,7 @@ public final class Store implements Cellar {
     Shard shard = keyspace.shard(hash);
     long stamp = shard.lock.writeLock();
     try {
+      assert shard == keyspace.shard(hash) && shard.lock.isWriteLocked();
       health.checkOpen();
       if (type == RecordDescriptor.PUT) {
         long location =
