@@ -24,6 +24,7 @@ public record ServerLaunch(List<String> prefix) {
           "-XX:+UseSerialGC",
           "-Xms8m",
           "-Xmx1g",
+          "-XX:-ShrinkHeapInSteps",
           "-Xss512k",
           "-XX:TrimNativeHeapInterval=60000",
           "-Dio.netty.jfr.enabled=false",

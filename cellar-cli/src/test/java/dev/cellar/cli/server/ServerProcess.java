@@ -25,6 +25,7 @@ final class ServerProcess implements AutoCloseable {
           "-XX:+UseSerialGC",
           "-Xms8m",
           "-Xmx1g",
+          "-XX:-ShrinkHeapInSteps",
           "-Xss512k",
           "-Dio.netty.jfr.enabled=false",
           "-Dio.netty.leakDetection.level=disabled");

@@ -192,7 +192,8 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
         // Grow by what arrived, not by what a header claims: a client that announces a large
         // bulk and sends nothing makes the server allocate nothing.
         int length =
-            (int) Math.min(Integer.MAX_VALUE - 16, Math.max(pending + (long) n, in.length * 2L));
+            QueryBufferGrowth.grown(
+                in.length, pending + (long) n, server.config().maxQueryBuffer());
         // Both arrays are live while the bytes are copied, so both are counted.
         if (!accountMemory(in.length + length, out.capacity())) {
           server

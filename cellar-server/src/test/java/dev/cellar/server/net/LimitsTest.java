@@ -80,6 +80,52 @@ class LimitsTest {
   }
 
   @Test
+  void aLargeRequestsQueryBufferGrowsNoLargerThanTheQueryBufferLimit() throws Exception {
+    assertEquals("+OK\r\n", config("client-query-buffer-limit", "40mb"));
+    assertEquals("+OK\r\n", config("maxmemory-clients", "0"));
+    int value = 13 << 20;
+    java.io.ByteArrayOutputStream wire = new java.io.ByteArrayOutputStream();
+    wire.writeBytes("*7\r\n$4\r\nMSET\r\n".getBytes(StandardCharsets.US_ASCII));
+    for (int i = 1; i <= 3; i++) {
+      wire.writeBytes(
+          ("$2\r\nk" + i + "\r\n$" + value + "\r\n").getBytes(StandardCharsets.US_ASCII));
+      wire.writeBytes(new byte[value]);
+      wire.writeBytes("\r\n".getBytes(StandardCharsets.US_ASCII));
+    }
+    byte[] request = wire.toByteArray(); // 39 MiB and a few bytes: within the 40 MiB limit
+    try (RawClient big = new RawClient(server.port());
+        RawClient watcher = new RawClient(server.port())) {
+      String id = big.send("CLIENT", "ID").readLine().substring(1).trim();
+      big.send(java.util.Arrays.copyOf(request, request.length - 1024));
+      // Doubling alone took the buffer past the limit (to 49 MiB, doubling from a 49 KiB read).
+      long held = 0;
+      for (int i = 0; i < 200 && held < 38L << 20; i++) {
+        sleep(50);
+        held = totMem(watcher, id);
+      }
+      assertTrue(held >= 38L << 20, "the server never buffered the request: tot-mem " + held);
+      assertTrue(
+          held <= (40L << 20) + (64 << 10),
+          "a 39 MiB request under a 40 MiB limit holds " + held + " bytes of buffers");
+      big.send(java.util.Arrays.copyOfRange(request, request.length - 1024, request.length));
+      assertEquals("+OK\r\n", big.readLine());
+      assertEquals(":" + value + "\r\n", big.send("STRLEN", "k3").readLine());
+    }
+  }
+
+  /** {@code tot-mem} of client {@code id} in {@code CLIENT LIST}. */
+  private static long totMem(RawClient c, String id) throws IOException {
+    String header = c.send("CLIENT", "LIST").readLine();
+    String list = c.read(Integer.parseInt(header.substring(1).trim()) + 2);
+    for (String line : list.split("\n")) {
+      if (line.startsWith("id=" + id + " ")) {
+        return Long.parseLong(line.replaceAll(".* tot-mem=(\\d+).*", "$1").trim());
+      }
+    }
+    throw new AssertionError("client " + id + " is not in CLIENT LIST: " + list);
+  }
+
+  @Test
   void garbageIsAProtocolErrorThatClosesOnlyThatConnection() throws IOException {
     try (RawClient bad = new RawClient(server.port());
         RawClient good = new RawClient(server.port())) {

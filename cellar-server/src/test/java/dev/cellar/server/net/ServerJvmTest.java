@@ -36,6 +36,7 @@ class ServerJvmTest {
           "-XX:+UseSerialGC",
           "-Xms8m",
           "-Xmx1g",
+          "-XX:-ShrinkHeapInSteps",
           "-Xss512k",
           "-XX:TrimNativeHeapInterval=60000",
           "-Dio.netty.jfr.enabled=false",
