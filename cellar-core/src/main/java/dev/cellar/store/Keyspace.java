@@ -213,6 +213,9 @@ final class Keyspace {
    */
   static final int BATCH_WINDOW = 32;
 
+  /** A cache line on. */
+  private static final int RECORD_SECOND_LINE = 64;
+
   /**
    * A thread's room for one batch: the hashes and order of its current window, and what its reads
    * hand on. Taken for the length of a batch; a batch started meanwhile on the same thread (a
@@ -273,6 +276,11 @@ final class Keyspace {
           long offset = LogLocation.offset(location);
           if (offset < segment.end()) {
             digest ^= segment.memory().get(ValueLayout.JAVA_BYTE, offset);
+            if (!forWrite && offset + RECORD_SECOND_LINE < segment.end()) {
+              // A read checks the whole record's CRC: a record of a 60-byte value with its header
+              // and key (about 83 bytes) always reaches into the next cache line.
+              digest ^= segment.memory().get(ValueLayout.JAVA_BYTE, offset + RECORD_SECOND_LINE);
+            }
             if (forWrite) {
               // A put of this key will mark that record dead; its word of the dead map is a miss.
               digest ^= segment.touchDeadMark(offset);
