@@ -12,8 +12,8 @@ import java.lang.foreign.MemorySegment;
  * connection, with room for the keys' ranges that grows to the largest MGET seen, so an MGET
  * allocates nothing once the connection has seen one as long.
  *
- * <p>Measured with {@code redis-benchmark -t mget} (10 keys) and an MGET of 100 random keys of 15M:
- * see docs/benchmarks.md, "Batches".
+ * <p>An MGET of 16 random keys of 1M, 50 clients: 2.9x the requests a second of the loop of reads
+ * it replaces, 2.0x at pipeline 16 (docs/benchmarks.md, "Batches").
  */
 final class MultiGetReply implements BatchValueSink {
   private ReplyWriter out;
