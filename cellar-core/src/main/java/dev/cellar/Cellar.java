@@ -106,6 +106,113 @@ public interface Cellar extends AutoCloseable {
     return 0;
   }
 
+  // ---------------------------------------------------------------- batches
+
+  /**
+   * Reads many keys at once: element {@code i} of the result is a copy of the value of {@code
+   * keys[i]}, or null when that key is absent or expired, as {@link #get(byte[])} would return.
+   * Faster than a loop of gets for random keys: the batch's cache misses (the index slots, then the
+   * records) are in flight together instead of one after another. Each key is read at some instant
+   * during the call; the batch is not a snapshot.
+   */
+  default byte[][] getAll(byte[][] keys) {
+    byte[][] values = new byte[keys.length][];
+    for (int i = 0; i < keys.length; i++) {
+      values[i] = get(keys[i]);
+    }
+    return values;
+  }
+
+  /** {@link #getAll(byte[][])} for a list: the values (null for an absent key) in its order. */
+  default java.util.List<byte[]> getAll(java.util.List<byte[]> keys) {
+    return java.util.Arrays.asList(getAll(keys.toArray(new byte[0][])));
+  }
+
+  /**
+   * Zero-copy {@link #getAll(byte[][])} that allocates nothing per key: key {@code i} is the {@code
+   * lengths[i]} bytes of {@code source} from {@code offsets[i]} (as {@link #prefetch} takes them),
+   * and for each key in order {@code sink} is called with its value's range of the log, or told
+   * that it is absent. The ranges are valid only during each call, as with {@link
+   * #read(MemorySegment, long, long, ValueSink)}, and a value that compaction moves while the sink
+   * runs is passed again from its new place.
+   *
+   * @return how many of the keys had a value
+   */
+  default int readAll(
+      MemorySegment source, long[] offsets, long[] lengths, int count, BatchValueSink sink) {
+    int found = 0;
+    for (int i = 0; i < count; i++) {
+      int index = i;
+      if (read(source, offsets[i], lengths[i], (s, o, l) -> sink.accept(index, s, o, l))) {
+        found++;
+      } else {
+        sink.absent(i);
+      }
+    }
+    return found;
+  }
+
+  /**
+   * Stores {@code values[i]} under {@code keys[i]} for every {@code i}, each expiring at {@code
+   * expireAtEpochMillis} ({@link #NO_EXPIRY} for never; a time in the past deletes the keys, as
+   * {@link #putWithExpiry} does). A key given twice ends with its last value.
+   *
+   * <p>Every key and value is checked against the limits before anything is written: one that is
+   * too long, or null, fails the call with nothing written. The batch is not atomic otherwise: a
+   * failure while writing (a full disk, a failed fsync) may leave some of its keys written and not
+   * others, and a concurrent reader may see some before the others. Under {@link Fsync#ALWAYS} the
+   * call waits once, for one group commit that covers the whole batch.
+   *
+   * @throws LimitExceededException if a key or value exceeds its limit (nothing is written)
+   */
+  default void putAll(byte[][] keys, byte[][] values, long expireAtEpochMillis) {
+    long[] expiries = new long[keys.length];
+    java.util.Arrays.fill(expiries, expireAtEpochMillis);
+    putAll(keys, values, expiries);
+  }
+
+  /** {@link #putAll(byte[][], byte[][], long)} with an expiry of its own for each key. */
+  default void putAll(byte[][] keys, byte[][] values, long[] expireAtEpochMillis) {
+    if (keys.length != values.length || keys.length != expireAtEpochMillis.length) {
+      throw new IllegalArgumentException(
+          "putAll needs as many values and expiries as keys: "
+              + keys.length
+              + " keys, "
+              + values.length
+              + " values, "
+              + expireAtEpochMillis.length
+              + " expiries");
+    }
+    for (int i = 0; i < keys.length; i++) {
+      putWithExpiry(keys[i], values[i], expireAtEpochMillis[i]);
+    }
+  }
+
+  /**
+   * {@link #putAll(byte[][], byte[][], long)} with keys and values given as ranges of one segment,
+   * as a server holds them in its input buffer: key {@code i} is the {@code keyLengths[i]} bytes of
+   * {@code source} from {@code keyOffsets[i]}, its value likewise. No object is made per key.
+   */
+  default void putAll(
+      MemorySegment source,
+      long[] keyOffsets,
+      long[] keyLengths,
+      long[] valueOffsets,
+      long[] valueLengths,
+      int count,
+      long expireAtEpochMillis) {
+    for (int i = 0; i < count; i++) {
+      put(
+          source,
+          keyOffsets[i],
+          keyLengths[i],
+          source,
+          valueOffsets[i],
+          valueLengths[i],
+          expireAtEpochMillis);
+    }
+  }
+
   /** {@link #expiryOf(byte[])} with the key given as the bytes of a segment. */
   long expiryOf(MemorySegment key);
 

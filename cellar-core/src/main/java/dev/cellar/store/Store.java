@@ -1,5 +1,6 @@
 package dev.cellar.store;
 
+import dev.cellar.BatchValueSink;
 import dev.cellar.Cellar;
 import dev.cellar.CellarException;
 import dev.cellar.CellarHealth;
@@ -445,25 +446,9 @@ public final class Store implements Cellar {
     Shard shard = keyspace.shard(hash);
     long stamp = shard.lock.writeLock();
     try {
-      assert shard == keyspace.shard(hash) && shard.lock.isWriteLocked();
       health.checkOpen();
-      if (type == RecordDescriptor.PUT) {
-        long location =
-            log.append(type, key, keyOffset, keyLength, value, valueOffset, valueLength, expireAt);
-        long previous = shard.index.put(hash, key, keyOffset, keyLength, location);
-        shard.puts++;
-        return previous != 0 && accounting.retire(previous);
-      }
-      long previous = shard.index.get(hash, key, keyOffset, keyLength);
-      if (previous == 0) {
-        return false;
-      }
-      long location = log.append(type, key, keyOffset, keyLength, null, 0, 0, 0);
-      shard.index.remove(hash, key, keyOffset, keyLength);
-      boolean existed = accounting.retire(previous);
-      accounting.deadAt(location);
-      shard.deletes++;
-      return existed;
+      return appendLocked(
+          shard, type, key, keyOffset, keyLength, hash, value, valueOffset, valueLength, expireAt);
     } finally {
       shard.lock.unlockWrite(stamp);
     }
@@ -471,6 +456,185 @@ public final class Store implements Cellar {
 
   private MemorySegment segmentOf(byte[] key) {
     return Keyspace.segmentOf(key);
+  }
+
+  // ---------------------------------------------------------------- batches
+
+  /** {@link #append}'s work, the caller holding {@code shard}'s write lock. */
+  private boolean appendLocked(
+      Shard shard,
+      int type,
+      MemorySegment key,
+      long keyOffset,
+      long keyLength,
+      long hash,
+      MemorySegment value,
+      long valueOffset,
+      long valueLength,
+      long expireAt) {
+    assert shard == keyspace.shard(hash) && shard.lock.isWriteLocked()
+        : "a key's record is appended under its own shard's write lock";
+    if (type == RecordDescriptor.PUT) {
+      long location =
+          log.append(type, key, keyOffset, keyLength, value, valueOffset, valueLength, expireAt);
+      long previous = shard.index.put(hash, key, keyOffset, keyLength, location);
+      shard.puts++;
+      return previous != 0 && accounting.retire(previous);
+    }
+    long previous = shard.index.get(hash, key, keyOffset, keyLength);
+    if (previous == 0) {
+      return false;
+    }
+    long location = log.append(type, key, keyOffset, keyLength, null, 0, 0, 0);
+    shard.index.remove(hash, key, keyOffset, keyLength);
+    boolean existed = accounting.retire(previous);
+    accounting.deadAt(location);
+    shard.deletes++;
+    return existed;
+  }
+
+  @Override
+  public byte[][] getAll(byte[][] keys) {
+    return keyspace.getAll(keys);
+  }
+
+  @Override
+  public int readAll(
+      MemorySegment source, long[] offsets, long[] lengths, int count, BatchValueSink sink) {
+    return keyspace.readAll(source, offsets, lengths, count, sink);
+  }
+
+  @Override
+  public void putAll(byte[][] keys, byte[][] values, long[] expireAtEpochMillis) {
+    putAll(PutBatch.of(keys, values, expireAtEpochMillis));
+  }
+
+  @Override
+  public void putAll(
+      MemorySegment source,
+      long[] keyOffsets,
+      long[] keyLengths,
+      long[] valueOffsets,
+      long[] valueLengths,
+      int count,
+      long expireAtEpochMillis) {
+    putAll(
+        PutBatch.of(
+            source,
+            keyOffsets,
+            keyLengths,
+            valueOffsets,
+            valueLengths,
+            count,
+            expireAtEpochMillis));
+  }
+
+  /**
+   * Writes a batch window by window: hashes a window's keys, touches their slots and records, then
+   * appends its records shard by shard, each shard's write lock taken once. The whole batch is
+   * checked first (nothing written if any of it is refused) and waits once for its group commit.
+   */
+  private void putAll(PutBatch batch) {
+    for (int i = 0; i < batch.count; i++) {
+      checkKey(batch.keyLengths[i]);
+      checkValue(batch.valueLengths[i]);
+      if (batch.expiries[i] < 0) {
+        throw new LimitExceededException(
+            "expiry " + batch.expiries[i] + " of key " + i + " of the batch is negative");
+      }
+    }
+    health.checkWritable();
+    boolean waits = durability.beginWrite();
+    Keyspace.BatchScratch scratch = Keyspace.takeScratch();
+    try {
+      long now = System.currentTimeMillis();
+      for (int from = 0; from < batch.count; from += Keyspace.BATCH_WINDOW) {
+        appendWindow(
+            batch, from, Math.min(Keyspace.BATCH_WINDOW, batch.count - from), now, scratch);
+      }
+      if (waits) {
+        durability.awaitAppended();
+      }
+    } catch (DiskFullException e) {
+      health.diskFull(e);
+      throw e;
+    } finally {
+      Keyspace.releaseScratch(scratch);
+      durability.endWrite(waits);
+    }
+  }
+
+  private void appendWindow(
+      PutBatch batch, int from, int n, long now, Keyspace.BatchScratch scratch) {
+    long[] hashes = scratch.hashes;
+    int[] order = scratch.order;
+    for (int i = 0; i < n; i++) {
+      int k = from + i;
+      hashes[i] = hasher.hash(batch.keys[k], batch.keyOffsets[k], batch.keyLengths[k]);
+    }
+    scratch.digest ^= keyspace.touch(hashes, n, true);
+    // Insertion sort by shard, stable: a key given twice keeps its order, so the last value wins.
+    for (int i = 0; i < n; i++) {
+      int shard = keyspace.shardIndex(hashes[i]);
+      int j = i;
+      for (; j > 0 && keyspace.shardIndex(hashes[order[j - 1]]) > shard; j--) {
+        order[j] = order[j - 1];
+      }
+      order[j] = i;
+    }
+    for (int g = 0; g < n; ) {
+      Shard shard = keyspace.shard(hashes[order[g]]);
+      long stamp = shard.lock.writeLock();
+      try {
+        health.checkOpen();
+        for (; g < n && keyspace.shard(hashes[order[g]]) == shard; g++) {
+          appendOne(batch, from + order[g], shard, hashes[order[g]], now);
+        }
+      } finally {
+        shard.lock.unlockWrite(stamp);
+      }
+    }
+  }
+
+  /** Item {@code k} of the batch; an expiry in the past deletes the key, as {@link #put} does. */
+  private void appendOne(PutBatch batch, int k, Shard shard, long hash, long now) {
+    long expireAt = batch.expiries[k];
+    if (expireAt != NO_EXPIRY && expireAt <= now) {
+      appendLocked(
+          shard,
+          RecordDescriptor.DELETE,
+          batch.keys[k],
+          batch.keyOffsets[k],
+          batch.keyLengths[k],
+          hash,
+          null,
+          0,
+          0,
+          0);
+      return;
+    }
+    appendLocked(
+        shard,
+        RecordDescriptor.PUT,
+        batch.keys[k],
+        batch.keyOffsets[k],
+        batch.keyLengths[k],
+        hash,
+        batch.values[k],
+        batch.valueOffsets[k],
+        batch.valueLengths[k],
+        expireAt);
+  }
+
+  private void checkValue(long length) {
+    if (length > options.maxValueBytes()) {
+      throw new LimitExceededException(
+          "value length "
+              + length
+              + " > max "
+              + options.maxValueBytes()
+              + " bytes (maxValueBytes)");
+    }
   }
 
   private void checkKey(long length) {

@@ -10,6 +10,10 @@ public enum Metric {
   GET_MISS("get_miss_ops_per_s", Unit.OPS_PER_S),
   OVERWRITE("overwrite_ops_per_s", Unit.OPS_PER_S),
   GET_HIT_2T("get_hit_2t_ops_per_s", Unit.OPS_PER_S),
+  /** Keys a second read in batches of {@link WorkloadDriver#BATCH} random existing keys. */
+  GET_HIT_BATCH16("get_hit_batch16_ops_per_s", Unit.OPS_PER_S),
+  /** Keys a second loaded into a fresh store in batches of {@link WorkloadDriver#BATCH}. */
+  LOAD_BATCH16("load_batch16_ops_per_s", Unit.OPS_PER_S),
   HEAP_USED("heap_used_bytes", Unit.BYTES),
   FULL_GC("full_gc_ms", Unit.MILLIS),
   /** Allocated bytes of the store's directory right after the load, store still open. */

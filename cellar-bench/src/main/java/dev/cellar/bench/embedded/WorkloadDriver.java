@@ -18,17 +18,20 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p><b>Phases.</b> Load puts every key once, in increasing {@code n} ({@code user:0}, {@code
  * user:1}, ...), with version 0 of its value. The heap is then measured after settling collections,
  * and a full collection timed. An untimed warm-up of random gets lets the JIT compile the read
- * path; then come random hits, random misses ({@code miss:<n>}), random hits from two threads
+ * path; then come random hits, random hits in batches of {@value #BATCH} keys (through the store's
+ * multi-get where it has one), random misses ({@code miss:<n>}), random hits from two threads
  * (total throughput), and random overwrites with version 1 values. A persistent store is then
  * closed, its directory measured with {@code du}, and reopened: the reopen time runs from the start
  * of {@code open} until a get of a known key succeeds. A random sample is verified after the
- * reopen.
+ * reopen. Last, the store is deleted and every key loaded again into a fresh one, in batches of
+ * {@value #BATCH} (the store's batch write where it has one), in a warm JVM where the first load
+ * ran in a cold one.
  *
  * <p><b>Honesty checks.</b> Every hit is checked for presence and length and every 1024th for exact
- * content; every miss must be absent; the reopen sample must hold a value the workload wrote. Any
- * failure ends the run with an exception, since a store that answers wrongly has no throughput
- * worth reporting. The first and last bytes of each value are summed into a checksum that is
- * written out with the results, so the JIT cannot drop the reads.
+ * content (in the batched read too); every miss must be absent; the reopen sample must hold a value
+ * the workload wrote. Any failure ends the run with an exception, since a store that answers
+ * wrongly has no throughput worth reporting. The first and last bytes of each value are summed into
+ * a checksum that is written out with the results, so the JIT cannot drop the reads.
  *
  * <p><b>Randomness.</b> Each phase and thread draws keys from its own {@link SplittableRandom}
  * split, in a fixed order, from the workload seed: every store sees the same key sequence.
@@ -36,6 +39,9 @@ import java.util.concurrent.atomic.AtomicReference;
 final class WorkloadDriver {
   /** Value versions a key may hold: 0 from the load, 1 from an overwrite. */
   private static final int VERSIONS = 2;
+
+  /** Keys per batch in the batched phases. */
+  static final int BATCH = 16;
 
   private static final long CONTENT_CHECK_MASK = 1023;
   private static final int MAX_WARMUP_OPS = 200_000;
@@ -90,6 +96,9 @@ final class WorkloadDriver {
     SplittableRandom warmup = seeds.split();
     expectNoFailures("warm-up", hits(Math.min(ops, MAX_WARMUP_OPS), warmup));
     results.record(Metric.GET_HIT, timed("get hit", ops, () -> hits(ops, seeds.split())));
+    results.record(
+        Metric.GET_HIT_BATCH16,
+        timed("get hit, batches of " + BATCH, ops, () -> batchHits(ops, seeds.split())));
     results.record(Metric.GET_MISS, timed("get miss", ops, () -> misses(ops, seeds.split())));
     results.record(Metric.GET_HIT_2T, timed("get hit, 2 threads", ops, () -> twoThreadHits(ops)));
     results.record(Metric.OVERWRITE, timed("overwrite", ops, () -> overwrites(ops, seeds.split())));
@@ -107,6 +116,77 @@ final class WorkloadDriver {
       results.recordNotApplicable(Metric.REOPEN);
     }
     store.close();
+    results.record(Metric.LOAD_BATCH16, batchLoadOnFreshStore());
+  }
+
+  /**
+   * Loads every key again, in batches, into a fresh store: the store just measured is deleted (its
+   * numbers are taken), so the batched load starts from empty as the first load did.
+   */
+  private double batchLoadOnFreshStore() throws IOException, InterruptedException {
+    emptyDirectory(directory);
+    open();
+    double opsPerSecond = timed("load, batches of " + BATCH, workload.keys(), this::batchLoad);
+    store.close();
+    return opsPerSecond;
+  }
+
+  private static void emptyDirectory(Path directory) throws IOException {
+    try (var paths = java.nio.file.Files.walk(directory)) {
+      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        if (!p.equals(directory)) {
+          java.nio.file.Files.delete(p);
+        }
+      }
+    }
+  }
+
+  private long batchLoad() {
+    byte[][] batchKeys = new byte[BATCH][];
+    byte[][] batchValues = new byte[BATCH][];
+    long total = keys.keys();
+    for (long n = 0; n < total; n += BATCH) {
+      int count = (int) Math.min(BATCH, total - n);
+      for (int i = 0; i < count; i++) {
+        batchKeys[i] = keys.key(n + i);
+        batchValues[i] = values.value(n + i, 0);
+      }
+      store.putAll(batchKeys, batchValues, count);
+    }
+    store.endBatch();
+    return 0;
+  }
+
+  /** {@link #hits} in batches of {@link #BATCH} random keys; returns the wrong answers. */
+  private long batchHits(long ops, SplittableRandom random) {
+    long failures = 0;
+    long sum = 0;
+    byte[][] batchKeys = new byte[BATCH][];
+    long[] numbers = new long[BATCH];
+    byte[][] found = new byte[BATCH][];
+    for (long i = 0; i < ops; i += BATCH) {
+      int count = (int) Math.min(BATCH, ops - i);
+      for (int k = 0; k < count; k++) {
+        numbers[k] = random.nextLong(keys.keys());
+        batchKeys[k] = keys.key(numbers[k]);
+      }
+      store.getAll(batchKeys, found, count);
+      for (int k = 0; k < count; k++) {
+        byte[] value = found[k];
+        if (value == null || value.length != values.size()) {
+          failures++;
+          continue;
+        }
+        sum += value[0] + value[value.length - 1];
+        if (((i + k) & CONTENT_CHECK_MASK) == 0
+            && !values.matchesAny(value, numbers[k], VERSIONS)) {
+          failures++;
+        }
+      }
+    }
+    store.endBatch();
+    addToChecksum(sum);
+    return failures;
   }
 
   private void open() throws IOException {

@@ -29,6 +29,26 @@ public interface StoreAdapter {
   /** The value stored under {@code key} as an array the caller may read, or null. */
   byte[] get(byte[] key);
 
+  /**
+   * Reads {@code count} keys at once into {@code values} (null for an absent key), through the
+   * store's multi-get where it has one; a loop of {@link #get} otherwise.
+   */
+  default void getAll(byte[][] keys, byte[][] values, int count) {
+    for (int i = 0; i < count; i++) {
+      values[i] = get(keys[i]);
+    }
+  }
+
+  /**
+   * Stores {@code count} keys and values at once, through the store's batch write where it has one;
+   * a loop of {@link #put} otherwise. The adapter may keep none of the arrays.
+   */
+  default void putAll(byte[][] keys, byte[][] values, int count) {
+    for (int i = 0; i < count; i++) {
+      put(keys[i], values[i]);
+    }
+  }
+
   /** Ends the calling thread's batch: commits what it wrote, releases what it holds. */
   default void endBatch() {}
 

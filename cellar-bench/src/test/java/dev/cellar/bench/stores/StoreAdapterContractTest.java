@@ -38,6 +38,41 @@ class StoreAdapterContractTest {
     store.close();
   }
 
+  @ParameterizedTest
+  @EnumSource(StoreKind.class)
+  void batchesStoreAndReadWhatSingleCallsWould(StoreKind kind, @TempDir Path dir) throws Exception {
+    KeySpace keys = new KeySpace(KEYS);
+    ValueFactory values = new ValueFactory(60);
+    StoreAdapter store = kind.newAdapter();
+    store.open(dir, KEYS, keys.averageKeyBytes(), values.size());
+    byte[][] batchKeys = new byte[16][];
+    byte[][] batchValues = new byte[16][];
+    // Batches of 16, the last one shorter in arrays of 16: count, not the arrays' length, rules.
+    for (int n = 0; n < KEYS; n += 16) {
+      int count = Math.min(16, KEYS - n);
+      for (int i = 0; i < count; i++) {
+        batchKeys[i] = keys.key(n + i);
+        batchValues[i] = values.value(n + i, 0);
+      }
+      store.putAll(batchKeys, batchValues, count);
+    }
+    store.endBatch();
+    byte[][] found = new byte[16][];
+    for (int n = 0; n < KEYS; n += 8) {
+      for (int i = 0; i < 8; i++) {
+        batchKeys[2 * i] = keys.key(n + i);
+        batchKeys[2 * i + 1] = keys.missKey(n + i);
+      }
+      store.getAll(batchKeys, found, 16);
+      for (int i = 0; i < 8; i++) {
+        assertArrayEquals(values.value(n + i, 0), found[2 * i], "key " + (n + i));
+        assertNull(found[2 * i + 1], "miss " + (n + i));
+      }
+    }
+    store.endBatch();
+    store.close();
+  }
+
   private static void assertContents(StoreAdapter store, KeySpace keys, ValueFactory values) {
     for (int n = 0; n < KEYS; n++) {
       assertArrayEquals(values.value(n, n % 2 == 0 ? 1 : 0), store.get(keys.key(n)), "key " + n);

@@ -39,6 +39,9 @@ public final class Session {
    */
   final ValueSink bulkReply;
 
+  /** Writes MGET's reply from one batch read; made once per connection. */
+  final MultiGetReply multiGetReply;
+
   public Session(
       long id, String address, String localAddress, ReplyWriter out, ServerContext server) {
     this.id = id;
@@ -48,6 +51,7 @@ public final class Session {
     this.server = server;
     this.authenticated = server.config().requirePass() == null;
     this.bulkReply = out::bulk;
+    this.multiGetReply = new MultiGetReply();
   }
 
   public long id() {

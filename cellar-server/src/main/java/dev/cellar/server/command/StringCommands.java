@@ -451,15 +451,7 @@ final class StringCommands {
 
   static void mget(Session s, Request r, ReplyWriter out) {
     ServerContext server = s.server();
-    out.array(r.argc() - 1);
-    for (int i = 1; i < r.argc(); i++) {
-      if (!server.store().read(r.input(), r.offset(i), r.length(i), s.bulkReply)) {
-        out.nullBulk();
-        server.stats().keyspaceMisses.increment();
-      } else {
-        server.stats().keyspaceHits.increment();
-      }
-    }
+    s.multiGetReply.write(server.store(), r, out, server.stats());
   }
 
   static void mset(Session s, Request r, ReplyWriter out, boolean onlyIfNoneExist) {
@@ -482,9 +474,29 @@ final class StringCommands {
           }
         }
       }
-      for (int i = 1; i < r.argc(); i += 2) {
-        server.store().put(r.segment(i), r.segment(i + 1), Cellar.NO_EXPIRY);
+      // One batch write: the keys' cache misses overlap, each shard is locked once, and under
+      // appendfsync always the command waits for one group commit. Every key and value is checked
+      // before any is written, so an oversized one fails the command with nothing set.
+      long[] keyOffsets = new long[keys];
+      long[] keyLengths = new long[keys];
+      long[] valueOffsets = new long[keys];
+      long[] valueLengths = new long[keys];
+      for (int k = 0; k < keys; k++) {
+        keyOffsets[k] = r.offset(1 + 2 * k);
+        keyLengths[k] = r.length(1 + 2 * k);
+        valueOffsets[k] = r.offset(2 + 2 * k);
+        valueLengths[k] = r.length(2 + 2 * k);
       }
+      server
+          .store()
+          .putAll(
+              r.input(),
+              keyOffsets,
+              keyLengths,
+              valueOffsets,
+              valueLengths,
+              keys,
+              Cellar.NO_EXPIRY);
     } finally {
       server.locks().unlockAll(stripes, locked);
     }

@@ -225,6 +225,29 @@ class StringCommandsConformanceTest extends AbstractConformanceTest {
   }
 
   @Test
+  void mgetOfMoreKeysThanOneBatchWindowAnswersEachInOrder() throws IOException {
+    java.util.List<String> mset = new java.util.ArrayList<>(java.util.List.of("MSET"));
+    java.util.List<String> mget = new java.util.ArrayList<>(java.util.List.of("MGET"));
+    String[] expected = new String[100];
+    for (int i = 0; i < 100; i++) {
+      if (i % 3 != 0) {
+        mset.add("key:" + i);
+        mset.add("value-" + i);
+        expected[i] = "value-" + i;
+      }
+      mget.add("key:" + i);
+    }
+    assertEquals(OK, c.call(mset.toArray(String[]::new)));
+    assertEquals(array(expected), c.call(mget.toArray(String[]::new)));
+  }
+
+  @Test
+  void msetOfAKeyGivenTwiceKeepsItsLastValue() throws IOException {
+    assertEquals(OK, c.call("MSET", "a", "1", "b", "2", "a", "3"));
+    assertEquals(array("3", "2"), c.call("MGET", "a", "b"));
+  }
+
+  @Test
   void msetNeedsPairs() throws IOException {
     assertEquals(arity("mset"), c.call("MSET", "a", "1", "b"));
     assertEquals(arity("msetnx"), c.call("MSETNX", "a", "1", "b"));
