@@ -109,9 +109,10 @@ final class MarkdownReport {
             settings.valueSize()));
     md.append(
         "| durability | Redis ops/s | Cellar ops/s | Cellar / Redis | server CPU µs a request, Redis / Cellar"
+            + " | the same, Redis's over Cellar's"
             + " | Cellar's CPU µs a request: event loop / compaction / fsync / prefault / GC / JIT / other"
             + " | write amplification, Redis / Cellar | data at the end, Redis / Cellar |\n");
-    md.append("|---|---:|---:|---:|---:|---|---:|---:|\n");
+    md.append("|---|---:|---:|---:|---:|---:|---|---:|---:|\n");
     for (Durability durability : s.modes()) {
       Optional<Results.SustainedSummary> redis = results.sustained(durability, ServerKind.REDIS);
       Optional<Results.SustainedSummary> cellar = results.sustained(durability, ServerKind.CELLAR);
@@ -121,7 +122,7 @@ final class MarkdownReport {
       md.append(
           String.format(
               Locale.ROOT,
-              "| %s | %s | %s | %s | %s / %s | %s | %s / %s | %s / %s |%n",
+              "| %s | %s | %s | %s | %s / %s | %s | %s | %s / %s | %s / %s |%n",
               durability.id(),
               redis.map(r -> Format.rate(r.opsPerSecond())).orElse("failed"),
               cellar.map(r -> Format.rate(r.opsPerSecond())).orElse("failed"),
@@ -132,6 +133,10 @@ final class MarkdownReport {
                   : "–",
               redis.map(r -> twoDecimals(r.cpuMicrosPerRequest())).orElse("–"),
               cellar.map(r -> twoDecimals(r.cpuMicrosPerRequest())).orElse("–"),
+              redis.isPresent() && cellar.isPresent()
+                  ? Format.ratio(
+                      redis.get().cpuMicrosPerRequest() / cellar.get().cpuMicrosPerRequest())
+                  : "–",
               cellarThreads(results, durability),
               redis.map(r -> twoDecimals(r.writeAmplification())).orElse("–"),
               cellar.map(r -> twoDecimals(r.writeAmplification())).orElse("–"),

@@ -83,7 +83,7 @@ final class ProcessAccounting {
     Path proc = Path.of("/proc", Long.toString(pid));
     long[] own = statTicks(Files.readString(proc.resolve("stat")));
     Io io = Io.parse(Files.readString(proc.resolve("io")));
-    long cpu = own[0] + own[1];
+    long cpu = own[0] + own[1] + own[2];
     long children = own[2];
     long written = io.writeBytes();
     long cancelled = io.cancelledWriteBytes();

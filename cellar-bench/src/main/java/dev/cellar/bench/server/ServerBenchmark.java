@@ -250,13 +250,18 @@ public final class ServerBenchmark implements Callable<Integer> {
     Path runDir = launcherOptions.newRunDirectory("cellar-bench-server-");
     log.printf(
         Locale.ROOT,
-        "server benchmark: %,d keys of %d B, %d clients, %s, pipelines %s, modes %s, %d rounds; data in %s%n",
+        "server benchmark: %,d keys of %d B, %d clients, %s, %d rounds; data in %s%n",
         settings.keyspace(),
         settings.valueSize(),
         settings.clients(),
-        settings.tests(),
-        settings.pipelines(),
-        modes,
+        settings.sustained().only()
+            ? "the sustained row only"
+            : String.format(
+                Locale.ROOT,
+                "%s, pipelines %s, modes %s",
+                settings.tests(),
+                settings.pipelines(),
+                modes),
         settings.rounds(),
         runDir);
     boolean keepData = launcherOptions.keepData();

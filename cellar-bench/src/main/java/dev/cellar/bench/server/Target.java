@@ -165,12 +165,13 @@ sealed interface Target {
       String measured =
           String.format(
               Locale.ROOT,
-              "%s vs %s = %.2fx (server CPU %.2f vs %.2f µs a request)",
+              "%s vs %s = %.2fx (server CPU %.2f vs %.2f µs a request: %.2fx)",
               Format.rate(c.get().cellar().opsPerSecond()),
               Format.rate(c.get().redis().opsPerSecond()),
               c.get().ratio(),
               c.get().cellar().cpuMicrosPerRequest(),
-              c.get().redis().cpuMicrosPerRequest());
+              c.get().redis().cpuMicrosPerRequest(),
+              c.get().redis().cpuMicrosPerRequest() / c.get().cellar().cpuMicrosPerRequest());
       return new Verdict(name, required, measured, c.get().ratio() >= minRatio);
     }
   }

@@ -152,7 +152,8 @@ class SustainedRowTest {
     Target.Verdict faster = new Target.SustainedThroughput(Durability.NO, 1.1).evaluate(results);
     assertTrue(faster.met());
     assertEquals(
-        "250,000 vs 200,000 = 1.25x (server CPU 220.00 vs 300.00 µs a request)", faster.measured());
+        "250,000 vs 200,000 = 1.25x (server CPU 220.00 vs 300.00 µs a request: 1.36x)",
+        faster.measured());
     assertFalse(new Target.SustainedThroughput(Durability.NO, 1.3).evaluate(results).met());
     assertNull(new Target.SustainedThroughput(Durability.EVERYSEC, 2.0).evaluate(results).met());
 
@@ -191,7 +192,7 @@ class SustainedRowTest {
             "Heading.", settings, List.of(Placement.pinned(0, 1)), results, List.of());
     assertTrue(
         md.contains(
-            "| no | 200,000 | 250,000 | **1.25x** | 300.00 / 220.00"
+            "| no | 200,000 | 250,000 | **1.25x** | 300.00 / 220.00 | 1.36x"
                 + " | 160.00 / 50.00 / 0.00 / 0.00 / 0.00 / 0.00 / 0.00 | 0.00 / 3.00 | 5.0 MiB / 5.0 MiB |"),
         md);
     assertFalse(md.contains("| everysec |"), "a mode with no runs has no line: " + md);
