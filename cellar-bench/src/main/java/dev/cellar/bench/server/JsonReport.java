@@ -17,6 +17,13 @@ import java.util.Map;
  *  "cold": [{"placement": "pinned", "durability": "no", "server": "cellar", "round": 1, "ready_s": 0.9,
  *            "test": "set", "pipeline": 1, "requests": 100000, "ops_per_s": .., "p50_ms": .., "p99_ms": ..,
  *            "jit_cpu_share": 0.4}, ...],
+ *  "sustained": [{"placement": "pinned", "durability": "no", "server": "cellar", "round": 1,
+ *                 "test": "set", "pipeline": 16, "requests": 10000000,
+ *                 "ops_per_s": .., "p50_ms": .., "p99_ms": .., "wall_s": .., "server_cpu_s": ..,
+ *                 "server_cpu_us_per_request": 2.29, "server_cpu_share": 0.99, "jit_cpu_share": 0.01,
+ *                 "cpu_us_per_request_by_thread": {"event_loop": 1.6, "compaction": 0.5, ..},
+ *                 "write_bytes": .., "cancelled_write_bytes": .., "acknowledged_bytes": ..,
+ *                 "write_amplification": 2.1, "data_bytes_end": ..}, ...],
  *  "syscalls": [{"server": "cellar", "test": "set", "pipeline": 1, "requests": 100000,
  *                "total": 200345, "per_op": 2.003, "calls": {"sendto": 100001, ...}}, ...],
  *  "memory": [{"server": "redis", "round": 1, "vm_rss_bytes": .., "rss_anon_bytes": ..,
@@ -44,6 +51,7 @@ public final class JsonReport {
     root.put("warmups", results.warmupRuns().stream().map(JsonReport::warmup).toList());
     root.put("runs", results.runs().stream().map(JsonReport::run).toList());
     root.put("cold", results.coldRuns().stream().map(JsonReport::cold).toList());
+    root.put("sustained", results.sustainedRuns().stream().map(JsonReport::sustained).toList());
     root.put("syscalls", results.syscallRuns().stream().map(JsonReport::syscalls).toList());
     root.put("memory", results.memoryRuns().stream().map(JsonReport::memory).toList());
     root.put("targets", verdicts.stream().map(JsonReport::verdict).toList());
@@ -109,6 +117,37 @@ public final class JsonReport {
     m.put("p99_ms", c.row().p99Ms());
     m.put("jit_cpu_share", share(c.compilerCpuShare()));
     return m;
+  }
+
+  private static Map<String, Object> sustained(Results.SustainedRun r) {
+    Map<String, Object> m = session("pinned", r.durability(), r.server(), r.round());
+    m.put("test", r.workload().test());
+    m.put("pipeline", r.workload().pipeline());
+    m.put("requests", r.workload().requests());
+    m.put("ops_per_s", r.row().opsPerSecond());
+    m.put("p50_ms", r.row().p50Ms());
+    m.put("p99_ms", r.row().p99Ms());
+    m.put("wall_s", Math.round(r.wallSeconds() * 1000) / 1000.0);
+    m.put("server_cpu_s", r.cost().cpuSeconds());
+    m.put("server_cpu_us_per_request", micros(r.cpuMicrosPerRequest()));
+    m.put("server_cpu_share", share(r.serverCpuShare()));
+    m.put("jit_cpu_share", share(r.compilerCpuShare()));
+    Map<String, Object> byThread = new LinkedHashMap<>();
+    ProcessAccounting.ordered(r.cost().roleTicks())
+        .keySet()
+        .forEach(role -> byThread.put(role, micros(r.cpuMicrosPerRequest(role))));
+    m.put("cpu_us_per_request_by_thread", byThread);
+    m.put("write_bytes", r.cost().writeBytes());
+    m.put("cancelled_write_bytes", r.cost().cancelledWriteBytes());
+    m.put("acknowledged_bytes", r.acknowledgedBytes());
+    m.put("write_amplification", Math.round(r.writeAmplification() * 1000) / 1000.0);
+    m.put("data_bytes_end", r.dataBytes());
+    return m;
+  }
+
+  /** Microseconds, to three decimals. */
+  private static double micros(double us) {
+    return Math.round(us * 1000) / 1000.0;
   }
 
   private static Map<String, Object> warmup(Results.WarmupRun w) {

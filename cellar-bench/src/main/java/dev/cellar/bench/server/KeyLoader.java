@@ -20,6 +20,10 @@ import java.util.regex.Pattern;
 final class KeyLoader {
   private static final byte[] KEY_PREFIX = "key:".getBytes(StandardCharsets.US_ASCII);
   private static final int KEY_DIGITS = 12;
+
+  /** Bytes of every key, here and in redis-benchmark's {@code -r}: {@code key:} and 12 digits. */
+  static final int KEY_BYTES = KEY_PREFIX.length + KEY_DIGITS;
+
   private static final Pattern SUMMARY = Pattern.compile("errors: (\\d+), replies: (\\d+)");
   private static final long TIMEOUT_SECONDS = 900;
 

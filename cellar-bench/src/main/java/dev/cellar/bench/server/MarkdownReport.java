@@ -23,9 +23,12 @@ final class MarkdownReport {
       List<Target.Verdict> verdicts) {
     StringBuilder md = new StringBuilder();
     md.append(heading).append("\n\n");
-    for (Placement placement : placements) {
-      throughput(md, settings, placement, results);
+    if (!settings.sustained().only()) {
+      for (Placement placement : placements) {
+        throughput(md, settings, placement, results);
+      }
     }
+    sustained(md, settings, results);
     cold(md, settings, results);
     warmup(md, settings, results);
     syscalls(md, settings, results);
@@ -79,6 +82,94 @@ final class MarkdownReport {
       }
     }
     md.append('\n');
+  }
+
+  /**
+   * The sustained-overwrite row: per durability level, both servers' throughput, their CPU per
+   * request, Cellar's CPU split by thread role, and each server's write amplification.
+   */
+  private static void sustained(StringBuilder md, Settings settings, Results results) {
+    if (results.sustainedRuns().isEmpty()) {
+      return;
+    }
+    Settings.Sustained s = settings.sustained();
+    md.append(
+        String.format(
+            Locale.ROOT,
+            "**Sustained overwrites** (pinned as above, a session per server and mode: %,d keys loaded, %,d SETs untimed,"
+                + " then %,d SETs measured, at pipeline %d over the whole key space; medians): server CPU is every thread's"
+                + " and child's, per request; write amplification is bytes the server process sent to storage"
+                + " (`/proc/PID/io` `write_bytes`, children included) over the key and value bytes of the SETs acknowledged"
+                + " (%d + %d a SET).%n%n",
+            settings.keyspace(),
+            s.warmup(),
+            s.requests(),
+            Settings.Sustained.PIPELINE,
+            KeyLoader.KEY_BYTES,
+            settings.valueSize()));
+    md.append(
+        "| durability | Redis ops/s | Cellar ops/s | Cellar / Redis | server CPU µs a request, Redis / Cellar"
+            + " | the same, Redis's over Cellar's"
+            + " | Cellar's CPU µs a request: event loop / compaction / fsync / prefault / GC / JIT / other"
+            + " | write amplification, Redis / Cellar | data at the end, Redis / Cellar |\n");
+    md.append("|---|---:|---:|---:|---:|---:|---|---:|---:|\n");
+    for (Durability durability : s.modes()) {
+      Optional<Results.SustainedSummary> redis = results.sustained(durability, ServerKind.REDIS);
+      Optional<Results.SustainedSummary> cellar = results.sustained(durability, ServerKind.CELLAR);
+      if (redis.isEmpty() && cellar.isEmpty()) {
+        continue;
+      }
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %s | %s | %s | %s / %s | %s | %s | %s / %s | %s / %s |%n",
+              durability.id(),
+              redis.map(r -> Format.rate(r.opsPerSecond())).orElse("failed"),
+              cellar.map(r -> Format.rate(r.opsPerSecond())).orElse("failed"),
+              redis.isPresent() && cellar.isPresent()
+                  ? "**"
+                      + Format.ratio(cellar.get().opsPerSecond() / redis.get().opsPerSecond())
+                      + "**"
+                  : "–",
+              redis.map(r -> twoDecimals(r.cpuMicrosPerRequest())).orElse("–"),
+              cellar.map(r -> twoDecimals(r.cpuMicrosPerRequest())).orElse("–"),
+              redis.isPresent() && cellar.isPresent()
+                  ? Format.ratio(
+                      redis.get().cpuMicrosPerRequest() / cellar.get().cpuMicrosPerRequest())
+                  : "–",
+              cellarThreads(results, durability),
+              redis.map(r -> twoDecimals(r.writeAmplification())).orElse("–"),
+              cellar.map(r -> twoDecimals(r.writeAmplification())).orElse("–"),
+              redis.map(r -> Format.bytes(r.dataBytes())).orElse("–"),
+              cellar.map(r -> Format.bytes(r.dataBytes())).orElse("–")));
+    }
+    md.append('\n');
+  }
+
+  /** Cellar's CPU per request by thread role, each the median over its runs. */
+  private static String cellarThreads(Results results, Durability durability) {
+    List<Results.SustainedRun> runs =
+        results.sustainedRuns().stream()
+            .filter(r -> r.durability() == durability && r.server() == ServerKind.CELLAR)
+            .toList();
+    if (runs.isEmpty()) {
+      return "–";
+    }
+    return List.of(
+            ProcessAccounting.EVENT_LOOP,
+            ProcessAccounting.COMPACTION,
+            ProcessAccounting.FSYNC,
+            ProcessAccounting.PREFAULT,
+            ProcessAccounting.GC,
+            ProcessAccounting.JIT,
+            ProcessAccounting.OTHER)
+        .stream()
+        .map(role -> twoDecimals(Results.median(runs, r -> r.cpuMicrosPerRequest(role))))
+        .collect(Collectors.joining(" / "));
+  }
+
+  private static String twoDecimals(double value) {
+    return String.format(Locale.ROOT, "%.2f", value);
   }
 
   /**

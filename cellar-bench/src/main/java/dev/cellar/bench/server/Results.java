@@ -21,6 +21,7 @@ final class Results {
   private final List<MemoryRun> memory = new ArrayList<>();
   private final List<WarmupRun> warmups = new ArrayList<>();
   private final List<ColdRun> colds = new ArrayList<>();
+  private final List<SustainedRun> sustained = new ArrayList<>();
   private final List<String> failures = new ArrayList<>();
 
   /**
@@ -72,6 +73,73 @@ final class Results {
       RedisBenchmarkCsv.Row row,
       double compilerCpuShare) {}
 
+  /**
+   * One measured run of the sustained-overwrite row (pinned; see {@link Settings.Sustained}).
+   *
+   * @param wallSeconds the measured run's wall time, as the harness timed it
+   * @param cost the server's CPU, its CPU by thread role and its writes to storage over the run
+   *     (process and children: {@link ProcessAccounting})
+   * @param compilerCpuShare the part of the wall time the JIT compilers used (0 for Redis)
+   * @param dataBytes bytes in the server's data directory at the end (log, checkpoints, AOF)
+   */
+  record SustainedRun(
+      Durability durability,
+      ServerKind server,
+      int round,
+      Workload workload,
+      RedisBenchmarkCsv.Row row,
+      double wallSeconds,
+      ProcessAccounting.Snapshot cost,
+      double compilerCpuShare,
+      long dataBytes) {
+
+    /**
+     * What the SETs asked the server to keep: each acknowledged SET's key and value bytes. Every
+     * request redis-benchmark sends ({@code -n}) is acknowledged before it exits; its keys are
+     * {@code key:} and 12 digits.
+     */
+    long acknowledgedBytes() {
+      return workload.requests() * (KeyLoader.KEY_BYTES + workload.valueSize());
+    }
+
+    /** Bytes the server sent to storage per acknowledged byte. */
+    double writeAmplification() {
+      return (double) cost.writeBytes() / acknowledgedBytes();
+    }
+
+    /** Server CPU (all threads and children) per request, in microseconds. */
+    double cpuMicrosPerRequest() {
+      return cost.cpuSeconds() * 1e6 / workload.requests();
+    }
+
+    /** One thread role's CPU per request, in microseconds. */
+    double cpuMicrosPerRequest(String role) {
+      return (double) cost.ticksOf(role)
+          / ProcessAccounting.TICKS_PER_SECOND
+          * 1e6
+          / workload.requests();
+    }
+
+    double serverCpuShare() {
+      return cost.cpuSeconds() / wallSeconds;
+    }
+  }
+
+  /** Medians of one server's sustained runs at one durability level. */
+  record SustainedSummary(
+      double opsPerSecond,
+      double cpuMicrosPerRequest,
+      double writeAmplification,
+      double dataBytes,
+      int samples) {}
+
+  /** Both servers' sustained summaries at one durability level. */
+  record SustainedComparison(SustainedSummary redis, SustainedSummary cellar) {
+    double ratio() {
+      return cellar.opsPerSecond() / redis.opsPerSecond();
+    }
+  }
+
   /** Syscalls counted while one traced workload ran. */
   record SyscallRun(ServerKind server, Workload workload, StraceSummary summary) {
     double perOperation() {
@@ -115,6 +183,39 @@ final class Results {
 
   List<ColdRun> coldRuns() {
     return List.copyOf(colds);
+  }
+
+  void add(SustainedRun run) {
+    sustained.add(run);
+  }
+
+  List<SustainedRun> sustainedRuns() {
+    return List.copyOf(sustained);
+  }
+
+  Optional<SustainedSummary> sustained(Durability durability, ServerKind server) {
+    List<SustainedRun> matching =
+        sustained.stream()
+            .filter(r -> r.durability() == durability && r.server() == server)
+            .toList();
+    if (matching.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new SustainedSummary(
+            median(matching, r -> r.row().opsPerSecond()),
+            median(matching, SustainedRun::cpuMicrosPerRequest),
+            median(matching, SustainedRun::writeAmplification),
+            median(matching, r -> r.dataBytes()),
+            matching.size()));
+  }
+
+  Optional<SustainedComparison> compareSustained(Durability durability) {
+    Optional<SustainedSummary> redis = sustained(durability, ServerKind.REDIS);
+    Optional<SustainedSummary> cellar = sustained(durability, ServerKind.CELLAR);
+    return redis.isPresent() && cellar.isPresent()
+        ? Optional.of(new SustainedComparison(redis.get(), cellar.get()))
+        : Optional.empty();
   }
 
   void add(WarmupRun run) {

@@ -41,7 +41,8 @@ import picocli.CommandLine.Spec;
     description = {
       "Cellar's server against redis-server, driven by redis-benchmark at equal durability:"
           + " SET and GET at pipelines 1, 16 and 50, pinned and unpinned; syscalls per operation"
-          + " (strace) and resident memory.",
+          + " (strace) and resident memory; sustained overwrites with compaction running, and write"
+          + " amplification.",
       "Prints a Markdown report that checks the server's targets (docs/benchmarks.md)."
     })
 public final class ServerBenchmark implements Callable<Integer> {
@@ -130,6 +131,32 @@ public final class ServerBenchmark implements Callable<Integer> {
   int repeat;
 
   @Option(
+      names = "--sustained-requests",
+      defaultValue = "10000000",
+      description =
+          "SETs measured per session of the sustained-overwrite row (pipeline 16 over the key space); 0 for none (default ${DEFAULT-VALUE}).")
+  long sustainedRequests;
+
+  @Option(
+      names = "--sustained-warmup",
+      defaultValue = "10000000",
+      description =
+          "Untimed SETs of the same workload before the measured ones (default ${DEFAULT-VALUE}).")
+  long sustainedWarmup;
+
+  @Option(
+      names = "--sustained-modes",
+      split = ",",
+      defaultValue = "no,everysec",
+      description = "Durability levels of the sustained row (default ${DEFAULT-VALUE}).")
+  List<String> sustainedModes;
+
+  @Option(
+      names = "--sustained-only",
+      description = "Run the sustained-overwrite row only: no other row, strace or memory reading.")
+  boolean sustainedOnly;
+
+  @Option(
       names = "--strace",
       negatable = true,
       defaultValue = "true",
@@ -214,7 +241,7 @@ public final class ServerBenchmark implements Callable<Integer> {
     ChildProcesses children = new ChildProcesses().installShutdownHook();
     Map<String, Object> machine = Host.describe(tools);
     List<Placement> placements = new ArrayList<>(List.of(Placement.pinned(serverCpu, clientCpu)));
-    if (unpinned) {
+    if (unpinned && !settings.sustained().only()) {
       placements.add(Placement.unpinned(Host.allowedCpus()));
     }
     if (pinHarness) {
@@ -223,13 +250,18 @@ public final class ServerBenchmark implements Callable<Integer> {
     Path runDir = launcherOptions.newRunDirectory("cellar-bench-server-");
     log.printf(
         Locale.ROOT,
-        "server benchmark: %,d keys of %d B, %d clients, %s, pipelines %s, modes %s, %d rounds; data in %s%n",
+        "server benchmark: %,d keys of %d B, %d clients, %s, %d rounds; data in %s%n",
         settings.keyspace(),
         settings.valueSize(),
         settings.clients(),
-        settings.tests(),
-        settings.pipelines(),
-        modes,
+        settings.sustained().only()
+            ? "the sustained row only"
+            : String.format(
+                Locale.ROOT,
+                "%s, pipelines %s, modes %s",
+                settings.tests(),
+                settings.pipelines(),
+                modes),
         settings.rounds(),
         runDir);
     boolean keepData = launcherOptions.keepData();
@@ -240,8 +272,10 @@ public final class ServerBenchmark implements Callable<Integer> {
     long begin = System.nanoTime();
     Results results = new Results();
     try {
+      SessionRunner sessions = new SessionRunner(tools, children, settings, log);
       new RoundRunner(
-              new SessionRunner(tools, children, settings, log),
+              sessions,
+              new SustainedSessionRunner(tools, children, settings, sessions),
               settings,
               placements,
               runDir,
@@ -295,25 +329,33 @@ public final class ServerBenchmark implements Callable<Integer> {
       throws IOException {
     List<Target.Verdict> verdicts =
         Target.issueTargets().stream().map(t -> t.evaluate(results)).toList();
+    String workload =
+        settings.sustained().only()
+            ? "the sustained-overwrite row only"
+            : String.format(
+                Locale.ROOT,
+                "redis-benchmark requests per test %,d at P1 and %,d at deeper pipelines",
+                settings.requestsP1(),
+                settings.requests());
     String heading =
         String.format(
             Locale.ROOT,
-            "`%s`, %s, %s s: %,d keys of %d bytes loaded before measuring, %d clients, redis-benchmark requests per test %,d at P1 and %,d "
-                + "at deeper pipelines, %s; Cellar %s, %s; %s cores (%s), load average %s at the start.",
+            "`%s`, %s, %s s: %,d keys of %d bytes loaded before measuring, %d clients, %s, %s; Cellar %s, %s; %s cores (%s),"
+                + " load average %s at the start and %s at the end.",
             ReportedCommandLine.of(spec, "./cellar bench server"),
             machine.get("date"),
             machine.get("duration_s"),
             settings.keyspace(),
             settings.valueSize(),
             settings.clients(),
-            settings.requestsP1(),
-            settings.requests(),
+            workload,
             settings.rounds() == 1 ? "one round" : "medians of " + settings.rounds() + " rounds",
             machine.get("cellar_commit"),
             machine.get("redis_version"),
             machine.get("cores"),
             machine.get("cpu"),
-            String.valueOf(machine.get("load_average_start")).split(" ")[0]);
+            String.valueOf(machine.get("load_average_start")).split(" ")[0],
+            String.valueOf(machine.get("load_average_end")).split(" ")[0]);
     String table = MarkdownReport.render(heading, settings, placements, results, verdicts);
     System.out.print(table);
     Path json = jsonPath(tools);
@@ -351,6 +393,23 @@ public final class ServerBenchmark implements Callable<Integer> {
       positive("--keyspace", keyspace);
       positive("--clients", clients);
       positive("--strace-requests", straceRequests);
+      if (sustainedRequests < 0 || sustainedWarmup < 0) {
+        throw new IllegalArgumentException(
+            "--sustained-requests and --sustained-warmup must not be negative, got "
+                + sustainedRequests
+                + " and "
+                + sustainedWarmup);
+      }
+      Settings.Sustained sustained =
+          new Settings.Sustained(
+              sustainedRequests,
+              sustainedWarmup,
+              sustainedModes.stream().map(Durability::parse).distinct().toList(),
+              sustainedOnly);
+      if (sustainedOnly && !sustained.enabled()) {
+        throw new IllegalArgumentException(
+            "--sustained-only with --sustained-requests 0 would run nothing");
+      }
       if (serverCpu == clientCpu || Runtime.getRuntime().availableProcessors() < 2) {
         throw new IllegalArgumentException(
             "pinning needs two distinct cores (--server-cpu "
@@ -373,12 +432,13 @@ public final class ServerBenchmark implements Callable<Integer> {
           warmupRounds,
           repeat,
           durabilities,
-          strace,
+          strace && !sustainedOnly,
           straceRequests,
           stracePipelines,
-          rss,
-          unpinned,
-          Math.max(0, coldRequests));
+          rss && !sustainedOnly,
+          unpinned && !sustainedOnly,
+          sustainedOnly ? 0 : Math.max(0, coldRequests),
+          sustained);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }
@@ -408,7 +468,7 @@ public final class ServerBenchmark implements Callable<Integer> {
 
   private Tools tools() {
     try {
-      return Tools.locate(launcherOptions.launcher(), strace);
+      return Tools.locate(launcherOptions.launcher(), strace && !sustainedOnly);
     } catch (IllegalStateException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }

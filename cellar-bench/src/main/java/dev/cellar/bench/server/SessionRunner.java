@@ -271,13 +271,13 @@ final class SessionRunner {
     return null;
   }
 
-  private static int freePort() throws IOException {
+  static int freePort() throws IOException {
     try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       return socket.getLocalPort();
     }
   }
 
-  private void progress(String format, Object... args) {
+  void progress(String format, Object... args) {
     long seconds = (System.nanoTime() - startNanos) / 1_000_000_000L;
     log.printf(
         Locale.ROOT,

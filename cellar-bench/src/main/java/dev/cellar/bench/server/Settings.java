@@ -14,6 +14,7 @@ import java.util.Map;
  * @param straceRequests requests per traced test
  * @param coldRequests SETs at pipeline 1 sent as soon as a server answers its first PING, before
  *     the load and the warm-up (0: no cold run)
+ * @param sustained the sustained-overwrite row
  */
 record Settings(
     int keyspace,
@@ -32,7 +33,46 @@ record Settings(
     List<Integer> stracePipelines,
     boolean memory,
     boolean unpinned,
-    long coldRequests) {
+    long coldRequests,
+    Sustained sustained) {
+
+  /**
+   * The sustained-overwrite row: SETs at pipeline {@link #PIPELINE} over the whole key space, long
+   * enough that compaction runs beside the request path for most of the measured run, each server
+   * in a session of its own (fresh process, the key space loaded, {@code warmup} SETs of the same
+   * workload untimed, then {@code requests} measured).
+   *
+   * @param requests measured SETs per session; 0 for no sustained row
+   * @param warmup untimed SETs before them
+   * @param modes durability levels it runs at
+   * @param only whether the other rows are skipped
+   */
+  record Sustained(long requests, long warmup, List<Durability> modes, boolean only) {
+    static final int PIPELINE = 16;
+
+    boolean enabled() {
+      return requests > 0 && !modes.isEmpty();
+    }
+
+    /** A row of its own settings, for tests and callers that run no sustained sessions. */
+    static Sustained none() {
+      return new Sustained(0, 0, List.of(), false);
+    }
+  }
+
+  /** The measured sustained workload. */
+  Workload sustainedMeasured() {
+    return new Workload(
+        "set", Sustained.PIPELINE, sustained.requests(), clients, keyspace, valueSize);
+  }
+
+  /**
+   * The untimed run before it: the same workload, so compaction is under way when timing starts.
+   */
+  Workload sustainedWarmup() {
+    return new Workload(
+        "set", Sustained.PIPELINE, sustained.warmup(), clients, keyspace, valueSize);
+  }
 
   /**
    * A warm-up round in which the JIT compilers used less than this share of the wall time ends the
@@ -92,6 +132,11 @@ record Settings(
     config.put("strace_pipelines", stracePipelines);
     config.put("memory", memory);
     config.put("unpinned", unpinned);
+    config.put("sustained_requests", sustained.requests());
+    config.put("sustained_warmup_requests", sustained.warmup());
+    config.put("sustained_pipeline", Sustained.PIPELINE);
+    config.put("sustained_modes", sustained.modes().stream().map(Durability::id).toList());
+    config.put("sustained_only", sustained.only());
     return config;
   }
 }

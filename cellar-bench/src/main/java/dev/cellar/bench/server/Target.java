@@ -40,6 +40,10 @@ sealed interface Target {
         targets.add(new Throughput("unpinned", Durability.NO, test, pipeline, 1.0));
       }
     }
+    targets.add(new SustainedThroughput(Durability.NO, 1.1));
+    targets.add(new SustainedThroughput(Durability.EVERYSEC, 2.0));
+    targets.add(new WriteAmplification(Durability.NO, 3.0));
+    targets.add(new WriteAmplification(Durability.EVERYSEC, 3.0));
     return targets;
   }
 
@@ -137,6 +141,65 @@ sealed interface Target {
               Format.bytes(redis.get()),
               cellar.get() / redis.get());
       return new Verdict(name, required, measured, cellar.get() <= redis.get());
+    }
+  }
+
+  /**
+   * The sustained-overwrite row: Cellar's median ops/s at least {@code minRatio} times Redis's at
+   * the same durability (Redis without persistence for {@code no}, with its AOF for the others).
+   */
+  record SustainedThroughput(Durability durability, double minRatio) implements Target {
+    @Override
+    public Verdict evaluate(Results results) {
+      String name =
+          String.format(
+              Locale.ROOT,
+              "sustained SET %s P%d, pinned",
+              durability.id(),
+              Settings.Sustained.PIPELINE);
+      String required = String.format(Locale.ROOT, "≥ %.1fx Redis ops/s", minRatio);
+      Optional<Results.SustainedComparison> c = results.compareSustained(durability);
+      if (c.isEmpty()) {
+        return new Verdict(name, required, "not measured", null);
+      }
+      String measured =
+          String.format(
+              Locale.ROOT,
+              "%s vs %s = %.2fx (server CPU %.2f vs %.2f µs a request: %.2fx)",
+              Format.rate(c.get().cellar().opsPerSecond()),
+              Format.rate(c.get().redis().opsPerSecond()),
+              c.get().ratio(),
+              c.get().cellar().cpuMicrosPerRequest(),
+              c.get().redis().cpuMicrosPerRequest(),
+              c.get().redis().cpuMicrosPerRequest() / c.get().cellar().cpuMicrosPerRequest());
+      return new Verdict(name, required, measured, c.get().ratio() >= minRatio);
+    }
+  }
+
+  /**
+   * Cellar's median write amplification in the sustained row at most {@code max}: bytes its process
+   * sent to storage over the key and value bytes of the SETs it acknowledged.
+   */
+  record WriteAmplification(Durability durability, double max) implements Target {
+    @Override
+    public Verdict evaluate(Results results) {
+      String name = "sustained SET " + durability.id() + ", write amplification";
+      String required = String.format(Locale.ROOT, "Cellar ≤ %.1f", max);
+      Optional<Results.SustainedSummary> cellar = results.sustained(durability, ServerKind.CELLAR);
+      if (cellar.isEmpty()) {
+        return new Verdict(name, required, "not measured", null);
+      }
+      double amplification = cellar.get().writeAmplification();
+      String redis =
+          results
+              .sustained(durability, ServerKind.REDIS)
+              .map(r -> String.format(Locale.ROOT, " (Redis %.2f)", r.writeAmplification()))
+              .orElse("");
+      return new Verdict(
+          name,
+          required,
+          String.format(Locale.ROOT, "%.2f", amplification) + redis,
+          amplification <= max);
     }
   }
 }

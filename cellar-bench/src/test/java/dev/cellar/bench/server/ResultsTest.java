@@ -166,7 +166,8 @@ class ResultsTest {
             List.of(1, 16),
             false,
             false,
-            0);
+            0,
+            Settings.Sustained.none());
     List<Target.Verdict> verdicts =
         List.of(
             new Target.Throughput("pinned", Durability.NO, "set", 16, 1.5).evaluate(results),
@@ -234,7 +235,8 @@ class ResultsTest {
             List.of(1),
             false,
             false,
-            500);
+            500,
+            Settings.Sustained.none());
     String md =
         MarkdownReport.render(
             "Heading.", settings, List.of(Placement.pinned(0, 1)), results, List.of());

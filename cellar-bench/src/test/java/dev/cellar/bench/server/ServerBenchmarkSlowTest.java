@@ -64,6 +64,8 @@ class ServerBenchmarkSlowTest {
                 "1,16",
                 "--strace-requests",
                 "500",
+                "--sustained-requests",
+                "0",
                 "--no-pin-harness",
                 "--out",
                 json.toString(),
@@ -83,7 +85,7 @@ class ServerBenchmarkSlowTest {
     assertEquals(12, occurrences(report, "\"ready_s\""), report);
     assertEquals(4, occurrences(report, "\"vm_rss_bytes\""), report);
     assertEquals(strace ? 8 : 0, occurrences(report, "\"per_op\""), report);
-    assertEquals(21, occurrences(report, "\"target\""), report);
+    assertEquals(25, occurrences(report, "\"target\""), report);
     String written = Files.readString(doc);
     assertTrue(
         written.startsWith(
