@@ -408,14 +408,7 @@ public final class Store implements Cellar {
       long valueLength,
       long expireAt) {
     checkKey(keyLength);
-    if (valueLength > options.maxValueBytes()) {
-      throw new LimitExceededException(
-          "value length "
-              + valueLength
-              + " > max "
-              + options.maxValueBytes()
-              + " bytes (maxValueBytes)");
-    }
+    checkValue(valueLength);
     health.checkWritable();
     boolean waits = durability.beginWrite();
     try {
