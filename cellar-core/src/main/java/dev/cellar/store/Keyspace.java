@@ -14,6 +14,7 @@ import dev.cellar.log.Segment;
 import dev.cellar.log.SegmentTable;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
@@ -228,6 +229,10 @@ final class Keyspace {
   static final class BatchScratch {
     final long[] hashes = new long[BATCH_WINDOW];
     final int[] order = new int[BATCH_WINDOW];
+
+    /** The batch's lookups parse into this view (a sink that reads a batch itself gets its own). */
+    final RecordView view = new RecordView();
+
     BatchValueSink sink;
     int index;
 
@@ -259,40 +264,104 @@ final class Keyspace {
     return (int) hash & shardMask;
   }
 
+  /** Per thread: where {@link #touch}'s second round of loads goes, worked out before it starts. */
+  private static final class TouchTargets {
+    Segment[] segments = new Segment[BATCH_WINDOW];
+    long[] offsets = new long[BATCH_WINDOW];
+
+    /** The record's second cache line, or its first again where the record ends before it. */
+    long[] secondLines = new long[BATCH_WINDOW];
+
+    void ensure(int count) {
+      if (segments.length < count) {
+        segments = new Segment[count];
+        offsets = new long[count];
+        secondLines = new long[count];
+      }
+    }
+  }
+
+  private static final ThreadLocal<TouchTargets> TOUCH_TARGETS =
+      ThreadLocal.withInitial(TouchTargets::new);
+
   /**
    * Reads, for the {@code count} keys of hashes {@code hashes}, the memory their lookups read
    * first: all the index slots, then all the records the slots point at (and, {@code forWrite}, the
-   * words of the dead-record map an overwrite will set). Two tight passes rather than one loop: the
-   * loads of a pass are independent of each other and few instructions apart, so the CPU has many
-   * of them in flight at once. Takes no lock and never fails; returns a digest of the words read.
+   * words of the dead-record map an overwrite will set). Takes no lock and never fails; returns a
+   * digest of the words read.
+   *
+   * <p>Why three passes and not one loop: a load that misses holds up retirement, so the misses in
+   * flight at once are those the out-of-order window (some 200 instructions) reaches past the
+   * oldest one. The slot pass is a few instructions a key. The records' addresses are worked out in
+   * a pass of their own (it reads the slots, which the first pass brought in, and the segment
+   * table), so that the pass which loads the records is only the loads and their bounds checks:
+   * with the address work and the loads in one loop, each key's iteration was some 60 instructions,
+   * and only three or four record misses overlapped.
    */
   long touch(long[] hashes, int count, boolean forWrite) {
     long digest = 0;
     for (int i = 0; i < count; i++) {
       digest ^= shard(hashes[i]).index.touch(hashes[i]);
     }
-    // The slots are in cache now; the records they point at are the second round of misses.
+    TouchTargets targets = TOUCH_TARGETS.get();
+    targets.ensure(count);
+    Segment[] targetSegments = targets.segments;
+    long[] targetOffsets = targets.offsets;
+    long[] secondLines = targets.secondLines;
+    int n = 0;
     for (int i = 0; i < count; i++) {
       long location = shard(hashes[i]).index.guessLocation(hashes[i]);
       Segment segment = location == 0 ? null : segments.get(LogLocation.slot(location));
-      if (segment != null) {
-        try {
-          long offset = LogLocation.offset(location);
-          if (offset < segment.end()) {
-            digest ^= segment.memory().get(ValueLayout.JAVA_BYTE, offset);
-            if (!forWrite && offset + RECORD_SECOND_LINE < segment.end()) {
-              // A read checks the whole record's CRC: a record of a 60-byte value with its header
-              // and key (about 83 bytes) always reaches into the next cache line.
-              digest ^= segment.memory().get(ValueLayout.JAVA_BYTE, offset + RECORD_SECOND_LINE);
-            }
-            if (forWrite) {
-              // A put of this key will mark that record dead; its word of the dead map is a miss.
-              digest ^= segment.touchDeadMark(offset);
-            }
-          }
-        } catch (IllegalStateException | IndexOutOfBoundsException unmapped) {
-          // compaction replaced the segment meanwhile: nothing to gain from it
-        }
+      long offset = LogLocation.offset(location);
+      long end = segment == null ? 0 : segment.end();
+      if (offset < end) {
+        targetSegments[n] = segment;
+        targetOffsets[n] = offset;
+        // Only below the written end: the mapping may reach past the file's end.
+        secondLines[n++] = offset + RECORD_SECOND_LINE < end ? offset + RECORD_SECOND_LINE : offset;
+      }
+    }
+    try {
+      digest ^=
+          forWrite
+              ? touchDeadMarks(targetSegments, targetOffsets, n)
+              : touchRecords(targetSegments, targetOffsets, secondLines, n);
+    } finally {
+      Arrays.fill(targetSegments, 0, n, null); // no reference kept to a segment compaction drops
+    }
+    return digest;
+  }
+
+  /**
+   * Loads both cache lines of each record: a read checks the whole record's CRC, and a record of a
+   * 60-byte value with its header and key (about 83 bytes) always reaches into the second line.
+   */
+  private static long touchRecords(Segment[] targets, long[] offsets, long[] secondLines, int n) {
+    long digest = 0;
+    for (int i = 0; i < n; i++) {
+      try {
+        MemorySegment memory = targets[i].memory();
+        digest ^= memory.get(ValueLayout.JAVA_BYTE, offsets[i]);
+        digest ^= memory.get(ValueLayout.JAVA_BYTE, secondLines[i]);
+      } catch (IllegalStateException unmapped) {
+        // compaction replaced the segment meanwhile: nothing to gain from it
+      }
+    }
+    return digest;
+  }
+
+  /**
+   * Loads each record's first line and the word of its segment's dead-record map that an overwrite
+   * of its key will set (a miss of its own).
+   */
+  private static long touchDeadMarks(Segment[] targets, long[] offsets, int n) {
+    long digest = 0;
+    for (int i = 0; i < n; i++) {
+      try {
+        digest ^= targets[i].memory().get(ValueLayout.JAVA_BYTE, offsets[i]);
+        digest ^= targets[i].touchDeadMark(offsets[i]);
+      } catch (IllegalStateException unmapped) {
+        // compaction replaced the segment meanwhile: nothing to gain from it
       }
     }
     return digest;
@@ -315,7 +384,14 @@ final class Keyspace {
         for (int i = 0; i < n; i++) {
           byte[] key = keys[from + i];
           values[from + i] =
-              readLive(MemorySegment.ofArray(key), 0, key.length, hashes[i], copyOut, null);
+              readLive(
+                  MemorySegment.ofArray(key),
+                  0,
+                  key.length,
+                  hashes[i],
+                  scratch.view,
+                  copyOut,
+                  null);
         }
       }
     } finally {
@@ -346,7 +422,14 @@ final class Keyspace {
         for (int i = 0; i < n; i++) {
           int index = from + i;
           scratch.index = index;
-          if (readLive(source, offsets[index], lengths[index], hashes[i], feedBatch, scratch)
+          if (readLive(
+                  source,
+                  offsets[index],
+                  lengths[index],
+                  hashes[i],
+                  scratch.view,
+                  feedBatch,
+                  scratch)
               != null) {
             found++;
           } else {
@@ -382,9 +465,20 @@ final class Keyspace {
   /** {@link #readLive}, given the key's hash. */
   private <R, A> R readLive(
       MemorySegment key, long offset, long length, long hash, RecordAction<R, A> action, A with) {
+    return readLive(key, offset, length, hash, LOOKUP_VIEW.get(), action, with);
+  }
+
+  /** {@link #readLive}, given the key's hash and the view to parse into (a batch's own). */
+  private <R, A> R readLive(
+      MemorySegment key,
+      long offset,
+      long length,
+      long hash,
+      RecordView view,
+      RecordAction<R, A> action,
+      A with) {
     checkOpen();
     Shard shard = shard(hash);
-    RecordView view = LOOKUP_VIEW.get();
     for (int attempt = 0; ; attempt++) {
       Segment segment = locate(shard, hash, key, offset, length, view, attempt);
       if (segment == null || (view.expireAt() != 0 && view.expiredAt(System.currentTimeMillis()))) {
