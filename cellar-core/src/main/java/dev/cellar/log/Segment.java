@@ -11,6 +11,7 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -55,6 +56,7 @@ public final class Segment implements AutoCloseable {
   private volatile int slot = -1;
   private volatile boolean obsolete;
   private volatile boolean damaged;
+  private volatile List<SegmentScanner.Damage> recoveredHoles = List.of();
 
   private final AtomicLong deadBytes = new AtomicLong();
 
@@ -379,6 +381,26 @@ public final class Segment implements AutoCloseable {
 
   public boolean damaged() {
     return damaged;
+  }
+
+  /**
+   * Recovery skipped these regions of this unsealed segment: a power loss kept later pages of it
+   * and lost earlier ones. No record was read from them, so no key points into them, and compaction
+   * may step over them as it steps over dead records (other damage still stops it).
+   */
+  public void recoveredHoles(List<SegmentScanner.Damage> holes) {
+    recoveredHoles = List.copyOf(holes);
+  }
+
+  /** Whether {@code damage} lies inside a region recovery skipped ({@link #recoveredHoles}). */
+  public boolean insideRecoveredHole(SegmentScanner.Damage damage) {
+    for (SegmentScanner.Damage hole : recoveredHoles) {
+      if (damage.offset() >= hole.offset()
+          && damage.offset() + damage.length() <= hole.offset() + hole.length()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Records that a record with {@code seq} now lives here. Called by its single writer. */

@@ -388,6 +388,7 @@ public final class Recovery {
     }
     if (!sealed) {
       s.end(result.validEnd());
+      s.recoveredHoles(result.holes());
       if (result.holes().isEmpty()) {
         s.seal();
         report.note(

@@ -337,12 +337,14 @@ final class Compactor {
     if (failure[0] != null) {
       throw failure[0];
     }
-    if (!scanned.damage().isEmpty()) {
-      // The scan stepped over bytes that are not records. A live record among them would be left
+    if (!scanned.damage().stream().allMatch(victim::insideRecoveredHole)) {
+      // The scan stepped over bytes that are not records (other than the holes recovery skipped,
+      // which no key points into). A live record among them would be left
       // behind, its key pointing into a file this pass deletes: fail the pass (which moves the
       // keys it re-pointed back and discards its outputs) and leave the segment alone from now on.
       victim.markDamaged();
-      SegmentScanner.Damage first = scanned.damage().getFirst();
+      SegmentScanner.Damage first =
+          scanned.damage().stream().filter(d -> !victim.insideRecoveredHole(d)).findFirst().get();
       throw new IOException(
           victim.path().getFileName()
               + " holds "
