@@ -60,8 +60,9 @@ public final class CellarCommand implements Runnable {
         .setExecutionExceptionHandler(CellarCommand::reportExpectedFailure);
   }
 
+  /** As {@link Main}, which the jar runs: the same paths for those who name this class. */
   public static void main(String[] args) {
-    System.exit(commandLine().execute(args));
+    Main.main(args);
   }
 
   private static int reportExpectedFailure(Exception e, CommandLine command, ParseResult parsed)

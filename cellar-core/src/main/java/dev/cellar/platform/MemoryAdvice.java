@@ -34,29 +34,42 @@ public final class MemoryAdvice {
   private static final int MADV_POPULATE_WRITE = 23;
   private static final int PROT_READ_WRITE = 0x1 | 0x2;
   private static final int MAP_PRIVATE_ANONYMOUS = 0x02 | 0x20;
-  private static final MethodHandle MADVISE =
-      Libc.function(
-          "madvise",
-          FunctionDescriptor.of(
-              ValueLayout.JAVA_INT,
-              ValueLayout.ADDRESS,
-              ValueLayout.JAVA_LONG,
-              ValueLayout.JAVA_INT));
-  private static final MethodHandle MMAP =
-      Libc.function(
-          "mmap",
-          FunctionDescriptor.of(
-              ValueLayout.ADDRESS,
-              ValueLayout.ADDRESS,
-              ValueLayout.JAVA_LONG,
-              ValueLayout.JAVA_INT,
-              ValueLayout.JAVA_INT,
-              ValueLayout.JAVA_INT,
-              ValueLayout.JAVA_LONG));
-  private static final MethodHandle MUNMAP =
-      Libc.function(
-          "munmap",
-          FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
+
+  // Each function is linked on first use, in a holder class of its own, so that the handle stays a
+  // constant the JIT inlines: linking costs about 10 ms of CPU a function (the FFM linker spins
+  // some twenty classes for each), and at start-up a server needs few of them.
+  private static final class Madvise {
+    static final MethodHandle HANDLE =
+        Libc.function(
+            "madvise",
+            FunctionDescriptor.of(
+                ValueLayout.JAVA_INT,
+                ValueLayout.ADDRESS,
+                ValueLayout.JAVA_LONG,
+                ValueLayout.JAVA_INT));
+  }
+
+  private static final class Mmap {
+    static final MethodHandle HANDLE =
+        Libc.function(
+            "mmap",
+            FunctionDescriptor.of(
+                ValueLayout.ADDRESS,
+                ValueLayout.ADDRESS,
+                ValueLayout.JAVA_LONG,
+                ValueLayout.JAVA_INT,
+                ValueLayout.JAVA_INT,
+                ValueLayout.JAVA_INT,
+                ValueLayout.JAVA_LONG));
+  }
+
+  private static final class Munmap {
+    static final MethodHandle HANDLE =
+        Libc.function(
+            "munmap",
+            FunctionDescriptor.of(
+                ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
+  }
 
   /**
    * Zeroed memory of {@code bytes} for an index table, freed when {@code arena} closes. Large
@@ -65,7 +78,10 @@ public final class MemoryAdvice {
    * already backed it with small pages); otherwise from the arena.
    */
   public static MemorySegment allocateTable(long bytes, Arena arena) {
-    if (MMAP == null || MUNMAP == null || MADVISE == null || bytes < HUGE_PAGE) {
+    if (bytes < HUGE_PAGE
+        || Mmap.HANDLE == null
+        || Munmap.HANDLE == null
+        || Madvise.HANDLE == null) {
       return arena.allocate(bytes, 64);
     }
     try {
@@ -73,7 +89,7 @@ public final class MemoryAdvice {
       long length = bytes + HUGE_PAGE;
       MemorySegment raw =
           (MemorySegment)
-              MMAP.invokeExact(
+              Mmap.HANDLE.invokeExact(
                   MemorySegment.NULL, length, PROT_READ_WRITE, MAP_PRIVATE_ANONYMOUS, -1, 0L);
       if (raw.address() == -1L) {
         return arena.allocate(bytes, 64);
@@ -91,7 +107,7 @@ public final class MemoryAdvice {
 
   private static void unmap(long address, long length) {
     try {
-      int ignored = (int) MUNMAP.invokeExact(MemorySegment.ofAddress(address), length);
+      int ignored = (int) Munmap.HANDLE.invokeExact(MemorySegment.ofAddress(address), length);
     } catch (Throwable t) {
       // Nothing useful to do: the memory stays mapped until the process exits.
     }
@@ -101,7 +117,7 @@ public final class MemoryAdvice {
 
   /** Whether hints are issued at all. */
   public static boolean available() {
-    return MADVISE != null;
+    return Madvise.HANDLE != null;
   }
 
   /** Advises huge pages for {@code memory}, which should be 2 MiB aligned. */
@@ -125,11 +141,11 @@ public final class MemoryAdvice {
   }
 
   private static boolean advise(MemorySegment memory, int advice) {
-    if (MADVISE == null || memory.byteSize() == 0) {
+    if (Madvise.HANDLE == null || memory.byteSize() == 0) {
       return false;
     }
     try {
-      return (int) MADVISE.invokeExact(memory, memory.byteSize(), advice) == 0;
+      return (int) Madvise.HANDLE.invokeExact(memory, memory.byteSize(), advice) == 0;
     } catch (Throwable t) {
       // A hint only: an old kernel answers EINVAL, a closed mapping throws; neither matters.
       return false;

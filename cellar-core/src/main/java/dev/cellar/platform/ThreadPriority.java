@@ -16,32 +16,47 @@ import java.lang.invoke.MethodHandle;
  */
 public final class ThreadPriority {
   private static final int PRIO_PROCESS = 0;
-  private static final MethodHandle GETTID =
-      Libc.function("gettid", FunctionDescriptor.of(ValueLayout.JAVA_INT));
-  private static final MethodHandle SETPRIORITY =
-      Libc.function(
-          "setpriority",
-          FunctionDescriptor.of(
-              ValueLayout.JAVA_INT,
-              ValueLayout.JAVA_INT,
-              ValueLayout.JAVA_INT,
-              ValueLayout.JAVA_INT));
-  private static final MethodHandle GETPRIORITY =
-      Libc.function(
-          "getpriority",
-          FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+
+  // Each function is linked on first use, in a holder class of its own, so that the handle stays a
+  // constant the JIT inlines: linking costs about 10 ms of CPU a function (the FFM linker spins
+  // some twenty classes for each), and at start-up a server needs few of them.
+  private static final class Gettid {
+    static final MethodHandle HANDLE =
+        Libc.function("gettid", FunctionDescriptor.of(ValueLayout.JAVA_INT));
+  }
+
+  private static final class Setpriority {
+    static final MethodHandle HANDLE =
+        Libc.function(
+            "setpriority",
+            FunctionDescriptor.of(
+                ValueLayout.JAVA_INT,
+                ValueLayout.JAVA_INT,
+                ValueLayout.JAVA_INT,
+                ValueLayout.JAVA_INT));
+  }
+
+  private static final class Getpriority {
+    static final MethodHandle HANDLE =
+        Libc.function(
+            "getpriority",
+            FunctionDescriptor.of(
+                ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+  }
 
   /** Linux's SCHED_IDLE policy: the thread runs only when no other thread wants the CPU. */
   private static final int SCHED_IDLE = 5;
 
-  private static final MethodHandle SCHED_SETSCHEDULER =
-      Libc.function(
-          "sched_setscheduler",
-          FunctionDescriptor.of(
-              ValueLayout.JAVA_INT,
-              ValueLayout.JAVA_INT,
-              ValueLayout.JAVA_INT,
-              ValueLayout.ADDRESS));
+  private static final class SchedSetscheduler {
+    static final MethodHandle HANDLE =
+        Libc.function(
+            "sched_setscheduler",
+            FunctionDescriptor.of(
+                ValueLayout.JAVA_INT,
+                ValueLayout.JAVA_INT,
+                ValueLayout.JAVA_INT,
+                ValueLayout.ADDRESS));
+  }
 
   private ThreadPriority() {}
 
@@ -54,11 +69,11 @@ public final class ThreadPriority {
    * can do this, but not undo it.
    */
   public static boolean idleCurrentThread() {
-    if (SCHED_SETSCHEDULER != null && !Thread.currentThread().isVirtual()) {
+    if (SchedSetscheduler.HANDLE != null && !Thread.currentThread().isVirtual()) {
       try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
         java.lang.foreign.MemorySegment param =
             arena.allocate(ValueLayout.JAVA_INT); // struct sched_param, priority 0
-        if ((int) SCHED_SETSCHEDULER.invokeExact(0, SCHED_IDLE, param) == 0) {
+        if ((int) SchedSetscheduler.HANDLE.invokeExact(0, SCHED_IDLE, param) == 0) {
           return true;
         }
       } catch (Throwable t) {
@@ -76,15 +91,16 @@ public final class ThreadPriority {
     if (nice < 0 || nice > 19) {
       throw new IllegalArgumentException("nice must be 0 to 19, got " + nice);
     }
-    if (GETTID == null || SETPRIORITY == null || Thread.currentThread().isVirtual()) {
+    if (Gettid.HANDLE == null || Setpriority.HANDLE == null || Thread.currentThread().isVirtual()) {
       return false;
     }
     try {
-      int tid = (int) GETTID.invokeExact();
-      if (GETPRIORITY != null && (int) GETPRIORITY.invokeExact(PRIO_PROCESS, tid) >= nice) {
+      int tid = (int) Gettid.HANDLE.invokeExact();
+      if (Getpriority.HANDLE != null
+          && (int) Getpriority.HANDLE.invokeExact(PRIO_PROCESS, tid) >= nice) {
         return true; // already this low: never raise a priority someone lowered on purpose
       }
-      return (int) SETPRIORITY.invokeExact(PRIO_PROCESS, tid, nice) == 0;
+      return (int) Setpriority.HANDLE.invokeExact(PRIO_PROCESS, tid, nice) == 0;
     } catch (Throwable t) {
       return false;
     }
@@ -92,14 +108,14 @@ public final class ThreadPriority {
 
   /** The calling thread's nice value, or null when it cannot be read. */
   public static Integer currentNice() {
-    if (GETTID == null || GETPRIORITY == null || Thread.currentThread().isVirtual()) {
+    if (Gettid.HANDLE == null || Getpriority.HANDLE == null || Thread.currentThread().isVirtual()) {
       return null;
     }
     try {
-      int tid = (int) GETTID.invokeExact();
+      int tid = (int) Gettid.HANDLE.invokeExact();
       // getpriority may legitimately return -1; errno is not reachable here, so a -1 is reported as
       // is.
-      return (int) GETPRIORITY.invokeExact(PRIO_PROCESS, tid);
+      return (int) Getpriority.HANDLE.invokeExact(PRIO_PROCESS, tid);
     } catch (Throwable t) {
       return null;
     }

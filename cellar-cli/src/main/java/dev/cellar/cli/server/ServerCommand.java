@@ -230,17 +230,58 @@ public final class ServerCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    return serve(settings(configFile, flags()));
+  }
+
+  /**
+   * Runs {@code cellar server} (args[0]) without picocli when {@link ServerArguments} can read the
+   * rest; returns the exit code, or null when picocli must read them. A failure is reported as
+   * picocli's path reports it ({@link CellarCommand}): an expected one in one line, a bug with its
+   * stack trace, both exit 1.
+   */
+  public static Integer runWithoutPicocli(String[] args) {
+    ServerArguments parsed = ServerArguments.parse(args, 1);
+    if (parsed == null) {
+      return null;
+    }
+    try {
+      return serve(settings(parsed.configFile(), parsed.flags()));
+    } catch (Exception e) {
+      String message = CellarCommand.expectedFailureMessage(e);
+      if (message == null) {
+        e.printStackTrace();
+      } else {
+        System.err.println("cellar server: " + message);
+      }
+      System.err.flush();
+      return CellarCommand.EXIT_FAILURE;
+    }
+  }
+
+  /** A start's settings: the config file's and the flags', and the file's warnings to log. */
+  record Settings(ServerConfig config, List<String> warnings) {}
+
+  /**
+   * The config file's settings, then the flags' (null: not given), which win. Both ways of reading
+   * the command line ({@code ServerArguments} and picocli's) come here.
+   */
+  static Settings settings(Path configFile, Map<String, String> flags) {
     ServerConfig config = new ServerConfig();
     List<String> warnings = configFile == null ? List.of() : ConfigFile.read(configFile, config);
-    flags()
-        .forEach(
-            (name, value) -> {
-              if (value != null) {
-                config.set(name, value);
-              }
-            });
+    flags.forEach(
+        (name, value) -> {
+          if (value != null) {
+            config.set(name, value);
+          }
+        });
+    return new Settings(config, warnings);
+  }
+
+  /** Runs the server until it stops; returns the exit code. */
+  static int serve(Settings settings) throws InterruptedException {
+    ServerConfig config = settings.config();
     ServerLog.install(config);
-    warnings.forEach(w -> LOG.log(System.Logger.Level.WARNING, w));
+    settings.warnings().forEach(w -> LOG.log(System.Logger.Level.WARNING, w));
     CellarServer server = start(config);
     // SIGTERM and SIGINT (Ctrl-C) run this; so does the exit after SHUTDOWN, when the server has
     // stopped already. halt: the JVM would otherwise exit with 128 + the signal's number even
@@ -272,7 +313,7 @@ public final class ServerCommand implements Callable<Integer> {
     return 0;
   }
 
-  private Map<String, String> flags() {
+  Map<String, String> flags() {
     Map<String, String> flags = new LinkedHashMap<>();
     flags.put("port", port);
     flags.put("bind", bind);

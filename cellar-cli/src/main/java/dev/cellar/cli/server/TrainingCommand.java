@@ -9,7 +9,6 @@ import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
@@ -18,19 +17,32 @@ import picocli.CommandLine.Command;
  * aot-training} right after a build.
  *
  * <p>The cache holds what this JVM loaded, linked and spun, and the method profiles of what ran
- * hot, so the run goes through the path a real start takes: the {@code server} command itself,
- * parsed by picocli from flags, on a fresh temporary directory and free ports; a {@link
- * TrainingLoad} from a second thread then drives the commands that matter at run time, and stops
- * the server with {@code SHUTDOWN} as an operator would. The JVM writes the cache when it exits.
- * Nothing is left behind: the directory is deleted. Exit code 0 means the server started, served
- * the whole load and stopped cleanly; anything else fails the training, and the launcher runs
- * without a cache.
+ * hot, so the run goes through the path a real start takes: the {@code server} command itself, read
+ * from flags without picocli ({@link ServerArguments}), as {@code cellar server} reads them, on a
+ * fresh temporary directory and free ports; a {@link TrainingLoad} from a second thread then drives
+ * the commands that matter at run time, and stops the server with {@code SHUTDOWN} as an operator
+ * would. The JVM writes the cache when it exits. Nothing is left behind: the directory is deleted.
+ * Exit code 0 means the server started, served the whole load and stopped cleanly; anything else
+ * fails the training, and the launcher runs without a cache.
  */
 @Command(
     name = "aot-training",
     hidden = true,
     description = "Trains the start-up cache (run by ./cellar after a build).")
 public final class TrainingCommand implements Callable<Integer> {
+
+  /**
+   * Runs the training as {@code cellar aot-training} does, for {@code Main}, which runs it without
+   * picocli; returns the exit code.
+   */
+  public static int train() {
+    try {
+      return new TrainingCommand().call();
+    } catch (Exception e) {
+      e.printStackTrace();
+      return 1;
+    }
+  }
 
   @Override
   public Integer call() throws Exception {
@@ -40,17 +52,23 @@ public final class TrainingCommand implements Callable<Integer> {
       int httpPort = freePort();
       TrainingLoad load = new TrainingLoad(port, httpPort);
       Thread driver = Thread.ofPlatform().name("cellar-aot-training").start(load);
-      int served =
-          new CommandLine(new ServerCommand())
-              .execute(
-                  "--dir",
-                  dir.toString(),
-                  "--port",
-                  Integer.toString(port),
-                  "--http-port",
-                  Integer.toString(httpPort),
-                  "--logfile",
-                  dir.resolve("server.log").toString());
+      Integer served =
+          ServerCommand.runWithoutPicocli(
+              new String[] {
+                "server",
+                "--dir",
+                dir.toString(),
+                "--port",
+                Integer.toString(port),
+                "--http-port",
+                Integer.toString(httpPort),
+                "--logfile",
+                dir.resolve("server.log").toString()
+              });
+      if (served == null) {
+        throw new IllegalStateException(
+            "the training's flags need picocli: make the fast path read them");
+      }
       driver.join();
       if (load.failure() != null) {
         System.err.println("cellar aot-training: the training load failed: " + load.failure());

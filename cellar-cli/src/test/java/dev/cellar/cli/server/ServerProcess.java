@@ -49,15 +49,18 @@ final class ServerProcess implements AutoCloseable {
 
   /** Runs {@code cellar server args...}; output goes to files in {@code outputDir}. */
   static ServerProcess run(Path outputDir, String... args) throws IOException {
+    return run(outputDir, List.of(), args);
+  }
+
+  /** Runs {@code cellar server args...} with {@code jvmOptions} after the launcher's. */
+  static ServerProcess run(Path outputDir, List<String> jvmOptions, String... args)
+      throws IOException {
     List<String> cmd = new ArrayList<>();
     cmd.add(ProcessHandle.current().info().command().orElse("java"));
     cmd.addAll(LAUNCHER_OPTIONS);
+    cmd.addAll(jvmOptions);
     cmd.addAll(
-        List.of(
-            "-cp",
-            System.getProperty("java.class.path"),
-            "dev.cellar.cli.CellarCommand",
-            "server"));
+        List.of("-cp", System.getProperty("java.class.path"), "dev.cellar.cli.Main", "server"));
     cmd.addAll(List.of(args));
     Files.createDirectories(outputDir);
     Path out = Files.createTempFile(outputDir, "stdout", ".txt");

@@ -34,7 +34,7 @@ class TrainingCommandTest {
             "-Djava.io.tmpdir=" + scratch,
             "-cp",
             System.getProperty("java.class.path"),
-            "dev.cellar.cli.CellarCommand",
+            "dev.cellar.cli.Main",
             "aot-training"));
     Path out = tmp.resolve("stdout.txt");
     Path err = tmp.resolve("stderr.txt");
