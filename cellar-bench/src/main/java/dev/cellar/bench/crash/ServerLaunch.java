@@ -31,7 +31,7 @@ public record ServerLaunch(List<String> prefix) {
           "-Dio.netty.leakDetection.level=disabled");
 
   /** The main class of the {@code cellar} command (cellar-cli). */
-  public static final String MAIN_CLASS = "dev.cellar.cli.CellarCommand";
+  public static final String MAIN_CLASS = "dev.cellar.cli.Main";
 
   public ServerLaunch {
     prefix = List.copyOf(prefix);
