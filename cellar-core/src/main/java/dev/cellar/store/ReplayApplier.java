@@ -83,9 +83,9 @@ final class ReplayApplier implements Recovery.Target, AutoCloseable {
   }
 
   /**
-   * Touches the batch's home slots, on the scanning thread when it has time to spare. The touches
-   * bring the slots into the cache the two threads share while the applying thread works on an
-   * earlier batch, which moves part of the wait on memory to the scanning thread. Reading slots
+   * Touches the batch's home slots, on the scanning thread when the applying thread is behind. The
+   * touches bring the slots into the cache the two threads share while the applying thread works on
+   * an earlier batch, which moves part of the wait on memory to the scanning thread. Reading slots
    * without the shard's lock while the other thread writes is what {@link HashIndex#touch} allows.
    */
   @Override
