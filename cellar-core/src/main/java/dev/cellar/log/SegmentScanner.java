@@ -95,12 +95,41 @@ public final class SegmentScanner {
       boolean increasingSeqs,
       LongPredicate knownDead,
       Visitor visitor) {
+    return scan(memory, start, limit, sealed, increasingSeqs, knownDead, -1, visitor);
+  }
+
+  /**
+   * As {@link #scan(MemorySegment, long, long, boolean, boolean, Visitor)}, continuing a scan that
+   * has already taken the valid records before {@code start}, the last of them with seq {@code
+   * afterSeq}: with {@code increasingSeqs} the first record must come after it. For recovery, which
+   * reads the valid records in a loop of its own and hands the rest of the segment to this scan.
+   */
+  public static Result scan(
+      MemorySegment memory,
+      long start,
+      long limit,
+      boolean sealed,
+      boolean increasingSeqs,
+      long afterSeq,
+      Visitor visitor) {
+    return scan(memory, start, limit, sealed, increasingSeqs, null, afterSeq, visitor);
+  }
+
+  private static Result scan(
+      MemorySegment memory,
+      long start,
+      long limit,
+      boolean sealed,
+      boolean increasingSeqs,
+      LongPredicate knownDead,
+      long afterSeq,
+      Visitor visitor) {
     RecordView view = new RecordView();
     List<Damage> damage = new ArrayList<>();
     long position = start;
     long validEnd = start;
     long records = 0;
-    long lastSeq = -1;
+    long lastSeq = afterSeq;
     while (position < limit) {
       boolean parsed = view.parse(memory, position, limit);
       boolean inOrder = parsed && (!increasingSeqs || view.seq() > lastSeq);

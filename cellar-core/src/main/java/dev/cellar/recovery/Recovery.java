@@ -127,6 +127,13 @@ public final class Recovery {
     default void prepare(Segment segment, ReplayBatch batch) {}
 
     /**
+     * Loads that make the later {@link #apply} of {@code batch} wait less for memory (such as
+     * touching its index slots), done on the scanning thread after {@link #prepare} when the
+     * applying thread has batches waiting, so that the scanning thread takes on part of its work.
+     */
+    default void prefetch(Segment segment, ReplayBatch batch) {}
+
+    /**
      * Applies the records of {@code batch}, consecutive valid records of {@code segment}, in their
      * order. The batch is reused after the call returns.
      */
@@ -334,30 +341,10 @@ public final class Recovery {
       limit = s.memory().byteSize();
     }
     SegmentScanner.Result result =
-        SegmentScanner.scan(
-            s.memory(),
-            start,
-            limit,
-            sealed,
-            s.kind() == SegmentHeaderDescriptor.KIND_LOG,
-            record -> {
-              maxSeq = Math.max(maxSeq, record.seq());
-              s.noteSeq(record.seq());
-              if (pipeline != null) {
-                if (filling == null) {
-                  filling = pipeline.acquire(s);
-                }
-                if (filling.add(record)) {
-                  pipeline.submit(filling);
-                  filling = null;
-                }
-              }
-            });
+        pipeline == null
+            ? scanRest(s, start, limit, sealed, -1, null)
+            : scanInBatches(s, start, limit, sealed, pipeline);
     if (pipeline != null) {
-      if (filling != null) {
-        pipeline.submit(filling);
-        filling = null;
-      }
       // Everything below may trim or seal the segment: its records must all be applied first.
       pipeline.drain();
     }
@@ -395,6 +382,70 @@ public final class Recovery {
             "sealed " + name + " at " + result.validEnd() + " bytes after an unclean shutdown");
       }
     }
+  }
+
+  /**
+   * Scans {@code [start, limit)} of {@code s} into batches for {@code pipeline}: its valid records
+   * by {@link ReplayScanner}, from the first position that holds none by {@link #scanRest}.
+   */
+  private SegmentScanner.Result scanInBatches(
+      Segment s, long start, long limit, boolean sealed, ReplayPipeline pipeline) {
+    ReplayScanner scanner =
+        new ReplayScanner(s.memory(), start, limit, s.kind() == SegmentHeaderDescriptor.KIND_LOG);
+    boolean more = true;
+    while (more) {
+      ReplayBatch batch = pipeline.acquire(s);
+      more = scanner.fill(batch);
+      if (batch.size() > 0) {
+        pipeline.submit(batch);
+      } else {
+        pipeline.release(batch);
+      }
+    }
+    if (scanner.records() > 0) {
+      s.noteSeq(scanner.minSeq());
+      s.noteSeq(scanner.maxSeq());
+      maxSeq = Math.max(maxSeq, scanner.maxSeq());
+    }
+    SegmentScanner.Result rest =
+        scanRest(s, scanner.position(), limit, sealed, scanner.lastSeq(), pipeline);
+    return new SegmentScanner.Result(
+        rest.validEnd(), scanner.records() + rest.records(), rest.damage());
+  }
+
+  /**
+   * Scans {@code [start, limit)} of {@code s} with the general scanner, after a record with seq
+   * {@code afterSeq} (-1: none), handing its records to {@code pipeline} unless that is null. The
+   * damage path, and the segments recovery only seals.
+   */
+  private SegmentScanner.Result scanRest(
+      Segment s, long start, long limit, boolean sealed, long afterSeq, ReplayPipeline pipeline) {
+    SegmentScanner.Result result =
+        SegmentScanner.scan(
+            s.memory(),
+            start,
+            limit,
+            sealed,
+            s.kind() == SegmentHeaderDescriptor.KIND_LOG,
+            afterSeq,
+            record -> {
+              maxSeq = Math.max(maxSeq, record.seq());
+              s.noteSeq(record.seq());
+              if (pipeline != null) {
+                if (filling == null) {
+                  filling = pipeline.acquire(s);
+                }
+                if (filling.add(record)) {
+                  pipeline.submit(filling);
+                  filling = null;
+                }
+              }
+            });
+    if (filling != null) {
+      pipeline.submit(filling);
+      filling = null;
+    }
+    return result;
   }
 
   private void damage(String line) {

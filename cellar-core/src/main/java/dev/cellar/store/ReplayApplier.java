@@ -25,8 +25,9 @@ import java.lang.foreign.ValueLayout;
  * in flight together, as group prefetching does:
  *
  * <ol>
- *   <li>hash every key of the batch (no memory but the batch's own records, already in cache) and
- *       touch its home slot: on the scanning thread ({@link #prepare}), a batch ahead;
+ *   <li>hash every key of the batch (no memory but the batch's own records, already in cache) on
+ *       the scanning thread ({@link #prepare}), and there touch its home slot too ({@link
+ *       #prefetch}) when the applying thread has batches waiting;
  *   <li>for a group of 32 records, touch every key's home slot again (cheap if the first touch is
  *       still cached) and its slot in the tombstone index if there is one; the next group's slots
  *       are touched before this group is applied;
@@ -39,9 +40,9 @@ import java.lang.foreign.ValueLayout;
  * The stages only load; stage 4 alone decides anything, so the index and the accounting come out
  * the same as applying one record at a time ({@code ReplayBatchTest} compares the two).
  *
- * <p>{@link #prepare} runs on the scanning thread and reads only the batch, the hasher and index
- * slots; everything else (the index, the tombstones, the accounting) belongs to the thread that
- * calls {@link #apply}, which may be another ({@code ReplayPipeline}).
+ * <p>{@link #prepare} and {@link #prefetch} run on the scanning thread and read only the batch, the
+ * hasher and index slots; everything else (the index, the tombstones, the accounting) belongs to
+ * the thread that calls {@link #apply}, which may be another ({@code ReplayPipeline}).
  */
 final class ReplayApplier implements Recovery.Target, AutoCloseable {
   /**
@@ -71,13 +72,7 @@ final class ReplayApplier implements Recovery.Target, AutoCloseable {
     this.tombstones = new HashIndex[shards.length];
   }
 
-  /**
-   * Hashes the batch's keys and touches their home slots, on the scanning thread. The touches bring
-   * the slots into the cache the two threads share while the applying thread works on the previous
-   * batch, which moves part of the wait on memory to the thread that has time to spare (5M records:
-   * scanning thread 0.45 to 0.6 s of CPU, applying thread 0.7 to 0.6 s). Reading slots without the
-   * shard's lock while the other thread writes is what {@link HashIndex#touch} allows.
-   */
+  /** Hashes the batch's keys, on the scanning thread. */
   @Override
   public void prepare(Segment segment, ReplayBatch batch) {
     MemorySegment log = segment.memory();
@@ -85,6 +80,17 @@ final class ReplayApplier implements Recovery.Target, AutoCloseable {
     for (int i = 0; i < n; i++) {
       batch.hash(i, hasher.hash(log, batch.keyOffset(i), batch.keyLength(i)));
     }
+  }
+
+  /**
+   * Touches the batch's home slots, on the scanning thread when the applying thread is behind. The
+   * touches bring the slots into the cache the two threads share while the applying thread works on
+   * an earlier batch, which moves part of the wait on memory to the scanning thread. Reading slots
+   * without the shard's lock while the other thread writes is what {@link HashIndex#touch} allows.
+   */
+  @Override
+  public void prefetch(Segment segment, ReplayBatch batch) {
+    int n = batch.size();
     long sink = 0;
     for (int i = 0; i < n; i++) {
       long hash = batch.hash(i);
