@@ -1,9 +1,11 @@
 package dev.cellar.cli.server;
 
+import dev.cellar.Cellar;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
@@ -48,6 +50,7 @@ public final class TrainingCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     Path dir = Files.createTempDirectory("cellar-aot-training");
     try {
+      leaveLogToReplay(dir);
       int port = freePort();
       int httpPort = freePort();
       TrainingLoad load = new TrainingLoad(port, httpPort);
@@ -78,6 +81,38 @@ public final class TrainingCommand implements Callable<Integer> {
       return served;
     } finally {
       deleteTree(dir);
+    }
+  }
+
+  /**
+   * Records the training store holds before the server opens it, to be replayed; {@code
+   * -Dcellar.aot.replay-records=0} trains without (to measure what the replay's profiles bring).
+   */
+  static final int REPLAYED_RECORDS = Integer.getInteger("cellar.aot.replay-records", 300_000);
+
+  /**
+   * Writes {@link #REPLAYED_RECORDS} records and removes the checkpoint their close wrote, so that
+   * the server's open replays the whole log, as its restart after a crash does. Without this the
+   * cache held no profile of replay (the training started on an empty directory), and a restart's
+   * replay ran interpreted and in C1 code until C2 caught up: about 0.9 s of compilation in a 1.2 s
+   * replay of 5M records (docs/benchmarks.md, "5M keys after kill -9").
+   */
+  private static void leaveLogToReplay(Path dir) throws IOException {
+    if (REPLAYED_RECORDS == 0) {
+      return;
+    }
+    byte[] value = new byte[60];
+    try (Cellar store = Cellar.open(dir)) {
+      for (int i = 0; i < REPLAYED_RECORDS; i++) {
+        value[0] = (byte) i;
+        store.put(("replay:" + i).getBytes(StandardCharsets.US_ASCII), value);
+      }
+    }
+    try (Stream<Path> files = Files.list(dir)) {
+      for (Path p :
+          files.filter(p -> p.getFileName().toString().startsWith("checkpoint-")).toList()) {
+        Files.delete(p);
+      }
     }
   }
 
