@@ -294,9 +294,9 @@ final class Keyspace {
    * flight at once are those the out-of-order window (some 200 instructions) reaches past the
    * oldest one. The slot pass is a few instructions a key. The records' addresses are worked out in
    * a pass of their own (it reads the slots, which the first pass brought in, and the segment
-   * table), so that the pass which loads the records is only the loads and their bounds checks:
-   * with the address work and the loads in one loop, each key's iteration was some 60 instructions,
-   * and only three or four record misses overlapped.
+   * table), so that the pass which loads the records is only the loads and their bounds checks, a
+   * dozen instructions a key where the address work made the loop's body several times longer, so
+   * that the window reaches over several times as many of the records' misses.
    */
   long touch(long[] hashes, int count, boolean forWrite) {
     long digest = 0;
