@@ -33,7 +33,7 @@ import java.util.function.BooleanSupplier;
  * {@link #publishCopies} takes each key's write lock for one slot update, made only if the slot
  * still holds the victim's location: a compare-and-set on the index. A copy whose key was
  * overwritten or deleted between its check and its publication is <em>abandoned</em>: it stays in
- * the output as a stale record, accounted there as garbage and marked dead.
+ * the output as a stale record, accounted there as garbage.
  *
  * <h2>Why an abandoned copy never comes back</h2>
  *
@@ -146,6 +146,12 @@ final class Compactor {
   private final boolean[] copyTtl = new boolean[BATCH];
   private int copies;
 
+  /**
+   * Run between a batch's copies and their publication when set: a test widens the window in which
+   * writers abandon copies with it (a pause), so that the race it checks happens on a busy host.
+   */
+  static volatile Runnable beforePublish;
+
   /** Where the touched words go, so the JIT cannot drop the reads as unused. */
   private long touchSink;
 
@@ -229,9 +235,9 @@ final class Compactor {
 
   private long compact(List<Segment> victims, long now) throws IOException {
     long olderThan = lowestSeqOutside(victims);
-    try {
+    try (LiveRecords live = LiveRecords.of(victims, shards)) {
       for (Segment victim : victims) {
-        copyLive(victim, olderThan, now);
+        copyLive(victim, live, olderThan, now);
       }
       publishOutputs();
     } catch (IOException | RuntimeException e) {
@@ -364,12 +370,13 @@ final class Compactor {
    * their cache misses overlap, and only then is each record checked against the index and copied.
    * Checked one by one, every record waits for its own miss, and that wait was most of a pass.
    */
-  private void copyLive(Segment victim, long lowestOtherSeq, long now) throws IOException {
+  private void copyLive(Segment victim, LiveRecords live, long lowestOtherSeq, long now)
+      throws IOException {
     MemorySegment memory = victim.memory();
     IOException[] failure = {null};
     int[] pending = {0};
-    // Records the index is known to have left are stepped over without their CRC, hash or index
-    // lookup, which were most of the cost of the dead majority of a victim.
+    // Records the index did not point at when the pass began are stepped over without their CRC,
+    // hash or index lookup, which were most of the cost of the dead majority of a victim.
     SegmentScanner.Result scanned =
         SegmentScanner.scan(
             memory,
@@ -377,7 +384,7 @@ final class Compactor {
             victim.end(),
             true,
             false,
-            victim::markedDead,
+            offset -> !live.pointedAt(victim, offset),
             record -> {
               if (failure[0] != null) {
                 return;
@@ -435,6 +442,10 @@ final class Compactor {
         consider(victim, batchView, batchHashes[i], lowestOtherSeq, now);
         throttle(batchView.length());
       }
+      Runnable pause = beforePublish;
+      if (pause != null) {
+        pause.run();
+      }
       publishCopies();
       return null;
     } catch (IOException e) {
@@ -479,8 +490,8 @@ final class Compactor {
   /**
    * Points the index at the batch's copies, each under its shard's write lock for one slot update,
    * and only where the slot still holds the victim's location. A copy whose key was overwritten or
-   * deleted since its check is abandoned: it stays in the output, accounted there as garbage and
-   * marked dead, and recovery never prefers it (it keeps its record's sequence number).
+   * deleted since its check is abandoned: it stays in the output, accounted there as garbage, and
+   * recovery never prefers it (it keeps its record's sequence number).
    */
   private void publishCopies() {
     for (int i = 0; i < copies; i++) {
@@ -499,7 +510,6 @@ final class Compactor {
         relocations.addMove(hash, copyFrom[i], copyOutput[i], copyOffset[i]);
       } else {
         out.addDead(copyLength[i]);
-        out.markDead(copyOffset[i]);
         if (copyTtl[i]) {
           out.removeTtl(copyLength[i]);
         }

@@ -261,10 +261,10 @@ final class Keyspace {
 
   /**
    * Reads, for the {@code count} keys of hashes {@code hashes}, the memory their lookups read
-   * first: all the index slots, then all the records the slots point at (and, {@code forWrite}, the
-   * words of the dead-record map an overwrite will set). Two tight passes rather than one loop: the
-   * loads of a pass are independent of each other and few instructions apart, so the CPU has many
-   * of them in flight at once. Takes no lock and never fails; returns a digest of the words read.
+   * first: all the index slots, then all the records the slots point at (the second line of a
+   * record only for reads, {@code !forWrite}). Two tight passes rather than one loop: the loads of
+   * a pass are independent of each other and few instructions apart, so the CPU has many of them in
+   * flight at once. Takes no lock and never fails; returns a digest of the words read.
    */
   long touch(long[] hashes, int count, boolean forWrite) {
     long digest = 0;
@@ -284,10 +284,6 @@ final class Keyspace {
               // A read checks the whole record's CRC: a record of a 60-byte value with its header
               // and key (about 83 bytes) always reaches into the next cache line.
               digest ^= segment.memory().get(ValueLayout.JAVA_BYTE, offset + RECORD_SECOND_LINE);
-            }
-            if (forWrite) {
-              // A put of this key will mark that record dead; its word of the dead map is a miss.
-              digest ^= segment.touchDeadMark(offset);
             }
           }
         } catch (IllegalStateException | IndexOutOfBoundsException unmapped) {
