@@ -23,28 +23,76 @@ import java.util.function.BooleanSupplier;
  * One compaction pass: copies the live records of sealed segments that are mostly garbage (or
  * small) into new segments, points the index at the copies, and retires the old segments.
  *
- * <h2>Crash safety</h2>
+ * <h2>Copying outside the shard locks</h2>
+ *
+ * A pass shares the server's pinned core with the event loop. It used to take a key's shard write
+ * lock to check the record, copy it and point the slot at the copy; preempted inside that section
+ * (at idle priority, whenever the loop had work), it left the event loop parked on the lock with
+ * all its connections until the scheduler ran the compactor again. Now a batch of records is
+ * checked under an optimistic read ({@link #currentNow}) and copied with no lock held, and then
+ * {@link #publishCopies} takes each key's write lock for one slot update, made only if the slot
+ * still holds the victim's location: a compare-and-set on the index. A copy whose key was
+ * overwritten or deleted between its check and its publication is <em>abandoned</em>: it stays in
+ * the output as a stale record, accounted there as garbage.
+ *
+ * <h2>Why an abandoned copy never comes back</h2>
+ *
+ * Three rules make a stale copy harmless:
+ *
+ * <ol>
+ *   <li><b>Copies keep their record's sequence number</b> (the bytes are copied verbatim, CRC and
+ *       all). The index never points at an abandoned copy, so the running store never reads it;
+ *       only a replay could. Replay applies records by sequence number, newest wins, tombstones
+ *       included ({@link ReplayApplier}). The write that made the copy stale was appended under the
+ *       key's shard lock after the copy's record was current, so its sequence number is higher, and
+ *       it shadows the copy in any replay that sees both. ({@code CompactionRaceCrashTest} fails at
+ *       once if copies get new numbers.)
+ *   <li><b>A record is copied only if the index held it at some moment after the pass began</b> (a
+ *       validated optimistic read, or the read lock when writers keep invalidating it; never a
+ *       guess). So an abandoned copy is newer than every tombstone of its key that existed when the
+ *       pass began, which is every tombstone in this pass's victims: dropping one of those (below)
+ *       cannot expose the copy. What shadows the copy is the later write, which went to the active
+ *       log segment, never a victim of this pass.
+ *   <li><b>A tombstone outlives every segment that may hold an older record of its key</b>: it is
+ *       dropped only when every segment outside the pass's victims starts at a higher sequence
+ *       number. An output holding an abandoned copy starts at or below the copy's number, so while
+ *       that output exists the tombstone that shadows the copy is carried forward, however often
+ *       its own segment is compacted. When the output is itself compacted, the copy is not current
+ *       and is dropped (rule 2: it is never copied again), and only then may the tombstone go.
+ * </ol>
+ *
+ * <p>Against the recovery paths: a checkpoint cannot run during a pass (both hold the maintenance
+ * lock); one after the pass names its outputs, and recovery never replays compaction outputs named
+ * by the checkpoint (their records are old; the checkpoint's index, which points at no abandoned
+ * copy, is authoritative), while the log segments after the checkpoint's replay position hold the
+ * writes that made copies stale. A crash before any later checkpoint: recovery from an older
+ * checkpoint deletes the unnamed outputs and replays the victims, still on disk; with no checkpoint
+ * at all, everything is replayed, outputs and victims alike, and rule 1 settles each key. The
+ * outputs' garbage counters include the abandoned copies, and a checkpoint saves them with the
+ * rest. A full replay recounts them the same way (a record shadowed by a newer one is dead).
+ *
+ * <h2>Crash safety of a pass</h2>
  *
  * Outputs are written under a temporary name and registered in the segment table as they are
- * created, and a live record is copied and its key pointed at the copy in one step, while its index
- * slot is still in cache (a second pass over the slots to point them at the copies was a third of a
- * pass). The index reaching not-yet-durable copies is safe because the index is never durable by
- * itself: only a checkpoint makes it so, a checkpoint cannot run during a pass (both hold the
- * maintenance lock), and the outputs are sealed (fsync), renamed and the directory fsynced before
- * the pass ends. The victims stay on disk, merely obsolete, until a later checkpoint that no longer
- * names them is durable. Recovery deletes an output that no checkpoint names, and full replay
- * without a checkpoint orders records by sequence number, so duplicates are harmless. A kill at any
- * step therefore leaves every acknowledged write readable. A pass that fails (a full disk, an I/O
- * error) points every key it moved back at its victim, unregisters and deletes its outputs, and
- * leaves the victims as they were; the maintenance agent retries later. Expired records are
- * different: taking their keys out of the index must wait until the tombstones that shadow older
- * records are durable, so those changes are applied after publishing.
+ * created, and the index reaches copies before they are durable. That is safe because the index is
+ * never durable by itself: only a checkpoint makes it so, a checkpoint cannot run during a pass,
+ * and the outputs are sealed (fsync), renamed and the directory fsynced before the pass ends. The
+ * victims stay on disk, merely obsolete, until a later checkpoint that no longer names them is
+ * durable. Recovery deletes an output that no checkpoint names, and full replay without a
+ * checkpoint orders records by sequence number, so duplicates are harmless. A kill at any step
+ * therefore leaves every acknowledged write readable. A pass that fails (a full disk, an I/O error)
+ * points every key it moved back at its victim, unregisters and deletes its outputs, and leaves the
+ * victims as they were; the maintenance agent retries later. Expired records are different: taking
+ * their keys out of the index must wait until the tombstones that shadow older records are durable,
+ * so those changes are applied after publishing.
  *
  * <h2>Readers</h2>
  *
- * Readers are never blocked: each move takes the key's shard write lock for one copy and one index
- * update, which invalidates optimistic readers of that shard only for that instant. A reader that
- * found a copy in an output that a failing pass then unmaps retries, as for any unmapped segment.
+ * Readers are never blocked: a publication holds the key's shard write lock for one slot update,
+ * which invalidates optimistic readers of that shard only for that instant. The copy's bytes are
+ * written before the lock is taken, so a reader that sees the new slot sees the record. A reader
+ * that found a copy in an output that a failing pass then unmaps retries, as for any unmapped
+ * segment.
  *
  * <h2>What is dropped</h2>
  *
@@ -87,6 +135,22 @@ final class Compactor {
   private final long[] batchOffsets = new long[BATCH];
   private final long[] batchHashes = new long[BATCH];
   private final RecordView batchView = new RecordView();
+
+  /** The batch's copies that publishCopies has yet to point the index at (see consider). */
+  private final long[] copyHashes = new long[BATCH];
+
+  private final long[] copyFrom = new long[BATCH];
+  private final int[] copyOutput = new int[BATCH];
+  private final long[] copyOffset = new long[BATCH];
+  private final long[] copyLength = new long[BATCH];
+  private final boolean[] copyTtl = new boolean[BATCH];
+  private int copies;
+
+  /**
+   * Run between a batch's copies and their publication when set: a test widens the window in which
+   * writers abandon copies with it (a pause), so that the race it checks happens on a busy host.
+   */
+  static volatile Runnable beforePublish;
 
   /** Where the touched words go, so the JIT cannot drop the reads as unused. */
   private long touchSink;
@@ -171,9 +235,9 @@ final class Compactor {
 
   private long compact(List<Segment> victims, long now) throws IOException {
     long olderThan = lowestSeqOutside(victims);
-    try {
+    try (LiveRecords live = LiveRecords.of(victims, shards)) {
       for (Segment victim : victims) {
-        copyLive(victim, olderThan, now);
+        copyLive(victim, live, olderThan, now);
       }
       publishOutputs();
     } catch (IOException | RuntimeException e) {
@@ -306,12 +370,13 @@ final class Compactor {
    * their cache misses overlap, and only then is each record checked against the index and copied.
    * Checked one by one, every record waits for its own miss, and that wait was most of a pass.
    */
-  private void copyLive(Segment victim, long lowestOtherSeq, long now) throws IOException {
+  private void copyLive(Segment victim, LiveRecords live, long lowestOtherSeq, long now)
+      throws IOException {
     MemorySegment memory = victim.memory();
     IOException[] failure = {null};
     int[] pending = {0};
-    // Records the index is known to have left are stepped over without their CRC, hash or index
-    // lookup, which were most of the cost of the dead majority of a victim.
+    // Records the index did not point at when the pass began are stepped over without their CRC,
+    // hash or index lookup, which were most of the cost of the dead majority of a victim.
     SegmentScanner.Result scanned =
         SegmentScanner.scan(
             memory,
@@ -319,7 +384,7 @@ final class Compactor {
             victim.end(),
             true,
             false,
-            victim::markedDead,
+            offset -> !live.pointedAt(victim, offset),
             record -> {
               if (failure[0] != null) {
                 return;
@@ -371,6 +436,7 @@ final class Compactor {
     for (int i = 0; i < count; i++) {
       touch(batchHashes[i]);
     }
+    copies = 0;
     try {
       for (int i = 0; i < count; i++) {
         // Verified by the scan a moment ago; parsed again only to read its fields.
@@ -378,8 +444,15 @@ final class Compactor {
         consider(victim, batchView, batchHashes[i], lowestOtherSeq, now);
         throttle(batchView.length());
       }
+      Runnable pause = beforePublish;
+      if (pause != null) {
+        pause.run();
+      }
+      publishCopies();
       return null;
     } catch (IOException e) {
+      // Copies not yet published are in outputs the failing pass deletes; nothing points at them.
+      copies = 0;
       return e;
     }
   }
@@ -401,28 +474,51 @@ final class Compactor {
       }
       return;
     }
-    if (output == null || outputTail + record.length() > options.segmentBytes()) {
-      // Starting an output is file work, not for under a shard lock, and not for a dead record.
-      if (!isCurrent(hash, location)) {
-        return;
+    if (!currentNow(hash, location)) {
+      return;
+    }
+    // Copied without any lock: the index is pointed at the copy later, by publishCopies, and only
+    // if the key still has this record then (see the design note on abandoned copies).
+    long offset = copy(victim.memory(), record);
+    copyHashes[copies] = hash;
+    copyFrom[copies] = location;
+    copyOutput[copies] = outputs.size() - 1;
+    copyOffset[copies] = offset;
+    copyLength[copies] = record.length();
+    copyTtl[copies] = record.expireAt() != 0;
+    copies++;
+  }
+
+  /**
+   * Points the index at the batch's copies, each under its shard's write lock for one slot update,
+   * and only where the slot still holds the victim's location. A copy whose key was overwritten or
+   * deleted since its check is abandoned: it stays in the output, accounted there as garbage, and
+   * recovery never prefers it (it keeps its record's sequence number).
+   */
+  private void publishCopies() {
+    for (int i = 0; i < copies; i++) {
+      long hash = copyHashes[i];
+      Segment out = outputs.get(copyOutput[i]);
+      long to = LogLocation.of(out.slot(), copyOffset[i]);
+      Shard shard = shardOf(hash);
+      boolean moved;
+      long stamp = shard.lock.writeLock();
+      try {
+        moved = shard.index.relocate(hash, copyFrom[i], to);
+      } finally {
+        shard.lock.unlockWrite(stamp);
+      }
+      if (moved) {
+        relocations.addMove(hash, copyFrom[i], copyOutput[i], copyOffset[i]);
+      } else {
+        out.addDead(copyLength[i]);
+        if (copyTtl[i]) {
+          out.removeTtl(copyLength[i]);
+        }
+        counters.abandonedCopies.increment();
       }
     }
-    ensureOutput(record.length());
-    Shard shard = shardOf(hash);
-    long stamp = shard.lock.writeLock();
-    try {
-      if (!shard.index.holds(hash, location)) {
-        return;
-      }
-      long offset = copyReserved(victim.memory(), record);
-      if (!shard.index.relocate(hash, location, LogLocation.of(output.slot(), offset))) {
-        throw new IllegalStateException(
-            "index slot of a current record changed under its shard's write lock");
-      }
-      relocations.addMove(hash, location, outputs.size() - 1, offset);
-    } finally {
-      shard.lock.unlockWrite(stamp);
-    }
+    copies = 0;
   }
 
   private Shard shardOf(long hash) {
@@ -432,6 +528,34 @@ final class Compactor {
   private void touch(long hash) {
     touchSink ^= shardOf(hash).index.touch(hash);
   }
+
+  /**
+   * Whether the index holds {@code location} for the key at this moment: read under an optimistic
+   * stamp, so that a writer of the shard is never made to wait, and under the read lock only when
+   * writers keep invalidating the stamp. Never a guess: a record is copied only if it was current
+   * at some moment after the pass began, which is what lets a pass drop a tombstone without looking
+   * at its own abandoned copies (see the design note).
+   */
+  private boolean currentNow(long hash, long location) {
+    Shard shard = shardOf(hash);
+    for (int attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
+      long stamp = shard.lock.tryOptimisticRead();
+      if (stamp == 0) {
+        continue;
+      }
+      try {
+        boolean holds = shard.index.holds(hash, location);
+        if (shard.lock.validate(stamp)) {
+          return holds;
+        }
+      } catch (RuntimeException torn) {
+        // a table freed or shifted under the read: the stamp is invalid, try again
+      }
+    }
+    return isCurrent(hash, location);
+  }
+
+  private static final int OPTIMISTIC_ATTEMPTS = 4;
 
   private boolean isCurrent(long hash, long location) {
     Shard shard = shardOf(hash);

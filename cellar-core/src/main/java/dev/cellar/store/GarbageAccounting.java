@@ -18,10 +18,12 @@ final class GarbageAccounting {
   }
 
   /**
-   * Accounts the record at {@code location} as garbage now that the index no longer points at it,
-   * and marks it so compaction can step over it; returns whether it held a live (unexpired) value.
-   * Only for a location just taken out of the index: the mark is final (see {@link
-   * Segment#markDead}).
+   * Accounts the record at {@code location} as garbage now that the index no longer points at it;
+   * returns whether it held a live (unexpired) value. Only for a location just taken out of the
+   * index. The record is not marked dead: compaction learns which records are live from the index
+   * itself ({@link LiveRecords}), and the mark's word of the segment's dead-record map was a cache
+   * miss on every overwrite, where the record itself is in cache (the index's key comparison read
+   * it a moment ago).
    */
   boolean retire(long location) {
     Segment segment = segments.get(LogLocation.slot(location));
@@ -33,9 +35,6 @@ final class GarbageAccounting {
     segment.addDead(view.length());
     if (view.expireAt() != 0) {
       segment.removeTtl(view.length());
-    }
-    if (!view.isDelete()) {
-      segment.markDead(view.offset());
     }
     return !view.isDelete()
         && (view.expireAt() == 0 || !view.expiredAt(System.currentTimeMillis()));

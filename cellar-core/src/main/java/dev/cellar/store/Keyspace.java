@@ -286,9 +286,9 @@ final class Keyspace {
 
   /**
    * Reads, for the {@code count} keys of hashes {@code hashes}, the memory their lookups read
-   * first: all the index slots, then all the records the slots point at (and, {@code forWrite}, the
-   * words of the dead-record map an overwrite will set). Takes no lock and never fails; returns a
-   * digest of the words read.
+   * first: all the index slots, then all the records the slots point at (a record's second line
+   * only for reads, {@code !forWrite}: a write compares the key, in the first). Takes no lock and
+   * never fails; returns a digest of the words read.
    *
    * <p>Why three passes and not one loop: a load that misses holds up retirement, so the misses in
    * flight at once are those the out-of-order window (some 200 instructions) reaches past the
@@ -323,9 +323,7 @@ final class Keyspace {
     }
     try {
       digest ^=
-          forWrite
-              ? touchDeadMarks(targetSegments, targetOffsets, n)
-              : touchRecords(targetSegments, targetOffsets, secondLines, n);
+          touchRecords(targetSegments, targetOffsets, forWrite ? targetOffsets : secondLines, n);
     } finally {
       Arrays.fill(targetSegments, 0, n, null); // no reference kept to a segment compaction drops
     }
@@ -333,8 +331,9 @@ final class Keyspace {
   }
 
   /**
-   * Loads both cache lines of each record: a read checks the whole record's CRC, and a record of a
-   * 60-byte value with its header and key (about 83 bytes) always reaches into the second line.
+   * Loads the lines of each record at {@code offsets} and {@code secondLines}: a read checks the
+   * whole record's CRC, and a record of a 60-byte value with its header and key (about 83 bytes)
+   * always reaches into the second line.
    */
   private static long touchRecords(Segment[] targets, long[] offsets, long[] secondLines, int n) {
     long digest = 0;
@@ -343,23 +342,6 @@ final class Keyspace {
         MemorySegment memory = targets[i].memory();
         digest ^= memory.get(ValueLayout.JAVA_BYTE, offsets[i]);
         digest ^= memory.get(ValueLayout.JAVA_BYTE, secondLines[i]);
-      } catch (IllegalStateException unmapped) {
-        // compaction replaced the segment meanwhile: nothing to gain from it
-      }
-    }
-    return digest;
-  }
-
-  /**
-   * Loads each record's first line and the word of its segment's dead-record map that an overwrite
-   * of its key will set (a miss of its own).
-   */
-  private static long touchDeadMarks(Segment[] targets, long[] offsets, int n) {
-    long digest = 0;
-    for (int i = 0; i < n; i++) {
-      try {
-        digest ^= targets[i].memory().get(ValueLayout.JAVA_BYTE, offsets[i]);
-        digest ^= targets[i].touchDeadMark(offsets[i]);
       } catch (IllegalStateException unmapped) {
         // compaction replaced the segment meanwhile: nothing to gain from it
       }

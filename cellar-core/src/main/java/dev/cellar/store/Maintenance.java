@@ -131,6 +131,11 @@ final class Maintenance {
     }
   }
 
+  /** Copies compaction passes abandoned since open (their keys changed while they were made). */
+  long abandonedCopies() {
+    return counters.abandonedCopies.sum();
+  }
+
   /** One pass at full speed (the application's {@code compact()}). */
   long compactNow() throws IOException {
     return runCompaction(false, null, false);

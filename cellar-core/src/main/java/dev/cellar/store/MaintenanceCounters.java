@@ -14,4 +14,10 @@ final class MaintenanceCounters {
   final LongAdder expiredKeys = new LongAdder();
 
   final LongAdder checkpoints = new LongAdder();
+
+  /**
+   * Copies compaction made of records that were overwritten or deleted before it could point the
+   * index at them: left in its output as garbage (see Compactor).
+   */
+  final LongAdder abandonedCopies = new LongAdder();
 }

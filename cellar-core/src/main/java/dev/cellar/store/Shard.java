@@ -31,9 +31,6 @@ final class Shard implements HashIndex.Keys {
 
   long deletes;
 
-  /** Where prefetching loads put their values, so that the JIT keeps them; never read. */
-  private long prefetched;
-
   Shard(SegmentTable segments, KeyHasher hasher) {
     this.segments = segments;
     this.hasher = hasher;
@@ -55,24 +52,6 @@ final class Shard implements HashIndex.Keys {
     // Bounded by the segment's end, not its mapping: past a sealed segment's end the file may be
     // truncated, and touching a mapped page beyond the file's end is SIGBUS.
     return view.parse(log, offset, segment.end()) && view.keyEquals(source, keyOffset, keyLength);
-  }
-
-  /**
-   * An overwrite marks the old record in its segment's dead-record map, a word that is rarely in
-   * cache. Its load is issued here, before the key comparison waits on the record's own miss, so
-   * the two misses overlap instead of following each other. Embedded overwrites of random keys (15M
-   * keys, {@code bench embedded --stores cellar}): 25-30% slower with the mark than without it
-   * while its miss came last (two interleaved pairs); with this load, 4% to 21% faster than without
-   * it (four interleaved pairs, 701-787k against 577-717k overwrites a second).
-   */
-  @Override
-  public boolean matchesForReplacement(
-      long location, MemorySegment source, long keyOffset, long keyLength) {
-    Segment segment = segments.get(LogLocation.slot(location));
-    if (segment != null) {
-      prefetched ^= segment.touchDeadMark(LogLocation.offset(location));
-    }
-    return matches(location, source, keyOffset, keyLength);
   }
 
   @Override

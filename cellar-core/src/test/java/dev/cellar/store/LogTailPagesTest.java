@@ -20,8 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Whether the log segment being appended to asks for huge pages, read back from the kernel: the
  * {@code hg} flag of its mapping in {@code /proc/self/smaps}. Under frequent fsyncs a huge page
- * makes each fsync write a 2 MiB folio, so {@link Fsync#ALWAYS} and {@code hugePageLogTail(false)}
- * map the tail with small pages; the other modes keep huge pages for cheaper reads.
+ * makes each fsync write a 2 MiB folio, so {@link Fsync#ALWAYS}, {@link Fsync#EVERYSEC} and {@code
+ * hugePageLogTail(false)} map the tail with small pages; {@link Fsync#NO} keeps huge pages for
+ * cheaper reads.
  */
 class LogTailPagesTest {
   private static final Pattern MAPPING = Pattern.compile("[0-9a-f]+-[0-9a-f]+ ");
@@ -43,7 +44,16 @@ class LogTailPagesTest {
   }
 
   @Test
-  void otherModesKeepHugePagesUnlessTurnedOff() throws IOException {
+  void fsyncEverysecMapsTheTailWithSmallPages() throws IOException {
+    assumeTrue(MemoryAdvice.available(), "madvise is not linked here");
+    try (Cellar db = Cellar.open(dir, CellarOptions.defaults().fsync(Fsync.EVERYSEC))) {
+      db.put(new byte[] {1}, new byte[] {2});
+      assertEquals(List.of(false), hugePageFlags(dir));
+    }
+  }
+
+  @Test
+  void fsyncNoKeepsHugePagesUnlessTurnedOff() throws IOException {
     assumeTrue(MemoryAdvice.available(), "madvise is not linked here");
     try (Cellar db = Cellar.open(dir.resolve("no"), CellarOptions.defaults().fsync(Fsync.NO))) {
       db.put(new byte[] {1}, new byte[] {2});
@@ -51,8 +61,7 @@ class LogTailPagesTest {
     }
     try (Cellar db =
         Cellar.open(
-            dir.resolve("off"),
-            CellarOptions.defaults().fsync(Fsync.EVERYSEC).hugePageLogTail(false))) {
+            dir.resolve("off"), CellarOptions.defaults().fsync(Fsync.NO).hugePageLogTail(false))) {
       db.put(new byte[] {1}, new byte[] {2});
       assertEquals(List.of(false), hugePageFlags(dir.resolve("off")));
     }

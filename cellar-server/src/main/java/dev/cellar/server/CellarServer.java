@@ -63,8 +63,8 @@ public final class CellarServer implements AutoCloseable, ServerControl {
    * auto-aof-rewrite-percentage} P lets the log grow to (1 + P/100) times its live data before
    * background compaction starts, as Redis lets its AOF grow by P percent before a rewrite. A
    * segment smaller than the default caps values at what fits one segment beside the largest key,
-   * since a record never spans two segments. Under {@code appendfsync always} the log's tail is
-   * mapped with small pages ({@link CellarOptions#hugePageLogTail}).
+   * since a record never spans two segments. Under {@code appendfsync always} and {@code everysec}
+   * the log's tail is mapped with small pages ({@link CellarOptions#hugePageLogTail}).
    */
   static CellarOptions storeOptions(ServerConfig config, CellarOptions base) {
     // The engine owns the fsync policy. Its writes do not wait for their fsync: a connection holds
