@@ -8,7 +8,6 @@ import java.io.SyncFailedException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
@@ -69,19 +68,6 @@ public final class Segment implements AutoCloseable {
 
   private static final int RETIRED = -1;
 
-  /**
-   * Records compaction may skip without looking their keys up: one bit per 8-byte granule of the
-   * segment, set for the granule where a record starts once the index stopped pointing at it. A
-   * record is at least {@link RecordDescriptor#MIN_LENGTH} (9) bytes, so no two start in one
-   * granule. A set bit is final: nothing is ever written again at a used offset, so a location the
-   * index left is never current again. A clear bit says nothing ("look it up"): the map is a hint,
-   * never persisted, and a reopened store starts without one. Allocated from the segment's arena at
-   * the first mark, so it lives exactly as long as the mapping; null until then.
-   */
-  private volatile MemorySegment deadRecords;
-
-  private final Object deadRecordsLock = new Object();
-  private static final VarHandle DEAD_WORD = ValueLayout.JAVA_LONG.varHandle();
   private final AtomicLong ttlLiveBytes = new AtomicLong();
   private final AtomicLong maxExpiry = new AtomicLong();
   private volatile long minSeq = Long.MAX_VALUE;
@@ -427,53 +413,6 @@ public final class Segment implements AutoCloseable {
 
   public long deadBytes() {
     return deadBytes.get();
-  }
-
-  /**
-   * Marks the record at {@code offset} as one the index no longer points at. Only for a record that
-   * is no longer current and never will be again (see {@link #deadRecords}); a wrong mark makes
-   * compaction drop a live record. Safe from any thread.
-   */
-  public void markDead(long offset) {
-    long granule = offset >>> 3;
-    DEAD_WORD.getAndBitwiseOr(deadMap(), (granule >>> 6) * Long.BYTES, 1L << granule);
-  }
-
-  /** Whether {@link #markDead} was called for the record at {@code offset}. */
-  public boolean markedDead(long offset) {
-    MemorySegment map = deadRecords;
-    if (map == null) {
-      return false;
-    }
-    long granule = offset >>> 3;
-    return ((long) DEAD_WORD.getAcquire(map, (granule >>> 6) * Long.BYTES) & (1L << granule)) != 0;
-  }
-
-  /**
-   * Reads the word of the dead-record map that holds the mark for {@code offset} (0 without a map):
-   * a prefetch. Overwriting a key marks its old record, and that word is rarely in cache, so the
-   * mark was a cache miss of its own, 6% of a pinned event loop at SET depth 16 by async-profiler.
-   * Read ahead with the batch's index slots and records, its miss overlaps theirs: the loop's CPU
-   * per SET at depth 16 fell by 12% (three interleaved pairs of pinned runs, 123 against 108 ticks
-   * per million SETs).
-   */
-  public long touchDeadMark(long offset) {
-    MemorySegment map = deadRecords;
-    return map == null ? 0 : (long) DEAD_WORD.getOpaque(map, (offset >>> 9) * Long.BYTES);
-  }
-
-  private MemorySegment deadMap() {
-    MemorySegment map = deadRecords;
-    if (map != null) {
-      return map;
-    }
-    synchronized (deadRecordsLock) {
-      if (deadRecords == null) {
-        long words = (memory.byteSize() / 8 + 63) / 64;
-        deadRecords = arena.allocate(Math.max(1, words) * Long.BYTES, Long.BYTES);
-      }
-      return deadRecords;
-    }
   }
 
   /** Records a live record that expires at {@code expireAt}. */

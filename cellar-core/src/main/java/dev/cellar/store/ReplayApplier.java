@@ -32,8 +32,7 @@ import java.lang.foreign.ValueLayout;
  *       still cached) and its slot in the tombstone index if there is one; the next group's slots
  *       are touched before this group is applied;
  *   <li>for every key whose slot holds an entry with its fingerprint, touch that entry's record
- *       (the key comparison reads it) and the word of its segment's dead-record map (an overwrite
- *       marks it): both depend on the slot, so they wait for stage 2;
+ *       (the key comparison reads it): it depends on the slot, so it waits for stage 2;
  *   <li>apply the records one by one, in log order, exactly as without the stages.
  * </ol>
  *
@@ -145,7 +144,7 @@ final class ReplayApplier implements Recovery.Target, AutoCloseable {
     touched ^= sink;
   }
 
-  /** Loads the first word of the record at {@code location} and its dead-record mark; 0 if none. */
+  /** Loads the first word of the record at {@code location}; 0 if none. */
   private long touchRecord(long location) {
     if (location == 0) {
       return 0;
@@ -155,7 +154,7 @@ final class ReplayApplier implements Recovery.Target, AutoCloseable {
     if (s == null || offset + Long.BYTES > s.end()) {
       return 0;
     }
-    return s.memory().get(ValueLayout.JAVA_LONG_UNALIGNED, offset) ^ s.touchDeadMark(offset);
+    return s.memory().get(ValueLayout.JAVA_LONG_UNALIGNED, offset);
   }
 
   private void apply(Segment segment, ReplayBatch batch, int i, long hash) {
@@ -176,9 +175,6 @@ final class ReplayApplier implements Recovery.Target, AutoCloseable {
     if (newestSeq >= batch.seq(i)) {
       // A newer record of the key is in the index: this one can never be current again.
       segment.addDead(length);
-      if (!batch.isDelete(i)) {
-        segment.markDead(offset);
-      }
       return;
     }
     if (batch.isDelete(i)) {

@@ -9,10 +9,7 @@ import dev.cellar.Fsync;
 import dev.cellar.index.HashIndex;
 import dev.cellar.index.KeyHasher;
 import dev.cellar.io.FileIO;
-import dev.cellar.log.RecordView;
 import dev.cellar.log.Segment;
-import dev.cellar.log.SegmentHeaderDescriptor;
-import dev.cellar.log.SegmentScanner;
 import dev.cellar.log.SegmentTable;
 import dev.cellar.recovery.Recovery;
 import java.io.IOException;
@@ -21,7 +18,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
@@ -172,26 +168,9 @@ class ReplayBatchTest {
                 "ttl=" + s.ttlLiveBytes(),
                 "maxExpiry=" + s.maxExpiry(),
                 "seqs=" + s.minSeq() + ".." + s.maxSeq(),
-                "end=" + s.end(),
-                "marks=" + Arrays.toString(deadMarks(s))));
+                "end=" + s.end()));
       }
       return new Snapshot(indexes, accounts);
-    }
-
-    /** Offsets of the segment's records marked dead. */
-    private static long[] deadMarks(Segment s) {
-      List<Long> marked = new ArrayList<>();
-      SegmentScanner.scan(
-          s.memory(),
-          SegmentHeaderDescriptor.LENGTH,
-          s.end(),
-          true,
-          (RecordView record) -> {
-            if (s.markedDead(record.offset())) {
-              marked.add(record.offset());
-            }
-          });
-      return marked.stream().mapToLong(Long::longValue).toArray();
     }
 
     /** The first shard or segment that differs, abbreviated; empty if none does. */
