@@ -1,6 +1,7 @@
 package dev.cellar.store;
 
 import dev.cellar.Cellar;
+import dev.cellar.index.KeyHasher;
 import dev.cellar.log.PutRecords;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -133,6 +134,13 @@ final class PutBatch implements PutRecords {
     }
     java.util.Arrays.fill(batch.expiries, expiry);
     return batch;
+  }
+
+  /** Item {@code k}'s key hash: heap keys are hashed from their array, cheaper than a segment. */
+  long hash(KeyHasher hasher, int k) {
+    return keyBytes != null
+        ? hasher.hash(keyBytes, (int) keyOffsets[k], (int) keyLengths[k])
+        : hasher.hash(keys, keyOffsets[k], keyLengths[k]);
   }
 
   /** Item {@code k}'s value as a segment, for the rare paths that take one. */

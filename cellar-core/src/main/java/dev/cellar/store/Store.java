@@ -573,7 +573,7 @@ public final class Store implements Cellar {
     int[] order = scratch.order;
     for (int i = 0; i < n; i++) {
       int k = from + i;
-      hashes[i] = hasher.hash(batch.keys, batch.keyOffsets[k], batch.keyLengths[k]);
+      hashes[i] = batch.hash(hasher, k);
     }
     scratch.digest ^= keyspace.touch(hashes, n, true);
     // Insertion sort by shard, stable: a key given twice keeps its order, so the last value wins.
