@@ -31,8 +31,9 @@ import java.util.function.LongSupplier;
  *
  * <h2>Concurrency</h2>
  *
- * {@link #append} holds the append lock for the copy. {@link #appendedSeq()} is published after a
- * record is complete, so anyone who reads it may rely on every record up to it being in the log.
+ * {@link #append} holds the append lock for the copy; {@link #appendAll} holds it once for a
+ * batch's records. {@link #appendedSeq()} is published after a record (or a batch's records) is
+ * complete, so anyone who reads it may rely on every record up to it being in the log.
  */
 public final class LogWriter {
   /** How far ahead of the tail disk blocks are kept reserved. */

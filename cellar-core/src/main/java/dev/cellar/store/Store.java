@@ -533,9 +533,10 @@ public final class Store implements Cellar {
   }
 
   /**
-   * Writes a batch window by window: hashes a window's keys, touches their slots and records, then
-   * appends its records shard by shard, each shard's write lock taken once. The whole batch is
-   * checked first (nothing written if any of it is refused) and waits once for its group commit.
+   * Writes a batch window by window: hashes a window's keys, touches their slots and records, takes
+   * the write locks of its shards in ascending order, appends all its records to the log at once
+   * and points the index at them. The whole batch is checked first (nothing written if any of it is
+   * refused) and waits once for its group commit.
    */
   private void putAll(PutBatch batch) {
     for (int i = 0; i < batch.count; i++) {
