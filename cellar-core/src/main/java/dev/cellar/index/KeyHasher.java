@@ -28,14 +28,18 @@ public final class KeyHasher {
 
   /** SipHash-1-3 of a heap key, read through a byte-array view (cheaper than a heap segment). */
   public long hash(byte[] key) {
+    return hash(key, 0, key.length);
+  }
+
+  /** {@link #hash(byte[])} of {@code length} bytes of {@code data} from {@code offset}. */
+  public long hash(byte[] data, int offset, int length) {
     long v0 = k0 ^ 0x736f6d6570736575L;
     long v1 = k1 ^ 0x646f72616e646f6dL;
     long v2 = k0 ^ 0x6c7967656e657261L;
     long v3 = k1 ^ 0x7465646279746573L;
-    int length = key.length;
-    int end = length & ~7;
-    for (int at = 0; at < end; at += 8) {
-      long m = (long) ARRAY_LE_LONG.get(key, at);
+    int end = offset + (length & ~7);
+    for (int at = offset; at < end; at += 8) {
+      long m = (long) ARRAY_LE_LONG.get(data, at);
       v3 ^= m;
       v0 += v1;
       v1 = Long.rotateLeft(v1, 13);
@@ -55,7 +59,7 @@ public final class KeyHasher {
     }
     long last = ((long) length & 0xFF) << 56;
     for (int i = (length & 7) - 1; i >= 0; i--) {
-      last |= (long) (key[end + i] & 0xFF) << (8 * i);
+      last |= (long) (data[end + i] & 0xFF) << (8 * i);
     }
     return finish(v0, v1, v2, v3, last);
   }

@@ -31,8 +31,9 @@ import java.util.function.LongSupplier;
  *
  * <h2>Concurrency</h2>
  *
- * {@link #append} holds the append lock for the copy. {@link #appendedSeq()} is published after a
- * record is complete, so anyone who reads it may rely on every record up to it being in the log.
+ * {@link #append} holds the append lock for the copy; {@link #appendAll} holds it once for a
+ * batch's records. {@link #appendedSeq()} is published after a record (or a batch's records) is
+ * complete, so anyone who reads it may rely on every record up to it being in the log.
  */
 public final class LogWriter {
   /** How far ahead of the tail disk blocks are kept reserved. */
@@ -156,6 +157,92 @@ public final class LogWriter {
     }
     appendSignal.appended();
     return location;
+  }
+
+  /**
+   * Appends puts of {@code records}, items {@code items[from]}, {@code items[from + 1]}, ... up to
+   * {@code items[to - 1]}, in that order, as many as the active segment holds (rolling it first if
+   * not even the first fits), and stores item {@code items[j]}'s location in {@code locations[j]};
+   * returns how many it appended (at least one). Records never span segments, so the caller appends
+   * the rest with another call.
+   *
+   * <p>One lock, one reservation, one copy into the mapping and one publication for them all: per
+   * record, the lock, the volatile stores that publish it and the checks of the reserve cost about
+   * as much as encoding it. Each record still gets its own seq and CRC; the log's bytes are those
+   * one {@link #append} per record would have written.
+   *
+   * @throws DiskFullException when no block could be reserved; nothing was written
+   */
+  public int appendAll(PutRecords records, int[] items, int from, int to, long[] locations) {
+    int appended;
+    appendLock.lock();
+    try {
+      long seq = nextSeq;
+      ensureRoom(recordLength(records, items[from], seq));
+      long offset = tail;
+      long bytes = 0;
+      int end = from;
+      for (; end < to; end++) {
+        long length = recordLength(records, items[end], seq + (end - from));
+        if (offset + bytes + length > segmentBytes || bytes + length > SCRATCH_LIMIT) {
+          break;
+        }
+        bytes += length;
+      }
+      if (end == from) {
+        // One record above the scratch limit: it has the segment to itself as far as it goes.
+        end = from + 1;
+        bytes = recordLength(records, items[from], seq);
+      }
+      ensureRoom(bytes);
+      byte[] buffer = scratch(bytes);
+      int at = 0;
+      int slot = active.slot();
+      for (int j = from; j < end; j++) {
+        int item = items[j];
+        int start = at;
+        at = encode(records, item, seq + (j - from), buffer, at);
+        locations[j] = LogLocation.of(slot, offset + start);
+        long expireAt = records.expiry(item);
+        if (expireAt != 0) {
+          active.addTtl(at - start, expireAt);
+        }
+      }
+      assert at == bytes : "encoded " + at + " bytes of " + bytes;
+      MemorySegment.copy(buffer, 0, active.memory(), ValueLayout.JAVA_BYTE, offset, at);
+      appended = end - from;
+      long last = seq + appended - 1;
+      tail = offset + at;
+      active.end(tail);
+      active.noteSeq(seq);
+      active.noteSeq(last);
+      assert seq > appendedSeq : "seq " + seq + " after " + appendedSeq;
+      nextSeq = last + 1;
+      appendedSeq = last;
+    } finally {
+      appendLock.unlock();
+    }
+    appendSignal.appended();
+    return appended;
+  }
+
+  private static long recordLength(PutRecords records, int item, long seq) {
+    return RecordDescriptor.length(
+        records.keyLength(item), records.valueLength(item), seq, records.expiry(item) != 0);
+  }
+
+  /** Encodes item {@code item} as a put of seq {@code seq} at {@code out[at]}; returns its end. */
+  private static int encode(PutRecords records, int item, long seq, byte[] out, int at) {
+    int keyLength = (int) records.keyLength(item);
+    int valueLength = (int) records.valueLength(item);
+    int keyAt =
+        RecordDescriptor.encodeHeader(
+            out, at, RecordDescriptor.PUT, keyLength, valueLength, seq, records.expiry(item));
+    records.copyKey(item, out, keyAt);
+    records.copyValue(item, out, keyAt + keyLength);
+    int end = keyAt + keyLength + valueLength;
+    RecordDescriptor.seal(out, at, end);
+    return end;
   }
 
   /** A buffer of at least {@code length} bytes; small ones are reused (append lock held). */

@@ -106,23 +106,43 @@ public final class RecordDescriptor {
       long valueLength,
       long seq,
       long expireAt) {
-    boolean hasExpiry = expireAt != 0;
-    out[TYPE_OFFSET] = (byte) (type | (hasExpiry ? EXPIRY_BIT : 0));
-    int at = Varint.write(out, VARINTS_OFFSET, keyLength);
-    at = Varint.write(out, at, valueLength);
-    at = Varint.write(out, at, seq);
-    if (hasExpiry) {
-      HEAP_LONG.set(out, at, expireAt);
-      at += EXPIRY_BYTES;
-    }
+    int at = encodeHeader(out, 0, type, keyLength, valueLength, seq, expireAt);
     MemorySegment.copy(key, ValueLayout.JAVA_BYTE, keyOffset, out, at, (int) keyLength);
     at += (int) keyLength;
     if (valueLength > 0) {
       MemorySegment.copy(value, ValueLayout.JAVA_BYTE, valueOffset, out, at, (int) valueLength);
       at += (int) valueLength;
     }
-    HEAP_INT.set(out, CRC_OFFSET, Crc32c.masked(out, TYPE_OFFSET, at - TYPE_OFFSET));
+    seal(out, 0, at);
     return at;
+  }
+
+  /**
+   * Encodes the fields of a record that starts at {@code out[start]}, all but its CRC (the type,
+   * the varints, the expiry); returns where its key goes. The key and value are the caller's to
+   * copy, then {@link #seal} completes the record. For callers that copy keys and values from their
+   * own storage ({@link LogWriter#appendAll}).
+   *
+   * @param expireAt epoch millis, or 0 for none
+   */
+  static int encodeHeader(
+      byte[] out, int start, int type, long keyLength, long valueLength, long seq, long expireAt) {
+    boolean hasExpiry = expireAt != 0;
+    out[start + TYPE_OFFSET] = (byte) (type | (hasExpiry ? EXPIRY_BIT : 0));
+    int at = Varint.write(out, start + VARINTS_OFFSET, keyLength);
+    at = Varint.write(out, at, valueLength);
+    at = Varint.write(out, at, seq);
+    if (hasExpiry) {
+      HEAP_LONG.set(out, at, expireAt);
+      at += EXPIRY_BYTES;
+    }
+    return at;
+  }
+
+  /** Stores the CRC of the record in {@code out[start, end)}, its other bytes all in place. */
+  static void seal(byte[] out, int start, int end) {
+    int covered = start + TYPE_OFFSET;
+    HEAP_INT.set(out, start + CRC_OFFSET, Crc32c.masked(out, covered, end - covered));
   }
 
   /** Writes a complete record at {@code offset} of {@code log}; returns its length. */

@@ -470,9 +470,7 @@ public final class Store implements Cellar {
     if (type == RecordDescriptor.PUT) {
       long location =
           log.append(type, key, keyOffset, keyLength, value, valueOffset, valueLength, expireAt);
-      long previous = shard.index.put(hash, key, keyOffset, keyLength, location);
-      shard.puts++;
-      return previous != 0 && accounting.retire(previous);
+      return indexPut(shard, hash, key, keyOffset, keyLength, location);
     }
     long previous = shard.index.get(hash, key, keyOffset, keyLength);
     if (previous == 0) {
@@ -484,6 +482,18 @@ public final class Store implements Cellar {
     accounting.deadAt(location);
     shard.deletes++;
     return existed;
+  }
+
+  /**
+   * Points the key at its put's record, just appended at {@code location}, and retires the record
+   * it replaces; returns whether a live value existed before. The caller holds {@code shard}'s
+   * write lock.
+   */
+  private boolean indexPut(
+      Shard shard, long hash, MemorySegment key, long keyOffset, long keyLength, long location) {
+    long previous = shard.index.put(hash, key, keyOffset, keyLength, location);
+    shard.puts++;
+    return previous != 0 && accounting.retire(previous);
   }
 
   @Override
@@ -523,9 +533,10 @@ public final class Store implements Cellar {
   }
 
   /**
-   * Writes a batch window by window: hashes a window's keys, touches their slots and records, then
-   * appends its records shard by shard, each shard's write lock taken once. The whole batch is
-   * checked first (nothing written if any of it is refused) and waits once for its group commit.
+   * Writes a batch window by window: hashes a window's keys, touches their slots and records, takes
+   * the write locks of its shards in ascending order, appends all its records to the log at once
+   * and points the index at them. The whole batch is checked first (nothing written if any of it is
+   * refused) and waits once for its group commit.
    */
   private void putAll(PutBatch batch) {
     for (int i = 0; i < batch.count; i++) {
@@ -563,7 +574,7 @@ public final class Store implements Cellar {
     int[] order = scratch.order;
     for (int i = 0; i < n; i++) {
       int k = from + i;
-      hashes[i] = hasher.hash(batch.keys[k], batch.keyOffsets[k], batch.keyLengths[k]);
+      hashes[i] = batch.hash(hasher, k);
     }
     scratch.digest ^= keyspace.touch(hashes, n, true);
     // Insertion sort by shard, stable: a key given twice keeps its order, so the last value wins.
@@ -575,6 +586,60 @@ public final class Store implements Cellar {
       }
       order[j] = i;
     }
+    if (expiresAny(batch, from, n, now)) {
+      appendByShard(batch, from, n, now, hashes, order);
+      return;
+    }
+    int shards = 0;
+    try {
+      // In ascending shard order, as close() takes them; nothing else holds two at once.
+      for (int g = 0; g < n; g++) {
+        Shard shard = keyspace.shard(hashes[order[g]]);
+        if (shards == 0 || batch.locked[shards - 1] != shard) {
+          batch.stamps[shards] = shard.lock.writeLock();
+          batch.locked[shards++] = shard;
+        }
+        batch.items[g] = from + order[g];
+      }
+      health.checkOpen();
+      // Every record of the window in one append (two if the segment fills), in shard order: a key
+      // given twice keeps its order in the log and in the index, so the last value wins.
+      for (int g = 0; g < n; ) {
+        int end = g + log.appendAll(batch, batch.items, g, n, batch.locations);
+        for (; g < end; g++) {
+          int k = batch.items[g];
+          long hash = hashes[k - from];
+          indexPut(
+              keyspace.shard(hash),
+              hash,
+              batch.keys,
+              batch.keyOffsets[k],
+              batch.keyLengths[k],
+              batch.locations[g]);
+        }
+      }
+    } finally {
+      for (int i = shards - 1; i >= 0; i--) {
+        batch.locked[i].lock.unlockWrite(batch.stamps[i]);
+        batch.locked[i] = null;
+      }
+    }
+  }
+
+  /** Whether an item of the window has an expiry in the past (which deletes its key). */
+  private static boolean expiresAny(PutBatch batch, int from, int n, long now) {
+    for (int k = from; k < from + n; k++) {
+      long expireAt = batch.expiries[k];
+      if (expireAt != NO_EXPIRY && expireAt <= now) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** A window with deletes in it, key by key, each shard's write lock taken once. */
+  private void appendByShard(
+      PutBatch batch, int from, int n, long now, long[] hashes, int[] order) {
     for (int g = 0; g < n; ) {
       Shard shard = keyspace.shard(hashes[order[g]]);
       long stamp = shard.lock.writeLock();
@@ -596,7 +661,7 @@ public final class Store implements Cellar {
       appendLocked(
           shard,
           RecordDescriptor.DELETE,
-          batch.keys[k],
+          batch.keys,
           batch.keyOffsets[k],
           batch.keyLengths[k],
           hash,
@@ -609,11 +674,11 @@ public final class Store implements Cellar {
     appendLocked(
         shard,
         RecordDescriptor.PUT,
-        batch.keys[k],
+        batch.keys,
         batch.keyOffsets[k],
         batch.keyLengths[k],
         hash,
-        batch.values[k],
+        batch.valueSegment(k),
         batch.valueOffsets[k],
         batch.valueLengths[k],
         expireAt);

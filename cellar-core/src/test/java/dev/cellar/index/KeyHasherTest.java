@@ -36,6 +36,7 @@ class KeyHasherTest {
           expected,
           hasher.hash(MemorySegment.ofArray(padded), 3, length),
           "offset slice, length " + length);
+      assertEquals(expected, hasher.hash(padded, 3, length), "array slice, length " + length);
     }
   }
 }

@@ -198,6 +198,48 @@ class BatchTest {
   }
 
   @Test
+  void batchesThatFillSegmentsAreSplitAtTheRollWithEverySeqInOrderAndSurviveReopen() {
+    // Values of up to 3000 bytes in 1 MiB segments: most windows of 32 records (up to 96 KiB) do
+    // not fit the space left in the active segment, and are appended in two parts.
+    int count = 3_000;
+    byte[][] keys = keys("big:", count);
+    byte[][] values = new byte[count][];
+    long[] expiries = new long[count];
+    long later = System.currentTimeMillis() + 3_600_000;
+    for (int i = 0; i < count; i++) {
+      values[i] = new byte[1000 + (i * 37) % 2000];
+      Arrays.fill(values[i], (byte) i);
+      expiries[i] = i % 3 == 0 ? later + i : Cellar.NO_EXPIRY;
+    }
+    try (Cellar db = Cellar.open(dir, options())) {
+      long before = db.lastSeq();
+      for (int from = 0; from < count; from += 500) {
+        db.putAll(
+            Arrays.copyOfRange(keys, from, from + 500),
+            Arrays.copyOfRange(values, from, from + 500),
+            Arrays.copyOfRange(expiries, from, from + 500));
+      }
+      assertEquals(before + count, db.lastSeq(), "one seq a record, none skipped");
+      assertTrue(db.stats().segments() > 4, db.stats().segments() + " segments");
+      assertBatchReadsBack(db, keys, values, expiries);
+    }
+    try (Cellar db = Cellar.open(dir, options())) {
+      assertEquals(0, db.recoveryReport().notes().size(), db.recoveryReport().toString());
+      assertBatchReadsBack(db, keys, values, expiries);
+    }
+  }
+
+  private static void assertBatchReadsBack(
+      Cellar db, byte[][] keys, byte[][] values, long[] expiries) {
+    assertEquals(keys.length, db.size());
+    byte[][] read = db.getAll(keys);
+    for (int i = 0; i < keys.length; i++) {
+      assertArrayEquals(values[i], read[i], "key " + i);
+      assertEquals(expiries[i], db.expiryOf(keys[i]), "expiry of key " + i);
+    }
+  }
+
+  @Test
   void keysAndValuesAsRangesOfOneSegmentAreWrittenAsGiven() {
     byte[] buffer = b("k1v1k2value2k1v3");
     try (Cellar db = Cellar.open(dir, options())) {
