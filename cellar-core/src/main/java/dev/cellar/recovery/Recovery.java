@@ -12,6 +12,7 @@ import dev.cellar.log.SegmentHeaderDescriptor;
 import dev.cellar.log.SegmentScanner;
 import dev.cellar.log.SegmentTable;
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -282,6 +283,75 @@ public final class Recovery {
     } else {
       s.end(sealedLength);
     }
+  }
+
+  /** Bytes at the start of the first segment to replay whose records are sampled for their size. */
+  private static final long SAMPLE_BYTES = 256 << 10;
+
+  /**
+   * About how many records {@link #replay} will apply: the bytes to replay over the mean length of
+   * the records in the first {@link #SAMPLE_BYTES} of the first segment (0 if there is nothing to
+   * replay). A store with no checkpoint sizes its fresh index for this many keys, so that replay
+   * does not grow the index step by step, each growth moving every entry again with a cache miss
+   * apiece: a server restarting on 5M records spent 1.95 s in recovery, against 1.15 s for the same
+   * log opened with {@code expectedKeys(5M)}. Keys are at most the records, and compaction keeps
+   * the records within a small multiple of the live keys, which bounds what an overwrite-heavy log
+   * makes the index over-allocate (and a checkpoint writes the index's whole table, so a size
+   * estimated far too high would cost in every checkpoint too). An unsealed segment counts up to
+   * {@link #writtenEnd}.
+   */
+  public long estimateRecordsToReplay() {
+    if (toReplay.isEmpty()) {
+      return 0;
+    }
+    long bytes = 0;
+    for (Segment s : toReplay) {
+      MemorySegment memory = s.memory();
+      long end =
+          SegmentHeaderDescriptor.isSealed(memory)
+              ? Math.min(SegmentHeaderDescriptor.sealedLength(memory), memory.byteSize())
+              : writtenEnd(memory);
+      bytes += Math.max(0, end - SegmentHeaderDescriptor.LENGTH);
+    }
+    MemorySegment first = toReplay.getFirst().memory();
+    long start = SegmentHeaderDescriptor.LENGTH;
+    long[] sampled = new long[2]; // records, bytes
+    SegmentScanner.scan(
+        first,
+        start,
+        Math.min(first.byteSize(), start + SAMPLE_BYTES),
+        false,
+        record -> {
+          sampled[0]++;
+          sampled[1] += record.length();
+        });
+    if (sampled[0] == 0 || sampled[1] == 0) {
+      return 0;
+    }
+    return (long) (bytes * ((double) sampled[0] / sampled[1]));
+  }
+
+  private static final int PAGE = 4096;
+  private static final MemorySegment ZERO_PAGE = MemorySegment.ofArray(new byte[PAGE]);
+
+  /**
+   * Where the written part of an unsealed segment ends, about: the start of the run of all-zero
+   * pages that ends the file (space is preallocated and zero), found by bisection over pages, so a
+   * few page reads. A page of zeros inside the records (a value of zeros) can make it stop short;
+   * it only feeds an estimate.
+   */
+  private static long writtenEnd(MemorySegment memory) {
+    long lo = SegmentHeaderDescriptor.LENGTH / PAGE;
+    long hi = memory.byteSize() / PAGE; // pages from hi on are all zero (none, at first)
+    while (lo < hi) {
+      long mid = (lo + hi) >>> 1;
+      if (MemorySegment.mismatch(memory, mid * PAGE, (mid + 1) * PAGE, ZERO_PAGE, 0, PAGE) < 0) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    return Math.min(memory.byteSize(), (hi + 1) * PAGE);
   }
 
   /** Replays every record after the checkpoint; throws if damage is fatal and salvage is off. */

@@ -233,6 +233,9 @@ final class Keyspace {
     /** The batch's lookups parse into this view (a sink that reads a batch itself gets its own). */
     final RecordView view = new RecordView();
 
+    /** Where {@link #getAll} copies a short key to look it up. */
+    final MemorySegment keyCopy = MemorySegment.ofArray(new byte[KEY_SCRATCH_BYTES]);
+
     BatchValueSink sink;
     int index;
 
@@ -365,15 +368,16 @@ final class Keyspace {
         scratch.digest ^= touch(hashes, n, false);
         for (int i = 0; i < n; i++) {
           byte[] key = keys[from + i];
+          // As in get(byte[]): a short key is looked up from a copy, not a segment made per key.
+          MemorySegment lookupKey;
+          if (key.length <= KEY_SCRATCH_BYTES) {
+            lookupKey = scratch.keyCopy;
+            MemorySegment.copy(key, 0, lookupKey, ValueLayout.JAVA_BYTE, 0, key.length);
+          } else {
+            lookupKey = MemorySegment.ofArray(key);
+          }
           values[from + i] =
-              readLive(
-                  MemorySegment.ofArray(key),
-                  0,
-                  key.length,
-                  hashes[i],
-                  scratch.view,
-                  copyOut,
-                  null);
+              readLive(lookupKey, 0, key.length, hashes[i], scratch.view, copyOut, null);
         }
       }
     } finally {

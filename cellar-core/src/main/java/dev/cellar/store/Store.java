@@ -179,9 +179,13 @@ public final class Store implements Cellar {
             (shard, slots, keyCount) ->
                 shards[shard].index = HashIndex.copyOf(shards[shard], slots, keyCount));
     recovery.placeSegments(segments);
+    long expectedKeys = options.expectedKeys();
+    if (image == null) {
+      expectedKeys = Math.max(expectedKeys, recovery.estimateRecordsToReplay());
+    }
     for (Shard shard : shards) {
       if (shard.index == null) {
-        shard.index = new HashIndex(shard, options.expectedKeys() / shards.length);
+        shard.index = new HashIndex(shard, expectedKeys / shards.length);
       }
     }
     ReplayApplier applier = new ReplayApplier(shards, hasher, segments, accounting);
