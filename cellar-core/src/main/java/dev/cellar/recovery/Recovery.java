@@ -293,12 +293,11 @@ public final class Recovery {
    * the records in the first {@link #SAMPLE_BYTES} of the first segment (0 if there is nothing to
    * replay). A store with no checkpoint sizes its fresh index for this many keys, so that replay
    * does not grow the index step by step, each growth moving every entry again with a cache miss
-   * apiece: a server restarting on 5M records spent 1.95 s in recovery, against 1.15 s for the same
-   * log opened with {@code expectedKeys(5M)}. Keys are at most the records, and compaction keeps
-   * the records within a small multiple of the live keys, which bounds what an overwrite-heavy log
-   * makes the index over-allocate (and a checkpoint writes the index's whole table, so a size
-   * estimated far too high would cost in every checkpoint too). An unsealed segment counts up to
-   * {@link #writtenEnd}.
+   * apiece (a store opened with {@code expectedKeys} was sized so already; a server restarting
+   * after a crash was not). Keys are at most the records, and compaction keeps the records within a
+   * small multiple of the live keys, which bounds what an overwrite-heavy log makes the index
+   * over-allocate (and a checkpoint writes the index's whole table, so a size estimated far too
+   * high would cost in every checkpoint too). An unsealed segment counts up to {@link #writtenEnd}.
    */
   public long estimateRecordsToReplay() {
     if (toReplay.isEmpty()) {
