@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 
@@ -402,14 +403,15 @@ final class Compactor {
     if (failure[0] != null) {
       throw failure[0];
     }
-    if (!scanned.damage().stream().allMatch(victim::insideRecoveredHole)) {
-      // The scan stepped over bytes that are not records (other than the holes recovery skipped,
-      // which no key points into). A live record among them would be left
-      // behind, its key pointing into a file this pass deletes: fail the pass (which moves the
-      // keys it re-pointed back and discards its outputs) and leave the segment alone from now on.
+    // Bytes the scan stepped over that are not records, other than the holes recovery skipped
+    // (which no key points into). A live record among them would be left behind, its key pointing
+    // into a file this pass deletes: fail the pass (which moves the keys it re-pointed back and
+    // discards its outputs) and leave the segment alone from now on.
+    Optional<SegmentScanner.Damage> damaged =
+        scanned.damage().stream().filter(d -> !victim.insideRecoveredHole(d)).findFirst();
+    if (damaged.isPresent()) {
       victim.markDamaged();
-      SegmentScanner.Damage first =
-          scanned.damage().stream().filter(d -> !victim.insideRecoveredHole(d)).findFirst().get();
+      SegmentScanner.Damage first = damaged.get();
       throw new IOException(
           victim.path().getFileName()
               + " holds "

@@ -38,8 +38,10 @@ import java.util.random.RandomGenerator;
  * flight at once; the reads that follow hit the cache. {@link #getAll} and {@link #readAll} do the
  * same themselves, {@link #BATCH_WINDOW} keys at a time. How many misses really overlap is bounded
  * by the out-of-order window: a load that misses holds up retirement, and each key's touch is
- * dozens of instructions (Java has no prefetch instruction that would retire at once). Measured at
- * 1.2 to 1.6 times the single-get rate on a saturated 2-core host (docs/benchmarks.md, "Batches").
+ * dozens of instructions (Java has no prefetch instruction that would retire at once), which is why
+ * {@link #touch} issues the records' loads from a pass that does nothing else. Measured at 1.9 to
+ * 2.15 times the single-get rate on a quiet 2-core host (docs/benchmarks.md, "The engine-shape
+ * targets on a quiet host").
  *
  * <p>Writers change a shard's index under its write lock ({@link #shard}); this class only reads.
  */
@@ -106,14 +108,17 @@ final class Keyspace {
     // escape analysis to remove it): a short key is looked up from a per-thread copy instead, so
     // the value returned is the call's only allocation. No caller code runs during the lookup
     // (copyOut calls none), so a nested read cannot overwrite the copy while it is in use.
-    MemorySegment lookupKey;
-    if (key.length <= KEY_SCRATCH_BYTES) {
-      lookupKey = KEY_SCRATCH.get();
-      MemorySegment.copy(key, 0, lookupKey, ValueLayout.JAVA_BYTE, 0, key.length);
-    } else {
-      lookupKey = MemorySegment.ofArray(key);
+    return readLive(
+        lookupKey(key, KEY_SCRATCH.get()), 0, key.length, hasher.hash(key), copyOut, null);
+  }
+
+  /** {@code key} copied into {@code copy} if it fits, else a segment over the caller's array. */
+  private static MemorySegment lookupKey(byte[] key, MemorySegment copy) {
+    if (key.length > KEY_SCRATCH_BYTES) {
+      return MemorySegment.ofArray(key);
     }
-    return readLive(lookupKey, 0, key.length, hasher.hash(key), copyOut, null);
+    MemorySegment.copy(key, 0, copy, ValueLayout.JAVA_BYTE, 0, key.length);
+    return copy;
   }
 
   /** Keys up to this length are looked up by {@link #get(byte[])} from {@link #KEY_SCRATCH}. */
@@ -369,15 +374,15 @@ final class Keyspace {
         for (int i = 0; i < n; i++) {
           byte[] key = keys[from + i];
           // As in get(byte[]): a short key is looked up from a copy, not a segment made per key.
-          MemorySegment lookupKey;
-          if (key.length <= KEY_SCRATCH_BYTES) {
-            lookupKey = scratch.keyCopy;
-            MemorySegment.copy(key, 0, lookupKey, ValueLayout.JAVA_BYTE, 0, key.length);
-          } else {
-            lookupKey = MemorySegment.ofArray(key);
-          }
           values[from + i] =
-              readLive(lookupKey, 0, key.length, hashes[i], scratch.view, copyOut, null);
+              readLive(
+                  lookupKey(key, scratch.keyCopy),
+                  0,
+                  key.length,
+                  hashes[i],
+                  scratch.view,
+                  copyOut,
+                  null);
         }
       }
     } finally {
