@@ -4,6 +4,7 @@ import dev.cellar.IncompatibleFormatException;
 import dev.cellar.index.IndexSlotDescriptor;
 import dev.cellar.log.Crc32c;
 import dev.cellar.log.LogLocation;
+import dev.cellar.log.RecordDescriptor;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
@@ -216,6 +217,11 @@ public final class CheckpointDescriptor {
         || segmentCount > LogLocation.MAX_SLOTS
         || entriesOffset(size, segmentCount) < HEADER_LENGTH) {
       return fileName + ": segment count " + segmentCount + " does not fit the file";
+    }
+    // Checked before the body CRC: it costs nothing, and a writer never wrote such a value.
+    long nextSeq = nextSeq(s);
+    if (nextSeq < 1 || nextSeq >= RecordDescriptor.SEQ_LIMIT) {
+      return fileName + ": next seq " + Long.toUnsignedString(nextSeq) + " is outside 1..2^55-1";
     }
     if (s.get(INT, BODY_CRC_OFFSET) != Crc32c.masked(s, HEADER_LENGTH, size - HEADER_LENGTH)) {
       return fileName + ": body checksum mismatch";

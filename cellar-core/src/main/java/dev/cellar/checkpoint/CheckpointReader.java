@@ -6,6 +6,7 @@ import dev.cellar.index.HashIndex;
 import dev.cellar.io.FileIO;
 import dev.cellar.io.StoreFile;
 import dev.cellar.log.LogLocation;
+import dev.cellar.log.RecordDescriptor;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -163,7 +164,23 @@ public final class CheckpointReader {
             path.getFileName() + ": segment entry " + i + " has a bad or repeated slot " + slot);
       }
       slots.set(slot);
-      entries.add(readEntry(all, at));
+      SegmentEntry entry = readEntry(all, at);
+      // No record holds a seq at or past the limit. (Not min <= max: the writer reads the active
+      // segment's two fields without the append lock, so a first record may show in one only.)
+      if (entry.minSeq() < 0
+          || entry.minSeq() >= RecordDescriptor.SEQ_LIMIT
+          || entry.maxSeq() < 0
+          || entry.maxSeq() >= RecordDescriptor.SEQ_LIMIT) {
+        throw new Invalid(
+            path.getFileName()
+                + ": segment entry "
+                + i
+                + " has an impossible seq range "
+                + Long.toUnsignedString(entry.minSeq())
+                + ".."
+                + Long.toUnsignedString(entry.maxSeq()));
+      }
+      entries.add(entry);
     }
     return entries;
   }

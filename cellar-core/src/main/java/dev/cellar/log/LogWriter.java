@@ -1,5 +1,6 @@
 package dev.cellar.log;
 
+import dev.cellar.CellarException;
 import dev.cellar.DiskFullException;
 import dev.cellar.StoreIOException;
 import dev.cellar.io.FileIO;
@@ -133,6 +134,7 @@ public final class LogWriter {
     appendLock.lock();
     try {
       long seq = nextSeq;
+      checkSeq(seq);
       long length = RecordDescriptor.length(keyLength, valueLength, seq, expireAt != 0);
       ensureRoom(length);
       long offset = tail;
@@ -178,6 +180,7 @@ public final class LogWriter {
     appendLock.lock();
     try {
       long seq = nextSeq;
+      checkSeq(seq + (to - from) - 1);
       ensureRoom(recordLength(records, items[from], seq));
       long offset = tail;
       long bytes = 0;
@@ -254,6 +257,21 @@ public final class LogWriter {
       scratch = new byte[(int) Math.max(length, scratch.length * 2L)];
     }
     return scratch;
+  }
+
+  /**
+   * Refuses a write whose seq would reach {@link RecordDescriptor#SEQ_LIMIT}, which readers would
+   * take for damage: the record would be written, acknowledged and then never found.
+   */
+  private static void checkSeq(long last) {
+    if (last >= RecordDescriptor.SEQ_LIMIT) {
+      throw new CellarException(
+          CellarException.Category.CORRUPT,
+          "the log's next sequence number "
+              + last
+              + " is at its limit 2^55; the store's files claim more writes than it can have had"
+              + " (a damaged or forged checkpoint?)");
+    }
   }
 
   private void ensureRoom(long length) {

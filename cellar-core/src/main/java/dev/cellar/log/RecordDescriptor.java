@@ -37,6 +37,13 @@ public final class RecordDescriptor {
 
   public static final int EXPIRY_BYTES = 8;
 
+  /**
+   * Every seq is below this (docs/format/log.md): readers refuse a record with a larger one, so a
+   * writer must never assign it. At a billion writes a second it lasts over a year; reaching it
+   * means a damaged or forged checkpoint or segment, never honest use.
+   */
+  public static final long SEQ_LIMIT = 1L << 55;
+
   /** Longest varint of a length (an int): 5 bytes of 7 bits. */
   public static final int MAX_LENGTH_VARINT_BYTES = 5;
 

@@ -2,8 +2,10 @@ package dev.cellar.log;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.cellar.CellarException;
 import dev.cellar.io.FileIO;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
@@ -72,6 +74,24 @@ class LogWriterTest {
           "value " + i,
           new String(view.value().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), UTF_8));
     }
+  }
+
+  @Test
+  void theLastSeqBelowTheLimitIsWrittenAndTheNextWriteIsRefusedWithNothingAppended() {
+    open(RecordDescriptor.SEQ_LIMIT - 1);
+    long location = log.append(RecordDescriptor.PUT, bytes("last"), bytes("v"), 0);
+    RecordView view = new RecordView();
+    Segment segment = table.get(LogLocation.slot(location));
+    assertTrue(view.parse(segment.memory(), LogLocation.offset(location), segment.end()));
+    assertEquals(RecordDescriptor.SEQ_LIMIT - 1, view.seq(), "readers accept the last seq");
+    long end = segment.end();
+    CellarException refused =
+        assertThrows(
+            CellarException.class,
+            () -> log.append(RecordDescriptor.PUT, bytes("past"), bytes("v"), 0));
+    assertEquals(CellarException.Category.CORRUPT, refused.category());
+    assertEquals(end, segment.end(), "nothing was appended");
+    assertEquals(RecordDescriptor.SEQ_LIMIT, log.nextSeq());
   }
 
   @Test
