@@ -23,9 +23,9 @@ final class SoakReport {
     md.append(
         String.format(
             Locale.ROOT,
-            "**Verdict: %s.** Flat means the line fitted through the peaks of the second half's readings "
-                + "(the highest of each window of up to %d s) rises by less than %.0f%% of its level and by less than %d MiB; the run passes "
-                + "when RSS, anonymous RSS and the live heap are flat, no request failed or took over %d ms and the server neither died nor logged an "
+            "**Verdict: %s.** Flat means the line fitted through the second half's readings taken right after each full collection "
+                + "(without full collections: through the highest reading of each window of up to %d s) rises by less than %.0f%% of its level and by less than %d MiB; the run passes "
+                + "when the anonymous RSS (the process's own memory: heap and native) and the live heap are flat, no request failed or took over %d ms and the server neither died nor logged an "
                 + "OutOfMemoryError%s.%n%n",
             result.passed()
                 ? "pass"
@@ -156,6 +156,9 @@ final class SoakReport {
 
   private static List<Flatness> others(SoakResult r) {
     return List.of(
+        Flatness.of("RSS (VmRSS), window peaks", r.samples(), Sample::vmRss),
+        Flatness.afterCollections("RSS (VmRSS), after each full GC", r.samples(), Sample::vmRss),
+        Flatness.of("RSS, anonymous (RssAnon), window peaks", r.samples(), Sample::rssAnon),
         Flatness.of("heap, sampled (garbage included)", r.samples(), Sample::heapUsed),
         Flatness.of("used_memory (index + live log)", r.samples(), Sample::usedMemory),
         Flatness.of("log on disk", r.samples(), Sample::logBytes));

@@ -53,8 +53,12 @@ record SoakResult(
 
   List<Flatness> memory() {
     return List.of(
-        Flatness.of("RSS (VmRSS)", samples, Sample::vmRss),
-        Flatness.of("RSS, anonymous (RssAnon)", samples, Sample::rssAnon),
+        Flatness.afterCollections(
+            samples.stream().anyMatch(s -> s.heapLive() >= 0)
+                ? "RSS, anonymous (RssAnon), after each full GC"
+                : "RSS, anonymous (RssAnon)",
+            samples,
+            Sample::rssAnon),
         Flatness.of("heap, live (after a full GC)", samples, Sample::heapLive));
   }
 

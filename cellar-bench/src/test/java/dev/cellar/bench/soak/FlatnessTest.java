@@ -49,6 +49,56 @@ class FlatnessTest {
     assertFalse(heap.flat(), () -> "fitted " + heap.secondHalf());
   }
 
+  /**
+   * Thirty minutes of readings every 10 s, a full collection every 30 s: between collections a
+   * pseudo-random peak of up to 900 MiB over {@code base} (the hostile cycles), after each the
+   * base, rising {@code mibPerMinute}, and every seventh one left 100 MiB up (a collection that did
+   * not shrink the heap).
+   */
+  private static List<Sample> hostileCycles(long base, double mibPerMinute) {
+    List<Sample> samples = new ArrayList<>();
+    java.util.Random random = new java.util.Random(42);
+    for (long t = 10; t <= 1800; t += 10) {
+      boolean collected = t % 30 == 0;
+      long rise = (long) (mibPerMinute * MIB * t / 60);
+      long anon =
+          collected
+              ? base + rise + (t % 210 == 0 ? 100 * MIB : 0)
+              : base + rise + (long) (random.nextDouble() * 900 * MIB);
+      samples.add(
+          new Sample(t, anon + 300 * MIB, anon, 0, collected ? 8 * MIB : -1, 0, 0, 0, 0, 0, 0, 0));
+    }
+    return samples;
+  }
+
+  @Test
+  void randomPeaksOverSteadyReadingsAfterCollectionsAreFlat() {
+    List<Sample> samples = hostileCycles(90 * MIB, 0);
+    Flatness anon = Flatness.afterCollections("anon", samples, Sample::rssAnon);
+    assertTrue(anon.judged());
+    assertTrue(anon.flat(), () -> "fitted " + anon.secondHalf());
+    assertTrue(anon.max() > 800 * MIB, "the peaks are still reported");
+  }
+
+  @Test
+  void readingsAfterCollectionsThatRiseAMibAMinuteGrowHoweverThePeaksFall() {
+    List<Sample> samples = hostileCycles(90 * MIB, 1);
+    Flatness anon = Flatness.afterCollections("anon", samples, Sample::rssAnon);
+    assertFalse(anon.flat(), () -> "fitted " + anon.secondHalf());
+    assertEquals(10, anon.secondHalf().mibPerTenMinutes(), 1);
+  }
+
+  @Test
+  void withoutCollectionsThePeaksAreJudged() {
+    List<Sample> samples =
+        sawtooth(500 * MIB, 2).stream()
+            .map(s -> new Sample(s.seconds(), s.vmRss(), s.vmRss(), 0, -1, 0, 0, 0, 0, 0, 0, 0))
+            .toList();
+    Flatness rss = Flatness.afterCollections("rss", samples, Sample::rssAnon);
+    assertFalse(rss.flat(), () -> "fitted " + rss.secondHalf());
+    assertEquals(20, rss.secondHalf().mibPerTenMinutes(), 2);
+  }
+
   @Test
   void aSecondHalfUnderFiveMinutesGetsNoVerdict() {
     List<Sample> samples = sawtooth(500 * MIB, 0).stream().filter(s -> s.seconds() <= 590).toList();

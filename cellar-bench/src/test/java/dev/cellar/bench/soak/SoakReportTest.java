@@ -89,7 +89,8 @@ class SoakReportTest {
     assertTrue(r.passed());
     String md = SoakReport.markdown("heading", r);
     assertTrue(md.contains("**Verdict: pass.**"), md);
-    assertTrue(md.contains("| RSS (VmRSS) | 510.0 MiB |"), md);
+    assertTrue(md.contains("| RSS (VmRSS), window peaks | 510.0 MiB |"), md);
+    assertTrue(md.contains("| RSS, anonymous (RssAnon), after each full GC | 80.0 MiB |"), md);
     assertTrue(md.contains("| 30:00 |"), "the last reading is always in the table: " + md);
     assertTrue(SoakReport.json(Map.of(), Map.of(), r).contains("\"passed\": true"));
   }
