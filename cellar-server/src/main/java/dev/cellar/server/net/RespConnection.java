@@ -4,9 +4,7 @@ import dev.cellar.server.command.ClientMemory;
 import dev.cellar.server.command.Dispatcher;
 import dev.cellar.server.command.ServerContext;
 import dev.cellar.server.command.Session;
-import dev.cellar.server.resp.ProtocolException;
 import dev.cellar.server.resp.ReplyWriter;
-import dev.cellar.server.resp.Request;
 import dev.cellar.server.resp.RequestParser;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFutureListener;
@@ -33,29 +31,10 @@ import java.util.ArrayDeque;
 final class RespConnection extends ChannelInboundHandlerAdapter implements DurableReplies.Waiter {
   private static final System.Logger LOG = System.getLogger("dev.cellar.server");
 
-  /** Above this much pending output in one batch, write it out rather than let the array grow. */
-  private static final int FLUSH_THRESHOLD = 64 * 1024;
-
-  private static final int INITIAL_INPUT = 16 * 1024;
-  private static final int LOOKAHEAD = 32;
-
   private final ServerContext server;
   private final Dispatcher dispatcher;
   private final RequestParser parser;
   private final DurableReplies barrier;
-
-  /** Requests parsed ahead of execution, at most {@link #LOOKAHEAD}; see {@link #processInput}. */
-  private Request[] pending = new Request[1];
-
-  private final int[] ends = new int[LOOKAHEAD];
-
-  /** The ranges of the input that hold the keys to prefetch; see {@link #prefetch}. */
-  private final long[] prefetchOffsets = new long[LOOKAHEAD];
-
-  private final long[] prefetchLengths = new long[LOOKAHEAD];
-
-  /** What the engine's prefetch read; kept so the reads are not optimised away. */
-  private long prefetchDigest;
 
   private final ReplyWriter out = new ReplyWriter(16 * 1024);
   private Session session;
@@ -64,12 +43,8 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
   /** Over maxclients: the refusal is on its way and input is dropped until the close. */
   private boolean rejected;
 
-  private byte[] in = new byte[INITIAL_INPUT];
-  private int inStart;
-  private int inEnd;
-
-  /** Replies in {@link #out} since it was last moved out. */
-  private int replies;
+  /** The query buffer and the request run; made once the connection is accepted. */
+  private RequestStream input;
 
   /** This client's share of {@code maxmemory-clients} (see {@link #accountMemory}). */
   private ClientMemory.Account memory;
@@ -121,8 +96,32 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
     server.clients().add(session);
     memory = server.clientMemory().open(session.address(), () -> ctx.channel().close());
     session.channel(new Control(ctx, memory));
-    out.limitGrowth((from, to) -> accountMemory(in.length, to));
-    accountMemory(in.length, out.capacity());
+    input =
+        new RequestStream(
+            server,
+            dispatcher,
+            parser,
+            session,
+            out,
+            new RequestStream.Host() {
+              @Override
+              public boolean account(int inCapacity) {
+                return accountMemory(inCapacity, out.capacity());
+              }
+
+              @Override
+              public void flushOutput() {
+                writeOut();
+                ctx.flush();
+              }
+
+              @Override
+              public ClientMemory.Account memory() {
+                return memory;
+              }
+            });
+    out.limitGrowth((from, to) -> accountMemory(input.capacity(), to));
+    accountMemory(input.capacity(), out.capacity());
     ctx.fireChannelActive();
   }
 
@@ -150,8 +149,10 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
     }
     server.sampler().netInputBytes.add(buf.readableBytes());
     try {
-      if (!session.closing()) {
-        append(buf);
+      int n = buf.readableBytes();
+      if (!session.closing() && input.reserve(n)) {
+        buf.readBytes(input.buffer(), input.end(), n);
+        input.appended(n);
       }
     } finally {
       buf.release();
@@ -159,165 +160,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
     if (session.closing()) {
       return;
     }
-    try {
-      processInput();
-    } catch (ProtocolException e) {
-      server.stats().protocolErrors.increment();
-      out.error("ERR Protocol error: " + e.getMessage());
-      replies++;
-      session.closeAfterReply();
-      inStart = inEnd = 0;
-    }
-  }
-
-  private void append(ByteBuf buf) {
-    int n = buf.readableBytes();
-    if (inEnd + n > in.length) {
-      int pending = inEnd - inStart;
-      if (pending + n > server.config().maxQueryBuffer()) {
-        LOG.log(
-            System.Logger.Level.WARNING,
-            "closing client "
-                + session.address()
-                + ": query buffer over client-query-buffer-limit");
-        out.error("ERR Protocol error: query buffer over client-query-buffer-limit");
-        replies++;
-        session.closeAfterReply();
-        inStart = inEnd = 0;
-        return;
-      }
-      if (pending + n <= in.length) {
-        System.arraycopy(in, inStart, in, 0, pending);
-      } else {
-        // Grow by what arrived, not by what a header claims: a client that announces a large
-        // bulk and sends nothing makes the server allocate nothing.
-        int length =
-            QueryBufferGrowth.grown(
-                in.length, pending + (long) n, server.config().maxQueryBuffer());
-        // Both arrays are live while the bytes are copied, so both are counted.
-        if (!accountMemory(in.length + length, out.capacity())) {
-          server
-              .clientMemory()
-              .evictedSelf(memory, "its request needs a query buffer of " + length + " bytes");
-          out.error(
-              "ERR client buffers over maxmemory-clients: this request does not fit now; send it again later or in parts");
-          replies++;
-          session.closeAfterReply();
-          inStart = inEnd = 0;
-          return;
-        }
-        byte[] bigger = new byte[length];
-        System.arraycopy(in, inStart, bigger, 0, pending);
-        in = bigger;
-        accountMemory(in.length, out.capacity());
-      }
-      parser.moved(inStart, in, 0);
-      inStart = 0;
-      inEnd = pending;
-    }
-    buf.readBytes(in, inEnd, n);
-    inEnd += n;
-  }
-
-  /**
-   * Executes every complete request in the input, in order. Requests are parsed up to {@link
-   * #LOOKAHEAD} ahead, so that when a client pipelines, the engine can prefetch the keys of the
-   * whole run at once ({@link dev.cellar.Cellar#prefetch}): their cache misses then overlap instead
-   * of each command waiting for its own. A malformed request ends the run; the requests before it
-   * are executed and answered first, as when they were parsed one at a time.
-   */
-  private void processInput() throws ProtocolException {
-    while (inStart < inEnd && !session.closing()) {
-      int parsed = 0;
-      int position = inStart;
-      boolean needMore = false;
-      ProtocolException malformed = null;
-      // Before AUTH, one request at a time: the limits on its size depend on whether the request
-      // before it (an AUTH) succeeded, as in Redis.
-      boolean authenticated = session.authenticated();
-      int lookahead = authenticated ? LOOKAHEAD : 1;
-      parser.authenticated(authenticated);
-      try {
-        while (parsed < lookahead) {
-          Request r = pending(parsed);
-          int next = parser.parse(in, position, inEnd, r);
-          if (next == RequestParser.NEED_MORE) {
-            needMore = true;
-            break;
-          }
-          position = next;
-          if (r.argc() > 0) {
-            ends[parsed++] = next;
-          }
-        }
-      } catch (ProtocolException e) {
-        malformed = e;
-      }
-      if (parsed > 1 && session.authenticated()) {
-        prefetch(parsed);
-      }
-      long now = System.nanoTime();
-      long batchMillis = System.currentTimeMillis();
-      for (int i = 0; i < parsed && !session.closing(); i++) {
-        inStart = ends[i];
-        int before = out.size();
-        now = dispatcher.execute(session, pending[i], out, now, batchMillis);
-        if (out.size() > before) {
-          replies++; // every command answers once, except SHUTDOWN, which closes instead
-        }
-        if (out.size() >= FLUSH_THRESHOLD) {
-          writeOut();
-          ctx.flush();
-        }
-      }
-      if (session.closing()) {
-        break;
-      }
-      inStart = position; // past empty requests after the last command too
-      if (malformed != null) {
-        throw malformed;
-      }
-      if (needMore) {
-        if (parsed > 0) {
-          // The incomplete request goes first next time, so that the parser resumes it there.
-          Request partial = pending[parsed];
-          pending[parsed] = pending[0];
-          pending[0] = partial;
-        }
-        break;
-      }
-    }
-    if (inStart == inEnd) {
-      inStart = inEnd = 0;
-      if (in.length > 1 << 20) {
-        in = new byte[INITIAL_INPUT]; // a large request has passed: give the memory back
-        accountMemory(in.length, out.capacity());
-      }
-    }
-  }
-
-  /** The lookahead's request {@code i}; allocated on first use, so idle connections stay small. */
-  private Request pending(int i) {
-    if (i == pending.length) {
-      pending = java.util.Arrays.copyOf(pending, Math.min(LOOKAHEAD, i * 2));
-    }
-    Request r = pending[i];
-    if (r == null) {
-      r = pending[i] = new Request();
-    }
-    return r;
-  }
-
-  private void prefetch(int count) {
-    int keys = 0;
-    for (int i = 0; i < count; i++) {
-      if (pending[i].argc() >= 2) {
-        prefetchOffsets[keys] = pending[i].offset(1); // the first key of most commands
-        prefetchLengths[keys++] = pending[i].length(1);
-      }
-    }
-    prefetchDigest ^=
-        server.store().prefetch(pending[0].input(), prefetchOffsets, prefetchLengths, keys);
+    input.process();
   }
 
   @Override
@@ -339,8 +182,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
    */
   private void writeOut() {
     boolean wrote = session.takeWrote();
-    int count = replies;
-    replies = 0;
+    int count = input.takeReplies();
     if (out.size() == 0) {
       return;
     }
@@ -366,10 +208,10 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
    * client's next request; small ones take Netty's shared void promise and allocate nothing.
    */
   private void write(ByteBuf bytes) {
-    if (bytes.readableBytes() < FLUSH_THRESHOLD) {
+    if (bytes.readableBytes() < RequestStream.FLUSH_THRESHOLD) {
       ctx.write(bytes, ctx.voidPromise());
     } else {
-      ctx.write(bytes).addListener(done -> accountMemory(in.length, out.capacity()));
+      ctx.write(bytes).addListener(done -> accountMemory(input.capacity(), out.capacity()));
     }
   }
 
@@ -461,7 +303,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
       session.closeAfterReply();
       return;
     }
-    if (!accountMemory(in.length, out.capacity())) {
+    if (!accountMemory(input.capacity(), out.capacity())) {
       server.clientMemory().evictedSelf(memory, "its unsent output holds the most of any client");
       ctx.close();
       session.closeAfterReply();
