@@ -6,6 +6,7 @@
  */
 module dev.cellar.server {
   requires dev.cellar.core;
+  requires dev.cellar.ipc;
   requires io.netty.common;
   requires io.netty.buffer;
   requires io.netty.transport;

@@ -154,6 +154,11 @@ public final class CellarServer implements AutoCloseable, ServerControl {
   }
 
   @Override
+  public java.nio.file.Path ipcDiscovery() {
+    return listener.ipcDiscovery();
+  }
+
+  @Override
   public void shutdownAsync() {
     Thread.ofPlatform().name("cellar-shutdown").start(() -> stop("SHUTDOWN command"));
   }

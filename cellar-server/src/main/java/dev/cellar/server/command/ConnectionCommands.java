@@ -14,6 +14,17 @@ final class ConnectionCommands {
 
   static void register(CommandTable t) {
     t.add(
+            "cellar.ipc",
+            1,
+            "fast",
+            0,
+            0,
+            0,
+            "connection",
+            "Where a client on this host finds the shared-memory endpoint: the discovery file and"
+                + " the serving process.",
+            ConnectionCommands::ipc)
+        .add(
             "ping",
             -1,
             "fast stale",
@@ -94,6 +105,27 @@ final class ConnectionCommands {
     } else {
       out.simple("PONG");
     }
+  }
+
+  /**
+   * {@code CELLAR.IPC}: the discovery file's absolute path and the server's pid and start time, so
+   * that a client can check that the file it opens belongs to the server it is talking to (and so
+   * that it is on the same host).
+   */
+  static void ipc(Session s, Request r, ReplyWriter out) {
+    java.nio.file.Path discovery = s.server().control().ipcDiscovery();
+    if (discovery == null) {
+      throw new CommandError(
+          "ERR shared memory is off on this server (ipc no, or it could not be set up: see its log)");
+    }
+    ProcessHandle self = ProcessHandle.current();
+    out.map(3);
+    out.bulk("discovery");
+    out.bulk(discovery.toString());
+    out.bulk("pid");
+    out.integer(self.pid());
+    out.bulk("start");
+    out.integer(self.info().startInstant().map(java.time.Instant::toEpochMilli).orElse(0L));
   }
 
   static void quit(Session s, Request r, ReplyWriter out) {

@@ -23,6 +23,14 @@ public interface ServerControl {
    */
   boolean compactionRunning();
 
+  /**
+   * The shared-memory endpoint's discovery file (absolute), or null when same-host clients cannot
+   * connect that way ({@code ipc no}, or a host without it).
+   */
+  default java.nio.file.Path ipcDiscovery() {
+    return null;
+  }
+
   /** The network transport in use ({@code io_uring}, {@code epoll} or {@code nio}). */
   String transport();
 

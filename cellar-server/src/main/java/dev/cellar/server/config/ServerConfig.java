@@ -74,6 +74,10 @@ public final class ServerConfig {
   private volatile int httpIdleTimeout = 120;
   private volatile int httpHeaderTimeout = 10;
   private volatile String transport = "auto";
+  private volatile boolean ipc = true;
+  private volatile int ipcAgents = 1;
+  private volatile int ipcMaxRing = 16 << 20;
+  private volatile long ipcClientTimeout = 30;
   private volatile long slowlogSlowerThan = 10_000;
   private volatile int slowlogMaxLen = 128;
   private volatile long latencyMonitorThreshold = 0;
@@ -228,6 +232,22 @@ public final class ServerConfig {
     define("appendonly", false, () -> "yes", v -> {});
     define("databases", false, () -> "1", v -> {});
     define("transport", false, () -> transport, v -> transport = parseTransport(v));
+    // Shared-memory clients on the same host (docs/server.md, "Shared memory"): whether to serve
+    // them, the threads that do, the largest ring a client may ask for, and how long a client may
+    // go without a heartbeat before it is taken for dead (seconds; 0: only its process is checked).
+    define("ipc", false, () -> ipc ? "yes" : "no", v -> ipc = parseYesNo("ipc", v));
+    define(
+        "ipc-agents",
+        false,
+        () -> Integer.toString(ipcAgents),
+        v -> ipcAgents = intIn("ipc-agents", v, 1, 16));
+    define(
+        "ipc-max-ring", false, () -> Integer.toString(ipcMaxRing), v -> ipcMaxRing = ringSize(v));
+    define(
+        "ipc-client-timeout",
+        true,
+        () -> Long.toString(ipcClientTimeout),
+        v -> ipcClientTimeout = longIn("ipc-client-timeout", v, 0, 86_400));
     // Expert: small segments seal (and so become compactable) after little writing, which tests of
     // compaction under load need; production stores keep the default.
     define(
@@ -472,6 +492,35 @@ public final class ServerConfig {
 
   public String transport() {
     return transport;
+  }
+
+  /** {@code ipc}: whether same-host clients may connect through shared memory. */
+  public boolean ipc() {
+    return ipc;
+  }
+
+  /** {@code ipc-agents}: threads serving shared-memory clients. */
+  public int ipcAgents() {
+    return ipcAgents;
+  }
+
+  /** {@code ipc-max-ring}: the largest ring (bytes, each way) a client may ask for. */
+  public int ipcMaxRing() {
+    return ipcMaxRing;
+  }
+
+  /** {@code ipc-client-timeout} in milliseconds; 0 when only the client's process is checked. */
+  public long ipcClientTimeoutMillis() {
+    return ipcClientTimeout * 1000;
+  }
+
+  private static int ringSize(String v) {
+    long bytes = parseBytes("ipc-max-ring", v);
+    if (bytes < 4096 || bytes > 64 << 20 || Long.bitCount(bytes) != 1) {
+      throw new ConfigException(
+          "ipc-max-ring " + v + " must be a power of two from 4kb to 64mb (for example 16mb)");
+    }
+    return (int) bytes;
   }
 
   /** {@code slowlog-log-slower-than}: microseconds; negative logs nothing, 0 logs every command. */

@@ -1,7 +1,6 @@
 package dev.cellar.server.net;
 
 import dev.cellar.Cellar;
-import io.netty.util.concurrent.EventExecutor;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -34,7 +33,11 @@ import java.util.concurrent.locks.LockSupport;
 final class DurableReplies {
   /** A connection waiting for its ticket. */
   interface Waiter {
-    EventExecutor loop();
+    /** The thread that serves the connection, as an executor (an event loop, an agent). */
+    Executor loop();
+
+    /** Whether the caller is that thread. */
+    boolean inLoop();
 
     /** Runs on the waiter's loop: releases replies up to {@code completed}, or fails them. */
     void durable(long completed, RuntimeException failure);
@@ -67,12 +70,13 @@ final class DurableReplies {
   long request(Waiter waiter) {
     long ticket = requested.incrementAndGet();
     pending.add(new Pending(waiter, ticket));
-    askAfterThisPass(waiter.loop());
+    askAfterThisPass(waiter);
     return ticket;
   }
 
-  private void askAfterThisPass(EventExecutor loop) {
-    if (!loop.inEventLoop()) {
+  private void askAfterThisPass(Waiter waiter) {
+    Executor loop = waiter.loop();
+    if (!waiter.inLoop()) {
       ask();
       return;
     }

@@ -239,6 +239,11 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
   }
 
   @Override
+  public boolean inLoop() {
+    return ctx.executor().inEventLoop();
+  }
+
+  @Override
   public void durable(long completed, RuntimeException failure) {
     if (failure != null) {
       refuseHeld(failure);

@@ -43,6 +43,10 @@ public final class RespListener implements AutoCloseable {
   private final HttpEndpoint httpEndpoint;
   private final ChannelGroup clients = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
   private final DurableReplies barrier;
+
+  /** Same-host clients over shared memory; null when {@code ipc} is off or unavailable. */
+  private final ShmEndpoint shm;
+
   private final ScheduledFuture<?> memoryRefresh;
   private final ScheduledFuture<?> statsSample;
   private final DeadPeerSweep deadPeers;
@@ -100,6 +104,7 @@ public final class RespListener implements AutoCloseable {
         loops.next().scheduleAtFixedRate(server.memory()::refresh, 100, 100, TimeUnit.MILLISECONDS);
     statsSample =
         loops.next().scheduleAtFixedRate(server.sampler()::sample, 100, 100, TimeUnit.MILLISECONDS);
+    shm = ShmEndpoint.start(server, dispatcher, barrier);
     deadPeers =
         new DeadPeerSweep(
             loops,
@@ -195,6 +200,11 @@ public final class RespListener implements AutoCloseable {
     return transport.name();
   }
 
+  /** The shared-memory endpoint's discovery file, or null when it is off. */
+  public java.nio.file.Path ipcDiscovery() {
+    return shm == null ? null : shm.discoveryPath();
+  }
+
   /** Stops accepting, lets connections finish their current batch, then stops the loops. */
   @Override
   public void close() {
@@ -208,6 +218,13 @@ public final class RespListener implements AutoCloseable {
     }
     if (httpEndpoint != null) {
       httpEndpoint.close();
+    }
+    if (barrier != null) {
+      // Held replies go out only after their fsync: give the barrier its last round first.
+      barrier.drain();
+    }
+    if (shm != null) {
+      shm.close();
     }
     if (barrier != null) {
       // Held replies go out only after their fsync: give the barrier its last round first.
