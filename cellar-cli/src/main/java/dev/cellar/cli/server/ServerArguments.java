@@ -59,7 +59,11 @@ record ServerArguments(Path configFile, Map<String, String> flags) {
           "logfile",
           "http-maxclients",
           "http-header-timeout",
-          "http-idle-timeout");
+          "http-idle-timeout",
+          "ipc",
+          "ipc-agents",
+          "ipc-max-ring",
+          "ipc-client-timeout");
 
   private static final Map<String, String> ALIASES =
       Map.of("--fsync", "appendfsync", "--threads", "io-threads");

@@ -223,6 +223,36 @@ public final class ServerCommand implements Callable<Integer> {
   String httpIdleTimeout;
 
   @Option(
+      names = "--ipc",
+      paramLabel = "yes|no",
+      description =
+          "Serve same-host clients through shared memory (default yes; the discovery file is"
+              + " cellar.ipc in the data directory).")
+  String ipc;
+
+  @Option(
+      names = "--ipc-agents",
+      paramLabel = "N",
+      description = "Threads serving shared-memory clients, 1 to 16 (default 1).")
+  String ipcAgents;
+
+  @Option(
+      names = "--ipc-max-ring",
+      paramLabel = "SIZE",
+      description =
+          "Largest ring a shared-memory client may ask for, each way: a power of two, 4kb to"
+              + " 64mb (default 16mb).")
+  String ipcMaxRing;
+
+  @Option(
+      names = "--ipc-client-timeout",
+      paramLabel = "SECONDS",
+      description =
+          "Seconds a shared-memory client may go without a heartbeat (default 30; 0: only its"
+              + " process is checked).")
+  String ipcClientTimeout;
+
+  @Option(
       names = "--segment-size",
       paramLabel = "SIZE",
       description = "Expert: log segment size, 256kb to 1gb (default 64mb); smaller caps values.")
@@ -346,6 +376,10 @@ public final class ServerCommand implements Callable<Integer> {
     flags.put("http-maxclients", httpMaxClients);
     flags.put("http-header-timeout", httpHeaderTimeout);
     flags.put("http-idle-timeout", httpIdleTimeout);
+    flags.put("ipc", ipc);
+    flags.put("ipc-agents", ipcAgents);
+    flags.put("ipc-max-ring", ipcMaxRing);
+    flags.put("ipc-client-timeout", ipcClientTimeout);
     return flags;
   }
 

@@ -66,6 +66,10 @@ class ServerArgumentsTest {
           Map.entry("--http-maxclients", "20"),
           Map.entry("--http-header-timeout", "5"),
           Map.entry("--http-idle-timeout", "60"),
+          Map.entry("--ipc", "no"),
+          Map.entry("--ipc-agents", "2"),
+          Map.entry("--ipc-max-ring", "4mb"),
+          Map.entry("--ipc-client-timeout", "15"),
           Map.entry("--segment-size", "1mb"));
 
   @TempDir Path tmp;
