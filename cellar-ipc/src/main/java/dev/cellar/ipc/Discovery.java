@@ -212,6 +212,7 @@ public final class Discovery implements AutoCloseable {
             MemorySegment.ofArray(bytes), 0, all, at + SLOT_NAME_OFFSET, bytes.length);
         all.set(INT, at + SLOT_NAME_LENGTH_OFFSET, bytes.length);
         WORD.setRelease(all, at + SLOT_STATE_OFFSET, SLOT_REQUESTED);
+        WORD.getAndAdd(all, (long) CONNECT_SEQUENCE_OFFSET, 1);
         doorbell(0).ring();
         return true;
       }
@@ -219,7 +220,15 @@ public final class Discovery implements AutoCloseable {
     return false;
   }
 
-  /** Server: whether any connect slot holds a request (cheap enough for every idle check). */
+  /**
+   * Server: the connect sequence, which every request bumps after its slot is marked: while it is
+   * what the server last saw, no slot needs a look.
+   */
+  public int connectSequence() {
+    return (int) WORD.getAcquire(all, (long) CONNECT_SEQUENCE_OFFSET);
+  }
+
+  /** Server: whether any connect slot holds a request (a look at every slot). */
   public boolean connectionRequested() {
     for (int slot = 0; slot < CONNECT_SLOTS; slot++) {
       if ((int) WORD.getAcquire(all, slotOffset(slot) + SLOT_STATE_OFFSET) == SLOT_REQUESTED) {
@@ -276,8 +285,10 @@ public final class Discovery implements AutoCloseable {
 
   /** Unmaps the file; it stays on disk. */
   @Override
-  public void close() {
-    arena.close();
+  public synchronized void close() {
+    if (arena.scope().isAlive()) {
+      arena.close();
+    }
   }
 
   /** Server: marks the file stopped, unmaps and deletes it. */

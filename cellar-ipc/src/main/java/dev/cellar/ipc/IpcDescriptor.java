@@ -18,9 +18,9 @@ import java.nio.charset.StandardCharsets;
  *   +--------+-------+-------+-------+-------------+---------------+----------+-----------+
  *   | magic  | major | minor | flags | server pid  | server start  | max ring | agents    |
  *   +--------+-------+-------+-------+-------------+---------------+----------+-----------+
- *   40                48      52                                                        128
- *   | heartbeat ms    | state | (0)                                                      |
- *   +-----------------+-------+----------------------------------------------------------+
+ *   40                48      52                 56                                      128
+ *   | heartbeat ms    | state | connect sequence | (0)                                  |
+ *   +-----------------+-------+------------------+--------------------------------------+
  *   128: doorbells, one per agent, 64 bytes apart (a u32 futex word each)
  *   1152: connect slots, 64 of 64 bytes: state u32 | name length u32 | name (56 bytes)
  *   6144: ring directory: length u16, then its absolute path in UTF-8 (up to 2046 bytes)
@@ -78,6 +78,13 @@ public final class IpcDescriptor {
   public static final int AGENTS_OFFSET = 36;
   public static final int HEARTBEAT_OFFSET = 40;
   public static final int SERVER_STATE_OFFSET = 48;
+
+  /**
+   * Bumped by each client after it marks a connect slot requested: one word for the server to watch
+   * instead of every slot.
+   */
+  public static final int CONNECT_SEQUENCE_OFFSET = 52;
+
   public static final int RING_DIRECTORY_OFFSET = 6144;
   public static final int RING_DIRECTORY_MAX = DISCOVERY_LENGTH - RING_DIRECTORY_OFFSET - 2;
 

@@ -239,8 +239,10 @@ public final class RingFile implements AutoCloseable {
 
   /** Unmaps the file (the rings handed out become unusable); the file stays. */
   @Override
-  public void close() {
-    arena.close();
+  public synchronized void close() {
+    if (arena.scope().isAlive()) {
+      arena.close();
+    }
   }
 
   /** Unmaps and deletes the file. */

@@ -86,10 +86,10 @@ final class ShmAgent implements Executor {
           busy |= connections.get(i).turn();
         }
         connections.removeIf(ShmConnection::closed);
+        boolean second = housekeeping();
         if (index == 0) {
-          busy |= endpoint.acceptRequests();
+          busy |= endpoint.acceptRequests(second);
         }
-        housekeeping();
         if (!busy) {
           doorbell.await(this::hasWork, IDLE_WAIT_NANOS);
         }
@@ -131,13 +131,14 @@ final class ShmAgent implements Executor {
   }
 
   /**
-   * Once a second: the discovery file's heartbeat (first agent), and every client checked for a
-   * close it asked for, a process that is gone, or a heartbeat older than the timeout.
+   * Once a second (returns whether this was the time): the discovery file's heartbeat (first
+   * agent), and every client checked for a close it asked for, a process that is gone, or a
+   * heartbeat older than the timeout.
    */
-  private void housekeeping() {
+  private boolean housekeeping() {
     long now = System.nanoTime();
     if (now - nextLivenessCheck < 0) {
-      return;
+      return false;
     }
     nextLivenessCheck = now + LIVENESS_NANOS;
     long millis = System.currentTimeMillis();
@@ -168,6 +169,7 @@ final class ShmAgent implements Executor {
       }
     }
     connections.removeIf(ShmConnection::closed);
+    return true;
   }
 
   /** Stops the loop; its connections are closed on its thread. Waits up to 5 s. */

@@ -176,12 +176,25 @@ final class ShmEndpoint implements AutoCloseable {
     discovery.heartbeat(millis);
   }
 
+  /** The connect sequence the first agent last acted on (that agent's thread only). */
+  private int connectSequenceSeen;
+
+  /** Whether a client asked for a connection since the last look (one word, not every slot). */
   boolean requestsWaiting() {
-    return discovery.connectionRequested();
+    return discovery.connectSequence() != connectSequenceSeen;
   }
 
-  /** On the first agent: takes every waiting connection request; returns whether there was one. */
-  boolean acceptRequests() {
+  /**
+   * On the first agent: takes every waiting connection request; returns whether there was one.
+   * Looks at the slots only when the connect sequence moved, or when {@code everySlot} (once a
+   * second, in case a client died between marking its slot and bumping the sequence).
+   */
+  boolean acceptRequests(boolean everySlot) {
+    int sequence = discovery.connectSequence();
+    if (sequence == connectSequenceSeen && !everySlot) {
+      return false;
+    }
+    connectSequenceSeen = sequence;
     boolean any = false;
     for (int slot = 0; slot < IpcDescriptor.CONNECT_SLOTS; slot++) {
       String name = discovery.takeRequest(slot);
