@@ -2,6 +2,7 @@ package dev.cellar;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.HexFormat;
 
 /**
  * A flyweight over a fixed-size record laid out by a {@link StructType}: its fields are read and
@@ -101,5 +102,14 @@ public abstract class Struct {
           "cannot copy a " + other.type().name() + " struct into a " + type().name() + " struct");
     }
     MemorySegment.copy(other.segment, other.offset, segment, offset, type.byteSize());
+  }
+
+  /** The type's name and the bytes in hex, for messages and debugging. */
+  @Override
+  public String toString() {
+    if (type == null) {
+      return getClass().getSimpleName() + "[not made by its StructType]";
+    }
+    return type.name() + "[" + HexFormat.of().formatHex(toBytes()) + "]";
   }
 }
