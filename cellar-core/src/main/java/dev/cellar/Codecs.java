@@ -31,6 +31,17 @@ public final class Codecs {
     return LongCodec.INSTANCE;
   }
 
+  /**
+   * Flyweight structs as their layout's bytes, little-endian ({@code docs/format/struct.md}):
+   * encoding copies the struct's bytes once; decoding checks the value's length against the layout
+   * and copies it once to the heap for the returned struct. To read a stored struct without the
+   * copy, wrap the value in place inside {@link Cellar#read(byte[], java.util.function.Function)}
+   * with {@link StructType#wrap}; that view is valid only inside the reader.
+   */
+  public static <T extends Struct> Codec<T> struct(StructType<T> type) {
+    return new StructCodec<>(type);
+  }
+
   private enum BytesCodec implements Codec<byte[]> {
     INSTANCE;
 

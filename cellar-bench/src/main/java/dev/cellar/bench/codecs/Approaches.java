@@ -7,7 +7,10 @@ import java.util.function.Function;
 
 /** The approaches the benchmark knows, by the key that names them on the command line. */
 final class Approaches {
-  /** In the seed's column order, with Cellar's own codec after the Fory rows. */
+  /**
+   * In the seed's column order, with Cellar's structs after the hand-written flyweight and Cellar's
+   * Fory codec after the Fory rows.
+   */
   private static final Map<String, Function<PriceUpdate[], EncodingApproach>> ALL = all();
 
   private Approaches() {}
@@ -32,6 +35,8 @@ final class Approaches {
   private static Map<String, Function<PriceUpdate[], EncodingApproach>> all() {
     Map<String, Function<PriceUpdate[], EncodingApproach>> all = new LinkedHashMap<>();
     all.put("flyweight", FlyweightApproach::new);
+    all.put("struct-view", StructViewApproach::new);
+    all.put("struct", StructCodecApproach::new);
     all.put("fory", samples -> new ForyApproach(samples, false));
     all.put("fory-refs", samples -> new ForyApproach(samples, true));
     all.put("fory-codec", ForyCodecApproach::new);

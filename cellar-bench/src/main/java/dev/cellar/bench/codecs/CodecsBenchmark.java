@@ -21,7 +21,8 @@ import picocli.CommandLine.Spec;
 /**
  * {@code cellar bench codecs}: the seed's encoding comparison (seed 003, "C like performance using
  * flyweight wrappers / structs") on Cellar's stack. A price update with an embedded instrument is
- * encoded and decoded by a flyweight over a {@code MemorySegment}, by Apache Fory with and without
+ * encoded and decoded by a flyweight over a {@code MemorySegment}, by Cellar's structs ({@code
+ * dev.cellar.Struct} in place, and {@code Codecs.struct}), by Apache Fory with and without
  * reference tracking, by Cellar's {@code ForyCodec}, and by JDK serialization with and without
  * shared references; the table gives operations per second and each one's ratio to the best.
  *
@@ -43,11 +44,12 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description = {
       "Encodes and decodes a price update with an embedded instrument (seed 003) with a flyweight"
-          + " over a MemorySegment, Apache Fory, Cellar's ForyCodec and JDK serialization;"
+          + " over a MemorySegment, Cellar's structs (in place and Codecs.struct), Apache Fory,"
+          + " Cellar's ForyCodec and JDK serialization;"
           + " prints encode, decode and round-trip operations per second and each one's ratio"
           + " to the fastest.",
       "Runs for about approaches x 3 x (warm-up + iterations x seconds), plus a few seconds per"
-          + " JVM: about 80 s by default."
+          + " JVM: about 110 s by default."
     })
 public final class CodecsBenchmark implements Callable<Integer> {
   /** The samples' seed: fixed, so that every run and every forked child sees the same messages. */
@@ -84,8 +86,8 @@ public final class CodecsBenchmark implements Callable<Integer> {
       split = ",",
       paramLabel = "KEY",
       description =
-          "Only these approaches, of: flyweight, fory, fory-refs, fory-codec,"
-              + " jdk-unshared, jdk (default: all).")
+          "Only these approaches, of: flyweight, struct-view, struct, fory, fory-refs,"
+              + " fory-codec, jdk-unshared, jdk (default: all).")
   private List<String> only;
 
   @Option(
