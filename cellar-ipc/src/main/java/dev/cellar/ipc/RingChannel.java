@@ -36,7 +36,8 @@ import java.util.concurrent.TimeUnit;
  * A daemon thread stamps every open channel's ring file once a second, so that the server can tell
  * a client that is alive but idle from one that hangs.
  *
- * <p>One thread at a time may use a channel (as with a socket's streams, the caller serializes).
+ * <p>One thread may write while another reads (as with a socket's two streams); each side is the
+ * caller's to serialize.
  */
 public final class RingChannel implements AutoCloseable {
   private static final long LOOK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
@@ -69,6 +70,14 @@ public final class RingChannel implements AutoCloseable {
   private final Ring responses;
   private final ProcessIdentity server;
   private volatile boolean closed;
+
+  /**
+   * Held by whoever reads the response ring: a reading thread, or a write that drains responses
+   * while it waits for room. A write drains only if no thread is reading (one that is keeps the
+   * responses moving anyway), so a channel may have one thread writing and another reading.
+   */
+  private final java.util.concurrent.atomic.AtomicBoolean reading =
+      new java.util.concurrent.atomic.AtomicBoolean();
 
   /** Responses read while a write waited for room; served by {@link #read} first. */
   private byte[] early = new byte[0];
@@ -170,7 +179,13 @@ public final class RingChannel implements AutoCloseable {
 
   private void awaitRoom(int chunk) {
     while (true) {
-      drainResponses();
+      if (reading.compareAndSet(false, true)) {
+        try {
+          drainResponses();
+        } finally {
+          reading.set(false);
+        }
+      }
       if (requests.awaitRoom(chunk, LOOK_NANOS)) {
         return;
       }
@@ -215,20 +230,71 @@ public final class RingChannel implements AutoCloseable {
    * @throws IpcException when the server closed the connection, stopped or died
    */
   public int read(byte[] bytes, int offset, int length) {
-    if (earlyEnd > earlyStart) {
-      int n = Math.min(length, earlyEnd - earlyStart);
-      System.arraycopy(early, earlyStart, bytes, offset, n);
-      earlyStart += n;
-      if (earlyStart == earlyEnd) {
-        earlyStart = earlyEnd = 0;
-      }
-      return n;
+    return read(bytes, offset, length, Long.MAX_VALUE);
+  }
+
+  /**
+   * As {@link #read(byte[], int, int)}, waiting at most {@code timeoutNanos}: returns 0 when
+   * nothing came in that time.
+   */
+  public int read(byte[] bytes, int offset, int length, long timeoutNanos) {
+    long deadline = System.nanoTime() + Math.min(timeoutNanos, Long.MAX_VALUE / 4);
+    while (!reading.compareAndSet(false, true)) {
+      Thread.onSpinWait(); // a write draining responses: it is brief
     }
-    while (frameAt < 0 && nextFrame() < 0) {
-      if (!responses.awaitFrame(LOOK_NANOS)) {
+    try {
+      if (earlyEnd > earlyStart) {
+        return fromEarly(bytes, offset, length);
+      }
+      while (frameAt < 0 && nextFrame() < 0) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return 0;
+        }
+        if (!responses.awaitFrame(Math.min(left, LOOK_NANOS))) {
+          checkServer();
+        }
+      }
+      return fromFrame(bytes, offset, length);
+    } finally {
+      reading.set(false);
+    }
+  }
+
+  /**
+   * Reads what has arrived, up to {@code length} bytes, without waiting: 0 if nothing has.
+   *
+   * @throws IpcException when the server closed the connection, stopped or died
+   */
+  public int readNow(byte[] bytes, int offset, int length) {
+    if (!reading.compareAndSet(false, true)) {
+      return 0;
+    }
+    try {
+      if (earlyEnd > earlyStart) {
+        return fromEarly(bytes, offset, length);
+      }
+      if (frameAt < 0 && nextFrame() < 0) {
         checkServer();
+        return 0;
       }
+      return fromFrame(bytes, offset, length);
+    } finally {
+      reading.set(false);
     }
+  }
+
+  private int fromEarly(byte[] bytes, int offset, int length) {
+    int n = Math.min(length, earlyEnd - earlyStart);
+    System.arraycopy(early, earlyStart, bytes, offset, n);
+    earlyStart += n;
+    if (earlyStart == earlyEnd) {
+      earlyStart = earlyEnd = 0;
+    }
+    return n;
+  }
+
+  private int fromFrame(byte[] bytes, int offset, int length) {
     int n = Math.min(length, frameEnd - frameAt);
     MemorySegment.copy(responses.data(), ValueLayout.JAVA_BYTE, frameAt, bytes, offset, n);
     frameAt += n;
