@@ -5,6 +5,7 @@ import dev.cellar.Cursor;
 import dev.cellar.Entry;
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
@@ -63,16 +64,15 @@ final class PrefixCursor implements Cursor {
     }
     try (Pipeline p = client.pipeline()) {
       Pipeline.Result<List<byte[]>> values = p.mget(keys.toArray(new byte[0][]));
-      @SuppressWarnings("unchecked")
-      Pipeline.Result<Reply>[] expiries = new Pipeline.Result[keys.size()];
-      for (int i = 0; i < keys.size(); i++) {
-        expiries[i] = p.command("PEXPIRETIME", keys.get(i));
+      List<Pipeline.Result<Reply>> expiries = new ArrayList<>(keys.size());
+      for (byte[] key : keys) {
+        expiries.add(p.command("PEXPIRETIME", key));
       }
       p.sync();
       Iterator<byte[]> v = values.get().iterator();
       for (int i = 0; i < keys.size(); i++) {
         byte[] value = v.next();
-        long expiry = expiries[i].get().asLong(); // -1: none, -2: gone meanwhile
+        long expiry = expiries.get(i).get().asLong(); // -1: none, -2: gone meanwhile
         if (value != null && expiry != -2) {
           ready.add(new Entry(keys.get(i), value, expiry == -1 ? Cellar.NO_EXPIRY : expiry));
         }

@@ -20,8 +20,18 @@ public sealed interface Reply {
   /** {@code :n}. */
   record Int(long value) implements Reply {}
 
-  /** {@code $n}: binary-safe bytes. */
+  /** {@code $n}: binary-safe bytes. Equal to another with the same bytes (a map key works). */
   record Bulk(byte[] bytes) implements Reply {
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Bulk other && java.util.Arrays.equals(bytes, other.bytes);
+    }
+
+    @Override
+    public int hashCode() {
+      return java.util.Arrays.hashCode(bytes);
+    }
+
     @Override
     public String toString() {
       return "Bulk[" + new String(bytes, StandardCharsets.UTF_8) + "]";

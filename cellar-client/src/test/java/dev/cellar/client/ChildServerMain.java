@@ -8,6 +8,8 @@ import dev.cellar.server.config.ServerConfig;
  * prints {@code PORT n} once it listens.
  */
 public final class ChildServerMain {
+  private ChildServerMain() {}
+
   public static void main(String[] args) throws Exception {
     ServerConfig config =
         new ServerConfig()
