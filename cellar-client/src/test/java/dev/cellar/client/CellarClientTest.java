@@ -249,6 +249,23 @@ class CellarClientTest {
   }
 
   @Test
+  void anIdleAsyncConnectionOutlivesItsReadTimeouts() throws Exception {
+    CountingConnector counting =
+        new CountingConnector(
+            new TcpConnector(
+                "127.0.0.1", server.port(), ClientOptions.defaults().connectTimeout()));
+    ClientOptions options = ClientOptions.defaults().withResponseTimeout(Duration.ofMillis(100));
+    try (CellarClient c = CellarClient.connect(counting, options)) {
+      assertEquals("PONG", c.async().ping().get());
+      int opened = counting.opened.get(); // the synchronous connection and the asynchronous one
+      Thread.sleep(700); // several read timeouts while idle
+      c.async().set(b("idle"), b("ok")).get();
+      assertEquals("ok", s(c.async().get(b("idle")).get()));
+      assertEquals(opened, counting.opened.get(), "the same connection served them");
+    }
+  }
+
+  @Test
   void asyncRepliesMatchTheirCommands() throws Exception {
     AsyncCommands async = client.async();
     List<CompletableFuture<Void>> sets = new ArrayList<>();

@@ -5,6 +5,7 @@ import dev.cellar.client.CellarConnectionException;
 import dev.cellar.client.Reply;
 import dev.cellar.client.protocol.Command;
 import java.io.IOException;
+import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,6 +34,11 @@ import java.util.concurrent.TimeUnit;
  * ConnectionFactory#connect} does for the synchronous client; if that fails, so do they. A command
  * that waits longer than the response timeout fails its future with a {@link
  * java.util.concurrent.TimeoutException}; its reply, if it comes, is then dropped.
+ *
+ * <p>The connection is opened with the response timeout as its read timeout, so a server that
+ * accepts but never answers the handshake fails the connection instead of hanging the writer. The
+ * reader waits again after a timeout between replies (nothing was consumed: the connection is idle
+ * or a reply is slow, and order is kept), and drops the connection after one inside a reply.
  */
 public final class AsyncChannel implements AutoCloseable {
   static final int MAX_BATCH = 4096;
@@ -105,7 +111,7 @@ public final class AsyncChannel implements AutoCloseable {
 
   private Link live() {
     if (link == null || link.dead) {
-      link = new Link(factory.connect(Duration.ZERO));
+      link = new Link(factory.connect(responseTimeout));
     }
     return link;
   }
@@ -175,6 +181,11 @@ public final class AsyncChannel implements AutoCloseable {
     private void readLoop() {
       try {
         while (true) {
+          try {
+            connection.awaitReply();
+          } catch (SocketTimeoutException idle) {
+            continue; // nothing consumed: an idle connection, or a slow reply, still in order
+          }
           Reply reply = connection.receive();
           Pending p = inFlight.poll();
           if (p == null) {

@@ -35,6 +35,11 @@ public final class Connection implements AutoCloseable {
     writer.flush();
   }
 
+  /** Waits for a reply to begin; see {@link RespReader#awaitReply()}. */
+  void awaitReply() throws IOException {
+    reader.awaitReply();
+  }
+
   /** The next reply to a command. */
   Reply receive() throws IOException {
     Reply reply;

@@ -40,6 +40,17 @@ public final class RespReader {
     this.transport = transport;
   }
 
+  /**
+   * Waits for the first byte of the next reply. A timeout here ({@link
+   * java.net.SocketTimeoutException}) has consumed nothing, so the caller may wait again; one
+   * inside {@link #read} leaves a reply half read, and the stream must be dropped.
+   */
+  public void awaitReply() throws IOException {
+    if (position == limit) {
+      fill();
+    }
+  }
+
   /** The next reply; an error reply is returned as {@link Reply.Error}, not thrown. */
   public Reply read() throws IOException {
     return value(0);
@@ -258,14 +269,18 @@ public final class RespReader {
 
   private byte next() throws IOException {
     if (position == limit) {
-      int n = transport.read(buffer, 0, buffer.length);
-      if (n < 0) {
-        throw eof();
-      }
-      position = 0;
-      limit = n;
+      fill();
     }
     return buffer[position++];
+  }
+
+  private void fill() throws IOException {
+    int n = transport.read(buffer, 0, buffer.length);
+    if (n < 0) {
+      throw eof();
+    }
+    position = 0;
+    limit = n;
   }
 
   private EOFException eof() {
