@@ -50,7 +50,7 @@ public final class AsyncChannel implements AutoCloseable {
   private final LinkedBlockingQueue<Pending> outbox = new LinkedBlockingQueue<>();
   private final Thread writer;
   private volatile boolean closed;
-  private Link link; // the writer's
+  private volatile Link link; // written by the writer only
 
   public AsyncChannel(ConnectionFactory factory, Duration responseTimeout) {
     this.factory = factory;
@@ -65,8 +65,8 @@ public final class AsyncChannel implements AutoCloseable {
       future.completeExceptionally(closedException());
     } else {
       outbox.add(new Pending(command, future));
-      if (closed) {
-        failQueued(); // close() may have run between the check and the add
+      if (closed && !writer.isAlive()) {
+        failQueued(); // close() ran between the check and the add, and the writer is gone
       }
     }
     return (CompletableFuture<T>) future.orTimeout(responseTimeout.toNanos(), TimeUnit.NANOSECONDS);
@@ -117,11 +117,17 @@ public final class AsyncChannel implements AutoCloseable {
   }
 
   private void failQueued() {
+    boolean stopSeen = false;
     Pending p;
     while ((p = outbox.poll()) != null) {
-      if (p != STOP) {
+      if (p == STOP) {
+        stopSeen = true;
+      } else {
         p.future.completeExceptionally(closedException());
       }
+    }
+    if (stopSeen) {
+      outbox.add(STOP); // a writer still running must still see it
     }
   }
 
@@ -142,6 +148,9 @@ public final class AsyncChannel implements AutoCloseable {
     outbox.add(STOP);
     try {
       writer.join(responseTimeout.toMillis());
+      if (writer.isAlive()) {
+        writer.interrupt(); // still trying to connect: give up
+      }
       Link l = link;
       if (l != null) {
         long deadline = System.nanoTime() + responseTimeout.toNanos();
