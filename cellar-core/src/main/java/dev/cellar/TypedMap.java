@@ -1,21 +1,25 @@
 package dev.cellar;
 
+import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.NoSuchElementException;
+import java.util.function.Function;
 
 /**
  * A typed view over the keys of a {@link Cellar} that start with {@code name + ":"}. Keys and
- * values go through the codecs given to {@link Cellar#map}; the view holds no state of its own.
+ * values go through the codecs given to {@link Cellar#map}; the view holds no state of its own. The
+ * same view serves a remote store through any {@link TypedMapStore} (Cellar's Java client is one),
+ * with the same keys and the same codecs.
  */
 public final class TypedMap<K, V> {
-  private final Cellar cellar;
+  private final TypedMapStore cellar;
   private final byte[] prefix;
   private final Codec<K> keyCodec;
   private final Codec<V> valueCodec;
 
-  TypedMap(Cellar cellar, byte[] prefix, Codec<K> keyCodec, Codec<V> valueCodec) {
+  TypedMap(TypedMapStore cellar, byte[] prefix, Codec<K> keyCodec, Codec<V> valueCodec) {
     this.cellar = cellar;
     this.prefix = prefix.clone();
     this.keyCodec = keyCodec;
@@ -25,6 +29,12 @@ public final class TypedMap<K, V> {
   /** Creates the view for {@code name}; used by {@link Cellar#map} implementations. */
   public static <K, V> TypedMap<K, V> of(
       Cellar cellar, String name, Codec<K> keyCodec, Codec<V> valueCodec) {
+    return of(new CellarStore(cellar), name, keyCodec, valueCodec);
+  }
+
+  /** Creates the view for {@code name} over another store, such as a client of a server. */
+  public static <K, V> TypedMap<K, V> of(
+      TypedMapStore cellar, String name, Codec<K> keyCodec, Codec<V> valueCodec) {
     if (name == null || name.isEmpty()) {
       throw new IllegalArgumentException("a map needs a non-empty name");
     }
@@ -63,6 +73,39 @@ public final class TypedMap<K, V> {
     System.arraycopy(prefix, 0, raw, 0, prefix.length);
     System.arraycopy(encoded, 0, raw, prefix.length, encoded.length);
     return raw;
+  }
+
+  /** The engine as a typed map's store: each call is the {@link Cellar} method it names. */
+  private record CellarStore(Cellar cellar) implements TypedMapStore {
+    @Override
+    public void put(byte[] key, byte[] value) {
+      cellar.put(key, value);
+    }
+
+    @Override
+    public void put(byte[] key, byte[] value, Duration ttl) {
+      cellar.put(key, value, ttl);
+    }
+
+    @Override
+    public <R> R read(byte[] key, Function<MemorySegment, R> reader) {
+      return cellar.read(key, reader);
+    }
+
+    @Override
+    public boolean delete(byte[] key) {
+      return cellar.delete(key);
+    }
+
+    @Override
+    public boolean contains(byte[] key) {
+      return cellar.contains(key);
+    }
+
+    @Override
+    public Cursor scan(byte[] prefix) {
+      return cellar.scan(prefix);
+    }
   }
 
   /** A decoding iteration over a typed map. */

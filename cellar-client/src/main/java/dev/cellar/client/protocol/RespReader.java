@@ -1,0 +1,289 @@
+package dev.cellar.client.protocol;
+
+import dev.cellar.client.Reply;
+import dev.cellar.client.transport.Transport;
+import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Decodes RESP3 replies from a transport, blocking until each is whole: every type the protocol
+ * defines (simple, error and blob error, integer, bulk, null, array, map, set, double, boolean,
+ * verbatim, big number, push) and attributes, which are read and dropped. RESP2's null bulk and
+ * null array ({@code $-1}, {@code *-1}) read as null too. Streamed strings and aggregates ({@code
+ * $?}) are refused: Cellar never sends them.
+ *
+ * <p>Bytes come through a 64 KiB buffer; a bulk string longer than what the buffer holds is read
+ * straight into its own array. Whatever the server says, the decoder allocates no more than the
+ * bytes it actually received plus one buffer: lengths are checked against {@link #MAX_BULK} and
+ * aggregates grow as their elements arrive. Nesting is limited to {@link #MAX_DEPTH} levels, so a
+ * broken stream cannot overflow the stack. Owned by the one thread that reads the connection.
+ */
+public final class RespReader {
+  /** Longest string accepted: Cellar's values are at most 16 MiB. */
+  static final int MAX_BULK = 512 << 20;
+
+  static final int MAX_DEPTH = 64;
+
+  private final Transport transport;
+  private final byte[] buffer = new byte[64 << 10];
+  private int position;
+  private int limit;
+
+  public RespReader(Transport transport) {
+    this.transport = transport;
+  }
+
+  /**
+   * Waits for the first byte of the next reply. A timeout here ({@link
+   * java.net.SocketTimeoutException}) has consumed nothing, so the caller may wait again; one
+   * inside {@link #read} leaves a reply half read, and the stream must be dropped.
+   */
+  public void awaitReply() throws IOException {
+    if (position == limit) {
+      fill();
+    }
+  }
+
+  /** The next reply; an error reply is returned as {@link Reply.Error}, not thrown. */
+  public Reply read() throws IOException {
+    return value(0);
+  }
+
+  /**
+   * Whether the server has closed the stream, looking without waiting. Bytes that have arrived stay
+   * buffered for {@link #read}.
+   */
+  public boolean peerClosed() {
+    if (position < limit) {
+      return false;
+    }
+    position = 0;
+    limit = 0;
+    try {
+      int n = transport.readNow(buffer, 0, buffer.length);
+      if (n < 0) {
+        return true;
+      }
+      limit = n;
+      return false;
+    } catch (IOException e) {
+      return true;
+    }
+  }
+
+  private Reply value(int depth) throws IOException {
+    if (depth > MAX_DEPTH) {
+      throw new RespProtocolException("replies nested more than " + MAX_DEPTH + " deep");
+    }
+    byte type = next();
+    return switch (type) {
+      case '+' -> new Reply.Simple(line());
+      case '-' -> new Reply.Error(line());
+      case ':' -> new Reply.Int(number());
+      case '$' -> bulkOrNull();
+      case '_' -> {
+        endOfLine();
+        yield Reply.NULL;
+      }
+      case '*' -> {
+        long n = number();
+        yield n == -1 ? Reply.NULL : new Reply.Array(elements(checkCount(n), depth));
+      }
+      case '~' -> new Reply.SetReply(elements(count(), depth));
+      case '>' -> new Reply.Push(elements(count(), depth));
+      case '%' -> new Reply.MapReply(entries(count(), depth));
+      case '|' -> {
+        entries(count(), depth); // attributes describe the reply that follows; not used here
+        yield value(depth);
+      }
+      case ',' -> new Reply.Dbl(parseDouble(line()));
+      case '#' -> boolTail();
+      case '(' -> bigNumber(line());
+      case '=' -> verbatim(bytes(length()));
+      case '!' -> new Reply.Error(new String(bytes(length()), StandardCharsets.UTF_8));
+      default ->
+          throw new RespProtocolException(
+              "unknown RESP3 type byte 0x" + Integer.toHexString(type & 0xff));
+    };
+  }
+
+  private Reply bulkOrNull() throws IOException {
+    long n = number();
+    return n == -1 ? Reply.NULL : new Reply.Bulk(bytes(checkLength(n)));
+  }
+
+  private Reply boolTail() throws IOException {
+    String b = line();
+    return switch (b) {
+      case "t" -> new Reply.Bool(true);
+      case "f" -> new Reply.Bool(false);
+      default -> throw new RespProtocolException("a boolean is #t or #f, not #" + b);
+    };
+  }
+
+  private static Reply bigNumber(String digits) throws RespProtocolException {
+    try {
+      return new Reply.BigNumber(new BigInteger(digits));
+    } catch (NumberFormatException e) {
+      throw new RespProtocolException("not a big number: (" + digits);
+    }
+  }
+
+  private static Reply verbatim(byte[] body) throws RespProtocolException {
+    if (body.length < 4 || body[3] != ':') {
+      throw new RespProtocolException("a verbatim string starts with a format and ':'");
+    }
+    return new Reply.Verbatim(
+        new String(body, 0, 3, StandardCharsets.US_ASCII),
+        new String(body, 4, body.length - 4, StandardCharsets.UTF_8));
+  }
+
+  private static double parseDouble(String text) throws RespProtocolException {
+    switch (text) {
+      case "inf", "+inf" -> {
+        return Double.POSITIVE_INFINITY;
+      }
+      case "-inf" -> {
+        return Double.NEGATIVE_INFINITY;
+      }
+      case "nan", "-nan" -> {
+        return Double.NaN;
+      }
+      default -> {
+        try {
+          return Double.parseDouble(text);
+        } catch (NumberFormatException e) {
+          throw new RespProtocolException("not a double: ," + text);
+        }
+      }
+    }
+  }
+
+  private List<Reply> elements(long n, int depth) throws IOException {
+    List<Reply> list = new ArrayList<>((int) Math.min(n, 1024));
+    for (long i = 0; i < n; i++) {
+      list.add(value(depth + 1));
+    }
+    return list;
+  }
+
+  private Map<Reply, Reply> entries(long n, int depth) throws IOException {
+    Map<Reply, Reply> map = new LinkedHashMap<>();
+    for (long i = 0; i < n; i++) {
+      Reply key = value(depth + 1);
+      map.put(key, value(depth + 1));
+    }
+    return map;
+  }
+
+  private long count() throws IOException {
+    return checkCount(number());
+  }
+
+  private static long checkCount(long n) throws RespProtocolException {
+    if (n < 0) {
+      throw new RespProtocolException("negative aggregate length " + n);
+    }
+    return n;
+  }
+
+  private int length() throws IOException {
+    return checkLength(number());
+  }
+
+  private static int checkLength(long n) throws RespProtocolException {
+    if (n < 0 || n > MAX_BULK) {
+      throw new RespProtocolException("string length " + n + " outside 0.." + MAX_BULK);
+    }
+    return (int) n;
+  }
+
+  /** {@code n} bytes and the CRLF after them. */
+  private byte[] bytes(int n) throws IOException {
+    byte[] out = new byte[n];
+    int have = Math.min(n, limit - position);
+    System.arraycopy(buffer, position, out, 0, have);
+    position += have;
+    while (have < n) {
+      int r = transport.read(out, have, n - have);
+      if (r < 0) {
+        throw eof();
+      }
+      have += r;
+    }
+    if (next() != '\r' || next() != '\n') {
+      throw new RespProtocolException("a string of " + n + " bytes is not followed by CRLF");
+    }
+    return out;
+  }
+
+  /** A signed decimal ending the line. */
+  private long number() throws IOException {
+    byte b = next();
+    boolean negative = b == '-';
+    if (negative || b == '+') {
+      b = next();
+    }
+    long value = 0; // accumulated negatively, so that Long.MIN_VALUE fits
+    int digits = 0;
+    try {
+      while (b >= '0' && b <= '9') {
+        digits++;
+        value = Math.subtractExact(Math.multiplyExact(value, 10), b - '0');
+        b = next();
+      }
+      if (digits == 0 || b != '\r' || next() != '\n') {
+        throw new RespProtocolException("malformed number in a reply header");
+      }
+      return negative ? value : Math.negateExact(value);
+    } catch (ArithmeticException e) {
+      throw new RespProtocolException("number in a reply header outside the range of a long");
+    }
+  }
+
+  private void endOfLine() throws IOException {
+    if (next() != '\r' || next() != '\n') {
+      throw new RespProtocolException("expected CRLF");
+    }
+  }
+
+  /** The rest of the line, as UTF-8. */
+  private String line() throws IOException {
+    ByteArrayOutputStream text = new ByteArrayOutputStream(32);
+    byte b;
+    while ((b = next()) != '\r') {
+      text.write(b);
+    }
+    if (next() != '\n') {
+      throw new RespProtocolException("CR without LF in a reply line");
+    }
+    return text.toString(StandardCharsets.UTF_8);
+  }
+
+  private byte next() throws IOException {
+    if (position == limit) {
+      fill();
+    }
+    return buffer[position++];
+  }
+
+  private void fill() throws IOException {
+    int n = transport.read(buffer, 0, buffer.length);
+    if (n < 0) {
+      throw eof();
+    }
+    position = 0;
+    limit = n;
+  }
+
+  private EOFException eof() {
+    return new EOFException("the server closed the connection");
+  }
+}
