@@ -9,6 +9,7 @@
  */
 module dev.cellar.client {
   requires transitive dev.cellar.core;
+  requires dev.cellar.ipc;
 
   exports dev.cellar.client;
 }

@@ -80,8 +80,22 @@ public final class CellarClient implements TypedMapStore, AutoCloseable {
     if (options.password() == null && target.password() != null) {
       options = options.withCredentials(target.user(), target.password());
     }
-    return new CellarClient(
-        new TcpConnector(target.host(), target.port(), options.connectTimeout()), options);
+    Connector tcp = new TcpConnector(target.host(), target.port(), options.connectTimeout());
+    Connector chosen =
+        switch (options.transport()) {
+          case TCP -> tcp;
+          case AUTO -> SharedMemoryRoute.choose(tcp, options, false);
+          case SHARED_MEMORY -> SharedMemoryRoute.choose(tcp, options, true);
+        };
+    return new CellarClient(chosen, options);
+  }
+
+  /**
+   * Where this client's connections go: {@code tcp://host:port}, or {@code shm:<discovery file>}
+   * when it uses shared memory.
+   */
+  public String transport() {
+    return factory.describe();
   }
 
   /** Over any transport: for the shared-memory connector to come, and for tests. */

@@ -16,6 +16,8 @@ public final class ClientOptions {
   private final Duration reconnectTimeout;
   private final Duration backoffMin;
   private final Duration backoffMax;
+  private final ClientTransport transport;
+  private final int ringBytes;
 
   private ClientOptions(
       String user,
@@ -25,7 +27,9 @@ public final class ClientOptions {
       Duration responseTimeout,
       Duration reconnectTimeout,
       Duration backoffMin,
-      Duration backoffMax) {
+      Duration backoffMax,
+      ClientTransport transport,
+      int ringBytes) {
     this.user = user;
     this.password = password;
     this.clientName = clientName;
@@ -34,6 +38,8 @@ public final class ClientOptions {
     this.reconnectTimeout = reconnectTimeout;
     this.backoffMin = backoffMin;
     this.backoffMax = backoffMax;
+    this.transport = transport;
+    this.ringBytes = ringBytes;
   }
 
   /**
@@ -50,7 +56,9 @@ public final class ClientOptions {
         Duration.ofSeconds(30),
         Duration.ofSeconds(2),
         Duration.ofMillis(10),
-        Duration.ofMillis(500));
+        Duration.ofMillis(500),
+        ClientTransport.AUTO,
+        1 << 20);
   }
 
   /** {@code AUTH user password} in the handshake; the user is {@code default} if null. */
@@ -63,7 +71,9 @@ public final class ClientOptions {
         responseTimeout,
         reconnectTimeout,
         backoffMin,
-        backoffMax);
+        backoffMax,
+        transport,
+        ringBytes);
   }
 
   /** {@code SETNAME name} in the handshake: what {@code CLIENT LIST} shows. */
@@ -76,7 +86,9 @@ public final class ClientOptions {
         responseTimeout,
         reconnectTimeout,
         backoffMin,
-        backoffMax);
+        backoffMax,
+        transport,
+        ringBytes);
   }
 
   /** How long one attempt to connect may take. */
@@ -89,7 +101,9 @@ public final class ClientOptions {
         responseTimeout,
         reconnectTimeout,
         backoffMin,
-        backoffMax);
+        backoffMax,
+        transport,
+        ringBytes);
   }
 
   /**
@@ -105,7 +119,9 @@ public final class ClientOptions {
         positive(timeout, "response timeout"),
         reconnectTimeout,
         backoffMin,
-        backoffMax);
+        backoffMax,
+        transport,
+        ringBytes);
   }
 
   /**
@@ -125,7 +141,58 @@ public final class ClientOptions {
         responseTimeout,
         notNegative(timeout, "reconnect timeout"),
         positive(min, "shortest wait between attempts"),
-        max);
+        max,
+        transport,
+        ringBytes);
+  }
+
+  /**
+   * Which transport to use: {@link ClientTransport#AUTO} (the default) takes shared memory when the
+   * server is on this host and offers it, TCP otherwise.
+   */
+  public ClientOptions withTransport(ClientTransport transport) {
+    return new ClientOptions(
+        user,
+        password,
+        clientName,
+        connectTimeout,
+        responseTimeout,
+        reconnectTimeout,
+        backoffMin,
+        backoffMax,
+        Objects.requireNonNull(transport, "transport"),
+        ringBytes);
+  }
+
+  /**
+   * The size of each of a shared-memory connection's two rings: a power of two from 4 KiB to 64 MiB
+   * (the server may cap it; default 1 MiB). A request or reply larger than half of it is sent in
+   * parts.
+   */
+  public ClientOptions withRingBytes(int bytes) {
+    if (bytes < 4096 || bytes > 64 << 20 || Integer.bitCount(bytes) != 1) {
+      throw new IllegalArgumentException(
+          "a ring of " + bytes + " bytes: use a power of two from 4096 to 67108864");
+    }
+    return new ClientOptions(
+        user,
+        password,
+        clientName,
+        connectTimeout,
+        responseTimeout,
+        reconnectTimeout,
+        backoffMin,
+        backoffMax,
+        transport,
+        bytes);
+  }
+
+  public ClientTransport transport() {
+    return transport;
+  }
+
+  public int ringBytes() {
+    return ringBytes;
   }
 
   public String user() {

@@ -16,9 +16,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Random operations through the client, the same ones applied to a {@link HashMap}: set, get, del,
@@ -29,23 +27,33 @@ import org.junit.jupiter.params.provider.ValueSource;
 class ModelTest {
   @org.junit.jupiter.api.io.TempDir static Path dir;
   static TestServer server;
-  static CellarClient client;
+  static final java.util.EnumMap<ClientTransport, CellarClient> CLIENTS =
+      new java.util.EnumMap<>(ClientTransport.class);
+
+  /** The client of the running test: one per transport, on the same server. */
+  CellarClient client;
 
   @BeforeAll
   static void start() {
     server = TestServer.start(dir);
-    client = CellarClient.connect(server.uri());
+    for (ClientTransport t :
+        new ClientTransport[] {ClientTransport.TCP, ClientTransport.SHARED_MEMORY}) {
+      CLIENTS.put(t, CellarClient.connect(server.uri(), ClientOptions.defaults().withTransport(t)));
+    }
   }
 
   @AfterAll
   static void stop() {
-    client.close();
+    CLIENTS.values().forEach(CellarClient::close);
     server.close();
   }
 
-  @BeforeEach
-  void empty() {
-    client.command("FLUSHALL");
+  static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> runs() {
+    return java.util.stream.Stream.of(ClientTransport.TCP, ClientTransport.SHARED_MEMORY)
+        .flatMap(
+            t ->
+                java.util.stream.LongStream.of(1, 2, 3, 42, 20261126)
+                    .mapToObj(seed -> org.junit.jupiter.params.provider.Arguments.of(t, seed)));
   }
 
   /** The model: values, and which keys have an expiry. */
@@ -54,8 +62,13 @@ class ModelTest {
   private final Set<String> expiring = new HashSet<>();
 
   @ParameterizedTest
-  @ValueSource(longs = {1, 2, 3, 42, 20261126})
-  void randomOperationsMatchAHashMap(long seed) throws Exception {
+  @org.junit.jupiter.params.provider.MethodSource("runs")
+  void randomOperationsMatchAHashMap(ClientTransport transport, long seed) throws Exception {
+    client = CLIENTS.get(transport);
+    assertTrue(
+        client.transport().startsWith(transport == ClientTransport.TCP ? "tcp:" : "shm:"),
+        client.transport());
+    client.command("FLUSHALL");
     Random random = new Random(seed);
     for (int step = 0; step < 3_000; step++) {
       String where = "seed " + seed + ", step " + step;

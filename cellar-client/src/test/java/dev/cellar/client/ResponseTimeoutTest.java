@@ -79,7 +79,9 @@ class ResponseTimeoutTest {
         CellarClient client =
             CellarClient.connect(
                 "cellar://127.0.0.1:" + peer.listener.getLocalPort(),
-                ClientOptions.defaults().withResponseTimeout(Duration.ofMillis(300)))) {
+                ClientOptions.defaults()
+                    .withTransport(ClientTransport.TCP)
+                    .withResponseTimeout(Duration.ofMillis(300)))) {
       long start = System.nanoTime();
       CellarConnectionException e = assertThrows(CellarConnectionException.class, client::ping);
       assertTrue(System.nanoTime() - start >= 250_000_000L, "waited for the timeout");

@@ -101,10 +101,23 @@ public final class Futex {
       timeout.set(ValueLayout.JAVA_LONG, 0, timeoutNanos / 1_000_000_000L);
       timeout.set(ValueLayout.JAVA_LONG, 8, timeoutNanos % 1_000_000_000L);
       long ignored =
-          (long) WAIT.invokeExact(word, FUTEX_WAIT, expected, timeout, MemorySegment.NULL, 0);
+          (long)
+              WAIT.invokeExact(
+                  unscoped(word), FUTEX_WAIT, expected, timeout, MemorySegment.NULL, 0);
     } catch (Throwable t) {
       throw new IllegalStateException("futex wait failed", t);
     }
+  }
+
+  /**
+   * The word's address without its arena. A segment passed to a downcall holds its arena for the
+   * call, and a wait holds it up to its timeout: the mapping's owner could not close it meanwhile
+   * (a client closing its connection while its reader sleeps). The kernel only compares the word
+   * and sleeps; if the mapping goes meanwhile, the wait ends with an error the caller treats as a
+   * spurious wake-up, and its next look finds the channel closed.
+   */
+  private static MemorySegment unscoped(MemorySegment word) {
+    return MemorySegment.ofAddress(word.address());
   }
 
   /** Wakes every thread, in any process, sleeping on the word at {@code word}. */
@@ -116,7 +129,12 @@ public final class Futex {
       long ignored =
           (long)
               WAKE.invokeExact(
-                  word, FUTEX_WAKE, Integer.MAX_VALUE, MemorySegment.NULL, MemorySegment.NULL, 0);
+                  unscoped(word),
+                  FUTEX_WAKE,
+                  Integer.MAX_VALUE,
+                  MemorySegment.NULL,
+                  MemorySegment.NULL,
+                  0);
     } catch (Throwable t) {
       throw new IllegalStateException("futex wake failed", t);
     }
