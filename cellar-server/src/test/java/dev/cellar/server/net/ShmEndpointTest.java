@@ -212,6 +212,28 @@ class ShmEndpointTest {
   }
 
   @Test
+  void aClientWhoseHeartbeatStopsIsClosedAfterTheTimeout() throws Exception {
+    start("ipc-client-timeout", "1");
+    try (Discovery d = Discovery.open(dir)) {
+      Path ring = d.ringDirectory().resolve("silent.ring");
+      // Alive (this process) but never stamping its heartbeat: a hung client.
+      try (RingFile file = RingFile.create(ring, 4096, ProcessIdentity.current())) {
+        assertTrue(d.requestConnection("silent.ring"));
+        assertEquals(
+            IpcDescriptor.RING_ATTACHED,
+            file.awaitStateChange(IpcDescriptor.RING_OFFERED, 10 * SECOND));
+        long attached = System.nanoTime();
+        assertEquals(
+            IpcDescriptor.RING_CLOSED_BY_SERVER,
+            file.awaitStateChange(IpcDescriptor.RING_ATTACHED, 10 * SECOND));
+        assertTrue(
+            System.nanoTime() - attached >= SECOND / 2, "not before its heartbeat was stale");
+        assertTrue(file.reason().contains("heartbeat"), file.reason());
+      }
+    }
+  }
+
+  @Test
   void aClientKilledMidRequestIsReleased() throws Exception {
     start();
     String java = ProcessHandle.current().info().command().orElse("java");
