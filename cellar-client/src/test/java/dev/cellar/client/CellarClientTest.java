@@ -213,6 +213,30 @@ class CellarClientTest {
   }
 
   @Test
+  void aPipelineBeyondAMegabyteGoesInMegabyteWritesAndOneFlush() {
+    CountingConnector counting =
+        new CountingConnector(
+            new TcpConnector(
+                "127.0.0.1", server.port(), ClientOptions.defaults().connectTimeout()));
+    byte[] value = new byte[1000];
+    new Random(3).nextBytes(value);
+    try (CellarClient c = CellarClient.connect(counting, ClientOptions.defaults())) {
+      int writes = counting.writes.get();
+      int flushes = counting.flushes.get();
+      try (Pipeline p = c.pipeline()) {
+        for (int i = 0; i < 3_000; i++) { // about 3 MB of requests
+          p.set(b("big:" + i), value);
+        }
+      }
+      int batchWrites = counting.writes.get() - writes;
+      assertTrue(batchWrites >= 3 && batchWrites <= 4, batchWrites + " writes");
+      assertEquals(1, counting.flushes.get() - flushes);
+      assertArrayEquals(value, c.get(b("big:2999")));
+      assertEquals(3_000, c.dbSize());
+    }
+  }
+
+  @Test
   void asyncCommandsManyInFlightFromManyThreads() throws Exception {
     int threads = 4;
     int perThread = 5_000;
