@@ -166,7 +166,7 @@ class CellarClientTest {
     CellarServerException e = assertThrows(CellarServerException.class, () -> client.incr(b("k")));
     assertEquals("ERR value is not an integer or out of range", e.serverMessage());
     assertEquals("ERR", e.code());
-    assertTrue(e.getMessage().startsWith("INCRBY: "), e.getMessage());
+    assertTrue(e.getMessage().startsWith("INCR: "), e.getMessage());
 
     CellarServerException unknown =
         assertThrows(CellarServerException.class, () -> client.command("NOSUCHCOMMAND", b("x")));

@@ -100,9 +100,7 @@ class NoResendTest {
       Thread.sleep(100);
       assertEquals(3, peer.connections.get());
       assertEquals(
-          "*3 $6 INCRBY $1 n $1 1|"
-              + "*3 $6 INCRBY $1 n $1 1 *3 $3 SET $1 n $1 n|"
-              + "*3 $6 INCRBY $1 n $1 1|",
+          "*2 $4 INCR $1 n|" + "*2 $4 INCR $1 n *3 $3 SET $1 n $1 n|" + "*2 $4 INCR $1 n|",
           peer.received.toString());
     }
   }
