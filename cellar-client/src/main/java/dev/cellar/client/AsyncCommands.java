@@ -54,7 +54,7 @@ public final class AsyncCommands {
   }
 
   public CompletableFuture<Long> incr(byte[] key) {
-    return send(Commands.incrBy(key, 1));
+    return send(Commands.incr(key));
   }
 
   public CompletableFuture<Long> incrBy(byte[] key, long delta) {

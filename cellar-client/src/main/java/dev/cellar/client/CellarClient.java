@@ -142,7 +142,7 @@ public final class CellarClient implements TypedMapStore, AutoCloseable {
 
   /** Adds one to the decimal value of {@code key} (0 if absent); returns the new value. */
   public long incr(byte[] key) {
-    return sync.execute(Commands.incrBy(key, 1));
+    return sync.execute(Commands.incr(key));
   }
 
   /** Adds {@code delta}; returns the new value. */
@@ -151,7 +151,7 @@ public final class CellarClient implements TypedMapStore, AutoCloseable {
   }
 
   public long decr(byte[] key) {
-    return sync.execute(Commands.incrBy(key, -1));
+    return sync.execute(Commands.decr(key));
   }
 
   /** Appends {@code value}; returns the new length. */

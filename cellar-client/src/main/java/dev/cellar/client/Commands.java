@@ -54,6 +54,14 @@ final class Commands {
     return Command.of("MSET", Commands::none, keysAndValues);
   }
 
+  static Command<Long> incr(byte[] key) {
+    return Command.of("INCR", Reply::asLong, key);
+  }
+
+  static Command<Long> decr(byte[] key) {
+    return Command.of("DECR", Reply::asLong, key);
+  }
+
   static Command<Long> incrBy(byte[] key, long delta) {
     return Command.of("INCRBY", Reply::asLong, key, ascii(Long.toString(delta)));
   }

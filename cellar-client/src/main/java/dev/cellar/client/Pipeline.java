@@ -111,7 +111,7 @@ public final class Pipeline implements AutoCloseable {
   }
 
   public Result<Long> incr(byte[] key) {
-    return queue(Commands.incrBy(key, 1));
+    return queue(Commands.incr(key));
   }
 
   public Result<Long> incrBy(byte[] key, long delta) {

@@ -166,7 +166,7 @@ class CellarClientTest {
     CellarServerException e = assertThrows(CellarServerException.class, () -> client.incr(b("k")));
     assertEquals("ERR value is not an integer or out of range", e.serverMessage());
     assertEquals("ERR", e.code());
-    assertTrue(e.getMessage().startsWith("INCRBY: "), e.getMessage());
+    assertTrue(e.getMessage().startsWith("INCR: "), e.getMessage());
 
     CellarServerException unknown =
         assertThrows(CellarServerException.class, () -> client.command("NOSUCHCOMMAND", b("x")));
@@ -209,6 +209,30 @@ class CellarClientTest {
       }
       CellarServerException e = assertThrows(CellarServerException.class, failing::get);
       assertTrue(e.serverMessage().contains("not an integer"), e.getMessage());
+    }
+  }
+
+  @Test
+  void aPipelineBeyondAMegabyteGoesInMegabyteWritesAndOneFlush() {
+    CountingConnector counting =
+        new CountingConnector(
+            new TcpConnector(
+                "127.0.0.1", server.port(), ClientOptions.defaults().connectTimeout()));
+    byte[] value = new byte[1000];
+    new Random(3).nextBytes(value);
+    try (CellarClient c = CellarClient.connect(counting, ClientOptions.defaults())) {
+      int writes = counting.writes.get();
+      int flushes = counting.flushes.get();
+      try (Pipeline p = c.pipeline()) {
+        for (int i = 0; i < 3_000; i++) { // about 3 MB of requests
+          p.set(b("big:" + i), value);
+        }
+      }
+      int batchWrites = counting.writes.get() - writes;
+      assertTrue(batchWrites >= 3 && batchWrites <= 4, batchWrites + " writes");
+      assertEquals(1, counting.flushes.get() - flushes);
+      assertArrayEquals(value, c.get(b("big:2999")));
+      assertEquals(3_000, c.dbSize());
     }
   }
 

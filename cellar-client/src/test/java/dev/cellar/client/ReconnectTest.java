@@ -69,6 +69,32 @@ class ReconnectTest {
   }
 
   /**
+   * Commands submitted while the server is down were never sent: they go on the next connection.
+   */
+  @Test
+  void asyncCommandsQueuedWhileTheServerIsDownGoOnTheNextConnection(@TempDir Path dir)
+      throws Exception {
+    ClientOptions patient =
+        ClientOptions.defaults()
+            .withReconnect(Duration.ofSeconds(60), Duration.ofMillis(10), Duration.ofMillis(200))
+            .withResponseTimeout(Duration.ofSeconds(60));
+    try (ChildServer server = ChildServer.start(dir);
+        CellarClient client = CellarClient.connect(server.uri(), patient)) {
+      assertEquals("PONG", client.async().ping().get());
+      server.kill();
+      // Let the reader see the close first: a command written before it has is in flight on a
+      // dead connection, and fails (docs/client.md, "Reconnection and retries", item 4).
+      Thread.sleep(500);
+      CompletableFuture<Long> first = client.async().incr(b("q"));
+      CompletableFuture<Long> second = client.async().incr(b("q"));
+      Thread.sleep(300); // the writer is now waiting for a connection
+      server.restart();
+      assertEquals(1, first.get());
+      assertEquals(2, second.get());
+    }
+  }
+
+  /**
    * Commands in flight when the server dies fail with the connection exception and are not sent
    * again: the counter after the restart counts only commands sent once.
    */

@@ -29,11 +29,13 @@ import java.util.concurrent.TimeUnit;
  * executor run there and must not block.
  *
  * <p><b>Failures.</b> When the connection breaks, every command in flight on it fails with {@link
- * CellarConnectionException}: it may have run, and it is not sent again. Commands still queued
- * (never written) go on the next connection, which the writer opens as {@link
- * ConnectionFactory#connect} does for the synchronous client; if that fails, so do they. A command
- * that waits longer than the response timeout fails its future with a {@link
- * java.util.concurrent.TimeoutException}; its reply, if it comes, is then dropped.
+ * CellarConnectionException}: it may have run, and it is not sent again. The reader notices a close
+ * by the server as soon as it arrives; the writer cannot look for one itself (the reader is blocked
+ * in the transport's read), so a batch written in the moment between the close's arrival and the
+ * reader's noticing it fails too. Commands still queued (never written) go on the next connection,
+ * which the writer opens as {@link ConnectionFactory#connect} does for the synchronous client; if
+ * that fails, so do they. A command that waits longer than the response timeout fails its future
+ * with a {@link java.util.concurrent.TimeoutException}; its reply, if it comes, is then dropped.
  *
  * <p>The connection is opened with the response timeout as its read timeout, so a server that
  * accepts but never answers the handshake fails the connection instead of hanging the writer. The

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,16 +21,20 @@ import java.util.Map;
  * $?}) are refused: Cellar never sends them.
  *
  * <p>Bytes come through a 64 KiB buffer; a bulk string longer than what the buffer holds is read
- * straight into its own array. Whatever the server says, the decoder allocates no more than the
- * bytes it actually received plus one buffer: lengths are checked against {@link #MAX_BULK} and
- * aggregates grow as their elements arrive. Nesting is limited to {@link #MAX_DEPTH} levels, so a
- * broken stream cannot overflow the stack. Owned by the one thread that reads the connection.
+ * straight into its own array. Whatever the server says, the decoder allocates in proportion to the
+ * bytes it actually received (at most twice as many, plus a megabyte): lengths are checked against
+ * {@link #MAX_BULK}, and long strings and aggregates grow as their bytes and elements arrive.
+ * Nesting is limited to {@link #MAX_DEPTH} levels, so a broken stream cannot overflow the stack.
+ * Owned by the one thread that reads the connection.
  */
 public final class RespReader {
   /** Longest string accepted: Cellar's values are at most 16 MiB. */
   static final int MAX_BULK = 512 << 20;
 
   static final int MAX_DEPTH = 64;
+
+  /** Strings up to this long get their whole array at once. */
+  static final int PREALLOCATE = 1 << 20;
 
   private final Transport transport;
   private final byte[] buffer = new byte[64 << 10];
@@ -205,14 +210,20 @@ public final class RespReader {
     return (int) n;
   }
 
-  /** {@code n} bytes and the CRLF after them. */
+  /**
+   * {@code n} bytes and the CRLF after them. Up to {@link #PREALLOCATE} bytes the array is made at
+   * once; a longer one grows as its bytes arrive, so a length the server never backs with bytes
+   * costs nothing.
+   */
   private byte[] bytes(int n) throws IOException {
-    byte[] out = new byte[n];
+    byte[] out = new byte[Math.min(n, PREALLOCATE)];
     int have = Math.min(n, limit - position);
+    out = room(out, have, n);
     System.arraycopy(buffer, position, out, 0, have);
     position += have;
     while (have < n) {
-      int r = transport.read(out, have, n - have);
+      out = room(out, have + 1, n);
+      int r = transport.read(out, have, out.length - have);
       if (r < 0) {
         throw eof();
       }
@@ -222,6 +233,14 @@ public final class RespReader {
       throw new RespProtocolException("a string of " + n + " bytes is not followed by CRLF");
     }
     return out;
+  }
+
+  /** {@code out}, or a copy twice as large (at most {@code n}) if it has less than {@code need}. */
+  private static byte[] room(byte[] out, int need, int n) {
+    if (need <= out.length) {
+      return out;
+    }
+    return Arrays.copyOf(out, (int) Math.min(n, Math.max(need, 2L * out.length)));
   }
 
   /** A signed decimal ending the line. */

@@ -42,8 +42,12 @@ public final class TcpConnector implements Connector {
       Socket socket = channel.socket();
       socket.setTcpNoDelay(true);
       socket.setKeepAlive(true);
-      socket.connect(new InetSocketAddress(host, port), (int) connectTimeout.toMillis());
-      socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, readTimeout.toMillis()));
+      socket.connect(
+          new InetSocketAddress(host, port),
+          (int) Math.min(Integer.MAX_VALUE, Math.max(1, connectTimeout.toMillis())));
+      // 0 is no timeout; a positive timeout under a millisecond is one millisecond, not none.
+      long millis = readTimeout.isZero() ? 0 : Math.max(1, readTimeout.toMillis());
+      socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, millis));
       return new TcpTransport(channel, describe());
     } catch (IOException | RuntimeException e) {
       channel.close();

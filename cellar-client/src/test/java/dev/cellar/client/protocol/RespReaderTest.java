@@ -30,7 +30,11 @@ class RespReaderTest {
     private int position;
 
     Bytes(String text, int chunk) {
-      this.data = text.getBytes(UTF_8);
+      this(text.getBytes(UTF_8), chunk);
+    }
+
+    Bytes(byte[] data, int chunk) {
+      this.data = data;
       this.chunk = chunk;
     }
 
