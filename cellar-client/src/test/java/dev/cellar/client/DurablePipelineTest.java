@@ -9,7 +9,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -17,14 +16,22 @@ import org.junit.jupiter.api.io.TempDir;
  * SIGKILL of the server and a restart.
  */
 class DurablePipelineTest {
-  @Test
-  void everyAcknowledgedPipelinedWriteSurvivesSigkill(@TempDir Path dir) throws Exception {
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.EnumSource(
+      value = ClientTransport.class,
+      names = {"TCP", "SHARED_MEMORY"})
+  void everyAcknowledgedPipelinedWriteSurvivesSigkill(ClientTransport transport, @TempDir Path dir)
+      throws Exception {
     try (ChildServer server = ChildServer.start(dir, "appendfsync", "always");
         CellarClient client =
             CellarClient.connect(
                 server.uri(),
                 ClientOptions.defaults()
+                    .withTransport(transport)
                     .withReconnect(Duration.ZERO, Duration.ofMillis(10), Duration.ofMillis(10)))) {
+      assertTrue(
+          client.transport().startsWith(transport == ClientTransport.TCP ? "tcp:" : "shm:"),
+          client.transport());
       List<Integer> acknowledged = new ArrayList<>();
       AtomicBoolean failed = new AtomicBoolean();
       Thread writer =

@@ -68,6 +68,8 @@ public final class RespListener implements AutoCloseable {
     barrier = server.store().durableOnReturn() ? null : new DurableReplies(server.store());
     boolean httpOn = config.httpPort() != 0 || config.httpsPort() != 0;
     httpEndpoint = httpOn ? new HttpEndpoint(server) : null;
+    // Before the ports: a client that finds the port answering finds shared memory ready too.
+    shm = ShmEndpoint.start(server, dispatcher, barrier);
     List<Channel> bound = new ArrayList<>();
     try {
       resp =
@@ -94,6 +96,9 @@ public final class RespListener implements AutoCloseable {
                       loops, transport.serverChannel(), config.bind(), config.httpsPort(), tls));
     } catch (RuntimeException e) {
       bound.forEach(c -> c.close().syncUninterruptibly());
+      if (shm != null) {
+        shm.close();
+      }
       if (httpEndpoint != null) {
         httpEndpoint.close();
       }
@@ -104,7 +109,6 @@ public final class RespListener implements AutoCloseable {
         loops.next().scheduleAtFixedRate(server.memory()::refresh, 100, 100, TimeUnit.MILLISECONDS);
     statsSample =
         loops.next().scheduleAtFixedRate(server.sampler()::sample, 100, 100, TimeUnit.MILLISECONDS);
-    shm = ShmEndpoint.start(server, dispatcher, barrier);
     deadPeers =
         new DeadPeerSweep(
             loops,
