@@ -60,12 +60,22 @@ public final class RespWriter {
     }
   }
 
+  /** {@code type}, the decimal {@code n} (never negative here) and CRLF, with no allocation. */
   private void header(char type, long n) throws IOException {
     ensure(1 + 20 + 2);
     buffer[position++] = (byte) type;
-    String digits = Long.toString(n);
-    for (int i = 0; i < digits.length(); i++) {
-      buffer[position++] = (byte) digits.charAt(i);
+    if (n < 10) {
+      buffer[position++] = (byte) ('0' + n);
+    } else {
+      int digits = 1;
+      for (long rest = n / 10; rest > 0; rest /= 10) {
+        digits++;
+      }
+      int at = position + digits;
+      for (long rest = n; rest > 0; rest /= 10) {
+        buffer[--at] = (byte) ('0' + rest % 10);
+      }
+      position += digits;
     }
     buffer[position++] = '\r';
     buffer[position++] = '\n';
