@@ -131,6 +131,16 @@ final class DurableReplies {
         });
   }
 
+  /** The error each held reply becomes when the fsync covering it failed (every transport's). */
+  static String refusal(RuntimeException failure) {
+    Throwable cause = failure.getCause() == null ? failure : failure.getCause();
+    return "ERR fsync failed ("
+        + cause.getMessage()
+        + "): this command's reply is withheld and its write,"
+        + " if any, is not acknowledged (it may or may not be on disk); writes are refused until the server is"
+        + " restarted, reads go on";
+  }
+
   /** Waits (briefly) until every requested ticket is completed and handed to its loop. */
   void drain() {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);

@@ -272,13 +272,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
    */
   private void refuseHeld(RuntimeException failure) {
     ReplyWriter errors = new ReplyWriter(256);
-    Throwable cause = failure.getCause() == null ? failure : failure.getCause();
-    String text =
-        "ERR fsync failed ("
-            + cause.getMessage()
-            + "): this command's reply is withheld and its write,"
-            + " if any, is not acknowledged (it may or may not be on disk); writes are refused until the server is"
-            + " restarted, reads go on";
+    String text = DurableReplies.refusal(failure);
     for (Held h; (h = held.poll()) != null; ) {
       heldBytes -= h.bytes.readableBytes();
       h.bytes.release();
