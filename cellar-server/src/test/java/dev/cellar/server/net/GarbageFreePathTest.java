@@ -1,7 +1,7 @@
 package dev.cellar.server.net;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.BufferedReader;
@@ -45,6 +45,7 @@ class GarbageFreePathTest {
   private static final int VALUE_BYTES = 60;
   private static final int WARM_UP_ROUNDS = 60;
   private static final int MEASURED_ROUNDS = 10;
+  private static final int MAX_WINDOWS = 5;
 
   /** Netty's per-I/O objects spread over a batch of 64 come to 2-4 bytes a request. */
   private static final double LIMIT_BYTES_PER_REQUEST = 8;
@@ -74,29 +75,38 @@ class GarbageFreePathTest {
         exchange(out, in, sets, okReplies, reply);
         exchange(out, in, gets, valueReplies, reply);
       }
-      long before = probe.loopAllocatedBytes();
-      for (int round = 0; round < MEASURED_ROUNDS; round++) {
-        exchange(out, in, sets, okReplies, reply);
-        exchange(out, in, gets, valueReplies, reply);
+      // Measured in windows until one is within the limit, up to MAX_WINDOWS: on a loaded
+      // machine the compilers may not have finished the path by the end of the warm-up, and an
+      // interpreted or C1 path allocates what escape analysis removes. A path that allocates per
+      // request stays over the limit in every window.
+      List<Double> windows = new java.util.ArrayList<>();
+      for (int window = 0; window < MAX_WINDOWS; window++) {
+        long before = probe.loopAllocatedBytes();
+        for (int round = 0; round < MEASURED_ROUNDS; round++) {
+          exchange(out, in, sets, okReplies, reply);
+          exchange(out, in, gets, valueReplies, reply);
+        }
+        long allocated = probe.loopAllocatedBytes() - before;
+        long requests = 2L * MEASURED_ROUNDS * KEYS;
+        double perRequest = (double) allocated / requests;
+        windows.add(perRequest);
+        System.out.printf(
+            "GarbageFreePathTest %s: %d bytes allocated by the loop for %d requests, %.2f a request%n",
+            transport, allocated, requests, perRequest);
+        if (perRequest <= LIMIT_BYTES_PER_REQUEST) {
+          return;
+        }
       }
-      long allocated = probe.loopAllocatedBytes() - before;
-      long requests = 2L * MEASURED_ROUNDS * KEYS;
-      double perRequest = (double) allocated / requests;
-      System.out.printf(
-          "GarbageFreePathTest %s: %d bytes allocated by the loop for %d requests, %.2f a request%n",
-          transport, allocated, requests, perRequest);
-      assertTrue(
-          perRequest <= LIMIT_BYTES_PER_REQUEST,
+      fail(
           transport
-              + ": the event loop allocated "
-              + allocated
-              + " bytes for "
-              + requests
-              + " GETs and SETs, "
-              + perRequest
-              + " a request (limit "
+              + ": the event loop allocated more than "
               + LIMIT_BYTES_PER_REQUEST
-              + ")");
+              + " bytes a request in each of "
+              + MAX_WINDOWS
+              + " windows of "
+              + 2L * MEASURED_ROUNDS * KEYS
+              + " GETs and SETs: "
+              + windows);
     }
   }
 
