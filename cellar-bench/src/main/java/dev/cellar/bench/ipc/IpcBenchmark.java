@@ -18,6 +18,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -221,7 +223,7 @@ public final class IpcBenchmark implements Callable<Integer> {
             trim(settings.timed()),
             trim(settings.warmup()),
             machine.get("cellar_commit"),
-            machine.get("redis_version"),
+            redisVersion(machine),
             machine.get("placement"),
             machine.get("cores"),
             machine.get("cpu"),
@@ -242,6 +244,13 @@ public final class IpcBenchmark implements Callable<Integer> {
       Files.writeString(json, IpcJson.render(machine, results, verdicts), StandardCharsets.UTF_8);
       log.println("wrote " + json);
     }
+  }
+
+  /** {@code Redis 7.0.15} from {@code redis-server --version}'s line, or the line itself. */
+  private static String redisVersion(Map<String, Object> machine) {
+    String line = String.valueOf(machine.get("redis_version"));
+    Matcher m = Pattern.compile("v=(\\S+)").matcher(line);
+    return m.find() ? "Redis " + m.group(1) : line;
   }
 
   private static String trim(Duration d) {

@@ -104,7 +104,8 @@ final class IpcRun {
       for (IpcTransport transport : settings.transports()) {
         try (BatchClient client =
             CellarBatchClient.connect(port, transport, settings.ringBytes())) {
-          connections.put(transport.id(), client.describe());
+          // Without the run directory: the report names no path of the machine that ran it.
+          connections.put(transport.id(), client.describe().replace(runDir.toString(), "<run>"));
           log.println("ipc: cellar-client over " + client.describe());
           for (int batch : settings.batches()) {
             for (Op op : settings.ops()) {
