@@ -27,6 +27,7 @@ record CellResult(
     long rttP50,
     long rttP99,
     long rttP999,
+    long rttMax,
     double rttMean,
     long serverCpuNanos,
     long serverJitNanos,
@@ -47,6 +48,7 @@ record CellResult(
     m.put("rtt_p50_ns", (double) rttP50);
     m.put("rtt_p99_ns", (double) rttP99);
     m.put("rtt_p999_ns", (double) rttP999);
+    m.put("rtt_max_ns", (double) rttMax);
     m.put("rtt_mean_ns", round(rttMean));
     m.put("server_cpu_ns_per_op", round(serverCpuPerOp()));
     m.put(

@@ -68,6 +68,7 @@ final class CellRunner {
         samples.percentile(50),
         samples.percentile(99),
         samples.percentile(99.9),
+        samples.percentile(100),
         samples.mean(),
         serverCpu,
         serverJit,

@@ -182,7 +182,7 @@ final class IpcRun {
   private CellResult logged(CellResult r) {
     log.printf(
         Locale.ROOT,
-        "ipc: %-6s %-3s batch %3d %-3s %,12.0f ops/s  p50 %,9d ns  p99 %,9d ns  server %,8.1f ns/op%n",
+        "ipc: %-6s %-3s batch %3d %-3s %,12.0f ops/s  p50 %,9d ns  p99 %,9d ns  max %,11d ns  server %,8.1f ns/op%n",
         r.server(),
         r.transport(),
         r.batch(),
@@ -190,6 +190,7 @@ final class IpcRun {
         r.opsPerSecond(),
         r.rttP50(),
         r.rttP99(),
+        r.rttMax(),
         r.serverCpuPerOp());
     return r;
   }

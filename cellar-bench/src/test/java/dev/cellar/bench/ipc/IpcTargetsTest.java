@@ -65,6 +65,7 @@ class IpcTargetsTest {
         rttP50,
         rttP50 * 2,
         rttP50 * 3,
+        rttP50 * 4,
         rttP50,
         cpuNanosPerOp * opsPerSecond,
         0,
