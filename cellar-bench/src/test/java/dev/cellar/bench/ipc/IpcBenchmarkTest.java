@@ -37,7 +37,12 @@ class IpcBenchmarkTest {
 
   @Test
   void measuresBothTransportsAndRedisAndWritesTheContractsJson() throws Exception {
-    assumeTrue(onPath("redis-server") && onPath("taskset"), "needs redis-server and taskset");
+    assumeTrue(
+        onPath("redis-server")
+            && onPath("redis-cli")
+            && onPath("redis-benchmark")
+            && onPath("taskset"),
+        "needs redis-server, redis-tools and taskset");
     Path launcher = standInLauncher();
     Path json = dir.resolve("ipc.json");
     Path markdown = dir.resolve("ipc.md");
