@@ -4,6 +4,7 @@ import dev.cellar.bench.codecs.CodecsBenchmark;
 import dev.cellar.bench.crash.CrashCommand;
 import dev.cellar.bench.embedded.EmbeddedBenchmark;
 import dev.cellar.bench.groupcommit.GroupCommitBenchmark;
+import dev.cellar.bench.ipc.IpcBenchmark;
 import dev.cellar.bench.jmh.MemoryAccessCommand;
 import dev.cellar.bench.memory.MemoryLatencyBenchmark;
 import dev.cellar.bench.replay.ReplayBenchmark;
@@ -30,6 +31,7 @@ import picocli.CommandLine.Spec;
       MemoryAccessCommand.class,
       MemoryLatencyBenchmark.class,
       ServerBenchmark.class,
+      IpcBenchmark.class,
       SoakBenchmark.class,
       CrashCommand.class,
       CommandLine.HelpCommand.class

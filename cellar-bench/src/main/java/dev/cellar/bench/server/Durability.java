@@ -9,7 +9,7 @@ import java.util.Locale;
  * way at each level: never on the write path, once a second in the background, or before every
  * acknowledgement.
  */
-enum Durability {
+public enum Durability {
   NO("no", List.of("--appendonly", "no")),
   EVERYSEC("everysec", List.of("--appendonly", "yes", "--appendfsync", "everysec")),
   ALWAYS("always", List.of("--appendonly", "yes", "--appendfsync", "always"));

@@ -13,14 +13,14 @@ import java.util.Map;
 /**
  * The machine the benchmark runs on: what is recorded about it, and where the harness itself runs.
  */
-final class Host {
+public final class Host {
   private Host() {}
 
   /**
    * The machine, the peers' versions, the commit measured and the load average, for the report;
    * read before the harness pins itself, which would shrink the core count it sees.
    */
-  static Map<String, Object> describe(Tools tools) {
+  public static Map<String, Object> describe(Tools tools) {
     Map<String, Object> machine = new LinkedHashMap<>(MachineInfo.describe());
     machine.put(
         "redis_version",
@@ -39,7 +39,7 @@ final class Host {
    * The cores this process may run on, from {@code /proc/self/status}, as a {@code taskset -c}
    * list.
    */
-  static String allowedCpus() throws IOException {
+  public static String allowedCpus() throws IOException {
     for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
       if (line.startsWith("Cpus_allowed_list:")) {
         return line.substring(line.indexOf(':') + 1).trim();
@@ -49,7 +49,7 @@ final class Host {
   }
 
   /** {@code /proc/loadavg} as it reads: three averages, runnable/total tasks, last pid. */
-  static String loadAverage() {
+  public static String loadAverage() {
     try {
       return Files.readString(Path.of("/proc/loadavg")).strip();
     } catch (IOException e) {
@@ -62,7 +62,7 @@ final class Host {
    * but a JVM all the same) never takes time from the servers' core. Children inherit it, which is
    * why {@link Placement} names the cores of every command it starts.
    */
-  static void pinThisJvm(Tools tools, int cpu, PrintStream log) throws InterruptedException {
+  public static void pinThisJvm(Tools tools, int cpu, PrintStream log) throws InterruptedException {
     try {
       Process taskset =
           new ProcessBuilder(

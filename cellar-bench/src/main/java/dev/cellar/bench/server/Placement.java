@@ -20,7 +20,7 @@ import java.util.List;
  * @param cellarThreads Cellar's {@code --threads}, or {@code null} for its default (one per core)
  * @param redisIoThreads Redis's {@code --io-threads}, or {@code null} for its default (1)
  */
-record Placement(
+public record Placement(
     String id,
     boolean isPinned,
     String serverCpus,
@@ -41,7 +41,7 @@ record Placement(
   }
 
   /** The command, run on the server's cores. */
-  List<String> onServerCpu(List<String> command) {
+  public List<String> onServerCpu(List<String> command) {
     return onCpus(serverCpus, command);
   }
 
@@ -57,7 +57,7 @@ record Placement(
   }
 
   /** For the report: what ran where. */
-  String describe() {
+  public String describe() {
     if (!isPinned) {
       return "all processes on cores "
           + serverCpus

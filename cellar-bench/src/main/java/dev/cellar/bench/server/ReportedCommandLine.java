@@ -6,12 +6,12 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * How a benchmark run was invoked, as its report prints it: the command and the options that say
- * what was measured, without those that say where things went ({@code --out}, {@code --markdown}
- * and {@link LauncherOptions}'), which hold paths of the machine that ran it.
+ * what was measured, without those that say where things went ({@code --out}, {@code --json},
+ * {@code --markdown} and {@link LauncherOptions}'), which hold paths of the machine that ran it.
  */
 public final class ReportedCommandLine {
   private static final Set<String> WHERE_OPTIONS =
-      Set.of("--out", "--markdown", "--dir", "--cellar", "--keep-data");
+      Set.of("--out", "--json", "--markdown", "--dir", "--cellar", "--keep-data");
 
   /** Of those, the ones that take no value. */
   private static final Set<String> WHERE_FLAGS = Set.of("--keep-data");

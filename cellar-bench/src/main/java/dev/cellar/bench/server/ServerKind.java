@@ -6,10 +6,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** The two servers compared: how each is started at a durability level and how each is stopped. */
-enum ServerKind {
+public enum ServerKind {
   REDIS("redis") {
     @Override
-    List<String> command(
+    public List<String> command(
         Tools tools, Durability durability, Placement placement, int port, Path dir) {
       List<String> command =
           new ArrayList<>(
@@ -51,7 +51,7 @@ enum ServerKind {
 
   CELLAR("cellar") {
     @Override
-    List<String> command(
+    public List<String> command(
         Tools tools, Durability durability, Placement placement, int port, Path dir) {
       List<String> command =
           new ArrayList<>(
@@ -90,7 +90,7 @@ enum ServerKind {
   }
 
   /** The name in results. */
-  String id() {
+  public String id() {
     return id;
   }
 
@@ -102,7 +102,7 @@ enum ServerKind {
   abstract boolean isServerProgram(Path program, Tools tools) throws IOException;
 
   /** The command line that starts this server in the foreground, listening on loopback. */
-  abstract List<String> command(
+  public abstract List<String> command(
       Tools tools, Durability durability, Placement placement, int port, Path dir);
 
   /** Asks the server to exit; the caller waits and, if need be, kills. */

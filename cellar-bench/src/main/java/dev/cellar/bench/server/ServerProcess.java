@@ -47,7 +47,7 @@ public final class ServerProcess implements AutoCloseable {
    * @throws IOException if it exits first, does not answer within {@code readyTimeout}, or is not
    *     the program its kind expects (a launcher that forks instead of exec-ing)
    */
-  static ServerProcess start(
+  public static ServerProcess start(
       ServerKind kind,
       Tools tools,
       List<String> command,

@@ -29,7 +29,7 @@ public record Tools(
    * @param cellarScript the {@code cellar} launcher
    * @param needStrace whether a missing {@code strace} is an error (else syscalls are skipped)
    */
-  static Tools locate(Path cellarScript, boolean needStrace) {
+  public static Tools locate(Path cellarScript, boolean needStrace) {
     List<String> missing = new ArrayList<>();
     if (!Files.isExecutable(cellarScript)) {
       missing.add("the cellar launcher at " + cellarScript + " (pass --cellar PATH)");
