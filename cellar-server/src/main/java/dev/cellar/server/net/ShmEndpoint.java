@@ -82,7 +82,9 @@ final class ShmEndpoint implements AutoCloseable {
     Path dataDirectory = config.dir().toAbsolutePath();
     try {
       Path ringDirectory = ringDirectory(dataDirectory);
+      sweepAbandoned(ringDirectory);
       prepare(ringDirectory);
+      writeOwner(ringDirectory);
       int flags = config.requirePass() == null ? 0 : IpcDescriptor.FLAG_REQUIREPASS;
       Discovery discovery =
           Discovery.create(
@@ -152,8 +154,10 @@ final class ShmEndpoint implements AutoCloseable {
       int stale = 0;
       try (DirectoryStream<Path> files = Files.newDirectoryStream(directory)) {
         for (Path f : files) {
+          if (!f.getFileName().toString().equals(OWNER_FILE)) {
+            stale++;
+          }
           Files.deleteIfExists(f);
-          stale++;
         }
       }
       if (stale > 0) {
@@ -165,6 +169,79 @@ final class ShmEndpoint implements AutoCloseable {
       Files.createDirectories(directory);
     }
     Files.setPosixFilePermissions(directory, PosixFilePermissions.fromString("rwx------"));
+  }
+
+  /** In a ring directory: the serving process's pid and start time, one line. */
+  static final String OWNER_FILE = "owner";
+
+  private static final String RING_DIRECTORY_PREFIX = "cellar-";
+
+  private static void writeOwner(Path ringDirectory) throws IOException {
+    ProcessIdentity self = ProcessIdentity.current();
+    Files.writeString(
+        ringDirectory.resolve(OWNER_FILE),
+        self.pid() + " " + self.startMillis() + "\n",
+        StandardCharsets.US_ASCII);
+  }
+
+  /**
+   * Removes the ring directories beside {@code ours} that this user's servers left when they were
+   * killed and never started again on their data directory (which would have emptied them): each
+   * names its process in {@link #OWNER_FILE}, and one whose process is gone holds nothing anyone
+   * can use, only memory (ring files on {@code /dev/shm} are RAM). Directories of other users, of
+   * running servers, or without an owner file that can be read are left alone.
+   */
+  static void sweepAbandoned(Path ours) {
+    Path parent = ours.getParent();
+    if (parent == null || !ours.getFileName().toString().startsWith(RING_DIRECTORY_PREFIX)) {
+      return;
+    }
+    String self = System.getProperty("user.name");
+    try (DirectoryStream<Path> dirs =
+        Files.newDirectoryStream(parent, RING_DIRECTORY_PREFIX + "*")) {
+      for (Path dir : dirs) {
+        if (dir.equals(ours)
+            || !Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)
+            || !Files.getOwner(dir, LinkOption.NOFOLLOW_LINKS).getName().equals(self)) {
+          continue;
+        }
+        ProcessIdentity owner = owner(dir);
+        if (owner == null || owner.alive()) {
+          continue;
+        }
+        int files = 0;
+        try (DirectoryStream<Path> inside = Files.newDirectoryStream(dir)) {
+          for (Path f : inside) {
+            Files.deleteIfExists(f);
+            files++;
+          }
+        }
+        Files.deleteIfExists(dir);
+        LOG.log(
+            System.Logger.Level.INFO,
+            "removed "
+                + dir
+                + " and its "
+                + (files - 1)
+                + " ring file(s): left by server process "
+                + owner.pid()
+                + ", which is gone");
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.log(
+          System.Logger.Level.DEBUG,
+          "could not sweep abandoned ring directories: " + e.getMessage());
+    }
+  }
+
+  private static ProcessIdentity owner(Path dir) {
+    try {
+      String[] words =
+          Files.readString(dir.resolve(OWNER_FILE), StandardCharsets.US_ASCII).trim().split(" ");
+      return new ProcessIdentity(Long.parseLong(words[0]), Long.parseLong(words[1]));
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
   }
 
   /** The discovery file, for {@code CELLAR.IPC}. */

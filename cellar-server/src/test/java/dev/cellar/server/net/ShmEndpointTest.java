@@ -263,7 +263,10 @@ class ShmEndpointTest {
     }
     try (Discovery d = Discovery.open(dir);
         var files = Files.list(d.ringDirectory())) {
-      assertEquals(0, files.count(), "its ring file was deleted");
+      assertEquals(
+          List.of("owner"),
+          files.map(f -> f.getFileName().toString()).toList(),
+          "its ring file was deleted");
     }
     try (RawClient tcp = new RawClient(server.port())) {
       assertEquals("$-1\r\n", tcp.send("GET", "k").readLine(), "the half request did nothing");
@@ -303,7 +306,42 @@ class ShmEndpointTest {
     Files.write(ringDirectory.resolve("c1-stale.ring"), new byte[4096]);
     start();
     try (var files = Files.list(ringDirectory)) {
-      assertEquals(0, files.count());
+      assertEquals(List.of("owner"), files.map(f -> f.getFileName().toString()).toList());
+    }
+  }
+
+  @Test
+  void ringDirectoriesOfServersThatAreGoneAreSweptAtStart() throws Exception {
+    Path shm = Path.of("/dev/shm");
+    org.junit.jupiter.api.Assumptions.assumeTrue(Files.isWritable(shm), "no /dev/shm here");
+    // A process that has ended: its pid names nobody now (or another process, of another start).
+    Process ended = new ProcessBuilder("true").start();
+    ended.waitFor();
+    long startMillis = ended.info().startInstant().map(java.time.Instant::toEpochMilli).orElse(1L);
+    Path abandoned = Files.createDirectory(shm.resolve("cellar-test-" + System.nanoTime()));
+    Path alive = Files.createDirectory(shm.resolve("cellar-test-" + System.nanoTime()));
+    try {
+      Files.writeString(abandoned.resolve("owner"), ended.pid() + " " + startMillis + "\n");
+      Files.write(abandoned.resolve("c1-x.ring"), new byte[4096]);
+      ProcessIdentity self = ProcessIdentity.current();
+      Files.writeString(alive.resolve("owner"), self.pid() + " " + self.startMillis() + "\n");
+      start();
+      assertFalse(Files.exists(abandoned), "the gone server's rings were removed");
+      assertTrue(Files.exists(alive), "a running server's were not");
+      try (Discovery d = Discovery.open(dir)) {
+        assertTrue(Files.exists(d.ringDirectory().resolve("owner")), "ours names us");
+      }
+    } finally {
+      for (Path p : new Path[] {abandoned, alive}) {
+        if (Files.exists(p)) {
+          try (var files = Files.list(p)) {
+            for (Path f : files.toList()) {
+              Files.delete(f);
+            }
+          }
+          Files.delete(p);
+        }
+      }
     }
   }
 
