@@ -62,6 +62,7 @@ public final class Ring {
   private long headSeen;
   private int claimedAt = -1;
   private int claimedLength;
+  private int openRoom;
 
   // Consumer state.
   private long read;
@@ -158,6 +159,74 @@ public final class Ring {
     claimedAt = -1;
     POSITION.setRelease(control, (long) TAIL_OFFSET, tail);
     consumerBell.ring();
+  }
+
+  /**
+   * Opens a frame to append to, with at least {@code min} bytes of room, as large as the ring's
+   * contiguous free space allows (at most {@link #maxPayload()}); returns the room, or -1 when the
+   * ring has less than {@code min} now. Append at {@link #appendAt()}, count with {@link
+   * #appended}, then {@link #close}. For a producer that writes a batch as it goes (a value
+   * straight from where it lies into the ring), where {@link #tryClaim} needs the length first.
+   */
+  public int open(int min) {
+    if (claimedAt >= 0) {
+      throw new IllegalStateException("a frame is already open");
+    }
+    if (min < 0 || min > maxPayload) {
+      throw new IllegalArgumentException("room of " + min + " bytes; at most " + maxPayload);
+    }
+    headSeen = (long) POSITION.getAcquire(control, (long) HEAD_OFFSET);
+    int at = (int) (tail & mask);
+    long free = capacity - (tail - headSeen);
+    int contiguous = capacity - at;
+    int padding = 0;
+    if (contiguous < frameLength(min)) {
+      padding = contiguous; // the frame starts over at the beginning of the data
+      free -= padding;
+      contiguous = capacity;
+    }
+    long fits = (Math.min(free, contiguous) & -FRAME_ALIGNMENT) - FRAME_HEADER_LENGTH;
+    if (fits < min) {
+      return -1;
+    }
+    if (padding > 0) {
+      data.set(INT, at + FRAME_LENGTH_OFFSET, padding - FRAME_HEADER_LENGTH);
+      data.set(INT, at + FRAME_KIND_OFFSET, KIND_PADDING);
+      tail += padding;
+      at = 0;
+    }
+    claimedAt = at;
+    claimedLength = 0;
+    openRoom = (int) Math.min(fits, maxPayload);
+    return openRoom;
+  }
+
+  /** Where the next byte of the open frame goes, in {@link #data()}. */
+  public int appendAt() {
+    return claimedAt + FRAME_HEADER_LENGTH + claimedLength;
+  }
+
+  /** Room left in the open frame. */
+  public int room() {
+    return claimedAt < 0 ? 0 : openRoom - claimedLength;
+  }
+
+  /** Counts {@code n} bytes written at {@link #appendAt()}. */
+  public void appended(int n) {
+    if (n < 0 || n > room()) {
+      throw new IllegalArgumentException(n + " bytes appended with " + room() + " of room");
+    }
+    claimedLength += n;
+  }
+
+  /** Whether a frame is open. */
+  public boolean isOpen() {
+    return claimedAt >= 0;
+  }
+
+  /** Closes the open frame with what was appended and publishes it as {@code kind}. */
+  public void close(int kind) {
+    commit(kind);
   }
 
   /** Waits up to {@code timeoutNanos} for room for a frame of {@code length} payload bytes. */

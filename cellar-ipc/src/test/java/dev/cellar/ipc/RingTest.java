@@ -83,6 +83,52 @@ class RingTest {
   }
 
   @Test
+  void framesAppendedAsTheyGoComeOutWholeAndInOrderAcrossWraps() {
+    try (Arena arena = Arena.ofConfined()) {
+      Ring producer = ring(arena);
+      Ring consumer = consumerOf(arena, producer);
+      Random random = new Random(9);
+      ArrayDeque<byte[]> expected = new ArrayDeque<>();
+      for (int step = 0; step < 20_000; step++) {
+        if (random.nextBoolean()) {
+          int min = random.nextInt(200);
+          int room = producer.open(min);
+          if (room < 0) {
+            assertTrue(producer.pending() > 0);
+          } else {
+            assertTrue(room >= min && room <= producer.maxPayload());
+            int length = min + random.nextInt(room - min + 1);
+            byte[] payload = new byte[length];
+            random.nextBytes(payload);
+            for (int at = 0; at < length; ) { // in pieces, as a reply writer appends
+              int piece = Math.min(length - at, 1 + random.nextInt(50));
+              MemorySegment.copy(
+                  MemorySegment.ofArray(payload), at, producer.data(), producer.appendAt(), piece);
+              producer.appended(piece);
+              at += piece;
+            }
+            assertThrows(IllegalArgumentException.class, () -> producer.appended(room + 1));
+            producer.close(IpcDescriptor.KIND_MESSAGE);
+            expected.add(payload);
+          }
+        } else {
+          for (int at; (at = consumer.poll()) >= 0; ) {
+            byte[] want = expected.poll();
+            assertNotNull(want);
+            assertArrayEquals(
+                want,
+                consumer
+                    .data()
+                    .asSlice(at, consumer.payloadLength())
+                    .toArray(ValueLayout.JAVA_BYTE));
+          }
+          consumer.release();
+        }
+      }
+    }
+  }
+
+  @Test
   void aFullRingRefusesAndTakesAgainOnceReleased() {
     try (Arena arena = Arena.ofConfined()) {
       Ring producer = ring(arena);

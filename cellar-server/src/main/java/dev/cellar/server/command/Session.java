@@ -35,9 +35,11 @@ public final class Session {
   private boolean wroteInBatch;
 
   /**
-   * Writes a value from the log as a bulk reply: made once per connection, so GET allocates none.
+   * Writes a value from the log as a bulk reply: made once per connection, so GET allocates none. A
+   * transport may put its own in ({@link #bulkReply(ValueSink)}), to write the value straight to
+   * where the client reads it.
    */
-  final ValueSink bulkReply;
+  ValueSink bulkReply;
 
   /** Writes MGET's reply from one batch read; made once per connection. */
   final MultiGetReply multiGetReply;
@@ -52,6 +54,15 @@ public final class Session {
     this.authenticated = server.config().requirePass() == null;
     this.bulkReply = out::bulk;
     this.multiGetReply = new MultiGetReply();
+  }
+
+  /**
+   * Replaces how GET writes the value it found; the sink must write exactly what {@link
+   * ReplyWriter#bulk(java.lang.foreign.MemorySegment, long, long)} would, in order with the rest of
+   * the output. Set before the connection's first command.
+   */
+  public void bulkReply(ValueSink sink) {
+    this.bulkReply = sink;
   }
 
   public long id() {

@@ -10,6 +10,7 @@ import dev.cellar.server.command.ClientMemory;
 import dev.cellar.server.command.Dispatcher;
 import dev.cellar.server.command.ServerContext;
 import dev.cellar.server.command.Session;
+import dev.cellar.server.resp.Numbers;
 import dev.cellar.server.resp.ReplyWriter;
 import dev.cellar.server.resp.RequestParser;
 import java.lang.foreign.MemorySegment;
@@ -77,6 +78,15 @@ final class ShmConnection implements DurableReplies.Waiter {
   private long heldBytes;
   private boolean closed;
 
+  /**
+   * Whether GET writes its value straight from the log into the response ring (see {@link
+   * #directBulk}): not under {@code appendfsync always}, whose replies wait for their fsync.
+   */
+  private final boolean direct;
+
+  /** A bulk header being built: {@code $}, up to 20 digits, CRLF. */
+  private final byte[] header = new byte[24];
+
   private record Held(byte[] bytes, long ticket, int replies) {}
 
   ShmConnection(
@@ -119,6 +129,10 @@ final class ShmConnection implements DurableReplies.Waiter {
               }
             });
     session.channel(new Control());
+    this.direct = barrier == null;
+    if (direct) {
+      session.bulkReply(this::directBulk);
+    }
     out.limitGrowth((from, to) -> accountMemory(input.capacity()));
     server.clients().add(session);
     accountMemory(input.capacity());
@@ -199,6 +213,13 @@ final class ShmConnection implements DurableReplies.Waiter {
   private void writeOut() {
     boolean wrote = session.takeWrote();
     int count = input.takeReplies();
+    if (responses.isOpen()) {
+      // Values written straight into the ring come before what the output holds now.
+      if (out.size() > 0 && out.size() <= responses.room()) {
+        appendOut();
+      }
+      responses.close(IpcDescriptor.KIND_MESSAGE);
+    }
     if (out.size() == 0) {
       return;
     }
@@ -215,6 +236,59 @@ final class ShmConnection implements DurableReplies.Waiter {
     send(out.buffer(), 0, out.size());
     out.reset();
     out.shrinkTo(1 << 20);
+  }
+
+  /**
+   * GET's value, written where the client reads it: the output before it first, then {@code $length
+   * CRLF value CRLF}, all into one open frame of the response ring, so the value is copied once,
+   * from the log into the ring. The frame is published at the end of the turn ({@link #writeOut}).
+   * When that cannot be done in one frame now (output waiting for room, a value over half the ring,
+   * a full ring), the value goes through the reply buffer as for TCP.
+   */
+  private void directBulk(MemorySegment source, long offset, long length) {
+    int headerLength = 1 + Numbers.decimalLength(length) + 2;
+    long needed = headerLength + length + 2 + out.size();
+    if (!unsent.isEmpty() || needed > responses.maxPayload() || !roomInFrame((int) needed)) {
+      out.bulk(source, offset, length);
+      return;
+    }
+    appendOut();
+    header[0] = '$';
+    int end = Numbers.writeDecimal(header, 1, length);
+    header[end++] = '\r';
+    header[end++] = '\n';
+    MemorySegment data = responses.data();
+    int at = responses.appendAt();
+    MemorySegment.copy(header, 0, data, ValueLayout.JAVA_BYTE, at, end);
+    MemorySegment.copy(source, offset, data, at + end, length);
+    int tail = at + end + (int) length;
+    data.set(ValueLayout.JAVA_BYTE, tail, (byte) '\r');
+    data.set(ValueLayout.JAVA_BYTE, tail + 1, (byte) '\n');
+    responses.appended(end + (int) length + 2);
+    server.sampler().netOutputBytes.add(end + length + 2);
+  }
+
+  /** An open response frame with {@code needed} bytes of room: the one open, or a new one. */
+  private boolean roomInFrame(int needed) {
+    if (responses.isOpen()) {
+      if (responses.room() >= needed) {
+        return true;
+      }
+      responses.close(IpcDescriptor.KIND_PART);
+    }
+    return responses.open(needed) >= 0;
+  }
+
+  /** Moves the reply buffer's bytes into the open frame (which has room for them). */
+  private void appendOut() {
+    int n = out.size();
+    if (n > 0) {
+      MemorySegment.copy(
+          out.buffer(), 0, responses.data(), ValueLayout.JAVA_BYTE, responses.appendAt(), n);
+      responses.appended(n);
+      server.sampler().netOutputBytes.add(n);
+      out.reset();
+    }
   }
 
   /** Writes {@code length} bytes to the response ring as frames; what does not fit waits. */

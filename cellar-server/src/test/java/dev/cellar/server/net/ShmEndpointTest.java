@@ -158,6 +158,59 @@ class ShmEndpointTest {
     }
   }
 
+  /**
+   * GET writes its value straight into the response ring, other replies go through the reply
+   * buffer: in a long pipeline through small rings, with values from empty to larger than half a
+   * ring (those take the buffer's way), every reply comes back whole and in order.
+   */
+  @Test
+  void valuesWrittenStraightIntoTheRingKeepTheirPlaceAmongOtherReplies() throws Exception {
+    start();
+    java.util.Random random = new java.util.Random(11);
+    int keys = 200;
+    String[] values = new String[keys];
+    try (Client c = new Client(discovery(), 4096)) {
+      for (int i = 0; i < keys; i++) {
+        int length = i % 50 == 0 ? 2048 + random.nextInt(3000) : random.nextInt(300);
+        values[i] = "x".repeat(length);
+        c.send("SET", "k" + i, values[i]);
+      }
+      for (int i = 0; i < keys; i++) {
+        assertEquals("+OK\r\n", c.line());
+      }
+      List<String> expected = new java.util.ArrayList<>();
+      for (int round = 0; round < 3_000; round++) {
+        int k = random.nextInt(keys + 20); // some keys absent
+        switch (random.nextInt(3)) {
+          case 0 -> {
+            c.send("GET", "k" + k);
+            expected.add(k < keys ? "$" + values[k].length() + "\r\n" : "$-1\r\n");
+            if (k < keys) {
+              expected.add(values[k] + "\r\n");
+            }
+          }
+          case 1 -> {
+            c.send("INCR", "counter");
+            expected.add(null); // an integer, checked by its type
+          }
+          default -> {
+            c.send("PING");
+            expected.add("+PONG\r\n");
+          }
+        }
+      }
+      long counter = 0;
+      for (String want : expected) {
+        String got = c.line();
+        if (want == null) {
+          assertEquals(":" + ++counter + "\r\n", got);
+        } else {
+          assertEquals(want, got);
+        }
+      }
+    }
+  }
+
   @Test
   void requirepassAppliesAsOverTcp() throws Exception {
     start("requirepass", "s3cret");
