@@ -89,6 +89,19 @@ public final class Ring {
     this.producerBell = new Doorbell(this.control.asSlice(PRODUCER_WAITING_OFFSET, 4));
     this.tail = (long) POSITION.getAcquire(this.control, (long) TAIL_OFFSET);
     this.headSeen = (long) POSITION.getAcquire(this.control, (long) HEAD_OFFSET);
+    // The other side may have written these: a position off the frame grid would put a header
+    // where it cannot be read whole (the fuzzer's first finding).
+    if ((tail & (FRAME_ALIGNMENT - 1)) != 0
+        || (headSeen & (FRAME_ALIGNMENT - 1)) != 0
+        || tail - headSeen < 0
+        || tail - headSeen > capacity) {
+      throw new IpcException(
+          "ring positions head "
+              + headSeen
+              + " and tail "
+              + tail
+              + " are not 8-byte aligned within a ring's length of each other");
+    }
     this.read = headSeen;
     this.tailSeen = headSeen;
   }

@@ -193,8 +193,8 @@ class RingTest {
                 ValueLayout.JAVA_LONG,
                 IpcDescriptor.TAIL_OFFSET,
                 (long) random.nextInt(2 * CAPACITY));
-        Ring consumer = consumerOf(arena, d);
         try {
+          Ring consumer = consumerOf(arena, d);
           for (int at; (at = consumer.poll()) >= 0; ) {
             assertTrue(at + consumer.payloadLength() <= CAPACITY);
           }

@@ -86,9 +86,14 @@ final class ShmAgent implements Executor {
           busy |= connections.get(i).turn();
         }
         connections.removeIf(ShmConnection::closed);
-        boolean second = housekeeping();
-        if (index == 0) {
-          busy |= endpoint.acceptRequests(second);
+        try {
+          boolean second = housekeeping();
+          if (index == 0) {
+            busy |= endpoint.acceptRequests(second);
+          }
+        } catch (RuntimeException e) {
+          // A file a client broke, say: that client is refused or closed; the agent goes on.
+          LOG.log(System.Logger.Level.WARNING, "shared-memory agent " + index + ": " + e, e);
         }
         if (!busy) {
           doorbell.await(this::hasWork, IDLE_WAIT_NANOS);

@@ -200,11 +200,15 @@ final class ShmConnection implements DurableReplies.Waiter {
         close("closed by the server");
       }
       return true;
-    } catch (IpcException e) {
+    } catch (RuntimeException e) {
+      // IpcException: the client's bytes broke the ring's rules. Anything else here is a fault of
+      // this connection alone (commands catch their own): it ends, the agent and its other
+      // clients go on.
+      String reason = e instanceof IpcException ? e.getMessage() : "an internal error: " + e;
       LOG.log(
           System.Logger.Level.WARNING,
-          "closing shared-memory client " + session.address() + ": " + e.getMessage());
-      close(e.getMessage());
+          "closing shared-memory client " + session.address() + ": " + reason);
+      close(reason);
       return true;
     }
   }
@@ -416,11 +420,9 @@ final class ShmConnection implements DurableReplies.Waiter {
       return;
     }
     closed = true;
-    server.clients().remove(session);
-    server.monitors().remove(session);
-    server.clientMemory().close(memory);
     held.clear();
     unsent.clear();
+    // The file first: a client that no longer counts among the server's has no file left either.
     try {
       if (file.state() == IpcDescriptor.RING_ATTACHED) {
         file.reason(reason);
@@ -436,6 +438,9 @@ final class ShmConnection implements DurableReplies.Waiter {
               + e.getMessage()
               + "; it goes at the next start");
     }
+    server.clients().remove(session);
+    server.monitors().remove(session);
+    server.clientMemory().close(memory);
   }
 
   /** What commands may do to this connection from other threads: all run on the agent. */

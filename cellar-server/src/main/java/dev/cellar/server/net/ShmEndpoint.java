@@ -316,8 +316,16 @@ final class ShmEndpoint implements AutoCloseable {
     long id = server.clients().nextId();
     chosen.execute(
         () -> {
-          ShmConnection connection =
-              new ShmConnection(server, chosen, file, dispatcher, barrier, id);
+          ShmConnection connection;
+          try {
+            connection = new ShmConnection(server, chosen, file, dispatcher, barrier, id);
+          } catch (IpcException e) {
+            LOG.log(
+                System.Logger.Level.WARNING,
+                "refused a shared-memory connection (" + name + "): " + e.getMessage());
+            refuse(file, e.getMessage());
+            return;
+          }
           chosen.adopt(connection);
           file.state(IpcDescriptor.RING_ATTACHED);
         });

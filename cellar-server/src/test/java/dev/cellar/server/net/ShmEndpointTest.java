@@ -264,6 +264,34 @@ class ShmEndpointTest {
     }
   }
 
+  /**
+   * A ring file whose positions are off the frame grid before the server maps it: refused with the
+   * reason, and the agent serves its other clients (it used to die on the read of a header across
+   * the ring's end, the ring fuzzer's first finding).
+   */
+  @Test
+  void aRingOfferedWithPositionsOffTheFrameGridIsRefusedAndTheAgentGoesOn() throws Exception {
+    start();
+    try (Discovery d = Discovery.open(dir);
+        Client good = new Client(discovery(), 4096)) {
+      Path ring = d.ringDirectory().resolve("unaligned.ring");
+      try (RingFile file = RingFile.create(ring, 4096, ProcessIdentity.current())) {
+        var control = file.requests(d.doorbell(0)).control();
+        control.set(ValueLayout.JAVA_LONG, IpcDescriptor.HEAD_OFFSET, 4095L);
+        control.set(ValueLayout.JAVA_LONG, IpcDescriptor.TAIL_OFFSET, 4095L);
+        assertTrue(d.requestConnection("unaligned.ring"));
+        assertEquals(
+            IpcDescriptor.RING_REFUSED,
+            file.awaitStateChange(IpcDescriptor.RING_OFFERED, 10 * SECOND));
+        assertTrue(file.reason().contains("aligned"), file.reason());
+      }
+      assertEquals("+PONG\r\n", good.send("PING").line());
+      try (Client another = new Client(discovery(), 4096)) {
+        assertEquals("+PONG\r\n", another.send("PING").line());
+      }
+    }
+  }
+
   @Test
   void aClientWhoseHeartbeatStopsIsClosedAfterTheTimeout() throws Exception {
     start("ipc-client-timeout", "1");
