@@ -2,6 +2,7 @@ package dev.cellar.server.command;
 
 import dev.cellar.BatchValueSink;
 import dev.cellar.Cellar;
+import dev.cellar.ValueSink;
 import dev.cellar.server.resp.ReplyWriter;
 import dev.cellar.server.resp.Request;
 import java.lang.foreign.MemorySegment;
@@ -17,16 +18,19 @@ import java.lang.foreign.MemorySegment;
  */
 final class MultiGetReply implements BatchValueSink {
   private ReplyWriter out;
+  private ValueSink values;
   private long[] offsets = new long[16];
   private long[] lengths = new long[16];
   private int misses;
 
   /**
-   * Writes the reply to {@code MGET key...} in {@code r} to {@code out}; counts the hits and the
-   * misses.
+   * Writes the reply to {@code MGET key...} in {@code r} to {@code out}, each value found through
+   * {@code values} (the session's way of writing a value: into {@code out}, or where the client
+   * reads it); counts the hits and the misses.
    */
-  void write(Cellar store, Request r, ReplyWriter out, CommandStats stats) {
+  void write(Cellar store, Request r, ReplyWriter out, CommandStats stats, ValueSink values) {
     this.out = out;
+    this.values = values;
     int keys = r.argc() - 1;
     if (offsets.length < keys) {
       offsets = new long[keys];
@@ -44,12 +48,13 @@ final class MultiGetReply implements BatchValueSink {
       stats.keyspaceMisses.add(misses);
     } finally {
       this.out = null;
+      this.values = null;
     }
   }
 
   @Override
   public void accept(int index, MemorySegment source, long offset, long length) {
-    out.bulk(source, offset, length);
+    values.accept(source, offset, length);
   }
 
   @Override

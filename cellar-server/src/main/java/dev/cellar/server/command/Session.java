@@ -57,7 +57,7 @@ public final class Session {
   }
 
   /**
-   * Replaces how GET writes the value it found; the sink must write exactly what {@link
+   * Replaces how GET and MGET write the values they found; the sink must write exactly what {@link
    * ReplyWriter#bulk(java.lang.foreign.MemorySegment, long, long)} would, in order with the rest of
    * the output. Set before the connection's first command.
    */

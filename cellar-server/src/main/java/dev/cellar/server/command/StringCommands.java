@@ -451,7 +451,7 @@ final class StringCommands {
 
   static void mget(Session s, Request r, ReplyWriter out) {
     ServerContext server = s.server();
-    s.multiGetReply.write(server.store(), r, out, server.stats());
+    s.multiGetReply.write(server.store(), r, out, server.stats(), s.bulkReply);
   }
 
   static void mset(Session s, Request r, ReplyWriter out, boolean onlyIfNoneExist) {

@@ -243,11 +243,11 @@ final class ShmConnection implements DurableReplies.Waiter {
   }
 
   /**
-   * GET's value, written where the client reads it: the output before it first, then {@code $length
-   * CRLF value CRLF}, all into one open frame of the response ring, so the value is copied once,
-   * from the log into the ring. The frame is published at the end of the turn ({@link #writeOut}).
-   * When that cannot be done in one frame now (output waiting for room, a value over half the ring,
-   * a full ring), the value goes through the reply buffer as for TCP.
+   * A value GET or MGET found, written where the client reads it: the output before it first, then
+   * {@code $length CRLF value CRLF}, all into one open frame of the response ring, so the value is
+   * copied once, from the log into the ring. The frame is published at the end of the turn ({@link
+   * #writeOut}). When that cannot be done in one frame now (output waiting for room, a value over
+   * half the ring, a full ring), the value goes through the reply buffer as for TCP.
    */
   private void directBulk(MemorySegment source, long offset, long length) {
     int headerLength = 1 + Numbers.decimalLength(length) + 2;

@@ -159,9 +159,9 @@ class ShmEndpointTest {
   }
 
   /**
-   * GET writes its value straight into the response ring, other replies go through the reply
-   * buffer: in a long pipeline through small rings, with values from empty to larger than half a
-   * ring (those take the buffer's way), every reply comes back whole and in order.
+   * GET and MGET write their values straight into the response ring, other replies go through the
+   * reply buffer: in a long pipeline through small rings, with values from empty to larger than
+   * half a ring (those take the buffer's way), every reply comes back whole and in order.
    */
   @Test
   void valuesWrittenStraightIntoTheRingKeepTheirPlaceAmongOtherReplies() throws Exception {
@@ -181,7 +181,18 @@ class ShmEndpointTest {
       List<String> expected = new java.util.ArrayList<>();
       for (int round = 0; round < 3_000; round++) {
         int k = random.nextInt(keys + 20); // some keys absent
-        switch (random.nextInt(3)) {
+        switch (random.nextInt(4)) {
+          case 3 -> {
+            int other = random.nextInt(keys + 20);
+            c.send("MGET", "k" + k, "k" + other);
+            expected.add("*2\r\n");
+            for (int key : new int[] {k, other}) {
+              expected.add(key < keys ? "$" + values[key].length() + "\r\n" : "$-1\r\n");
+              if (key < keys) {
+                expected.add(values[key] + "\r\n");
+              }
+            }
+          }
           case 0 -> {
             c.send("GET", "k" + k);
             expected.add(k < keys ? "$" + values[k].length() + "\r\n" : "$-1\r\n");
