@@ -115,7 +115,7 @@ final class ShmConnection implements DurableReplies.Waiter {
             new RequestStream.Host() {
               @Override
               public boolean account(int inCapacity) {
-                return accountMemory(inCapacity);
+                return accountMemory(inCapacity, out.capacity());
               }
 
               @Override
@@ -133,9 +133,10 @@ final class ShmConnection implements DurableReplies.Waiter {
     if (direct) {
       session.bulkReply(this::directBulk);
     }
-    out.limitGrowth((from, to) -> accountMemory(input.capacity()));
+    // The reply buffer's growth is asked before it happens: counted at the size it would have.
+    out.limitGrowth((from, to) -> accountMemory(input.capacity(), to));
     server.clients().add(session);
-    accountMemory(input.capacity());
+    accountMemory(input.capacity(), out.capacity());
   }
 
   Session session() {
@@ -234,7 +235,7 @@ final class ShmConnection implements DurableReplies.Waiter {
       long ticket = wrote ? barrier.request(this) : held.peekLast().ticket;
       held.add(new Held(bytes, ticket, count));
       heldBytes += bytes.length;
-      accountMemory(input.capacity());
+      accountMemory(input.capacity(), out.capacity());
       return;
     }
     send(out.buffer(), 0, out.size());
@@ -315,7 +316,7 @@ final class ShmConnection implements DurableReplies.Waiter {
         close("output over client-output-buffer-limit");
         return;
       }
-      accountMemory(input.capacity());
+      accountMemory(input.capacity(), out.capacity());
     }
   }
 
@@ -350,15 +351,15 @@ final class ShmConnection implements DurableReplies.Waiter {
       unsent.poll();
       unsentOffset = 0;
     }
-    accountMemory(input.capacity());
+    accountMemory(input.capacity(), out.capacity());
     if (session.closing() && held.isEmpty()) {
       close("closed by the server");
     }
     return did;
   }
 
-  private boolean accountMemory(int inCapacity) {
-    long total = inCapacity + (long) out.capacity() + heldBytes + unsentBytes;
+  private boolean accountMemory(int inCapacity, int outCapacity) {
+    long total = inCapacity + (long) outCapacity + heldBytes + unsentBytes;
     return total == memory.bytes() || server.clientMemory().set(memory, total);
   }
 

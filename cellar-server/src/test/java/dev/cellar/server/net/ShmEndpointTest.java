@@ -223,6 +223,19 @@ class ShmEndpointTest {
   }
 
   @Test
+  void aReplyThatWouldTakeTheClientsBuffersOverTheirLimitIsRefusedAsOverTcp() throws Exception {
+    start();
+    try (RawClient tcp = new RawClient(server.port());
+        Client c = new Client(discovery(), 64 * 1024)) {
+      assertEquals("+OK\r\n", tcp.send("SET", "big", "b".repeat(3 << 20)).readLine());
+      assertEquals("+OK\r\n", tcp.send("CONFIG", "SET", "maxmemory-clients", "1mb").readLine());
+      String refused = c.send("GET", "big").line();
+      assertTrue(refused.startsWith("-ERR reply of more than"), refused);
+      assertEquals("+PONG\r\n", c.send("PING").line(), "the client stays");
+    }
+  }
+
+  @Test
   void requirepassAppliesAsOverTcp() throws Exception {
     start("requirepass", "s3cret");
     try (Client c = new Client(discovery(), 64 * 1024)) {
