@@ -244,11 +244,17 @@ public final class CellarClient implements TypedMapStore, AutoCloseable {
     set(key, value, ttl);
   }
 
-  /** Calls {@code reader} on a copy of the value fetched with {@code GET}; null when absent. */
+  /**
+   * Zero-copy {@code GET}: calls {@code reader} on a read-only view of the value where it arrived
+   * and returns its result, or null without calling it when the key is absent. Over shared memory
+   * the view is the value's bytes in the response ring, so nothing copies it on this side; over TCP
+   * it is the client's receive buffer. The view is valid only during the call: keep what it
+   * computes, not the view. The call runs while this client's connection is held, so it should be
+   * short. A flyweight ({@code Codecs.struct}) reads its fields straight from the view.
+   */
   @Override
   public <R> R read(byte[] key, Function<MemorySegment, R> reader) {
-    byte[] value = get(key);
-    return value == null ? null : reader.apply(MemorySegment.ofArray(value));
+    return sync.execute(Commands.read(key, reader));
   }
 
   @Override

@@ -17,6 +17,12 @@ final class Commands {
     return Command.of("GET", Reply::asBytes, key);
   }
 
+  /** {@code GET}, its value read in place by {@code reader}; see {@link Command#reading}. */
+  static <R> Command<R> read(
+      byte[] key, java.util.function.Function<java.lang.foreign.MemorySegment, R> reader) {
+    return Command.reading("GET", java.util.Objects.requireNonNull(reader, "reader"), key);
+  }
+
   static Command<Void> set(byte[] key, byte[] value) {
     return Command.of("SET", Commands::none, key, value);
   }

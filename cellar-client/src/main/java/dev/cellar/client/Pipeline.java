@@ -2,9 +2,11 @@ package dev.cellar.client;
 
 import dev.cellar.client.connection.SyncChannel;
 import dev.cellar.client.protocol.Command;
+import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * Commands queued and sent together: {@link #sync()} writes the whole batch in one write and one
@@ -67,9 +69,9 @@ public final class Pipeline implements AutoCloseable {
       return value;
     }
 
-    private void complete(Reply reply) {
+    private void complete(Object outcome) {
       try {
-        value = command.decode(reply);
+        value = command.complete(outcome);
       } catch (RuntimeException e) {
         failure = e;
       }
@@ -84,6 +86,17 @@ public final class Pipeline implements AutoCloseable {
 
   public Result<byte[]> get(byte[] key) {
     return queue(Commands.get(key));
+  }
+
+  /**
+   * {@code GET}, zero-copy: at {@link #sync()}, {@code reader} is called on a read-only view of the
+   * value where it arrived (over shared memory, in the response ring itself) and the result is what
+   * it returns; null, without calling it, when the key is absent. The view is valid only during the
+   * call: keep what it computes, not the view. Calls run on the syncing thread, in order, while the
+   * pipeline holds the connection, so they should be short.
+   */
+  public <R> Result<R> read(byte[] key, Function<MemorySegment, R> reader) {
+    return queue(Commands.read(key, reader));
   }
 
   public Result<Void> set(byte[] key, byte[] value) {
@@ -146,7 +159,7 @@ public final class Pipeline implements AutoCloseable {
       return;
     }
     try {
-      channel.executeAll(commands, (i, reply) -> results.get(i).complete(reply));
+      channel.executeAll(commands, (i, outcome) -> results.get(i).complete(outcome));
     } catch (RuntimeException e) {
       for (Result<?> r : results) {
         if (!r.done) {

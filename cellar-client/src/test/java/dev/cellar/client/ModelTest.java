@@ -103,8 +103,13 @@ class ModelTest {
         expiring.remove(key);
       }
       case 1 -> {
-        byte[] got = async ? client.async().get(b(key)).get() : client.get(b(key));
-        assertEquals(values.get(key), str(got), where + ": GET " + key);
+        if (!async && random.nextBoolean()) {
+          String got = client.read(b(key), ModelTest::text);
+          assertEquals(values.get(key), got, where + ": GET in place " + key);
+        } else {
+          byte[] got = async ? client.async().get(b(key)).get() : client.get(b(key));
+          assertEquals(values.get(key), str(got), where + ": GET " + key);
+        }
       }
       case 2 -> {
         long n = async ? client.async().del(b(key)).get() : client.del(b(key));
@@ -188,8 +193,14 @@ class ModelTest {
           }
           case 1 -> {
             String expected = values.get(key);
-            Pipeline.Result<byte[]> r = p.get(b(key));
-            checks.add(() -> assertEquals(expected, str(r.get()), where + ": piped GET " + key));
+            if (random.nextBoolean()) {
+              Pipeline.Result<String> r = p.read(b(key), ModelTest::text);
+              checks.add(
+                  () -> assertEquals(expected, r.get(), where + ": piped GET in place " + key));
+            } else {
+              Pipeline.Result<byte[]> r = p.get(b(key));
+              checks.add(() -> assertEquals(expected, str(r.get()), where + ": piped GET " + key));
+            }
           }
           case 2 -> {
             long expected = values.remove(key) != null ? 1 : 0;
@@ -223,5 +234,10 @@ class ModelTest {
 
   private static String str(byte[] bytes) {
     return bytes == null ? null : new String(bytes, UTF_8);
+  }
+
+  /** A value read in place, as text: the view is copied here, inside the call. */
+  private static String text(java.lang.foreign.MemorySegment view) {
+    return new String(view.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), UTF_8);
   }
 }

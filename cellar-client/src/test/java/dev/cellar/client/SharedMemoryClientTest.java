@@ -134,4 +134,60 @@ class SharedMemoryClientTest {
       assertEquals((long) n * (n + 1) / 2, sum, "every increment answered once, in order");
     }
   }
+
+  @Test
+  void valuesAreReadInPlaceFromTheResponseRing() {
+    try (TestServer server = TestServer.start(dir);
+        CellarClient shm =
+            CellarClient.connect(
+                server.uri(),
+                ClientOptions.defaults()
+                    .withTransport(ClientTransport.SHARED_MEMORY)
+                    .withRingBytes(64 * 1024));
+        CellarClient tcp =
+            CellarClient.connect(
+                server.uri(), ClientOptions.defaults().withTransport(ClientTransport.TCP))) {
+      shm.set(b("k"), b("value"));
+      // Over shared memory the view is the ring's mapped memory; over TCP the receive buffer.
+      assertEquals("native value", shm.read(b("k"), SharedMemoryClientTest::describe));
+      assertEquals("heap value", tcp.read(b("k"), SharedMemoryClientTest::describe));
+      assertNull(shm.read(b("absent"), v -> fail("not called for an absent key")));
+
+      byte[] big = new byte[200_000]; // over the ring: arrives in parts, copied once
+      new java.util.Random(2).nextBytes(big);
+      shm.set(b("big"), big);
+      assertArrayEquals(
+          big, shm.read(b("big"), v -> v.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)));
+
+      List<Pipeline.Result<String>> results = new ArrayList<>();
+      try (Pipeline p = shm.pipeline()) {
+        for (int i = 0; i < 500; i++) {
+          p.set(b("p" + i), b("v" + i));
+        }
+        for (int i = 0; i < 500; i++) {
+          results.add(p.read(b("p" + i), SharedMemoryClientTest::describe));
+        }
+      }
+      for (int i = 0; i < 500; i++) {
+        assertEquals("native v" + i, results.get(i).get());
+      }
+
+      // A reader that throws fails its own call; the connection goes on.
+      assertThrows(
+          IllegalStateException.class,
+          () ->
+              shm.read(
+                  b("k"),
+                  v -> {
+                    throw new IllegalStateException("the caller's own failure");
+                  }));
+      assertEquals("value", new String(shm.get(b("k")), UTF_8));
+    }
+  }
+
+  private static String describe(java.lang.foreign.MemorySegment view) {
+    assertTrue(view.isReadOnly(), "views are read-only");
+    return (view.isNative() ? "native " : "heap ")
+        + new String(view.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), UTF_8);
+  }
 }

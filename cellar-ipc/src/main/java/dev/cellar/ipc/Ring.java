@@ -76,6 +76,16 @@ public final class Ring {
    * which may be shared with other rings it reads).
    */
   public Ring(MemorySegment control, MemorySegment data, Doorbell consumerBell) {
+    this(control, data, consumerBell, null);
+  }
+
+  /**
+   * As {@link #Ring(MemorySegment, MemorySegment, Doorbell)}, with {@code producerBell} the
+   * doorbell {@link #release} rings: the producer's own, when it does not wait on this ring's word
+   * (a server agent that serves many rings sleeps on one doorbell); null for this ring's word.
+   */
+  public Ring(
+      MemorySegment control, MemorySegment data, Doorbell consumerBell, Doorbell producerBell) {
     String problem = checkCapacity(data.byteSize());
     if (problem != null) {
       throw new IllegalArgumentException(problem);
@@ -86,7 +96,10 @@ public final class Ring {
     this.mask = capacity - 1;
     this.maxPayload = IpcDescriptor.maxPayload(capacity);
     this.consumerBell = consumerBell;
-    this.producerBell = new Doorbell(this.control.asSlice(PRODUCER_WAITING_OFFSET, 4));
+    this.producerBell =
+        producerBell != null
+            ? producerBell
+            : new Doorbell(this.control.asSlice(PRODUCER_WAITING_OFFSET, 4));
     this.tail = (long) POSITION.getAcquire(this.control, (long) TAIL_OFFSET);
     this.headSeen = (long) POSITION.getAcquire(this.control, (long) HEAD_OFFSET);
     // The other side may have written these: a position off the frame grid would put a header

@@ -85,6 +85,14 @@ public final class RingChannel implements AutoCloseable {
   private int earlyStart;
   private int earlyEnd;
 
+  /** A segment over {@link #early}, for bytes lent from it in place. */
+  private MemorySegment earlyView;
+
+  /** What the current in-place loan points into, and where ({@link #awaitInPlace}). */
+  private MemorySegment lentSegment;
+
+  private long lentOffset;
+
   /** Where the response frame being read stands: its payload's next byte and end. */
   private int frameAt = -1;
 
@@ -95,7 +103,7 @@ public final class RingChannel implements AutoCloseable {
     this.file = file;
     this.server = server;
     this.requests = file.requests(discovery.doorbell(file.agent()));
-    this.responses = file.responses();
+    this.responses = file.responses(discovery.doorbell(file.agent()));
   }
 
   /**
@@ -282,6 +290,112 @@ public final class RingChannel implements AutoCloseable {
     } finally {
       reading.set(false);
     }
+  }
+
+  // ---------------------------------------------------------------- reading in place
+
+  /**
+   * Waits up to {@code timeoutNanos} for response bytes and lends them in place: the {@code n}
+   * bytes this returns are at {@link #inPlaceOffset()} of {@link #inPlaceSegment()}, where the
+   * reader parses them without copying them out. They stay there, untouched by the server, until
+   * {@link #consumeInPlace}, which must follow every call that returned more than 0: until then
+   * this channel's reading side is held (a write waiting for room does not move responses
+   * meanwhile). Returns 0, holding nothing, when nothing came in that time.
+   *
+   * @throws IpcException when the server closed the connection, stopped or died
+   */
+  public int awaitInPlace(long timeoutNanos) {
+    long deadline = System.nanoTime() + Math.min(timeoutNanos, Long.MAX_VALUE / 4);
+    while (!reading.compareAndSet(false, true)) {
+      Thread.onSpinWait(); // a write draining responses: it is brief
+    }
+    boolean lent = false;
+    try {
+      if (earlyEnd > earlyStart) {
+        lent = true;
+        return lendEarly();
+      }
+      while (frameAt < 0 && nextFrame() < 0) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return 0;
+        }
+        if (!responses.awaitFrame(Math.min(left, LOOK_NANOS))) {
+          checkServer();
+        }
+      }
+      lent = true;
+      lentSegment = responses.data();
+      lentOffset = frameAt;
+      return frameEnd - frameAt;
+    } finally {
+      if (!lent) {
+        reading.set(false);
+      }
+    }
+  }
+
+  /**
+   * As {@link #awaitInPlace} without waiting: the bytes that have arrived, or 0 (holding nothing)
+   * if none have.
+   *
+   * @throws IpcException when the server closed the connection, stopped or died
+   */
+  public int pollInPlace() {
+    if (!reading.compareAndSet(false, true)) {
+      return 0;
+    }
+    if (earlyEnd > earlyStart) {
+      return lendEarly();
+    }
+    if (frameAt < 0 && nextFrame() < 0) {
+      reading.set(false);
+      checkServer();
+      return 0;
+    }
+    lentSegment = responses.data();
+    lentOffset = frameAt;
+    return frameEnd - frameAt;
+  }
+
+  private int lendEarly() {
+    if (earlyView == null || earlyView.heapBase().orElse(null) != early) {
+      earlyView = MemorySegment.ofArray(early);
+    }
+    lentSegment = earlyView;
+    lentOffset = earlyStart;
+    return earlyEnd - earlyStart;
+  }
+
+  /** The memory that holds the bytes the last {@link #awaitInPlace} lent. */
+  public MemorySegment inPlaceSegment() {
+    return lentSegment;
+  }
+
+  /** Where in {@link #inPlaceSegment()} those bytes begin. */
+  public long inPlaceOffset() {
+    return lentOffset;
+  }
+
+  /**
+   * Ends a loan: the first {@code n} of the bytes lent were read. A frame read to its end goes back
+   * to the server; bytes not read are lent again by the next {@link #awaitInPlace}.
+   */
+  public void consumeInPlace(int n) {
+    if (lentSegment == earlyView) {
+      earlyStart += n;
+      if (earlyStart == earlyEnd) {
+        earlyStart = earlyEnd = 0;
+      }
+    } else {
+      frameAt += n;
+      if (frameAt == frameEnd) {
+        frameAt = -1;
+        responses.release();
+      }
+    }
+    lentSegment = null;
+    reading.set(false);
   }
 
   private int fromEarly(byte[] bytes, int offset, int length) {

@@ -171,6 +171,18 @@ public final class RingFile implements AutoCloseable {
         clientBell());
   }
 
+  /**
+   * The response ring as the client reads it: releasing frames rings {@code serverBell}, the
+   * doorbell of the agent that serves it, so that output waiting for room goes on at once.
+   */
+  public Ring responses(Doorbell serverBell) {
+    return new Ring(
+        all.asSlice(RESPONSE_CONTROL_OFFSET, CONTROL_LENGTH),
+        all.asSlice(responseDataOffset(capacity), capacity),
+        clientBell(),
+        serverBell);
+  }
+
   /** The doorbell the client sleeps on while it waits for a response. */
   public Doorbell clientBell() {
     return new Doorbell(all.asSlice(RESPONSE_CONTROL_OFFSET + CONSUMER_WAITING_OFFSET, 4));

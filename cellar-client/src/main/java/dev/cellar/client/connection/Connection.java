@@ -40,6 +40,19 @@ public final class Connection implements AutoCloseable {
     reader.awaitReply();
   }
 
+  /**
+   * The next reply to {@code command}, as {@link RespReader#read(Command)} gives it: for {@link
+   * Command#complete}.
+   */
+  Object receive(Command<?> command) throws IOException {
+    Object outcome;
+    do {
+      outcome = reader.read(command);
+    } while (outcome instanceof Reply.Push);
+    lastUsedNanos = System.nanoTime();
+    return outcome;
+  }
+
   /** The next reply to a command. */
   Reply receive() throws IOException {
     Reply reply;

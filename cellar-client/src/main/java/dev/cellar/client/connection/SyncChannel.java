@@ -2,7 +2,6 @@ package dev.cellar.client.connection;
 
 import dev.cellar.client.CellarClientException;
 import dev.cellar.client.CellarConnectionException;
-import dev.cellar.client.Reply;
 import dev.cellar.client.protocol.Command;
 import java.io.IOException;
 import java.net.SocketTimeoutException;
@@ -43,25 +42,26 @@ public final class SyncChannel implements AutoCloseable {
 
   /** Receives the replies of a batch, in order. */
   public interface ReplySink {
-    void accept(int index, Reply reply);
+    /** The outcome of command {@code index}, for its {@link Command#complete}. */
+    void accept(int index, Object outcome);
   }
 
   public <T> T execute(Command<T> command) {
-    Reply reply;
+    Object outcome;
     lock.lock();
     try {
       Connection c = live();
       try {
         c.send(command);
         c.flush();
-        reply = c.receive();
+        outcome = c.receive(command);
       } catch (IOException e) {
         throw lost(c, e, command.name(), 1);
       }
     } finally {
       lock.unlock();
     }
-    return command.decode(reply);
+    return command.complete(outcome);
   }
 
   /**
@@ -82,7 +82,7 @@ public final class SyncChannel implements AutoCloseable {
         }
         c.flush();
         for (; received < commands.size(); received++) {
-          sink.accept(received, c.receive());
+          sink.accept(received, c.receive(commands.get(received)));
         }
       } catch (IOException e) {
         throw lost(c, e, "a pipeline", commands.size() - received);

@@ -5,6 +5,8 @@ import dev.cellar.client.transport.Transport;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -20,12 +22,15 @@ import java.util.Map;
  * null array ({@code $-1}, {@code *-1}) read as null too. Streamed strings and aggregates ({@code
  * $?}) are refused: Cellar never sends them.
  *
- * <p>Bytes come through a 64 KiB buffer; a bulk string longer than what the buffer holds is read
- * straight into its own array. Whatever the server says, the decoder allocates in proportion to the
- * bytes it actually received (at most twice as many, plus a megabyte): lengths are checked against
- * {@link #MAX_BULK}, and long strings and aggregates grow as their bytes and elements arrive.
- * Nesting is limited to {@link #MAX_DEPTH} levels, so a broken stream cannot overflow the stack.
- * Owned by the one thread that reads the connection.
+ * <p>Over a socket, bytes come through a 64 KiB buffer; a bulk string longer than what the buffer
+ * holds is read straight into its own array. Over a transport that lends its bytes in place (shared
+ * memory), replies are parsed where they arrived, with no buffer between, and {@link
+ * #read(Command)} hands a value to its command's decoder as a view of the ring itself. Whatever the
+ * server says, the decoder allocates in proportion to the bytes it actually received (at most twice
+ * as many, plus a megabyte): lengths are checked against {@link #MAX_BULK}, and long strings and
+ * aggregates grow as their bytes and elements arrive. Nesting is limited to {@link #MAX_DEPTH}
+ * levels, so a broken stream cannot overflow the stack. Owned by the one thread that reads the
+ * connection.
  */
 public final class RespReader {
   /** Longest string accepted: Cellar's values are at most 16 MiB. */
@@ -37,12 +42,27 @@ public final class RespReader {
   static final int PREALLOCATE = 1 << 20;
 
   private final Transport transport;
+
+  /** The transport's bytes in place, or null: copied through {@link #buffer}. */
+  private final Transport.InPlace inPlace;
+
   private final byte[] buffer = new byte[64 << 10];
-  private int position;
-  private int limit;
+  private final MemorySegment bufferSegment = MemorySegment.ofArray(buffer);
+
+  /** What is being parsed: {@link #buffer}, or the bytes the transport lends in place. */
+  private MemorySegment window = bufferSegment;
+
+  private long position;
+  private long limit;
+
+  /** In place: where the lent bytes began, and whether a loan is open (until {@link #endLoan}). */
+  private long lentFrom;
+
+  private boolean lent;
 
   public RespReader(Transport transport) {
     this.transport = transport;
+    this.inPlace = transport.inPlace();
   }
 
   /**
@@ -58,7 +78,79 @@ public final class RespReader {
 
   /** The next reply; an error reply is returned as {@link Reply.Error}, not thrown. */
   public Reply read() throws IOException {
-    return value(0);
+    Reply reply = value(0);
+    endReply();
+    return reply;
+  }
+
+  /**
+   * The next reply, for {@code command}: if the command decodes values in place ({@link
+   * Command#inPlace()}) and the reply is a bulk string, the decoder is called on a read-only view
+   * of its bytes where they arrived (in the ring, or in this reader's buffer) and its result, or
+   * what it threw, is returned as an {@link InPlaceResult}; a bulk string split across the
+   * transport's pieces is copied once first. Any other reply is returned as {@link #read()} returns
+   * it.
+   */
+  public Object read(Command<?> command) throws IOException {
+    java.util.function.Function<MemorySegment, ?> decoder = command.inPlace();
+    if (decoder == null) {
+      return read();
+    }
+    if (position == limit) {
+      fill();
+    }
+    if (window.get(ValueLayout.JAVA_BYTE, position) != '$') {
+      return read();
+    }
+    position++;
+    long n = number();
+    if (n == -1) {
+      endReply();
+      return Reply.NULL;
+    }
+    int length = checkLength(n);
+    MemorySegment view;
+    if (limit - position >= length) {
+      view = window.asSlice(position, length).asReadOnly();
+      position += length;
+    } else {
+      view = MemorySegment.ofArray(copied(length)).asReadOnly();
+    }
+    InPlaceResult result;
+    try {
+      // Before the CRLF is read: reading it may end the loan of the bytes the view shows.
+      result = new InPlaceResult(decoder.apply(view), null);
+    } catch (RuntimeException e) {
+      result = new InPlaceResult(null, e);
+    }
+    endOfLine();
+    endReply();
+    return result;
+  }
+
+  /**
+   * What an in-place decoder made of a bulk reply ({@link #read(Command)}).
+   *
+   * @param value its result
+   * @param failure what it threw instead, or null
+   */
+  public record InPlaceResult(Object value, RuntimeException failure) {}
+
+  /**
+   * A reply is whole: in place, the bytes it used are handed back and the rest will be lent again,
+   * so that between replies the transport holds nothing for this reader.
+   */
+  private void endReply() {
+    if (lent) {
+      endLoan(position);
+      window = bufferSegment;
+      position = limit = 0;
+    }
+  }
+
+  private void endLoan(long to) {
+    inPlace.consume((int) (to - lentFrom));
+    lent = false;
   }
 
   /**
@@ -68,6 +160,16 @@ public final class RespReader {
   public boolean peerClosed() {
     if (position < limit) {
       return false;
+    }
+    if (inPlace != null) {
+      try {
+        if (inPlace.poll() > 0) {
+          inPlace.consume(0); // bytes have arrived: a reply, so not closed; left for read()
+        }
+        return false;
+      } catch (IOException e) {
+        return true;
+      }
     }
     position = 0;
     limit = 0;
@@ -216,21 +318,38 @@ public final class RespReader {
    * costs nothing.
    */
   private byte[] bytes(int n) throws IOException {
+    byte[] out = copied(n);
+    if (next() != '\r' || next() != '\n') {
+      throw new RespProtocolException("a string of " + n + " bytes is not followed by CRLF");
+    }
+    return out;
+  }
+
+  /** The next {@code n} bytes, copied into an array of their own. */
+  private byte[] copied(int n) throws IOException {
     byte[] out = new byte[Math.min(n, PREALLOCATE)];
-    int have = Math.min(n, limit - position);
+    int have = (int) Math.min(n, limit - position);
     out = room(out, have, n);
-    System.arraycopy(buffer, position, out, 0, have);
+    MemorySegment.copy(window, ValueLayout.JAVA_BYTE, position, out, 0, have);
     position += have;
     while (have < n) {
       out = room(out, have + 1, n);
-      int r = transport.read(out, have, out.length - have);
-      if (r < 0) {
-        throw eof();
+      if (inPlace == null) {
+        // Straight into the array: a long string does not pass through the buffer.
+        int r = transport.read(out, have, out.length - have);
+        if (r < 0) {
+          throw eof();
+        }
+        have += r;
+      } else {
+        if (position == limit) {
+          fill();
+        }
+        int r = (int) Math.min(out.length - have, limit - position);
+        MemorySegment.copy(window, ValueLayout.JAVA_BYTE, position, out, have, r);
+        position += r;
+        have += r;
       }
-      have += r;
-    }
-    if (next() != '\r' || next() != '\n') {
-      throw new RespProtocolException("a string of " + n + " bytes is not followed by CRLF");
     }
     return out;
   }
@@ -290,10 +409,22 @@ public final class RespReader {
     if (position == limit) {
       fill();
     }
-    return buffer[position++];
+    return window.get(ValueLayout.JAVA_BYTE, position++);
   }
 
+  /** More bytes, once those in {@link #window} are all read: in place, or into the buffer. */
   private void fill() throws IOException {
+    if (inPlace != null) {
+      if (lent) {
+        endLoan(limit);
+      }
+      int n = inPlace.await();
+      window = inPlace.segment();
+      lentFrom = position = inPlace.offset();
+      limit = position + n;
+      lent = true;
+      return;
+    }
     int n = transport.read(buffer, 0, buffer.length);
     if (n < 0) {
       throw eof();

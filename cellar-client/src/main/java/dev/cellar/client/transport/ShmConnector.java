@@ -3,6 +3,7 @@ package dev.cellar.client.transport;
 import dev.cellar.ipc.IpcException;
 import dev.cellar.ipc.RingChannel;
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.net.SocketTimeoutException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -57,8 +58,9 @@ public final class ShmConnector implements Connector {
   /**
    * One connection over a {@link RingChannel}. A write publishes its bytes as one frame (or parts,
    * past half the ring) and rings the server's agent only if it sleeps, so flushing adds nothing.
+   * Responses are read in place ({@link Transport.InPlace}), straight from the response ring.
    */
-  private static final class ShmTransport implements Transport {
+  private static final class ShmTransport implements Transport, Transport.InPlace {
     private final RingChannel channel;
     private final long readTimeoutNanos;
     private final String description;
@@ -105,6 +107,50 @@ public final class ShmConnector implements Connector {
       } catch (IpcException | IllegalStateException e) {
         return -1; // the server closed this connection, stopped or died: a new one is needed
       }
+    }
+
+    @Override
+    public InPlace inPlace() {
+      return this;
+    }
+
+    @Override
+    public int await() throws IOException {
+      int n;
+      try {
+        n = channel.awaitInPlace(readTimeoutNanos);
+      } catch (IpcException | IllegalStateException e) {
+        throw new IOException(e.getMessage(), e);
+      }
+      if (n == 0) {
+        throw new SocketTimeoutException(
+            "no reply within " + readTimeoutNanos / 1_000_000 + " ms over " + description);
+      }
+      return n;
+    }
+
+    @Override
+    public int poll() throws IOException {
+      try {
+        return channel.pollInPlace();
+      } catch (IpcException | IllegalStateException e) {
+        throw new IOException(e.getMessage(), e);
+      }
+    }
+
+    @Override
+    public MemorySegment segment() {
+      return channel.inPlaceSegment();
+    }
+
+    @Override
+    public long offset() {
+      return channel.inPlaceOffset();
+    }
+
+    @Override
+    public void consume(int n) {
+      channel.consumeInPlace(n);
     }
 
     @Override

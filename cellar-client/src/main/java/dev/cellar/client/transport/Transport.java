@@ -1,6 +1,7 @@
 package dev.cellar.client.transport;
 
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 
 /**
  * A RESP byte stream to one server: the seam between the client and how its bytes travel.
@@ -9,10 +10,10 @@ import java.io.IOException;
  * pipelines, the asynchronous writer and reader, reconnection) sits above this interface and knows
  * nothing of sockets: it writes request bytes, flushes, and reads reply bytes. TCP ({@link
  * TcpConnector}) is one implementation; same-host shared memory (frame rings in mapped files,
- * cellar-ipc) is to be another, behind the same four calls and a {@link Connector} of its own. The
- * interface is blocking because a synchronous client is naturally so, and a ring's futex wait maps
- * onto it as well as a socket's read does; the asynchronous client gives the blocking read a thread
- * of its own.
+ * cellar-ipc, {@link ShmConnector}) is another, behind the same calls and a {@link Connector} of
+ * its own, which also lends what arrives in place ({@link #inPlace()}). The interface is blocking
+ * because a synchronous client is naturally so, and a ring's futex wait maps onto it as well as a
+ * socket's read does; the asynchronous client gives the blocking read a thread of its own.
  *
  * <p><b>Contract.</b> One thread writes and one thread reads at a time (they may be two different
  * threads: the asynchronous client writes from one and reads from another). {@link #write} may send
@@ -42,6 +43,40 @@ public interface Transport extends AutoCloseable {
    * on it.
    */
   int readNow(byte[] buffer, int offset, int length) throws IOException;
+
+  /**
+   * The received bytes where they lie, for a transport whose peer writes them into memory this
+   * process can read (shared memory); null for one that must copy them out (a socket). The reader
+   * then parses replies in place and hands values out as views of that memory.
+   */
+  default InPlace inPlace() {
+    return null;
+  }
+
+  /**
+   * Received bytes lent in place. Every {@link #await} or {@link #poll} that returns more than 0
+   * lends bytes, and must be followed by one {@link #consume} before the next: until then the bytes
+   * stay where they are. Used by the one reading thread.
+   */
+  interface InPlace {
+    /**
+     * Waits (up to the read timeout; then {@link java.net.SocketTimeoutException}) for bytes and
+     * lends them: the count returned, at {@link #offset()} of {@link #segment()}.
+     */
+    int await() throws IOException;
+
+    /** As {@link #await} without waiting: 0 (nothing lent) if none have arrived. */
+    int poll() throws IOException;
+
+    /** The memory that holds the lent bytes. */
+    MemorySegment segment();
+
+    /** Where the lent bytes begin in {@link #segment()}. */
+    long offset();
+
+    /** Ends the loan, the first {@code n} lent bytes read; the rest are lent again next time. */
+    void consume(int n);
+  }
 
   /** Where this stream goes, for messages: {@code tcp://127.0.0.1:6379}. */
   String describe();

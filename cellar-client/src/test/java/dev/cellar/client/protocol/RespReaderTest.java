@@ -171,4 +171,159 @@ class RespReaderTest {
       assertThrows(RespProtocolException.class, () -> one(wire), wire);
     }
   }
+
+  /**
+   * Reply bytes lent in place, {@code chunk} at a time, from native memory, as the shared-memory
+   * transport lends its ring: checks that every loan is ended before the next and that the reader
+   * hands back exactly what it read.
+   */
+  static final class Lender implements Transport, Transport.InPlace {
+    final java.lang.foreign.MemorySegment memory;
+    private final long length;
+    private final int chunk;
+    private long consumed;
+    private int lent = -1;
+
+    Lender(String text, int chunk) {
+      this(text.getBytes(UTF_8), chunk);
+    }
+
+    Lender(byte[] data, int chunk) {
+      this.memory = java.lang.foreign.Arena.ofAuto().allocate(Math.max(1, data.length));
+      java.lang.foreign.MemorySegment.copy(
+          data, 0, memory, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, data.length);
+      this.length = data.length;
+      this.chunk = chunk;
+    }
+
+    long consumed() {
+      return consumed;
+    }
+
+    @Override
+    public int await() throws IOException {
+      assertEquals(-1, lent, "a loan was not ended before the next");
+      if (consumed == length) {
+        throw new EOFException("no more");
+      }
+      lent = (int) Math.min(chunk, length - consumed);
+      return lent;
+    }
+
+    @Override
+    public int poll() throws IOException {
+      return consumed == length ? 0 : await();
+    }
+
+    @Override
+    public java.lang.foreign.MemorySegment segment() {
+      return memory;
+    }
+
+    @Override
+    public long offset() {
+      return consumed;
+    }
+
+    @Override
+    public void consume(int n) {
+      assertTrue(n >= 0 && n <= lent, n + " consumed of " + lent + " lent");
+      consumed += n;
+      lent = -1;
+    }
+
+    @Override
+    public InPlace inPlace() {
+      return this;
+    }
+
+    @Override
+    public void write(byte[] bytes, int offset, int length) {}
+
+    @Override
+    public void flush() {}
+
+    @Override
+    public int read(byte[] buffer, int offset, int length) {
+      throw new AssertionError("an in-place transport is not read by copying");
+    }
+
+    @Override
+    public int readNow(byte[] buffer, int offset, int length) {
+      throw new AssertionError("an in-place transport is not read by copying");
+    }
+
+    @Override
+    public String describe() {
+      return "lender";
+    }
+
+    @Override
+    public void close() {}
+  }
+
+  private static final Command<String> READ_TEXT =
+      Command.reading(
+          "GET",
+          view -> {
+            assertTrue(view.isReadOnly(), "the view is read-only");
+            return new String(view.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), UTF_8);
+          });
+
+  private static final Command<Long> WHERE =
+      Command.reading("GET", view -> view.isNative() ? view.address() : -1L);
+
+  @Test
+  void inPlaceRepliesAreTheSameRepliesAndEveryByteIsHandedBack() throws IOException {
+    String wire = "+OK\r\n$5\r\nhello\r\n*2\r\n:1\r\n$1\r\nx\r\n$-1\r\n-ERR no\r\n$0\r\n\r\n";
+    for (int chunk = 1; chunk <= wire.length(); chunk++) {
+      Lender lender = new Lender(wire, chunk);
+      RespReader reader = new RespReader(lender);
+      assertEquals(new Reply.Simple("OK"), reader.read(READ_TEXT));
+      assertEquals("hello", READ_TEXT.complete(reader.read(READ_TEXT)), "chunk " + chunk);
+      assertEquals("x", reader.read().asList().get(1).asString());
+      assertEquals(null, READ_TEXT.complete(reader.read(READ_TEXT)));
+      Object error = reader.read(READ_TEXT);
+      assertEquals(new Reply.Error("ERR no"), error);
+      assertThrows(dev.cellar.client.CellarServerException.class, () -> READ_TEXT.complete(error));
+      assertEquals("", READ_TEXT.complete(reader.read(READ_TEXT)));
+      assertEquals(wire.length(), lender.consumed(), "chunk " + chunk);
+      assertThrows(EOFException.class, reader::read);
+    }
+  }
+
+  @Test
+  void aValueThatLiesWholeInTheLentBytesIsViewedWhereItLies() throws IOException {
+    Lender lender = new Lender("$5\r\nhello\r\n$5\r\nworld\r\n", 64);
+    RespReader reader = new RespReader(lender);
+    assertEquals(lender.memory.address() + 4, WHERE.complete(reader.read(WHERE)));
+    assertEquals(lender.memory.address() + 15, WHERE.complete(reader.read(WHERE)));
+    // Split across two loans: copied once, onto the heap.
+    Lender split = new Lender("$5\r\nhello\r\n", 6);
+    assertEquals(-1L, WHERE.complete(new RespReader(split).read(WHERE)));
+  }
+
+  @Test
+  void aDecoderThatThrowsFailsItsOwnReplyOnly() throws IOException {
+    Command<String> failing =
+        Command.reading(
+            "GET",
+            view -> {
+              throw new IllegalStateException("not mine");
+            });
+    for (int chunk : new int[] {1, 3, 64}) {
+      Lender lender = new Lender("$3\r\nabc\r\n$3\r\ndef\r\n", chunk);
+      RespReader reader = new RespReader(lender);
+      Object outcome = reader.read(failing);
+      assertThrows(IllegalStateException.class, () -> failing.complete(outcome));
+      assertEquals("def", READ_TEXT.complete(reader.read(READ_TEXT)), "chunk " + chunk);
+    }
+  }
+
+  @Test
+  void inPlaceOverASocketViewsTheReceiveBuffer() throws IOException {
+    RespReader reader = new RespReader(new Bytes("$5\r\nhello\r\n$3\r\nabc\r\n", 7));
+    assertEquals("hello", READ_TEXT.complete(reader.read(READ_TEXT)));
+    assertEquals("abc", READ_TEXT.complete(reader.read(READ_TEXT)));
+  }
 }

@@ -70,6 +70,10 @@ final class ShmConnection implements DurableReplies.Waiter {
   private final ArrayDeque<byte[]> unsent = new ArrayDeque<>();
 
   private long unsentBytes;
+
+  /** The response ring's unreleased bytes when output last found no room: see {@link #readable}. */
+  private long pendingWhenStalled;
+
   private int unsentOffset; // into unsent's first array
 
   /** Output waiting for an fsync, with the ticket it waits for and the replies in it; in order. */
@@ -155,9 +159,15 @@ final class ShmConnection implements DurableReplies.Waiter {
     return closed;
   }
 
-  /** Whether the client has published requests this connection could read now. */
+  /**
+   * Whether this connection has work now: requests the client published, or, while output waits for
+   * room, room the client has made since (its release rings this agent's doorbell).
+   */
   boolean readable() {
-    return !closed && unsent.isEmpty() && requests.readable();
+    if (closed) {
+      return false;
+    }
+    return unsent.isEmpty() ? requests.readable() : responses.pending() < pendingWhenStalled;
   }
 
   /**
@@ -175,6 +185,7 @@ final class ShmConnection implements DurableReplies.Waiter {
     try {
       boolean did = flushUnsent();
       if (!unsent.isEmpty()) {
+        pendingWhenStalled = responses.pending();
         return did; // the client is not reading: read nothing more from it (back-pressure)
       }
       int read = 0;
