@@ -9,6 +9,7 @@ import java.util.Map;
  *
  * @param server {@code cellar} or {@code redis}
  * @param transport {@code shm} or {@code tcp}
+ * @param mode how GET's values were handed over
  * @param operations commands answered in the timed part
  * @param seconds wall time of the timed part
  * @param serverCpuNanos the server process's CPU time (utime + stime, all threads) over the timed
@@ -22,6 +23,7 @@ record CellResult(
     String transport,
     int batch,
     Op op,
+    Mode mode,
     long operations,
     double seconds,
     long rttP50,

@@ -41,18 +41,19 @@ final class CellRunner {
       BatchClient client,
       ServerProcess server,
       Op op,
+      Mode mode,
       int batch)
       throws IOException {
     SplittableRandom random = new SplittableRandom(seed * 1_000_003L + batch * 2L + op.ordinal());
     byte[][] batchKeys = new byte[batch][];
-    drive(client, op, batchKeys, random, warmup.toNanos(), null);
+    drive(client, op, mode, batchKeys, random, warmup.toNanos(), null);
 
     LatencySamples samples = new LatencySamples();
     long serverCpu0 = server.cpuTime().toNanos();
     long serverJit0 = server.compilerCpuTime().toNanos();
     long clientCpu0 = clientCpuNanos();
     long start = System.nanoTime();
-    long operations = drive(client, op, batchKeys, random, timed.toNanos(), samples);
+    long operations = drive(client, op, mode, batchKeys, random, timed.toNanos(), samples);
     long end = System.nanoTime();
     long clientCpu = clientCpuNanos() - clientCpu0;
     long serverCpu = server.cpuTime().toNanos() - serverCpu0;
@@ -63,6 +64,7 @@ final class CellRunner {
         transport,
         batch,
         op,
+        mode,
         operations,
         (end - start) / 1e9,
         samples.percentile(50),
@@ -79,6 +81,7 @@ final class CellRunner {
   private long drive(
       BatchClient client,
       Op op,
+      Mode mode,
       byte[][] batchKeys,
       SplittableRandom random,
       long nanos,
@@ -91,7 +94,7 @@ final class CellRunner {
         batchKeys[i] = keys.key(random.nextLong(keys.keys()));
       }
       long sent = System.nanoTime();
-      client.run(op, batchKeys, value);
+      client.run(op, mode, batchKeys, value);
       done = System.nanoTime();
       if (samples != null) {
         samples.add(done - sent);

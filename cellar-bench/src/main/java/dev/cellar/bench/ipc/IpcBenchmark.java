@@ -98,6 +98,15 @@ public final class IpcBenchmark implements Callable<Integer> {
   List<String> ops;
 
   @Option(
+      names = "--modes",
+      split = ",",
+      defaultValue = "copy,zero-copy",
+      description =
+          "How GET hands over values: copy (a new array), zero-copy (a view where the value"
+              + " arrived); SET has copy only (default ${DEFAULT-VALUE}).")
+  List<String> modes;
+
+  @Option(
       names = "--redis",
       negatable = true,
       defaultValue = "true",
@@ -295,6 +304,7 @@ public final class IpcBenchmark implements Callable<Integer> {
           batches,
           transports.stream().map(IpcTransport::parse).distinct().toList(),
           ops.stream().map(Op::parse).distinct().toList(),
+          modes.stream().map(Mode::parse).distinct().toList(),
           redis,
           pin,
           serverCpu,

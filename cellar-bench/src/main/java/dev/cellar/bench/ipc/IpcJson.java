@@ -18,13 +18,12 @@ import java.util.Map;
  *  "targets": [{"target": "..", "required": "..", "measured": "..", "met": false}, ...]}
  * }</pre>
  *
- * {@code results} holds Cellar's client only, one row per metric, so a reader keyed on transport,
- * batch, op and metric never mixes in Redis's rows, which have an array of their own.
+ * {@code mode} is {@code copy} (values handed over as new arrays; every SET, and Jedis) or {@code
+ * zero-copy} (Cellar's GETs read in place). {@code results} holds Cellar's client only, one row per
+ * metric, so a reader keyed on transport, batch, op and metric never mixes in Redis's rows, which
+ * have an array of their own.
  */
 final class IpcJson {
-  /** Every result row's mode: the client copies values (zero-copy reads do not exist yet). */
-  static final String MODE = "copy";
-
   private IpcJson() {}
 
   static String render(
@@ -60,7 +59,7 @@ final class IpcJson {
                 row.put("transport", c.transport());
                 row.put("batch", c.batch());
                 row.put("op", c.op().id());
-                row.put("mode", MODE);
+                row.put("mode", c.mode().id());
                 row.put("metric", metric);
                 row.put("value", value);
                 rows.add(row);

@@ -28,36 +28,37 @@ final class IpcReport {
       redis(md, settings, results);
     }
     md.append(
-        "Mode `copy` only: the client copies each value into a new array. Zero-copy reads (a"
-            + " value read in place in the ring) do not exist in the client yet, so they are not"
-            + " measured.\n");
+        "Mode `copy`: the client hands each GET's value over as a new array (`Pipeline.get`)."
+            + " `zero-copy`: it lends a view of the value where it arrived (`Pipeline.read`): in"
+            + " the response ring over shared memory, in its receive buffer over TCP; the"
+            + " benchmark reads the value's length and first word there. SET copies the caller's"
+            + " array once in both, so it has the one mode.\n");
     return md.toString();
   }
 
   private static void transports(StringBuilder md, IpcSettings settings, IpcResults results) {
     md.append(
-        "| batch | op | ops/s shm | ops/s tcp | shm/tcp | RTT p50 shm | RTT p50 tcp | tcp/shm"
-            + " | RTT p99 shm | RTT p99 tcp | RTT p99.9 shm | RTT p99.9 tcp |\n");
-    md.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-    for (int batch : settings.batches()) {
-      for (Op op : settings.ops()) {
-        Optional<CellResult> shm = results.cellar("shm", batch, op);
-        Optional<CellResult> tcp = results.cellar("tcp", batch, op);
-        md.append(
-            row(
-                Integer.toString(batch),
-                op.id().toUpperCase(Locale.ROOT),
-                rate(shm),
-                rate(tcp),
-                ratio(shm, tcp, CellResult::opsPerSecond),
-                micros(shm, c -> (double) c.rttP50()),
-                micros(tcp, c -> (double) c.rttP50()),
-                ratio(tcp, shm, c -> (double) c.rttP50()),
-                micros(shm, c -> (double) c.rttP99()),
-                micros(tcp, c -> (double) c.rttP99()),
-                micros(shm, c -> (double) c.rttP999()),
-                micros(tcp, c -> (double) c.rttP999())));
-      }
+        "| batch | op | mode | ops/s shm | ops/s tcp | shm/tcp | RTT p50 shm | RTT p50 tcp"
+            + " | tcp/shm | RTT p99 shm | RTT p99 tcp | RTT p99.9 shm | RTT p99.9 tcp |\n");
+    md.append("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (Cell cell : cells(settings)) {
+      Optional<CellResult> shm = results.cellar("shm", cell.batch, cell.op, cell.mode);
+      Optional<CellResult> tcp = results.cellar("tcp", cell.batch, cell.op, cell.mode);
+      md.append(
+          row(
+              Integer.toString(cell.batch),
+              cell.op.id().toUpperCase(Locale.ROOT),
+              cell.mode.id(),
+              rate(shm),
+              rate(tcp),
+              ratio(shm, tcp, CellResult::opsPerSecond),
+              micros(shm, c -> (double) c.rttP50()),
+              micros(tcp, c -> (double) c.rttP50()),
+              ratio(tcp, shm, c -> (double) c.rttP50()),
+              micros(shm, c -> (double) c.rttP99()),
+              micros(tcp, c -> (double) c.rttP99()),
+              micros(shm, c -> (double) c.rttP999()),
+              micros(tcp, c -> (double) c.rttP999())));
     }
     md.append(
         "\nRound trips (RTT) in µs: one batch, from its first command queued to its last reply"
@@ -66,25 +67,24 @@ final class IpcReport {
 
   private static void cpu(StringBuilder md, IpcSettings settings, IpcResults results) {
     md.append(
-        "| batch | op | server CPU ns/op shm | tcp | shm/tcp | without JIT shm | without JIT tcp"
-            + " | client CPU ns/op shm | tcp |\n");
-    md.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
-    for (int batch : settings.batches()) {
-      for (Op op : settings.ops()) {
-        Optional<CellResult> shm = results.cellar("shm", batch, op);
-        Optional<CellResult> tcp = results.cellar("tcp", batch, op);
-        md.append(
-            row(
-                Integer.toString(batch),
-                op.id().toUpperCase(Locale.ROOT),
-                nanos(shm, CellResult::serverCpuPerOp),
-                nanos(tcp, CellResult::serverCpuPerOp),
-                ratio(shm, tcp, CellResult::serverCpuPerOp),
-                nanos(shm, IpcReport::serverCpuWithoutJit),
-                nanos(tcp, IpcReport::serverCpuWithoutJit),
-                nanos(shm, IpcReport::clientCpu),
-                nanos(tcp, IpcReport::clientCpu)));
-      }
+        "| batch | op | mode | server CPU ns/op shm | tcp | shm/tcp | without JIT shm"
+            + " | without JIT tcp | client CPU ns/op shm | tcp |\n");
+    md.append("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (Cell cell : cells(settings)) {
+      Optional<CellResult> shm = results.cellar("shm", cell.batch, cell.op, cell.mode);
+      Optional<CellResult> tcp = results.cellar("tcp", cell.batch, cell.op, cell.mode);
+      md.append(
+          row(
+              Integer.toString(cell.batch),
+              cell.op.id().toUpperCase(Locale.ROOT),
+              cell.mode.id(),
+              nanos(shm, CellResult::serverCpuPerOp),
+              nanos(tcp, CellResult::serverCpuPerOp),
+              ratio(shm, tcp, CellResult::serverCpuPerOp),
+              nanos(shm, IpcReport::serverCpuWithoutJit),
+              nanos(tcp, IpcReport::serverCpuWithoutJit),
+              nanos(shm, IpcReport::clientCpu),
+              nanos(tcp, IpcReport::clientCpu)));
     }
     md.append(
         "\nServer CPU: the server process's utime + stime (`/proc/<pid>/stat`, 10 ms ticks) over"
@@ -135,6 +135,23 @@ final class IpcReport {
       }
     }
     md.append('\n');
+  }
+
+  /** One row of Cellar's tables: a batch, a command and a mode the run measured it in. */
+  private record Cell(int batch, Op op, Mode mode) {}
+
+  private static List<Cell> cells(IpcSettings settings) {
+    List<Cell> cells = new java.util.ArrayList<>();
+    for (int batch : settings.batches()) {
+      for (Op op : settings.ops()) {
+        for (Mode mode : settings.modes()) {
+          if (mode.appliesTo(op)) {
+            cells.add(new Cell(batch, op, mode));
+          }
+        }
+      }
+    }
+    return cells;
   }
 
   private static double serverCpuWithoutJit(CellResult c) {

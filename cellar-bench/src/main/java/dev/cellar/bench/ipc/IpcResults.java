@@ -10,18 +10,28 @@ record IpcResults(List<CellResult> cellar, List<CellResult> redis) {
     redis = List.copyOf(redis);
   }
 
+  /** Cellar's cell in {@link Mode#COPY}, the mode every command has. */
   Optional<CellResult> cellar(String transport, int batch, Op op) {
-    return find(cellar, transport, batch, op);
+    return cellar(transport, batch, op, Mode.COPY);
+  }
+
+  Optional<CellResult> cellar(String transport, int batch, Op op, Mode mode) {
+    return find(cellar, transport, batch, op, mode);
   }
 
   Optional<CellResult> redis(int batch, Op op) {
-    return find(redis, "tcp", batch, op);
+    return find(redis, "tcp", batch, op, Mode.COPY);
   }
 
   private static Optional<CellResult> find(
-      List<CellResult> cells, String transport, int batch, Op op) {
+      List<CellResult> cells, String transport, int batch, Op op, Mode mode) {
     return cells.stream()
-        .filter(c -> c.transport().equals(transport) && c.batch() == batch && c.op() == op)
+        .filter(
+            c ->
+                c.transport().equals(transport)
+                    && c.batch() == batch
+                    && c.op() == op
+                    && c.mode() == mode)
         .findFirst();
   }
 }

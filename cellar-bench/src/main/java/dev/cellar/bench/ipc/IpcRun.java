@@ -109,7 +109,13 @@ final class IpcRun {
           log.println("ipc: cellar-client over " + client.describe());
           for (int batch : settings.batches()) {
             for (Op op : settings.ops()) {
-              results.add(logged(runner.run("cellar", transport.id(), client, server, op, batch)));
+              for (Mode mode : settings.modes()) {
+                if (mode.appliesTo(op)) {
+                  results.add(
+                      logged(
+                          runner.run("cellar", transport.id(), client, server, op, mode, batch)));
+                }
+              }
             }
           }
         }
@@ -140,7 +146,7 @@ final class IpcRun {
         CellRunner runner = runner();
         for (int batch : settings.batches()) {
           for (Op op : settings.ops()) {
-            results.add(logged(runner.run("redis", "tcp", client, server, op, batch)));
+            results.add(logged(runner.run("redis", "tcp", client, server, op, Mode.COPY, batch)));
           }
         }
       }
@@ -162,7 +168,7 @@ final class IpcRun {
       for (int i = 0; i < count; i++) {
         chunk[i] = keys.key(first + i);
       }
-      client.run(Op.SET, chunk, value);
+      client.run(Op.SET, Mode.COPY, chunk, value);
     }
     try (RespClient control = server.connect()) {
       long size = Long.parseLong(control.call("DBSIZE"));
@@ -182,11 +188,12 @@ final class IpcRun {
   private CellResult logged(CellResult r) {
     log.printf(
         Locale.ROOT,
-        "ipc: %-6s %-3s batch %3d %-3s %,12.0f ops/s  p50 %,9d ns  p99 %,9d ns  max %,11d ns  server %,8.1f ns/op%n",
+        "ipc: %-6s %-3s batch %3d %-3s %-9s %,12.0f ops/s  p50 %,9d ns  p99 %,9d ns  max %,11d ns  server %,8.1f ns/op%n",
         r.server(),
         r.transport(),
         r.batch(),
         r.op().id(),
+        r.mode().id(),
         r.opsPerSecond(),
         r.rttP50(),
         r.rttP99(),

@@ -24,6 +24,7 @@ record IpcSettings(
     List<Integer> batches,
     List<IpcTransport> transports,
     List<Op> ops,
+    List<Mode> modes,
     boolean redis,
     boolean pinned,
     int serverCpu,
@@ -38,6 +39,7 @@ record IpcSettings(
     batches = List.copyOf(batches);
     transports = List.copyOf(transports);
     ops = List.copyOf(ops);
+    modes = List.copyOf(modes);
     if (keys < 1) {
       throw new IllegalArgumentException("--keys must be positive, got " + keys);
     }
@@ -55,12 +57,14 @@ record IpcSettings(
         throw new IllegalArgumentException("a batch must be 1 to 100000 commands, got " + batch);
       }
     }
-    if (batches.isEmpty() || ops.isEmpty() || (transports.isEmpty() && !redis)) {
+    if (batches.isEmpty() || ops.isEmpty() || modes.isEmpty() || (transports.isEmpty() && !redis)) {
       throw new IllegalArgumentException(
           "nothing to measure: --batches "
               + batches
               + ", --ops "
               + ops
+              + ", --modes "
+              + modes
               + ", --transports "
               + transports
               + ", Redis "
@@ -86,6 +90,7 @@ record IpcSettings(
     m.put("batches", batches);
     m.put("transports", transports.stream().map(IpcTransport::id).toList());
     m.put("ops", ops.stream().map(Op::id).toList());
+    m.put("modes", modes.stream().map(Mode::id).toList());
     m.put("redis", redis);
     m.put("pinned", pinned);
     if (pinned) {

@@ -23,7 +23,10 @@ final class JedisBatchClient implements BatchClient {
   }
 
   @Override
-  public void run(Op op, byte[][] keys, byte[] value) {
+  public void run(Op op, Mode mode, byte[][] keys, byte[] value) {
+    if (mode != Mode.COPY) {
+      throw new IllegalArgumentException("Jedis hands values over as copies only");
+    }
     Pipeline pipeline = jedis.pipelined();
     if (op == Op.SET) {
       for (byte[] key : keys) {

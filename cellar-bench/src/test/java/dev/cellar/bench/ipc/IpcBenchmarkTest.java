@@ -79,15 +79,16 @@ class IpcBenchmarkTest {
     assertTrue(connections.contains("\"shm\":\"shm:<run>/"), connections);
     assertTrue(connections.contains("\"tcp\":\"tcp://"), connections);
 
-    checkRows(root.getAsJsonArray("results"), Set.of("shm", "tcp"));
-    checkRows(root.getAsJsonArray("redis_results"), Set.of("tcp"));
+    checkRows(root.getAsJsonArray("results"), Set.of("shm", "tcp"), true);
+    checkRows(root.getAsJsonArray("redis_results"), Set.of("tcp"), false);
     for (JsonElement row : root.getAsJsonArray("redis_results")) {
       assertEquals("redis", row.getAsJsonObject().get("server").getAsString());
     }
     assertEquals(5, root.getAsJsonArray("targets").size());
 
     String report = Files.readString(markdown);
-    assertTrue(report.contains("| ops/s shm | ops/s tcp | shm/tcp |"), report);
+    assertTrue(report.contains("| mode | ops/s shm | ops/s tcp | shm/tcp |"), report);
+    assertTrue(report.contains("| GET | zero-copy |"), report);
     assertTrue(report.contains("ops/s redis+jedis"), report);
     assertTrue(report.contains("not measured"), report);
     try (var left = Files.list(dir)) {
@@ -98,8 +99,11 @@ class IpcBenchmarkTest {
     }
   }
 
-  /** Every (transport, batch, op) has each required metric once, and every value is positive. */
-  private static void checkRows(JsonArray rows, Set<String> transports) {
+  /**
+   * Every (transport, batch, op, mode) has each required metric once, and every value is positive:
+   * GET in both modes when {@code zeroCopy} (Cellar's client), everything else copied.
+   */
+  private static void checkRows(JsonArray rows, Set<String> transports, boolean zeroCopy) {
     Map<String, Set<String>> metricsByCell = new HashMap<>();
     for (JsonElement element : rows) {
       JsonObject row = element.getAsJsonObject();
@@ -108,8 +112,9 @@ class IpcBenchmarkTest {
               + "/"
               + row.get("batch").getAsInt()
               + "/"
-              + row.get("op").getAsString();
-      assertEquals("copy", row.get("mode").getAsString(), row.toString());
+              + row.get("op").getAsString()
+              + "/"
+              + row.get("mode").getAsString();
       double value = row.get("value").getAsDouble();
       assertTrue(value > 0, "not positive: " + row);
       assertTrue(
@@ -121,8 +126,10 @@ class IpcBenchmarkTest {
     Set<String> expectedCells = new HashSet<>();
     for (String transport : transports) {
       for (int batch : new int[] {1, 10}) {
-        for (String op : new String[] {"get", "set"}) {
-          expectedCells.add(transport + "/" + batch + "/" + op);
+        expectedCells.add(transport + "/" + batch + "/get/copy");
+        expectedCells.add(transport + "/" + batch + "/set/copy");
+        if (zeroCopy) {
+          expectedCells.add(transport + "/" + batch + "/get/zero-copy");
         }
       }
     }

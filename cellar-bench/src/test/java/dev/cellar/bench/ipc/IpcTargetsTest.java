@@ -52,14 +52,46 @@ class IpcTargetsTest {
     assertEquals(100_000, samples.percentile(100));
   }
 
-  /** A one-second cell with the given throughput, median round trip and server CPU per op. */
+  @Test
+  void theGetRateIsJudgedOnTheFasterModeAndTheRatiosOnCopies() {
+    IpcResults results =
+        new IpcResults(
+            List.of(
+                cell("shm", 1, Op.GET, Mode.COPY, 1_000_000, 1_000, 250),
+                cell("tcp", 1, Op.GET, Mode.COPY, 50_000, 29_000, 1_000),
+                // Zero-copy at batch 1 would meet both ratios: the copies are what count.
+                cell("shm", 1, Op.GET, Mode.ZERO_COPY, 1_000_000, 100, 10),
+                cell("shm", 50, Op.GET, Mode.COPY, 4_900_000, 10_000, 50),
+                cell("shm", 50, Op.GET, Mode.ZERO_COPY, 5_100_000, 9_000, 40)),
+            List.of());
+    List<IpcTargets.Verdict> verdicts = IpcTargets.evaluate(results);
+    assertEquals(false, verdicts.get(0).met(), verdicts.get(0).toString());
+    assertEquals(true, verdicts.get(2).met(), verdicts.get(2).toString());
+    assertEquals(
+        true, verdicts.get(2).measured().contains("zero-copy"), verdicts.get(2).measured());
+    assertEquals(false, verdicts.get(3).met(), verdicts.get(3).toString());
+  }
+
   private static CellResult cell(
       String transport, int batch, Op op, long opsPerSecond, long rttP50, long cpuNanosPerOp) {
+    return cell(transport, batch, op, Mode.COPY, opsPerSecond, rttP50, cpuNanosPerOp);
+  }
+
+  /** A one-second cell with the given throughput, median round trip and server CPU per op. */
+  private static CellResult cell(
+      String transport,
+      int batch,
+      Op op,
+      Mode mode,
+      long opsPerSecond,
+      long rttP50,
+      long cpuNanosPerOp) {
     return new CellResult(
         "cellar",
         transport,
         batch,
         op,
+        mode,
         opsPerSecond,
         1.0,
         rttP50,
