@@ -8,6 +8,7 @@
  */
 module dev.cellar.cli {
   requires dev.cellar.core;
+  requires dev.cellar.backup;
   requires dev.cellar.server;
   requires info.picocli;
   requires java.management;

@@ -49,6 +49,17 @@ public record StoreDirectory(
         directory, List.copyOf(segments), List.copyOf(checkpoints), List.copyOf(temporary));
   }
 
+  /**
+   * Holds {@code directory} with the lock an open store holds, until closed: no store opens it
+   * meanwhile, so its files stay as they are (a tool that copies them, such as a backup, gets a
+   * consistent set). Writes nothing else.
+   *
+   * @throws dev.cellar.StoreLockedException if a process has the store open, naming it
+   */
+  public static AutoCloseable holdExclusively(Path directory) throws IOException {
+    return dev.cellar.store.DirectoryLock.acquire(dev.cellar.io.FileIO.platform(), directory);
+  }
+
   /** The identity file, {@code cellar.meta}; it may be missing. */
   public Path metaFile() {
     return path.resolve(StoreMetaFile.FILE_NAME);

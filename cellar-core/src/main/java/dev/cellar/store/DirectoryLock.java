@@ -18,7 +18,7 @@ import java.nio.file.Path;
  * drops them all. So a second open in the same JVM must not even open {@code LOCK}: a JVM-wide set
  * of held directories answers it first.
  */
-final class DirectoryLock implements AutoCloseable {
+public final class DirectoryLock implements AutoCloseable {
   static final String FILE_NAME = "LOCK";
 
   private static final java.util.Set<Path> HELD_IN_THIS_JVM =
@@ -34,7 +34,13 @@ final class DirectoryLock implements AutoCloseable {
     this.key = key;
   }
 
-  static DirectoryLock acquire(FileIO io, Path directory) throws IOException {
+  /**
+   * Takes the lock of {@code directory}, as opening a store does (public for the inspection API's
+   * {@code StoreDirectory.holdExclusively}; this package is not exported).
+   *
+   * @throws StoreLockedException if a process holds it, naming the process when it can
+   */
+  public static DirectoryLock acquire(FileIO io, Path directory) throws IOException {
     Path key = directory.toRealPath();
     if (!HELD_IN_THIS_JVM.add(key)) {
       throw new StoreLockedException(

@@ -1,0 +1,299 @@
+package dev.cellar.backup.s3;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import javax.xml.parsers.DocumentBuilderFactory;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+import org.w3c.dom.NodeList;
+
+/**
+ * A lean S3 client: the JDK's {@link HttpClient} and {@link SigV4}, and the five calls a backup
+ * needs (put an object from a file or bytes, get one into a file or bytes, head, list a prefix).
+ * Path-style requests ({@code endpoint/bucket/key}), which every S3 API endpoint accepts (AWS,
+ * MinIO, s3proxy, Ceph); objects stream from and to files without passing through the heap whole.
+ *
+ * <p>The endpoint and region come from where the AWS tools take them: {@code AWS_ENDPOINT_URL_S3}
+ * or {@code AWS_ENDPOINT_URL} (default {@code https://s3.<region>.amazonaws.com}), {@code
+ * AWS_REGION} or {@code AWS_DEFAULT_REGION} (default {@code us-east-1}).
+ */
+public final class S3Client {
+  private static final Duration TIMEOUT = Duration.ofMinutes(5);
+
+  private final URI endpoint;
+  private final String region;
+  private final S3Credentials credentials;
+  private final HttpClient http;
+
+  public S3Client(URI endpoint, String region, S3Credentials credentials) {
+    String text = endpoint.toString();
+    this.endpoint = URI.create(text.endsWith("/") ? text.substring(0, text.length() - 1) : text);
+    this.region = region;
+    this.credentials = credentials;
+    this.http =
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(10))
+            .build();
+  }
+
+  /** The client {@code environment} (normally {@link System#getenv()}) describes. */
+  public static S3Client fromEnvironment(Map<String, String> environment) {
+    String region =
+        environment.getOrDefault(
+            "AWS_REGION", environment.getOrDefault("AWS_DEFAULT_REGION", "us-east-1"));
+    String endpoint =
+        environment.getOrDefault(
+            "AWS_ENDPOINT_URL_S3",
+            environment.getOrDefault(
+                "AWS_ENDPOINT_URL", "https://s3." + region + ".amazonaws.com"));
+    return new S3Client(URI.create(endpoint), region, S3Credentials.resolve(environment));
+  }
+
+  public URI endpoint() {
+    return endpoint;
+  }
+
+  /**
+   * Uploads {@code file}, whose SHA-256 is {@code sha256} (lower-case hex; the store checks it).
+   */
+  public void put(String bucket, String key, Path file, String sha256) {
+    send(
+        "PUT",
+        bucket,
+        key,
+        Map.of(),
+        sha256,
+        publisher(() -> HttpRequest.BodyPublishers.ofFile(file)),
+        HttpResponse.BodyHandlers.discarding());
+  }
+
+  public void put(String bucket, String key, byte[] bytes) {
+    send(
+        "PUT",
+        bucket,
+        key,
+        Map.of(),
+        SigV4.hex(SigV4.sha256(bytes)),
+        HttpRequest.BodyPublishers.ofByteArray(bytes),
+        HttpResponse.BodyHandlers.discarding());
+  }
+
+  /** Downloads an object into {@code file} (created or truncated). */
+  public void get(String bucket, String key, Path file) {
+    send(
+        "GET",
+        bucket,
+        key,
+        Map.of(),
+        SigV4.hex(SigV4.sha256(new byte[0])),
+        HttpRequest.BodyPublishers.noBody(),
+        HttpResponse.BodyHandlers.ofFile(
+            file,
+            StandardOpenOption.CREATE,
+            StandardOpenOption.WRITE,
+            StandardOpenOption.TRUNCATE_EXISTING));
+  }
+
+  public byte[] get(String bucket, String key) {
+    return send(
+        "GET",
+        bucket,
+        key,
+        Map.of(),
+        SigV4.hex(SigV4.sha256(new byte[0])),
+        HttpRequest.BodyPublishers.noBody(),
+        HttpResponse.BodyHandlers.ofByteArray());
+  }
+
+  /** The object's size, or empty when there is no such object. */
+  public Optional<Long> head(String bucket, String key) {
+    HttpResponse<Void> response =
+        exchange(
+            "HEAD",
+            bucket,
+            key,
+            Map.of(),
+            SigV4.hex(SigV4.sha256(new byte[0])),
+            HttpRequest.BodyPublishers.noBody(),
+            HttpResponse.BodyHandlers.discarding());
+    if (response.statusCode() == 404) {
+      return Optional.empty();
+    }
+    check("HEAD", bucket, key, response.statusCode(), null);
+    return Optional.of(response.headers().firstValueAsLong("Content-Length").orElse(-1));
+  }
+
+  /** Every key under {@code prefix} with its size, in the store's (lexicographic) order. */
+  public Map<String, Long> list(String bucket, String prefix) {
+    Map<String, Long> keys = new LinkedHashMap<>();
+    String token = null;
+    do {
+      Map<String, String> query = new LinkedHashMap<>();
+      query.put("list-type", "2");
+      query.put("prefix", prefix);
+      if (token != null) {
+        query.put("continuation-token", token);
+      }
+      byte[] xml =
+          send(
+              "GET",
+              bucket,
+              "",
+              query,
+              SigV4.hex(SigV4.sha256(new byte[0])),
+              HttpRequest.BodyPublishers.noBody(),
+              HttpResponse.BodyHandlers.ofByteArray());
+      Document page = parse(xml);
+      NodeList contents = page.getElementsByTagName("Contents");
+      for (int i = 0; i < contents.getLength(); i++) {
+        Element c = (Element) contents.item(i);
+        keys.put(text(c, "Key"), Long.parseLong(text(c, "Size")));
+      }
+      token =
+          "true".equals(text(page.getDocumentElement(), "IsTruncated"))
+              ? text(page.getDocumentElement(), "NextContinuationToken")
+              : null;
+    } while (token != null);
+    return keys;
+  }
+
+  private <T> T send(
+      String method,
+      String bucket,
+      String key,
+      Map<String, String> query,
+      String sha256,
+      HttpRequest.BodyPublisher body,
+      HttpResponse.BodyHandler<T> handler) {
+    HttpResponse<T> response = exchange(method, bucket, key, query, sha256, body, handler);
+    check(method, bucket, key, response.statusCode(), response.body());
+    return response.body();
+  }
+
+  private <T> HttpResponse<T> exchange(
+      String method,
+      String bucket,
+      String key,
+      Map<String, String> query,
+      String sha256,
+      HttpRequest.BodyPublisher body,
+      HttpResponse.BodyHandler<T> handler) {
+    String path =
+        endpoint.getRawPath()
+            + '/'
+            + SigV4.encode(bucket, true)
+            + (key.isEmpty() ? "/" : '/' + SigV4.encode(key, false));
+    String queryText = SigV4.canonicalQuery(query);
+    URI uri =
+        URI.create(
+            endpoint.getScheme()
+                + "://"
+                + endpoint.getRawAuthority()
+                + path
+                + (queryText.isEmpty() ? "" : "?" + queryText));
+    String host =
+        endpoint.getPort() < 0 ? endpoint.getHost() : endpoint.getHost() + ":" + endpoint.getPort();
+    Map<String, String> headers =
+        SigV4.sign(
+            credentials,
+            region,
+            method,
+            host,
+            path,
+            query,
+            sha256,
+            ZonedDateTime.now(ZoneOffset.UTC));
+    HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(TIMEOUT).method(method, body);
+    headers.forEach(request::header);
+    try {
+      return http.send(request.build(), handler);
+    } catch (IOException e) {
+      throw new S3Exception(
+          method + " " + describe(bucket, key) + " failed: " + e.getMessage(), 0, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new S3Exception(method + " " + describe(bucket, key) + " interrupted", 0, e);
+    }
+  }
+
+  private void check(String method, String bucket, String key, int status, Object body) {
+    if (status / 100 == 2) {
+      return;
+    }
+    String detail = "";
+    if (body instanceof byte[] bytes && bytes.length > 0) {
+      detail = ": " + errorText(bytes);
+    }
+    throw new S3Exception(
+        method + " " + describe(bucket, key) + " answered HTTP " + status + detail, status, null);
+  }
+
+  private String describe(String bucket, String key) {
+    return "s3://" + bucket + "/" + key + " at " + endpoint;
+  }
+
+  /** The {@code Code} and {@code Message} of an S3 error document, or its first bytes. */
+  private static String errorText(byte[] xml) {
+    try {
+      Document doc = parse(xml);
+      return text(doc.getDocumentElement(), "Code")
+          + " "
+          + text(doc.getDocumentElement(), "Message");
+    } catch (RuntimeException notXml) {
+      return new String(xml, 0, Math.min(xml.length, 200), StandardCharsets.UTF_8);
+    }
+  }
+
+  private static Document parse(byte[] xml) {
+    try {
+      DocumentBuilderFactory factory = DocumentBuilderFactory.newInstance();
+      factory.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
+      factory.setExpandEntityReferences(false);
+      try (InputStream in = new ByteArrayInputStream(xml)) {
+        return factory.newDocumentBuilder().parse(in);
+      }
+    } catch (Exception e) {
+      throw new S3Exception("the store answered XML that does not parse: " + e.getMessage());
+    }
+  }
+
+  private static String text(Element parent, String tag) {
+    NodeList nodes = parent.getElementsByTagName(tag);
+    return nodes.getLength() == 0 ? "" : nodes.item(0).getTextContent();
+  }
+
+  /** A publisher made now, with the file's absence reported as this client's error. */
+  private interface PublisherSource {
+    HttpRequest.BodyPublisher open() throws IOException;
+  }
+
+  private static HttpRequest.BodyPublisher publisher(PublisherSource source) {
+    try {
+      return source.open();
+    } catch (IOException e) {
+      throw new S3Exception("cannot read what is to be uploaded: " + e.getMessage(), 0, e);
+    }
+  }
+
+  /** Keys of a listing, for callers that need only names. */
+  public List<String> keys(String bucket, String prefix) {
+    return new ArrayList<>(list(bucket, prefix).keySet());
+  }
+}
