@@ -1,6 +1,6 @@
 package dev.cellar.backup;
 
-import dev.cellar.backup.s3.S3Client;
+import dev.cellar.backup.s3.ObjectStore;
 import dev.cellar.backup.s3.S3Location;
 import dev.cellar.inspect.StoreDirectory;
 import java.io.IOException;
@@ -25,12 +25,28 @@ import java.util.Map;
  * process.
  */
 public final class Backup {
-  private final S3Client s3;
-  private final Clock clock;
+  /** Files larger than this go in parts of this size, so an interrupted upload resumes. */
+  public static final int PART_BYTES = 8 << 20;
 
-  public Backup(S3Client s3, Clock clock) {
+  private final ObjectStore s3;
+  private final Clock clock;
+  private final int partBytes;
+
+  public Backup(ObjectStore s3, Clock clock) {
+    this(s3, clock, PART_BYTES);
+  }
+
+  /**
+   * @param partBytes the size of a multipart upload's parts, at least 5 MiB (S3's least but for the
+   *     last part); files no larger go in one request
+   */
+  public Backup(ObjectStore s3, Clock clock, int partBytes) {
+    if (partBytes < PartedUpload.MIN_PART_BYTES) {
+      throw new IllegalArgumentException("parts of at least 5 MiB, got " + partBytes);
+    }
     this.s3 = s3;
     this.clock = clock;
+    this.partBytes = partBytes;
   }
 
   /** What a backup did. */
@@ -70,7 +86,11 @@ public final class Backup {
               "kept     %s (%,d bytes, already in %s)%n", entry.name(), entry.size(), target);
           continue;
         }
-        s3.put(target.bucket(), key, file, digest.sha256());
+        if (digest.size() > partBytes) {
+          new PartedUpload(s3, target.bucket(), key, partBytes).run(file, digest.size(), log);
+        } else {
+          s3.put(target.bucket(), key, file, digest.sha256());
+        }
         present.put(key, digest.size());
         uploaded++;
         sent += digest.size();

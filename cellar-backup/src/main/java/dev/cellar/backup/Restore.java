@@ -1,6 +1,6 @@
 package dev.cellar.backup;
 
-import dev.cellar.backup.s3.S3Client;
+import dev.cellar.backup.s3.ObjectStore;
 import dev.cellar.backup.s3.S3Location;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -21,9 +21,9 @@ import java.util.stream.Stream;
  * reached) leaves no directory that would open as a store with part of its data.
  */
 public final class Restore {
-  private final S3Client s3;
+  private final ObjectStore s3;
 
-  public Restore(S3Client s3) {
+  public Restore(ObjectStore s3) {
     this.s3 = s3;
   }
 
@@ -97,7 +97,8 @@ public final class Restore {
 
   /** The newest manifest's name under {@code source}. */
   String newestManifest(S3Location source) {
-    List<String> keys = s3.keys(source.bucket(), source.key(BackupManifest.MANIFESTS));
+    List<String> keys =
+        List.copyOf(s3.list(source.bucket(), source.key(BackupManifest.MANIFESTS)).keySet());
     String prefix = source.key("");
     return keys.stream()
         .filter(k -> k.endsWith(BackupManifest.SUFFIX))

@@ -33,7 +33,7 @@ import org.w3c.dom.NodeList;
  * or {@code AWS_ENDPOINT_URL} (default {@code https://s3.<region>.amazonaws.com}), {@code
  * AWS_REGION} or {@code AWS_DEFAULT_REGION} (default {@code us-east-1}).
  */
-public final class S3Client {
+public final class S3Client implements ObjectStore {
   private static final Duration TIMEOUT = Duration.ofMinutes(5);
 
   private final URI endpoint;
@@ -73,6 +73,7 @@ public final class S3Client {
   /**
    * Uploads {@code file}, whose SHA-256 is {@code sha256} (lower-case hex; the store checks it).
    */
+  @Override
   public void put(String bucket, String key, Path file, String sha256) {
     send(
         "PUT",
@@ -84,6 +85,7 @@ public final class S3Client {
         HttpResponse.BodyHandlers.discarding());
   }
 
+  @Override
   public void put(String bucket, String key, byte[] bytes) {
     send(
         "PUT",
@@ -96,6 +98,7 @@ public final class S3Client {
   }
 
   /** Downloads an object into {@code file} (created or truncated). */
+  @Override
   public void get(String bucket, String key, Path file) {
     send(
         "GET",
@@ -111,6 +114,7 @@ public final class S3Client {
             StandardOpenOption.TRUNCATE_EXISTING));
   }
 
+  @Override
   public byte[] get(String bucket, String key) {
     return send(
         "GET",
@@ -141,6 +145,7 @@ public final class S3Client {
   }
 
   /** Every key under {@code prefix} with its size, in the store's (lexicographic) order. */
+  @Override
   public Map<String, Long> list(String bucket, String prefix) {
     Map<String, Long> keys = new LinkedHashMap<>();
     String token = null;
@@ -292,8 +297,138 @@ public final class S3Client {
     }
   }
 
-  /** Keys of a listing, for callers that need only names. */
-  public List<String> keys(String bucket, String prefix) {
-    return new ArrayList<>(list(bucket, prefix).keySet());
+  // ---------------------------------------------------------------- multipart uploads
+
+  @Override
+  public List<Upload> uploads(String bucket, String prefix) {
+    List<Upload> uploads = new ArrayList<>();
+    Map<String, String> query = new LinkedHashMap<>();
+    query.put("prefix", prefix);
+    query.put("uploads", "");
+    while (true) {
+      Document page = parse(getQuery(bucket, "", query));
+      NodeList nodes = page.getElementsByTagName("Upload");
+      for (int i = 0; i < nodes.getLength(); i++) {
+        Element u = (Element) nodes.item(i);
+        uploads.add(new Upload(text(u, "Key"), text(u, "UploadId")));
+      }
+      Element root = page.getDocumentElement();
+      if (!"true".equals(text(root, "IsTruncated"))) {
+        return uploads;
+      }
+      query.put("key-marker", text(root, "NextKeyMarker"));
+      query.put("upload-id-marker", text(root, "NextUploadIdMarker"));
+    }
+  }
+
+  @Override
+  public String startUpload(String bucket, String key) {
+    byte[] xml =
+        send(
+            "POST",
+            bucket,
+            key,
+            Map.of("uploads", ""),
+            EMPTY_SHA256,
+            HttpRequest.BodyPublishers.noBody(),
+            HttpResponse.BodyHandlers.ofByteArray());
+    String id = text(parse(xml).getDocumentElement(), "UploadId");
+    if (id.isEmpty()) {
+      throw new S3Exception("the store began an upload of " + key + " without an upload id");
+    }
+    return id;
+  }
+
+  @Override
+  public List<Part> parts(String bucket, String key, String uploadId) {
+    List<Part> parts = new ArrayList<>();
+    Map<String, String> query = new LinkedHashMap<>();
+    query.put("uploadId", uploadId);
+    while (true) {
+      Document page = parse(getQuery(bucket, key, query));
+      NodeList nodes = page.getElementsByTagName("Part");
+      for (int i = 0; i < nodes.getLength(); i++) {
+        Element p = (Element) nodes.item(i);
+        parts.add(
+            new Part(
+                Integer.parseInt(text(p, "PartNumber")),
+                unquote(text(p, "ETag")),
+                Long.parseLong(text(p, "Size"))));
+      }
+      Element root = page.getDocumentElement();
+      if (!"true".equals(text(root, "IsTruncated"))) {
+        return parts;
+      }
+      query.put("part-number-marker", text(root, "NextPartNumberMarker"));
+    }
+  }
+
+  @Override
+  public String putPart(String bucket, String key, String uploadId, int number, byte[] bytes) {
+    Map<String, String> query = new LinkedHashMap<>();
+    query.put("partNumber", Integer.toString(number));
+    query.put("uploadId", uploadId);
+    HttpResponse<byte[]> response =
+        exchange(
+            "PUT",
+            bucket,
+            key,
+            query,
+            SigV4.hex(SigV4.sha256(bytes)),
+            HttpRequest.BodyPublishers.ofByteArray(bytes),
+            HttpResponse.BodyHandlers.ofByteArray());
+    check("PUT part " + number + " of", bucket, key, response.statusCode(), response.body());
+    return unquote(
+        response
+            .headers()
+            .firstValue("ETag")
+            .orElseThrow(() -> new S3Exception("the store gave part " + number + " no ETag")));
+  }
+
+  @Override
+  public void completeUpload(String bucket, String key, String uploadId, List<Part> parts) {
+    StringBuilder xml = new StringBuilder("<CompleteMultipartUpload>");
+    for (Part p : parts) {
+      xml.append("<Part><PartNumber>")
+          .append(p.number())
+          .append("</PartNumber><ETag>\"")
+          .append(p.etag())
+          .append("\"</ETag></Part>");
+    }
+    byte[] body =
+        xml.append("</CompleteMultipartUpload>").toString().getBytes(StandardCharsets.UTF_8);
+    byte[] answer =
+        send(
+            "POST",
+            bucket,
+            key,
+            Map.of("uploadId", uploadId),
+            SigV4.hex(SigV4.sha256(body)),
+            HttpRequest.BodyPublishers.ofByteArray(body),
+            HttpResponse.BodyHandlers.ofByteArray());
+    // S3 may answer 200 and still fail the completion, in the body.
+    if (answer.length > 0 && "Error".equals(parse(answer).getDocumentElement().getTagName())) {
+      throw new S3Exception(
+          "completing the upload of " + describe(bucket, key) + " failed: " + errorText(answer));
+    }
+  }
+
+  private static final String EMPTY_SHA256 = SigV4.hex(SigV4.sha256(new byte[0]));
+
+  private byte[] getQuery(String bucket, String key, Map<String, String> query) {
+    return send(
+        "GET",
+        bucket,
+        key,
+        query,
+        EMPTY_SHA256,
+        HttpRequest.BodyPublishers.noBody(),
+        HttpResponse.BodyHandlers.ofByteArray());
+  }
+
+  private static String unquote(String etag) {
+    return etag.startsWith("\"") && etag.endsWith("\"") && etag.length() >= 2
+        ? etag.substring(1, etag.length() - 1)
+        : etag;
   }
 }
