@@ -62,9 +62,8 @@ final class PartedUpload {
         long offset = (long) (number - 1) * partBytes;
         int length = (int) Math.min(partBytes, size - offset);
         byte[] bytes = read(in, offset, length, buffer);
-        String md5 = md5(bytes);
         ObjectStore.Part there = held.get(number);
-        if (there != null && there.size() == length && there.etag().equalsIgnoreCase(md5)) {
+        if (there != null && there.size() == length && there.etag().equalsIgnoreCase(md5(bytes))) {
           parts.add(there);
           continue;
         }

@@ -1,5 +1,6 @@
 package dev.cellar.bench;
 
+import dev.cellar.bench.atrest.AtRestBenchmark;
 import dev.cellar.bench.codecs.CodecsBenchmark;
 import dev.cellar.bench.crash.CrashCommand;
 import dev.cellar.bench.embedded.EmbeddedBenchmark;
@@ -34,6 +35,7 @@ import picocli.CommandLine.Spec;
       IpcBenchmark.class,
       SoakBenchmark.class,
       CrashCommand.class,
+      AtRestBenchmark.class,
       CommandLine.HelpCommand.class
     })
 public final class BenchCommand implements Runnable {

@@ -4,13 +4,10 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.time.Duration;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
@@ -24,33 +21,33 @@ import org.w3c.dom.Element;
 import org.w3c.dom.NodeList;
 
 /**
- * A lean S3 client: the JDK's {@link HttpClient} and {@link SigV4}, and the five calls a backup
- * needs (put an object from a file or bytes, get one into a file or bytes, head, list a prefix).
- * Path-style requests ({@code endpoint/bucket/key}), which every S3 API endpoint accepts (AWS,
- * MinIO, s3proxy, Ceph); objects stream from and to files without passing through the heap whole.
+ * A lean S3 client: {@link Http11} (blocking sockets, {@code sendfile} for uploads over plain HTTP)
+ * and {@link SigV4}, and the calls a backup needs (put an object from a file or bytes, get one into
+ * a file or bytes, head, list a prefix, multipart uploads). Path-style requests ({@code
+ * endpoint/bucket/key}), which every S3 API endpoint accepts (AWS, MinIO, s3proxy, Ceph); objects
+ * stream from and to files without passing through the heap whole.
  *
  * <p>The endpoint and region come from where the AWS tools take them: {@code AWS_ENDPOINT_URL_S3}
  * or {@code AWS_ENDPOINT_URL} (default {@code https://s3.<region>.amazonaws.com}), {@code
  * AWS_REGION} or {@code AWS_DEFAULT_REGION} (default {@code us-east-1}).
+ *
+ * <p>Thread-safe: requests take turns on one kept-alive connection.
  */
 public final class S3Client implements ObjectStore {
-  private static final Duration TIMEOUT = Duration.ofMinutes(5);
+  private static final String EMPTY_SHA256 = SigV4.hex(SigV4.sha256(new byte[0]));
+  private static final Http11.Body NONE = new Http11.NoBody();
 
   private final URI endpoint;
   private final String region;
   private final S3Credentials credentials;
-  private final HttpClient http;
+  private final Http11 http;
 
   public S3Client(URI endpoint, String region, S3Credentials credentials) {
     String text = endpoint.toString();
     this.endpoint = URI.create(text.endsWith("/") ? text.substring(0, text.length() - 1) : text);
     this.region = region;
     this.credentials = credentials;
-    this.http =
-        HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(10))
-            .build();
+    this.http = new Http11(this.endpoint);
   }
 
   /** The client {@code environment} (normally {@link System#getenv()}) describes. */
@@ -75,14 +72,18 @@ public final class S3Client implements ObjectStore {
    */
   @Override
   public void put(String bucket, String key, Path file, String sha256) {
-    send(
-        "PUT",
-        bucket,
-        key,
-        Map.of(),
-        sha256,
-        publisher(() -> HttpRequest.BodyPublishers.ofFile(file)),
-        HttpResponse.BodyHandlers.discarding());
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+      send(
+          "PUT",
+          bucket,
+          key,
+          Map.of(),
+          sha256,
+          new Http11.FileRange(channel, 0, channel.size()),
+          null);
+    } catch (IOException e) {
+      throw new S3Exception("cannot read " + file + " to upload it: " + e.getMessage(), 0, e);
+    }
   }
 
   @Override
@@ -93,159 +94,228 @@ public final class S3Client implements ObjectStore {
         key,
         Map.of(),
         SigV4.hex(SigV4.sha256(bytes)),
-        HttpRequest.BodyPublishers.ofByteArray(bytes),
-        HttpResponse.BodyHandlers.discarding());
+        new Http11.Bytes(bytes),
+        null);
   }
 
   /** Downloads an object into {@code file} (created or truncated). */
   @Override
   public void get(String bucket, String key, Path file) {
-    send(
-        "GET",
-        bucket,
-        key,
-        Map.of(),
-        SigV4.hex(SigV4.sha256(new byte[0])),
-        HttpRequest.BodyPublishers.noBody(),
-        HttpResponse.BodyHandlers.ofFile(
+    try (FileChannel channel =
+        FileChannel.open(
             file,
             StandardOpenOption.CREATE,
             StandardOpenOption.WRITE,
-            StandardOpenOption.TRUNCATE_EXISTING));
+            StandardOpenOption.TRUNCATE_EXISTING)) {
+      send("GET", bucket, key, Map.of(), EMPTY_SHA256, NONE, channel);
+    } catch (IOException e) {
+      throw new S3Exception("cannot write " + file + ": " + e.getMessage(), 0, e);
+    }
   }
 
   @Override
   public byte[] get(String bucket, String key) {
-    return send(
-        "GET",
-        bucket,
-        key,
-        Map.of(),
-        SigV4.hex(SigV4.sha256(new byte[0])),
-        HttpRequest.BodyPublishers.noBody(),
-        HttpResponse.BodyHandlers.ofByteArray());
+    return send("GET", bucket, key, Map.of(), EMPTY_SHA256, NONE, null).body();
   }
 
   /** The object's size, or empty when there is no such object. */
   public Optional<Long> head(String bucket, String key) {
-    HttpResponse<Void> response =
-        exchange(
-            "HEAD",
-            bucket,
-            key,
-            Map.of(),
-            SigV4.hex(SigV4.sha256(new byte[0])),
-            HttpRequest.BodyPublishers.noBody(),
-            HttpResponse.BodyHandlers.discarding());
-    if (response.statusCode() == 404) {
+    Http11.Response response = exchange("HEAD", bucket, key, Map.of(), EMPTY_SHA256, NONE, null);
+    if (response.status() == 404) {
       return Optional.empty();
     }
-    check("HEAD", bucket, key, response.statusCode(), null);
-    return Optional.of(response.headers().firstValueAsLong("Content-Length").orElse(-1));
+    check("HEAD", bucket, key, response);
+    String length = response.header("Content-Length");
+    return Optional.of(length == null ? -1 : Long.parseLong(length));
   }
 
   /** Every key under {@code prefix} with its size, in the store's (lexicographic) order. */
   @Override
   public Map<String, Long> list(String bucket, String prefix) {
     Map<String, Long> keys = new LinkedHashMap<>();
-    String token = null;
-    do {
-      Map<String, String> query = new LinkedHashMap<>();
-      query.put("list-type", "2");
-      query.put("prefix", prefix);
-      if (token != null) {
-        query.put("continuation-token", token);
-      }
-      byte[] xml =
-          send(
-              "GET",
-              bucket,
-              "",
-              query,
-              SigV4.hex(SigV4.sha256(new byte[0])),
-              HttpRequest.BodyPublishers.noBody(),
-              HttpResponse.BodyHandlers.ofByteArray());
-      Document page = parse(xml);
+    Map<String, String> query = new LinkedHashMap<>();
+    query.put("list-type", "2");
+    query.put("prefix", prefix);
+    while (true) {
+      Document page = parse(send("GET", bucket, "", query, EMPTY_SHA256, NONE, null).body());
       NodeList contents = page.getElementsByTagName("Contents");
       for (int i = 0; i < contents.getLength(); i++) {
         Element c = (Element) contents.item(i);
         keys.put(text(c, "Key"), Long.parseLong(text(c, "Size")));
       }
-      token =
-          "true".equals(text(page.getDocumentElement(), "IsTruncated"))
-              ? text(page.getDocumentElement(), "NextContinuationToken")
-              : null;
-    } while (token != null);
-    return keys;
+      Element root = page.getDocumentElement();
+      if (!"true".equals(text(root, "IsTruncated"))) {
+        return keys;
+      }
+      query.put("continuation-token", text(root, "NextContinuationToken"));
+    }
   }
 
-  private <T> T send(
+  // ---------------------------------------------------------------- multipart uploads
+
+  @Override
+  public List<Upload> uploads(String bucket, String prefix) {
+    List<Upload> uploads = new ArrayList<>();
+    Map<String, String> query = new LinkedHashMap<>();
+    query.put("prefix", prefix);
+    query.put("uploads", "");
+    while (true) {
+      Document page = parse(send("GET", bucket, "", query, EMPTY_SHA256, NONE, null).body());
+      NodeList nodes = page.getElementsByTagName("Upload");
+      for (int i = 0; i < nodes.getLength(); i++) {
+        Element u = (Element) nodes.item(i);
+        uploads.add(new Upload(text(u, "Key"), text(u, "UploadId")));
+      }
+      Element root = page.getDocumentElement();
+      if (!"true".equals(text(root, "IsTruncated"))) {
+        return uploads;
+      }
+      query.put("key-marker", text(root, "NextKeyMarker"));
+      query.put("upload-id-marker", text(root, "NextUploadIdMarker"));
+    }
+  }
+
+  @Override
+  public String startUpload(String bucket, String key) {
+    byte[] xml = send("POST", bucket, key, Map.of("uploads", ""), EMPTY_SHA256, NONE, null).body();
+    String id = text(parse(xml).getDocumentElement(), "UploadId");
+    if (id.isEmpty()) {
+      throw new S3Exception("the store began an upload of " + key + " without an upload id");
+    }
+    return id;
+  }
+
+  @Override
+  public List<Part> parts(String bucket, String key, String uploadId) {
+    List<Part> parts = new ArrayList<>();
+    Map<String, String> query = new LinkedHashMap<>();
+    query.put("uploadId", uploadId);
+    while (true) {
+      Document page = parse(send("GET", bucket, key, query, EMPTY_SHA256, NONE, null).body());
+      NodeList nodes = page.getElementsByTagName("Part");
+      for (int i = 0; i < nodes.getLength(); i++) {
+        Element p = (Element) nodes.item(i);
+        parts.add(
+            new Part(
+                Integer.parseInt(text(p, "PartNumber")),
+                unquote(text(p, "ETag")),
+                Long.parseLong(text(p, "Size"))));
+      }
+      Element root = page.getDocumentElement();
+      if (!"true".equals(text(root, "IsTruncated"))) {
+        return parts;
+      }
+      query.put("part-number-marker", text(root, "NextPartNumberMarker"));
+    }
+  }
+
+  @Override
+  public String putPart(String bucket, String key, String uploadId, int number, byte[] bytes) {
+    Map<String, String> query = new LinkedHashMap<>();
+    query.put("partNumber", Integer.toString(number));
+    query.put("uploadId", uploadId);
+    Http11.Response response =
+        send(
+            "PUT",
+            bucket,
+            key,
+            query,
+            SigV4.hex(SigV4.sha256(bytes)),
+            new Http11.Bytes(bytes),
+            null);
+    String etag = response.header("ETag");
+    if (etag == null) {
+      throw new S3Exception("the store gave part " + number + " of " + key + " no ETag");
+    }
+    return unquote(etag);
+  }
+
+  @Override
+  public void completeUpload(String bucket, String key, String uploadId, List<Part> parts) {
+    StringBuilder xml = new StringBuilder("<CompleteMultipartUpload>");
+    for (Part p : parts) {
+      xml.append("<Part><PartNumber>")
+          .append(p.number())
+          .append("</PartNumber><ETag>\"")
+          .append(p.etag())
+          .append("\"</ETag></Part>");
+    }
+    byte[] body =
+        xml.append("</CompleteMultipartUpload>").toString().getBytes(StandardCharsets.UTF_8);
+    byte[] answer =
+        send(
+                "POST",
+                bucket,
+                key,
+                Map.of("uploadId", uploadId),
+                SigV4.hex(SigV4.sha256(body)),
+                new Http11.Bytes(body),
+                null)
+            .body();
+    // S3 may answer 200 and still fail the completion, in the body.
+    if (answer != null
+        && answer.length > 0
+        && "Error".equals(parse(answer).getDocumentElement().getTagName())) {
+      throw new S3Exception(
+          "completing the upload of " + describe(bucket, key) + " failed: " + errorText(answer));
+    }
+  }
+
+  // ---------------------------------------------------------------- requests
+
+  private Http11.Response send(
       String method,
       String bucket,
       String key,
       Map<String, String> query,
       String sha256,
-      HttpRequest.BodyPublisher body,
-      HttpResponse.BodyHandler<T> handler) {
-    HttpResponse<T> response = exchange(method, bucket, key, query, sha256, body, handler);
-    check(method, bucket, key, response.statusCode(), response.body());
-    return response.body();
+      Http11.Body body,
+      FileChannel into) {
+    Http11.Response response = exchange(method, bucket, key, query, sha256, body, into);
+    check(method, bucket, key, response);
+    return response;
   }
 
-  private <T> HttpResponse<T> exchange(
+  private synchronized Http11.Response exchange(
       String method,
       String bucket,
       String key,
       Map<String, String> query,
       String sha256,
-      HttpRequest.BodyPublisher body,
-      HttpResponse.BodyHandler<T> handler) {
+      Http11.Body body,
+      FileChannel into) {
     String path =
         endpoint.getRawPath()
             + '/'
             + SigV4.encode(bucket, true)
             + (key.isEmpty() ? "/" : '/' + SigV4.encode(key, false));
     String queryText = SigV4.canonicalQuery(query);
-    URI uri =
-        URI.create(
-            endpoint.getScheme()
-                + "://"
-                + endpoint.getRawAuthority()
-                + path
-                + (queryText.isEmpty() ? "" : "?" + queryText));
-    String host =
-        endpoint.getPort() < 0 ? endpoint.getHost() : endpoint.getHost() + ":" + endpoint.getPort();
     Map<String, String> headers =
         SigV4.sign(
             credentials,
             region,
             method,
-            host,
+            http.hostHeader(),
             path,
             query,
             sha256,
             ZonedDateTime.now(ZoneOffset.UTC));
-    HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(TIMEOUT).method(method, body);
-    headers.forEach(request::header);
     try {
-      return http.send(request.build(), handler);
+      return http.exchange(
+          method, queryText.isEmpty() ? path : path + "?" + queryText, headers, body, into);
     } catch (IOException e) {
       throw new S3Exception(
           method + " " + describe(bucket, key) + " failed: " + e.getMessage(), 0, e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new S3Exception(method + " " + describe(bucket, key) + " interrupted", 0, e);
     }
   }
 
-  private void check(String method, String bucket, String key, int status, Object body) {
+  private void check(String method, String bucket, String key, Http11.Response response) {
+    int status = response.status();
     if (status / 100 == 2) {
       return;
     }
-    String detail = "";
-    if (body instanceof byte[] bytes && bytes.length > 0) {
-      detail = ": " + errorText(bytes);
-    }
+    byte[] body = response.body();
+    String detail = body != null && body.length > 0 ? ": " + errorText(body) : "";
     throw new S3Exception(
         method + " " + describe(bucket, key) + " answered HTTP " + status + detail, status, null);
   }
@@ -271,7 +341,7 @@ public final class S3Client implements ObjectStore {
       DocumentBuilderFactory factory = DocumentBuilderFactory.newInstance();
       factory.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
       factory.setExpandEntityReferences(false);
-      try (InputStream in = new ByteArrayInputStream(xml)) {
+      try (InputStream in = new ByteArrayInputStream(xml == null ? new byte[0] : xml)) {
         return factory.newDocumentBuilder().parse(in);
       }
     } catch (Exception e) {
@@ -284,150 +354,8 @@ public final class S3Client implements ObjectStore {
     return nodes.getLength() == 0 ? "" : nodes.item(0).getTextContent();
   }
 
-  /** A publisher made now, with the file's absence reported as this client's error. */
-  private interface PublisherSource {
-    HttpRequest.BodyPublisher open() throws IOException;
-  }
-
-  private static HttpRequest.BodyPublisher publisher(PublisherSource source) {
-    try {
-      return source.open();
-    } catch (IOException e) {
-      throw new S3Exception("cannot read what is to be uploaded: " + e.getMessage(), 0, e);
-    }
-  }
-
-  // ---------------------------------------------------------------- multipart uploads
-
-  @Override
-  public List<Upload> uploads(String bucket, String prefix) {
-    List<Upload> uploads = new ArrayList<>();
-    Map<String, String> query = new LinkedHashMap<>();
-    query.put("prefix", prefix);
-    query.put("uploads", "");
-    while (true) {
-      Document page = parse(getQuery(bucket, "", query));
-      NodeList nodes = page.getElementsByTagName("Upload");
-      for (int i = 0; i < nodes.getLength(); i++) {
-        Element u = (Element) nodes.item(i);
-        uploads.add(new Upload(text(u, "Key"), text(u, "UploadId")));
-      }
-      Element root = page.getDocumentElement();
-      if (!"true".equals(text(root, "IsTruncated"))) {
-        return uploads;
-      }
-      query.put("key-marker", text(root, "NextKeyMarker"));
-      query.put("upload-id-marker", text(root, "NextUploadIdMarker"));
-    }
-  }
-
-  @Override
-  public String startUpload(String bucket, String key) {
-    byte[] xml =
-        send(
-            "POST",
-            bucket,
-            key,
-            Map.of("uploads", ""),
-            EMPTY_SHA256,
-            HttpRequest.BodyPublishers.noBody(),
-            HttpResponse.BodyHandlers.ofByteArray());
-    String id = text(parse(xml).getDocumentElement(), "UploadId");
-    if (id.isEmpty()) {
-      throw new S3Exception("the store began an upload of " + key + " without an upload id");
-    }
-    return id;
-  }
-
-  @Override
-  public List<Part> parts(String bucket, String key, String uploadId) {
-    List<Part> parts = new ArrayList<>();
-    Map<String, String> query = new LinkedHashMap<>();
-    query.put("uploadId", uploadId);
-    while (true) {
-      Document page = parse(getQuery(bucket, key, query));
-      NodeList nodes = page.getElementsByTagName("Part");
-      for (int i = 0; i < nodes.getLength(); i++) {
-        Element p = (Element) nodes.item(i);
-        parts.add(
-            new Part(
-                Integer.parseInt(text(p, "PartNumber")),
-                unquote(text(p, "ETag")),
-                Long.parseLong(text(p, "Size"))));
-      }
-      Element root = page.getDocumentElement();
-      if (!"true".equals(text(root, "IsTruncated"))) {
-        return parts;
-      }
-      query.put("part-number-marker", text(root, "NextPartNumberMarker"));
-    }
-  }
-
-  @Override
-  public String putPart(String bucket, String key, String uploadId, int number, byte[] bytes) {
-    Map<String, String> query = new LinkedHashMap<>();
-    query.put("partNumber", Integer.toString(number));
-    query.put("uploadId", uploadId);
-    HttpResponse<byte[]> response =
-        exchange(
-            "PUT",
-            bucket,
-            key,
-            query,
-            SigV4.hex(SigV4.sha256(bytes)),
-            HttpRequest.BodyPublishers.ofByteArray(bytes),
-            HttpResponse.BodyHandlers.ofByteArray());
-    check("PUT part " + number + " of", bucket, key, response.statusCode(), response.body());
-    return unquote(
-        response
-            .headers()
-            .firstValue("ETag")
-            .orElseThrow(() -> new S3Exception("the store gave part " + number + " no ETag")));
-  }
-
-  @Override
-  public void completeUpload(String bucket, String key, String uploadId, List<Part> parts) {
-    StringBuilder xml = new StringBuilder("<CompleteMultipartUpload>");
-    for (Part p : parts) {
-      xml.append("<Part><PartNumber>")
-          .append(p.number())
-          .append("</PartNumber><ETag>\"")
-          .append(p.etag())
-          .append("\"</ETag></Part>");
-    }
-    byte[] body =
-        xml.append("</CompleteMultipartUpload>").toString().getBytes(StandardCharsets.UTF_8);
-    byte[] answer =
-        send(
-            "POST",
-            bucket,
-            key,
-            Map.of("uploadId", uploadId),
-            SigV4.hex(SigV4.sha256(body)),
-            HttpRequest.BodyPublishers.ofByteArray(body),
-            HttpResponse.BodyHandlers.ofByteArray());
-    // S3 may answer 200 and still fail the completion, in the body.
-    if (answer.length > 0 && "Error".equals(parse(answer).getDocumentElement().getTagName())) {
-      throw new S3Exception(
-          "completing the upload of " + describe(bucket, key) + " failed: " + errorText(answer));
-    }
-  }
-
-  private static final String EMPTY_SHA256 = SigV4.hex(SigV4.sha256(new byte[0]));
-
-  private byte[] getQuery(String bucket, String key, Map<String, String> query) {
-    return send(
-        "GET",
-        bucket,
-        key,
-        query,
-        EMPTY_SHA256,
-        HttpRequest.BodyPublishers.noBody(),
-        HttpResponse.BodyHandlers.ofByteArray());
-  }
-
   private static String unquote(String etag) {
-    return etag.startsWith("\"") && etag.endsWith("\"") && etag.length() >= 2
+    return etag.length() >= 2 && etag.startsWith("\"") && etag.endsWith("\"")
         ? etag.substring(1, etag.length() - 1)
         : etag;
   }

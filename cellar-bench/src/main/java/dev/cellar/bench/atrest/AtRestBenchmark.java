@@ -1,0 +1,356 @@
+package dev.cellar.bench.atrest;
+
+import dev.cellar.Cellar;
+import dev.cellar.CellarOptions;
+import dev.cellar.Fsync;
+import dev.cellar.bench.server.Format;
+import dev.cellar.bench.server.Host;
+import dev.cellar.bench.server.JsonReport;
+import dev.cellar.inspect.StoreDirectory;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.Callable;
+import java.util.function.Function;
+import java.util.function.ToDoubleFunction;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code cellar bench at-rest}: data at rest. Today its backup part: a store of {@code --size-mb}
+ * backed up to and restored from an S3 API endpoint (s3proxy in a JVM of its own, on the same disk)
+ * by Cellar's {@code tool backup}/{@code restore} and by the AWS SDK for Java v2, and copied with
+ * {@code cp}, in {@code --rounds} rounds; megabytes per second (the median round) and the ratios
+ * the targets name: Cellar at least 1.3x the SDK, and at least half of {@code cp}, both ways.
+ *
+ * <p>What each side does is what it must to be a backup: Cellar reads every file twice (its
+ * SHA-256, then the upload, in 8 MiB parts above 8 MiB) and, restoring, checks every file's SHA-256
+ * and syncs it; the SDK uploads each file in one request and its downloads are synced; {@code cp}
+ * copies, then each file is synced. The store's files are in the page cache for all of them.
+ */
+@Command(
+    name = "at-rest",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Backups: a store backed up to and restored from an S3 endpoint (s3proxy, a child JVM) by"
+          + " cellar tool backup/restore and by the AWS SDK for Java v2, and copied with cp;"
+          + " MB/s and the ratios of the targets (Cellar >= 1.3x the SDK, >= 0.5x cp)."
+    })
+public final class AtRestBenchmark implements Callable<Integer> {
+  static final double SDK_RATIO = 1.3;
+  static final double CP_RATIO = 0.5;
+
+  @Option(
+      names = "--size-mb",
+      defaultValue = "512",
+      description = "Store size (default ${DEFAULT-VALUE}).")
+  int sizeMb;
+
+  @Option(
+      names = "--rounds",
+      defaultValue = "3",
+      description = "Rounds (default ${DEFAULT-VALUE}).")
+  int rounds;
+
+  @Option(
+      names = "--part-mb",
+      defaultValue = "8",
+      description =
+          "Cellar uploads files larger than this in parts of this size, as multipart uploads it"
+              + " can resume (default ${DEFAULT-VALUE}, at least 5).")
+  int partMb;
+
+  @Option(names = "--dir", description = "Parent of the run directory (default: the temp dir).")
+  Path baseDir;
+
+  @Option(names = "--keep-data", description = "Keep the run directory.")
+  boolean keepData;
+
+  @Option(names = "--json", description = "Write the results as JSON into this file.")
+  Path json;
+
+  @Option(names = "--markdown", description = "Write the Markdown report into this file.")
+  Path markdown;
+
+  @Override
+  public Integer call() throws Exception {
+    PrintStream log = System.err;
+    if (sizeMb < 1 || rounds < 1) {
+      throw new IllegalArgumentException("--size-mb and --rounds must be positive");
+    }
+    String loadStart = oneMinuteLoad();
+    Instant started = Instant.now();
+    Path runDir =
+        baseDir == null
+            ? Files.createTempDirectory("cellar-bench-at-rest-")
+            : Files.createTempDirectory(Files.createDirectories(baseDir), "cellar-bench-at-rest-");
+    try {
+      Path store = runDir.resolve("store");
+      writeStore(store, (long) sizeMb << 20);
+      List<Path> files = storeFiles(store);
+      long bytes = 0;
+      for (Path f : files) {
+        bytes += Files.size(f);
+      }
+      log.printf(
+          Locale.ROOT, "at-rest: store of %d files, %,d bytes in %s%n", files.size(), bytes, store);
+      List<BackupRun.Round> results = new ArrayList<>();
+      try (S3ProxyProcess endpoint = S3ProxyProcess.start(runDir)) {
+        log.printf("at-rest: s3proxy pid %d at %s%n", endpoint.pid(), endpoint.endpoint());
+        BackupRun run = new BackupRun(store, files, runDir, endpoint, partMb << 20);
+        for (int r = 1; r <= rounds; r++) {
+          BackupRun.Round round = run.round(r);
+          results.add(round);
+          log.printf(
+              Locale.ROOT,
+              "at-rest: round %d: backup cellar %.2f s, sdk %.2f s; restore cellar %.2f s, sdk %.2f"
+                  + " s; cp %.2f s%n",
+              r,
+              round.cellarBackup().seconds(),
+              round.sdkUpload().seconds(),
+              round.cellarRestore().seconds(),
+              round.sdkDownload().seconds(),
+              round.cp().seconds());
+        }
+      }
+      Summary s = new Summary(bytes, results);
+      String command =
+          "./cellar bench at-rest --size-mb "
+              + sizeMb
+              + " --rounds "
+              + rounds
+              + " --part-mb "
+              + partMb;
+      String report = markdown(s, command, started, loadStart, oneMinuteLoad(), files.size());
+      if (markdown != null) {
+        Files.writeString(markdown, report);
+      }
+      System.out.print(report);
+      if (json != null) {
+        Files.writeString(json, json(s, command, started, loadStart, oneMinuteLoad()));
+      }
+      return 0;
+    } finally {
+      if (!keepData) {
+        BackupRun.deleteTree(runDir);
+      }
+    }
+  }
+
+  /** The one-minute load average, the first figure of {@code /proc/loadavg}. */
+  private static String oneMinuteLoad() {
+    return Host.loadAverage().split(" ")[0];
+  }
+
+  /** Medians and ratios of a run. */
+  record Summary(long bytes, List<BackupRun.Round> rounds) {
+    double mbPerS(Function<BackupRun.Round, Measured> step) {
+      return bytes / 1e6 / median(step, Measured::seconds);
+    }
+
+    /** CPU seconds per GB moved, of the client or of the endpoint (median round). */
+    double cpuPerGb(Function<BackupRun.Round, Measured> step, ToDoubleFunction<Measured> cpu) {
+      return median(step, cpu) / (bytes / 1e9);
+    }
+
+    private double median(
+        Function<BackupRun.Round, Measured> step, ToDoubleFunction<Measured> value) {
+      return BackupRun.median(rounds.stream().map(step).map(value::applyAsDouble).toList());
+    }
+
+    double backupVsSdk() {
+      return mbPerS(BackupRun.Round::cellarBackup) / mbPerS(BackupRun.Round::sdkUpload);
+    }
+
+    double restoreVsSdk() {
+      return mbPerS(BackupRun.Round::cellarRestore) / mbPerS(BackupRun.Round::sdkDownload);
+    }
+
+    double backupVsCp() {
+      return mbPerS(BackupRun.Round::cellarBackup) / mbPerS(BackupRun.Round::cp);
+    }
+
+    double restoreVsCp() {
+      return mbPerS(BackupRun.Round::cellarRestore) / mbPerS(BackupRun.Round::cp);
+    }
+  }
+
+  /** Values of 1 KiB from a seeded generator (incompressible), put in batches until the size. */
+  private static void writeStore(Path store, long size) {
+    CellarOptions options = CellarOptions.defaults().fsync(Fsync.NO).backgroundCompaction(false);
+    SplittableRandom random = new SplittableRandom(21);
+    try (Cellar db = Cellar.open(store, options)) {
+      long written = 0;
+      for (int i = 0; written < size; i++) {
+        byte[] value = new byte[1024];
+        random.nextBytes(value);
+        db.put(("doc:" + i).getBytes(StandardCharsets.UTF_8), value);
+        written += value.length + 32;
+      }
+    }
+  }
+
+  private static List<Path> storeFiles(Path store) throws IOException {
+    StoreDirectory dir = StoreDirectory.list(store);
+    List<Path> files = new ArrayList<>();
+    if (Files.isRegularFile(dir.metaFile())) {
+      files.add(dir.metaFile());
+    }
+    files.addAll(dir.checkpoints());
+    files.addAll(dir.segments());
+    return files;
+  }
+
+  private static String markdown(
+      Summary s, String command, Instant started, String loadStart, String loadEnd, int files) {
+    StringBuilder md = new StringBuilder();
+    md.append(
+        String.format(
+            Locale.ROOT,
+            "`%s`, %s: a store of %d files, %s; %d rounds, the median shown; s3proxy (filesystem"
+                + " store) in its own JVM on the same disk; %d cores, load average %s at the"
+                + " start and %s at the end.%n%n",
+            command,
+            started,
+            files,
+            Format.bytes(s.bytes()),
+            s.rounds().size(),
+            Runtime.getRuntime().availableProcessors(),
+            loadStart,
+            loadEnd));
+    md.append("| | Cellar tool | AWS SDK v2 | cp + sync | Cellar / SDK | Cellar / cp |\n");
+    md.append("|---|---:|---:|---:|---:|---:|\n");
+    md.append(
+        row(
+            "backup MB/s",
+            s.mbPerS(BackupRun.Round::cellarBackup),
+            s.mbPerS(BackupRun.Round::sdkUpload),
+            s.mbPerS(BackupRun.Round::cp),
+            s.backupVsSdk(),
+            s.backupVsCp()));
+    md.append(
+        row(
+            "restore MB/s",
+            s.mbPerS(BackupRun.Round::cellarRestore),
+            s.mbPerS(BackupRun.Round::sdkDownload),
+            s.mbPerS(BackupRun.Round::cp),
+            s.restoreVsSdk(),
+            s.restoreVsCp()));
+    md.append(
+        "\nCPU seconds per GB moved (median round): the client's JVM, all its threads, and the"
+            + " endpoint's (s3proxy):\n\n");
+    md.append("| | Cellar client | SDK client | endpoint under Cellar | endpoint under SDK |\n");
+    md.append("|---|---:|---:|---:|---:|\n");
+    cpuRow(md, s, "backup", BackupRun.Round::cellarBackup, BackupRun.Round::sdkUpload);
+    cpuRow(md, s, "restore", BackupRun.Round::cellarRestore, BackupRun.Round::sdkDownload);
+    md.append("\n| target | required | measured | met |\n|---|---|---|---|\n");
+    verdict(md, "backup, Cellar / AWS SDK", "≥ 1.3x", s.backupVsSdk(), SDK_RATIO);
+    verdict(md, "restore, Cellar / AWS SDK", "≥ 1.3x", s.restoreVsSdk(), SDK_RATIO);
+    verdict(md, "backup, Cellar / cp", "≥ 0.5x", s.backupVsCp(), CP_RATIO);
+    verdict(md, "restore, Cellar / cp", "≥ 0.5x", s.restoreVsCp(), CP_RATIO);
+    return md.toString();
+  }
+
+  private static void cpuRow(
+      StringBuilder md,
+      Summary s,
+      String what,
+      Function<BackupRun.Round, Measured> cellar,
+      Function<BackupRun.Round, Measured> sdk) {
+    md.append(
+        String.format(
+            Locale.ROOT,
+            "| %s | %.2f | %.2f | %.2f | %.2f |%n",
+            what,
+            s.cpuPerGb(cellar, Measured::clientCpu),
+            s.cpuPerGb(sdk, Measured::clientCpu),
+            s.cpuPerGb(cellar, Measured::serverCpu),
+            s.cpuPerGb(sdk, Measured::serverCpu)));
+  }
+
+  private static String row(
+      String what, double cellar, double sdk, double cp, double vsSdk, double vsCp) {
+    return String.format(
+        Locale.ROOT,
+        "| %s | %.1f | %.1f | %.1f | %s | %s |%n",
+        what,
+        cellar,
+        sdk,
+        cp,
+        Format.ratio(vsSdk),
+        Format.ratio(vsCp));
+  }
+
+  private static void verdict(
+      StringBuilder md, String target, String required, double measured, double needed) {
+    md.append(
+        String.format(
+            Locale.ROOT,
+            "| %s | %s | %s | %s |%n",
+            target,
+            required,
+            Format.ratio(measured),
+            measured >= needed ? "yes" : "**no**"));
+  }
+
+  private static String json(
+      Summary s, String command, Instant started, String loadStart, String loadEnd) {
+    Map<String, Object> machine = new LinkedHashMap<>();
+    machine.put("cores", Runtime.getRuntime().availableProcessors());
+    machine.put("started", started.toString());
+    machine.put("load_average_start", loadStart);
+    machine.put("load_average_end", loadEnd);
+    machine.put("command", command);
+    machine.put("store_bytes", s.bytes());
+    List<Object> results = new ArrayList<>();
+    addRow(results, "backup", "cellar", s.mbPerS(BackupRun.Round::cellarBackup));
+    addRow(results, "backup", "aws-sdk-v2", s.mbPerS(BackupRun.Round::sdkUpload));
+    addRow(results, "backup", "cp", s.mbPerS(BackupRun.Round::cp));
+    addRow(results, "restore", "cellar", s.mbPerS(BackupRun.Round::cellarRestore));
+    addRow(results, "restore", "aws-sdk-v2", s.mbPerS(BackupRun.Round::sdkDownload));
+    addRow(results, "restore", "cp", s.mbPerS(BackupRun.Round::cp));
+    List<Object> rounds = new ArrayList<>();
+    for (BackupRun.Round r : s.rounds()) {
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("round", r.round());
+      m.put("cellar_backup", measured(r.cellarBackup()));
+      m.put("sdk_upload", measured(r.sdkUpload()));
+      m.put("cellar_restore", measured(r.cellarRestore()));
+      m.put("sdk_download", measured(r.sdkDownload()));
+      m.put("cp", measured(r.cp()));
+      rounds.add(m);
+    }
+    Map<String, Object> root = new LinkedHashMap<>();
+    root.put("machine", machine);
+    root.put("results", results);
+    root.put("rounds", rounds);
+    return JsonReport.render(root);
+  }
+
+  private static Map<String, Object> measured(Measured m) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("seconds", m.seconds());
+    out.put("client_cpu_s", m.clientCpu());
+    out.put("endpoint_cpu_s", m.serverCpu());
+    return out;
+  }
+
+  private static void addRow(List<Object> rows, String op, String client, double mbPerS) {
+    Map<String, Object> row = new LinkedHashMap<>();
+    row.put("part", "backup");
+    row.put("op", op);
+    row.put("client", client);
+    row.put("metric", "mb_per_s");
+    row.put("value", Math.round(mbPerS * 10) / 10.0);
+    rows.add(row);
+  }
+}
