@@ -36,7 +36,7 @@ class CellarCommandTest {
   void toolWithoutSubcommandIsAUsageError() {
     CommandRun run = CommandRun.of("tool");
     assertEquals(CellarCommand.EXIT_USAGE, run.exitCode(), run::toString);
-    assertTrue(run.err().contains("verify or dump"), run::toString);
+    assertTrue(run.err().contains("verify, dump, backup or restore"), run::toString);
   }
 
   @Test
