@@ -104,9 +104,18 @@ public final class AtRestBenchmark implements Callable<Integer> {
       log.printf(
           Locale.ROOT, "at-rest: store of %d files, %,d bytes in %s%n", files.size(), bytes, store);
       List<BackupRun.Round> results = new ArrayList<>();
-      try (S3ProxyProcess endpoint = S3ProxyProcess.start(runDir)) {
-        log.printf("at-rest: s3proxy pid %d at %s%n", endpoint.pid(), endpoint.endpoint());
-        BackupRun run = new BackupRun(store, files, runDir, endpoint, partMb << 20);
+      try (S3ProxyProcess endpoint = S3ProxyProcess.start(runDir);
+          SdkProcess sdk =
+              new SdkProcess(
+                  endpoint.endpoint(),
+                  S3ProxyProcess.BUCKET,
+                  S3ProxyProcess.ACCESS,
+                  S3ProxyProcess.SECRET,
+                  runDir.resolve("sdk.log"))) {
+        log.printf(
+            "at-rest: s3proxy pid %d at %s, the AWS SDK in pid %d%n",
+            endpoint.pid(), endpoint.endpoint(), sdk.pid());
+        BackupRun run = new BackupRun(store, files, runDir, endpoint, partMb << 20, sdk);
         for (int r = 1; r <= rounds; r++) {
           BackupRun.Round round = run.round(r);
           results.add(round);

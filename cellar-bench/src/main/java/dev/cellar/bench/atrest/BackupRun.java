@@ -37,13 +37,21 @@ final class BackupRun {
   private final Path runDir;
   private final S3ProxyProcess endpoint;
   private final int partBytes;
+  private final SdkProcess sdk;
 
-  BackupRun(Path store, List<Path> files, Path runDir, S3ProxyProcess endpoint, int partBytes) {
+  BackupRun(
+      Path store,
+      List<Path> files,
+      Path runDir,
+      S3ProxyProcess endpoint,
+      int partBytes,
+      SdkProcess sdk) {
     this.store = store;
     this.files = files;
     this.runDir = runDir;
     this.endpoint = endpoint;
     this.partBytes = partBytes;
+    this.sdk = sdk;
   }
 
   Round round(int round) throws IOException, InterruptedException {
@@ -54,37 +62,32 @@ final class BackupRun {
     long server = endpoint.pid();
     S3Location cellarPrefix = new S3Location(S3ProxyProcess.BUCKET, "cellar-" + round);
     String sdkPrefix = "sdk-" + round;
-    try (SdkTransfer sdk =
-        new SdkTransfer(
-            endpoint.endpoint(),
-            S3ProxyProcess.BUCKET,
-            S3ProxyProcess.ACCESS,
-            S3ProxyProcess.SECRET)) {
-      PrintWriter quiet = new PrintWriter(Writer.nullWriter());
-      Backup backup = new Backup(endpoint.client(), Clock.systemUTC(), partBytes);
-      Restore restore = new Restore(endpoint.client());
-      Path cellarTarget = runDir.resolve("restored-cellar-" + round);
-      Path sdkTarget = runDir.resolve("restored-sdk-" + round);
-      if (round % 2 == 1) {
-        cellarBackup = Measured.of(server, () -> backup.run(store, cellarPrefix, quiet));
-        sdkUpload = Measured.of(server, () -> sdk.upload(files, sdkPrefix));
-        cellarRestore =
-            Measured.of(server, () -> restore.run(cellarPrefix, null, cellarTarget, quiet));
-        sdkDownload = Measured.of(server, () -> sdk.download(files, sdkPrefix, sdkTarget));
-      } else {
-        sdkUpload = Measured.of(server, () -> sdk.upload(files, sdkPrefix));
-        cellarBackup = Measured.of(server, () -> backup.run(store, cellarPrefix, quiet));
-        sdkDownload = Measured.of(server, () -> sdk.download(files, sdkPrefix, sdkTarget));
-        cellarRestore =
-            Measured.of(server, () -> restore.run(cellarPrefix, null, cellarTarget, quiet));
-      }
-      checkSame(cellarTarget);
-      checkSame(sdkTarget);
-      deleteTree(cellarTarget);
-      deleteTree(sdkTarget);
+    long self = ProcessHandle.current().pid();
+    long sdkPid = sdk.pid();
+    PrintWriter quiet = new PrintWriter(Writer.nullWriter());
+    Backup backup = new Backup(endpoint.client(), Clock.systemUTC(), partBytes);
+    Restore restore = new Restore(endpoint.client());
+    Path cellarTarget = runDir.resolve("restored-cellar-" + round);
+    Path sdkTarget = runDir.resolve("restored-sdk-" + round);
+    if (round % 2 == 1) {
+      cellarBackup = Measured.of(self, server, () -> backup.run(store, cellarPrefix, quiet));
+      sdkUpload = Measured.of(sdkPid, server, () -> sdk.upload(files, sdkPrefix));
+      cellarRestore =
+          Measured.of(self, server, () -> restore.run(cellarPrefix, null, cellarTarget, quiet));
+      sdkDownload = Measured.of(sdkPid, server, () -> sdk.download(files, sdkPrefix, sdkTarget));
+    } else {
+      sdkUpload = Measured.of(sdkPid, server, () -> sdk.upload(files, sdkPrefix));
+      cellarBackup = Measured.of(self, server, () -> backup.run(store, cellarPrefix, quiet));
+      sdkDownload = Measured.of(sdkPid, server, () -> sdk.download(files, sdkPrefix, sdkTarget));
+      cellarRestore =
+          Measured.of(self, server, () -> restore.run(cellarPrefix, null, cellarTarget, quiet));
     }
+    checkSame(cellarTarget);
+    checkSame(sdkTarget);
+    deleteTree(cellarTarget);
+    deleteTree(sdkTarget);
     Path copy = runDir.resolve("cp-" + round);
-    Measured cp = Measured.of(0, () -> copyAndSync(copy));
+    Measured cp = Measured.of(self, 0, () -> copyAndSync(copy));
     checkSame(copy);
     deleteTree(copy);
     return new Round(round, cellarBackup, sdkUpload, cellarRestore, sdkDownload, cp);

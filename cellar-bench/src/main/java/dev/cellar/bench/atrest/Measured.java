@@ -5,7 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * One timed step: its wall time, and the CPU time the client (this JVM, every thread) and the
+ * One timed step: its wall time, and the CPU time the client (its JVM, every thread) and the
  * endpoint (s3proxy's JVM) spent meanwhile, from {@code /proc/<pid>/stat} (utime + stime, in 10 ms
  * ticks): where a transfer's time goes, and which side is the bottleneck.
  */
@@ -14,8 +14,9 @@ record Measured(double seconds, double clientCpu, double serverCpu) {
     void run() throws Exception;
   }
 
-  static Measured of(long serverPid, Step step) throws IOException {
-    long self = ProcessHandle.current().pid();
+  /** {@code step}, run by the client process {@code clientPid} against {@code serverPid}. */
+  static Measured of(long clientPid, long serverPid, Step step) throws IOException {
+    long self = clientPid;
     long client0 = ticks(self);
     long server0 = serverPid > 0 ? ticks(serverPid) : 0;
     long begin = System.nanoTime();

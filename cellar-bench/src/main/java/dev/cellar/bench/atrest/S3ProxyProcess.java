@@ -51,14 +51,13 @@ final class S3ProxyProcess implements AutoCloseable {
             "jclouds.provider=filesystem",
             "jclouds.filesystem.basedir=" + data,
             ""));
-    String java = ProcessHandle.current().info().command().orElse("java");
     Process process =
         new ProcessBuilder(
                 List.of(
-                    java,
+                    AtRestClasspath.java(),
                     "-Xmx1g",
                     "-cp",
-                    System.getProperty("java.class.path"),
+                    AtRestClasspath.get(),
                     "org.gaul.s3proxy.Main",
                     "--properties",
                     properties.toString()))
