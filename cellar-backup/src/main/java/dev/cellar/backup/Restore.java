@@ -58,8 +58,8 @@ public final class Restore {
     try {
       for (BackupManifest.Entry entry : manifest.files()) {
         Path file = staging.resolve(entry.name());
-        s3.get(source.bucket(), source.key(entry.objectName()), file);
-        FileDigest got = FileDigest.of(file);
+        String sha256 = s3.get(source.bucket(), source.key(entry.objectName()), file);
+        FileDigest got = new FileDigest(Files.size(file), sha256);
         if (got.size() != entry.size() || !got.sha256().equals(entry.sha256())) {
           throw new BackupException(
               entry.name()

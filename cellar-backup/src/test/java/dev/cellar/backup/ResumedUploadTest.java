@@ -133,8 +133,8 @@ class ResumedUploadTest {
     }
 
     @Override
-    public void get(String bucket, String key, Path file) {
-      real.get(bucket, key, file);
+    public String get(String bucket, String key, Path file) {
+      return real.get(bucket, key, file);
     }
 
     @Override

@@ -11,6 +11,7 @@ import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.SocketChannel;
+import java.nio.channels.WritableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Map;
@@ -77,11 +78,16 @@ final class Http11 implements AutoCloseable {
   record FileRange(FileChannel file, long offset, long length) implements Body {}
 
   /**
-   * Sends a request and reads its response: the body into {@code into} if given and the status is
-   * 2xx, else into memory. A failure closes the connection; the next request opens a new one.
+   * Sends a request and reads its response: the body into {@code into} (a file, or a channel that
+   * also digests what passes) if given and the status is 2xx, else into memory. A failure closes
+   * the connection; the next request opens a new one.
    */
   Response exchange(
-      String method, String target, Map<String, String> headers, Body body, FileChannel into)
+      String method,
+      String target,
+      Map<String, String> headers,
+      Body body,
+      WritableByteChannel into)
       throws IOException {
     boolean fresh = socket == null;
     try {
@@ -97,7 +103,11 @@ final class Http11 implements AutoCloseable {
   }
 
   private Response send(
-      String method, String target, Map<String, String> headers, Body body, FileChannel into)
+      String method,
+      String target,
+      Map<String, String> headers,
+      Body body,
+      WritableByteChannel into)
       throws IOException {
     if (socket == null) {
       open();
@@ -191,7 +201,7 @@ final class Http11 implements AutoCloseable {
     }
   }
 
-  private Response read(String method, FileChannel into) throws IOException {
+  private Response read(String method, WritableByteChannel into) throws IOException {
     String statusLine = line();
     if (!statusLine.startsWith("HTTP/1.")) {
       throw new IOException("not an HTTP response: " + statusLine);
@@ -210,7 +220,7 @@ final class Http11 implements AutoCloseable {
     byte[] body = null;
     boolean none = method.equals("HEAD") || status == 204 || status == 304 || status / 100 == 1;
     if (!none) {
-      FileChannel sink = status / 100 == 2 ? into : null;
+      WritableByteChannel sink = status / 100 == 2 ? into : null;
       boolean chunked = "chunked".equalsIgnoreCase(headers.get("transfer-encoding"));
       String length = headers.get("content-length");
       if (chunked) {
@@ -228,7 +238,7 @@ final class Http11 implements AutoCloseable {
     return new Response(status, headers, body);
   }
 
-  private byte[] readFixed(long length, FileChannel sink) throws IOException {
+  private byte[] readFixed(long length, WritableByteChannel sink) throws IOException {
     ByteArrayOutputStream memory = sink == null ? new ByteArrayOutputStream() : null;
     byte[] buffer = new byte[256 << 10];
     long left = length;
@@ -256,7 +266,7 @@ final class Http11 implements AutoCloseable {
     return memory == null ? null : memory.toByteArray();
   }
 
-  private byte[] readChunked(FileChannel sink) throws IOException {
+  private byte[] readChunked(WritableByteChannel sink) throws IOException {
     ByteArrayOutputStream memory = sink == null ? new ByteArrayOutputStream() : null;
     while (true) {
       String size = line();

@@ -18,8 +18,11 @@ public interface ObjectStore {
 
   void put(String bucket, String key, byte[] bytes);
 
-  /** Downloads an object into {@code file}. */
-  void get(String bucket, String key, Path file);
+  /**
+   * Downloads an object into {@code file}; returns the SHA-256 (lower-case hex) of the bytes it
+   * wrote.
+   */
+  String get(String bucket, String key, Path file);
 
   byte[] get(String bucket, String key);
 

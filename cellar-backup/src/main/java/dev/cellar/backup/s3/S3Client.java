@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
 import java.nio.channels.FileChannel;
+import java.nio.channels.WritableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -98,16 +99,21 @@ public final class S3Client implements ObjectStore {
         null);
   }
 
-  /** Downloads an object into {@code file} (created or truncated). */
+  /**
+   * Downloads an object into {@code file} (created or truncated); returns the SHA-256 of the bytes
+   * written, computed as they arrive (no second read of the file to check it).
+   */
   @Override
-  public void get(String bucket, String key, Path file) {
+  public String get(String bucket, String key, Path file) {
     try (FileChannel channel =
         FileChannel.open(
             file,
             StandardOpenOption.CREATE,
             StandardOpenOption.WRITE,
             StandardOpenOption.TRUNCATE_EXISTING)) {
-      send("GET", bucket, key, Map.of(), EMPTY_SHA256, NONE, channel);
+      DigestingChannel digesting = new DigestingChannel(channel);
+      send("GET", bucket, key, Map.of(), EMPTY_SHA256, NONE, digesting);
+      return digesting.sha256();
     } catch (IOException e) {
       throw new S3Exception("cannot write " + file + ": " + e.getMessage(), 0, e);
     }
@@ -270,7 +276,7 @@ public final class S3Client implements ObjectStore {
       Map<String, String> query,
       String sha256,
       Http11.Body body,
-      FileChannel into) {
+      WritableByteChannel into) {
     Http11.Response response = exchange(method, bucket, key, query, sha256, body, into);
     check(method, bucket, key, response);
     return response;
@@ -283,7 +289,7 @@ public final class S3Client implements ObjectStore {
       Map<String, String> query,
       String sha256,
       Http11.Body body,
-      FileChannel into) {
+      WritableByteChannel into) {
     String path =
         endpoint.getRawPath()
             + '/'
