@@ -59,7 +59,7 @@ public final class Backup {
    * @throws dev.cellar.backup.s3.S3Exception if the object store refuses or cannot be reached
    */
   public Report run(Path directory, S3Location target, PrintWriter log) throws IOException {
-    try (AutoCloseable held = StoreDirectory.holdExclusively(directory)) {
+    try (java.io.Closeable held = StoreDirectory.holdExclusively(directory)) {
       StoreDirectory store = StoreDirectory.list(directory);
       List<Path> files = new ArrayList<>();
       if (Files.isRegularFile(store.metaFile())) {
@@ -103,10 +103,6 @@ public final class Backup {
           "backup %s: %d files, %d uploaded (%,d bytes), manifest %s%n",
           target, entries.size(), uploaded, sent, manifest.objectName());
       return new Report(manifest, manifestKey, uploaded, sent);
-    } catch (IOException | RuntimeException e) {
-      throw e;
-    } catch (Exception e) {
-      throw new IOException("releasing " + directory + ": " + e.getMessage(), e);
     }
   }
 }

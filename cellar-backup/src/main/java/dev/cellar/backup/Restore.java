@@ -59,16 +59,16 @@ public final class Restore {
       for (BackupManifest.Entry entry : manifest.files()) {
         Path file = staging.resolve(entry.name());
         String sha256 = s3.get(source.bucket(), source.key(entry.objectName()), file);
-        FileDigest got = new FileDigest(Files.size(file), sha256);
-        if (got.size() != entry.size() || !got.sha256().equals(entry.sha256())) {
+        long size = Files.size(file);
+        if (size != entry.size() || !sha256.equals(entry.sha256())) {
           throw new BackupException(
               entry.name()
                   + " from "
                   + source
                   + " is damaged: "
-                  + got.size()
+                  + size
                   + " bytes with SHA-256 "
-                  + got.sha256()
+                  + sha256
                   + ", the manifest says "
                   + entry.size()
                   + " bytes with "
@@ -76,7 +76,7 @@ public final class Restore {
                   + "; nothing was restored");
         }
         sync(file);
-        bytes += got.size();
+        bytes += size;
         log.printf("verified %s (%,d bytes)%n", entry.name(), entry.size());
       }
       sync(staging);

@@ -56,7 +56,7 @@ public record StoreDirectory(
    *
    * @throws dev.cellar.StoreLockedException if a process has the store open, naming it
    */
-  public static AutoCloseable holdExclusively(Path directory) throws IOException {
+  public static java.io.Closeable holdExclusively(Path directory) throws IOException {
     return dev.cellar.store.DirectoryLock.acquire(dev.cellar.io.FileIO.platform(), directory);
   }
 

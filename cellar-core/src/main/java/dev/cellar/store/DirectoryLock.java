@@ -18,7 +18,7 @@ import java.nio.file.Path;
  * drops them all. So a second open in the same JVM must not even open {@code LOCK}: a JVM-wide set
  * of held directories answers it first.
  */
-public final class DirectoryLock implements AutoCloseable {
+public final class DirectoryLock implements java.io.Closeable {
   static final String FILE_NAME = "LOCK";
 
   private static final java.util.Set<Path> HELD_IN_THIS_JVM =

@@ -16,8 +16,7 @@ record Measured(double seconds, double clientCpu, double serverCpu) {
 
   /** {@code step}, run by the client process {@code clientPid} against {@code serverPid}. */
   static Measured of(long clientPid, long serverPid, Step step) throws IOException {
-    long self = clientPid;
-    long client0 = ticks(self);
+    long client0 = ticks(clientPid);
     long server0 = serverPid > 0 ? ticks(serverPid) : 0;
     long begin = System.nanoTime();
     try {
@@ -28,7 +27,7 @@ record Measured(double seconds, double clientCpu, double serverCpu) {
       throw new IOException(e);
     }
     double seconds = (System.nanoTime() - begin) / 1e9;
-    double client = (ticks(self) - client0) / 100.0;
+    double client = (ticks(clientPid) - client0) / 100.0;
     double server = serverPid > 0 ? (ticks(serverPid) - server0) / 100.0 : 0;
     return new Measured(seconds, client, server);
   }
