@@ -17,6 +17,8 @@ public class CellarException extends RuntimeException {
     INCOMPATIBLE,
     /** The files are damaged; see the report; reopen with salvage to skip damage. */
     CORRUPT,
+    /** Encrypted files need a key the store was not given, or were given the wrong one. */
+    ENCRYPTION_KEY,
     /** The disk is full; writes resume once space returns, reads go on. */
     DISK_FULL,
     /** An I/O error; writes may be refused until restart, reads go on. */

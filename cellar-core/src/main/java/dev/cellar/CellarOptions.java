@@ -37,6 +37,15 @@ public final class CellarOptions {
   public static final int RECORD_ALLOWANCE_BYTES =
       SegmentHeaderDescriptor.LENGTH + RECORD_OVERHEAD_BYTES;
 
+  /**
+   * {@link #RECORD_ALLOWANCE_BYTES} of an encrypted store: its segments' records start after a
+   * cipher block, and each ends with an authentication tag. 176.
+   */
+  public static final int ENCRYPTED_RECORD_ALLOWANCE_BYTES =
+      SegmentHeaderDescriptor.ENCRYPTED_DATA_START
+          + RECORD_OVERHEAD_BYTES
+          + dev.cellar.log.SegmentCipher.TAG_BYTES;
+
   public static final int DEFAULT_MAX_KEY_BYTES = 64 << 10;
   public static final int DEFAULT_MAX_VALUE_BYTES = 16 << 20;
   public static final int DEFAULT_SHARDS = 64;
@@ -75,6 +84,7 @@ public final class CellarOptions {
   private boolean verifyChecksumsOnRead = true;
   private boolean writesAwaitDurability = true;
   private FileIO fileIO = FileIO.platform();
+  private EncryptionKeys encryptionKeys;
 
   private CellarOptions() {}
 
@@ -103,6 +113,7 @@ public final class CellarOptions {
     c.verifyChecksumsOnRead = verifyChecksumsOnRead;
     c.writesAwaitDurability = writesAwaitDurability;
     c.fileIO = fileIO;
+    c.encryptionKeys = encryptionKeys;
     return c;
   }
 
@@ -339,6 +350,40 @@ public final class CellarOptions {
     return c;
   }
 
+  /**
+   * Encrypts the store's files with these keys (AES-256-GCM; see {@code
+   * docs/format/encryption.md}): every segment written from now on, by the log and by compaction,
+   * with the current key; segments of older keys, or plaintext segments of a store that was not
+   * encrypted before, stay readable and are rewritten by compaction. Null (the default): no
+   * encryption, and a store with encrypted segments refuses to open.
+   */
+  public CellarOptions encryptionKeys(EncryptionKeys keys) {
+    CellarOptions c = copy();
+    c.encryptionKeys = keys;
+    return c;
+  }
+
+  /**
+   * {@link #encryptionKeys(EncryptionKeys)} with the keys of a key file (format in {@link
+   * EncryptionKeys}), read now.
+   *
+   * @throws java.io.UncheckedIOException if the file cannot be read
+   * @throws IllegalArgumentException if it is malformed (the message names the line, never a key)
+   */
+  public CellarOptions encryptionKeyFile(java.nio.file.Path file) {
+    try {
+      return encryptionKeys(EncryptionKeys.load(file));
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(
+          "cannot read the encryption key file " + file + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** The keys the store encrypts with, or null. */
+  public EncryptionKeys encryptionKeys() {
+    return encryptionKeys;
+  }
+
   public Fsync fsync() {
     return fsync;
   }
@@ -406,7 +451,11 @@ public final class CellarOptions {
     require(maxKeyBytes >= 1, "maxKeyBytes " + maxKeyBytes + " < 1");
     require(maxValueBytes >= 0, "maxValueBytes " + maxValueBytes + " < 0");
     require(
-        maxValueBytes <= largestValueBytes(segmentBytes, maxKeyBytes),
+        maxValueBytes
+            <= largestValueBytes(segmentBytes, maxKeyBytes)
+                - (encryptionKeys == null
+                    ? 0
+                    : ENCRYPTED_RECORD_ALLOWANCE_BYTES - RECORD_ALLOWANCE_BYTES),
         "maxKeyBytes "
             + maxKeyBytes
             + " + maxValueBytes "

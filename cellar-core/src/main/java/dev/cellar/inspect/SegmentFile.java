@@ -1,8 +1,11 @@
 package dev.cellar.inspect;
 
+import dev.cellar.EncryptionKeys;
 import dev.cellar.IncompatibleFormatException;
+import dev.cellar.log.CipherBlockDescriptor;
 import dev.cellar.log.RecordView;
 import dev.cellar.log.Segment;
+import dev.cellar.log.SegmentCipher;
 import dev.cellar.log.SegmentHeaderDescriptor;
 import dev.cellar.log.SegmentScanner;
 import java.io.IOException;
@@ -40,6 +43,7 @@ public final class SegmentFile implements AutoCloseable {
   private final Arena arena;
   private final MemorySegment memory;
   private final String headerProblem;
+  private EncryptionKeys keys;
 
   /** Called for each valid record; the record view is reused between calls. */
   @FunctionalInterface
@@ -63,6 +67,17 @@ public final class SegmentFile implements AutoCloseable {
   /** The id in a segment file name, or -1 if {@code fileName} is not one. */
   public static long idOf(String fileName) {
     return Segment.idOf(fileName);
+  }
+
+  /**
+   * Maps {@code path}, whose name must be a segment's name; an encrypted segment's records are read
+   * with {@code keys} (null: none given, and scanning an encrypted segment then fails with {@link
+   * dev.cellar.EncryptionKeyException}).
+   */
+  public static SegmentFile open(Path path, EncryptionKeys keys) throws IOException {
+    SegmentFile file = open(path);
+    file.keys = keys;
+    return file;
   }
 
   /** Maps {@code path}, whose name must be a segment's name. */
@@ -166,13 +181,23 @@ public final class SegmentFile implements AutoCloseable {
     boolean increasingSeqs =
         SegmentHeaderDescriptor.kind(memory) == SegmentHeaderDescriptor.KIND_LOG;
     SegmentRecord[] shown = {null};
+    SegmentCipher cipher =
+        encrypted()
+            ? SegmentCipher.open(
+                keys,
+                memory.asSlice(SegmentHeaderDescriptor.LENGTH, CipherBlockDescriptor.LENGTH),
+                path.getFileName().toString())
+            : null;
     SegmentScanner.Result result =
         SegmentScanner.scan(
             memory,
-            SegmentHeaderDescriptor.LENGTH,
+            cipher,
+            SegmentHeaderDescriptor.dataStart(memory),
             scanLimit(),
             sealed(),
             increasingSeqs,
+            null,
+            -1,
             (RecordView view) -> {
               // The scanner reuses one view for the whole scan, so one wrapper serves too.
               if (shown[0] == null) {
@@ -181,6 +206,19 @@ public final class SegmentFile implements AutoCloseable {
               visitor.record(shown[0]);
             });
     return SegmentScan.of(result);
+  }
+
+  /** Whether the header is sound and says the records are encrypted. */
+  public boolean encrypted() {
+    return headerProblem == null && SegmentHeaderDescriptor.isEncrypted(memory);
+  }
+
+  /** The id of the store key an encrypted segment was written with, or 0 if not encrypted. */
+  public int keyId() {
+    return encrypted()
+        ? CipherBlockDescriptor.keyId(
+            memory.asSlice(SegmentHeaderDescriptor.LENGTH, CipherBlockDescriptor.LENGTH))
+        : 0;
   }
 
   /** Unmaps the file. */

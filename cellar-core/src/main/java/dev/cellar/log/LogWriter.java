@@ -2,6 +2,7 @@ package dev.cellar.log;
 
 import dev.cellar.CellarException;
 import dev.cellar.DiskFullException;
+import dev.cellar.EncryptionKeys;
 import dev.cellar.StoreIOException;
 import dev.cellar.io.FileIO;
 import java.io.IOException;
@@ -63,6 +64,12 @@ public final class LogWriter {
   private volatile boolean zeroFill;
   private volatile boolean hugePages = true;
 
+  /** The keys new segments are encrypted with, or null; set before the first append. */
+  private EncryptionKeys keys;
+
+  /** {@link SegmentCipher#TAG_BYTES} if new records are encrypted, else 0. */
+  private int tagBytes;
+
   /** Segments written to since their last fsync (the active one and FULL ones not yet sealed). */
   private final List<Segment> unsynced = new ArrayList<>();
 
@@ -106,6 +113,16 @@ public final class LogWriter {
   }
 
   /**
+   * Encrypts every segment this writer creates from now on with the current key of {@code keys}
+   * (null: none). Set before {@link #start}: a writer's records are all encrypted or all not, which
+   * is why a store with keys never resumes a plaintext segment.
+   */
+  public void encryption(EncryptionKeys keys) {
+    this.keys = keys;
+    this.tagBytes = keys == null ? 0 : SegmentCipher.TAG_BYTES;
+  }
+
+  /**
    * Appends one record and returns its location.
    *
    * @param expireAt epoch millis, 0 for none
@@ -135,12 +152,23 @@ public final class LogWriter {
     try {
       long seq = nextSeq;
       checkSeq(seq);
-      long length = RecordDescriptor.length(keyLength, valueLength, seq, expireAt != 0);
+      long length = RecordDescriptor.length(keyLength, valueLength, seq, expireAt != 0) + tagBytes;
       ensureRoom(length);
       long offset = tail;
       byte[] record = scratch(length);
       RecordDescriptor.encode(
-          record, type, key, keyOffset, keyLength, value, valueOffset, valueLength, seq, expireAt);
+          record,
+          type,
+          key,
+          keyOffset,
+          keyLength,
+          value,
+          valueOffset,
+          valueLength,
+          seq,
+          expireAt,
+          active.cipher(),
+          offset);
       MemorySegment.copy(record, 0, active.memory(), ValueLayout.JAVA_BYTE, offset, (int) length);
       assert offset + length <= active.memory().byteSize()
           : "record of " + length + " bytes at " + offset + " overruns its segment";
@@ -204,7 +232,7 @@ public final class LogWriter {
       for (int j = from; j < end; j++) {
         int item = items[j];
         int start = at;
-        at = encode(records, item, seq + (j - from), buffer, at);
+        at = encode(records, item, seq + (j - from), buffer, at, active.cipher(), offset);
         locations[j] = LogLocation.of(slot, offset + start);
         long expireAt = records.expiry(item);
         if (expireAt != 0) {
@@ -229,13 +257,19 @@ public final class LogWriter {
     return appended;
   }
 
-  private static long recordLength(PutRecords records, int item, long seq) {
+  private long recordLength(PutRecords records, int item, long seq) {
     return RecordDescriptor.length(
-        records.keyLength(item), records.valueLength(item), seq, records.expiry(item) != 0);
+            records.keyLength(item), records.valueLength(item), seq, records.expiry(item) != 0)
+        + tagBytes;
   }
 
-  /** Encodes item {@code item} as a put of seq {@code seq} at {@code out[at]}; returns its end. */
-  private static int encode(PutRecords records, int item, long seq, byte[] out, int at) {
+  /**
+   * Encodes item {@code item} as a put of seq {@code seq} at {@code out[at]}, encrypted with {@code
+   * cipher} if not null, for a batch whose first record goes to {@code base} in the segment;
+   * returns its end.
+   */
+  private static int encode(
+      PutRecords records, int item, long seq, byte[] out, int at, SegmentCipher cipher, long base) {
     int keyLength = (int) records.keyLength(item);
     int valueLength = (int) records.valueLength(item);
     int keyAt =
@@ -244,8 +278,7 @@ public final class LogWriter {
     records.copyKey(item, out, keyAt);
     records.copyValue(item, out, keyAt + keyLength);
     int end = keyAt + keyLength + valueLength;
-    RecordDescriptor.seal(out, at, end);
-    return end;
+    return RecordDescriptor.seal(out, at, keyAt, end, cipher, base + at);
   }
 
   /** A buffer of at least {@code length} bytes; small ones are reused (append lock held). */
@@ -318,12 +351,13 @@ public final class LogWriter {
               SegmentHeaderDescriptor.KIND_LOG,
               segmentBytes,
               clock.getAsLong(),
-              hugePages);
+              hugePages,
+              keys == null ? null : SegmentCipher.create(keys, path.getFileName().toString()));
       // From the header on: the zero-filling fallback of reserve() would erase it otherwise.
       if (zeroFill) {
-        next.zeroFill(SegmentHeaderDescriptor.LENGTH, Math.min(segmentBytes, RESERVE_CHUNK));
+        next.zeroFill(next.dataStart(), Math.min(segmentBytes, RESERVE_CHUNK));
       } else {
-        next.reserve(SegmentHeaderDescriptor.LENGTH, Math.min(segmentBytes, RESERVE_CHUNK));
+        next.reserve(next.dataStart(), Math.min(segmentBytes, RESERVE_CHUNK));
       }
       // The header and the file's name must survive power loss before any record in the segment
       // does: recovery cannot tell a segment whose header was lost from a damaged one.
@@ -350,7 +384,7 @@ public final class LogWriter {
     table.add(next);
     active = next;
     unsynced.add(next);
-    tail = SegmentHeaderDescriptor.LENGTH;
+    tail = next.dataStart();
     reservedUpTo = Math.min(segmentBytes, RESERVE_CHUNK);
     prefaulter.request(next.memory(), 0, reservedUpTo);
     if (full != null) {

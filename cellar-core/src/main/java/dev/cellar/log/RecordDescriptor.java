@@ -113,15 +113,48 @@ public final class RecordDescriptor {
       long valueLength,
       long seq,
       long expireAt) {
-    int at = encodeHeader(out, 0, type, keyLength, valueLength, seq, expireAt);
+    return encode(
+        out,
+        type,
+        key,
+        keyOffset,
+        keyLength,
+        value,
+        valueOffset,
+        valueLength,
+        seq,
+        expireAt,
+        null,
+        0);
+  }
+
+  /**
+   * As {@link #encode(byte[], int, MemorySegment, long, long, MemorySegment, long, long, long,
+   * long)}, encrypted with {@code cipher} (if not null) for a record at {@code offset} of its file:
+   * {@code out} must then hold {@link SegmentCipher#TAG_BYTES} more.
+   */
+  public static int encode(
+      byte[] out,
+      int type,
+      MemorySegment key,
+      long keyOffset,
+      long keyLength,
+      MemorySegment value,
+      long valueOffset,
+      long valueLength,
+      long seq,
+      long expireAt,
+      SegmentCipher cipher,
+      long offset) {
+    int keyAt = encodeHeader(out, 0, type, keyLength, valueLength, seq, expireAt);
+    int at = keyAt;
     MemorySegment.copy(key, ValueLayout.JAVA_BYTE, keyOffset, out, at, (int) keyLength);
     at += (int) keyLength;
     if (valueLength > 0) {
       MemorySegment.copy(value, ValueLayout.JAVA_BYTE, valueOffset, out, at, (int) valueLength);
       at += (int) valueLength;
     }
-    seal(out, 0, at);
-    return at;
+    return seal(out, 0, keyAt, at, cipher, offset);
   }
 
   /**
@@ -152,6 +185,27 @@ public final class RecordDescriptor {
     HEAP_INT.set(out, start + CRC_OFFSET, Crc32c.masked(out, covered, end - covered));
   }
 
+  /**
+   * Completes the record at {@code out[start]} whose plaintext key and value are {@code out[keyAt,
+   * end)}: encrypts them with {@code cipher} if not null (the record to be written at {@code
+   * offset} of its file; {@code out} must have room for the tag), then stores the CRC. Returns the
+   * record's end.
+   */
+  static int seal(byte[] out, int start, int keyAt, int end, SegmentCipher cipher, long offset) {
+    if (cipher != null) {
+      int aad = start + TYPE_OFFSET;
+      cipher.seal(out, aad, keyAt - aad, keyAt, end - keyAt, offset);
+      end += SegmentCipher.TAG_BYTES;
+    }
+    seal(out, start, end);
+    return end;
+  }
+
+  /** Bytes a record adds when encrypted: its tag. */
+  public static int tagBytes(SegmentCipher cipher) {
+    return cipher == null ? 0 : SegmentCipher.TAG_BYTES;
+  }
+
   /** Writes a complete record at {@code offset} of {@code log}; returns its length. */
   public static int write(
       MemorySegment log,
@@ -161,11 +215,39 @@ public final class RecordDescriptor {
       MemorySegment value,
       long seq,
       long expireAt) {
+    return write(log, offset, type, key, value, seq, expireAt, null);
+  }
+
+  /**
+   * As {@link #write(MemorySegment, long, int, MemorySegment, MemorySegment, long, long)},
+   * encrypted with {@code cipher} if not null.
+   */
+  public static int write(
+      MemorySegment log,
+      long offset,
+      int type,
+      MemorySegment key,
+      MemorySegment value,
+      long seq,
+      long expireAt,
+      SegmentCipher cipher) {
+    long valueLength = value == null ? 0 : value.byteSize();
     byte[] record =
-        new byte
-            [(int)
-                length(key.byteSize(), value == null ? 0 : value.byteSize(), seq, expireAt != 0)];
-    int length = encode(record, type, key, value, seq, expireAt);
+        new byte[(int) length(key.byteSize(), valueLength, seq, expireAt != 0) + tagBytes(cipher)];
+    int length =
+        encode(
+            record,
+            type,
+            key,
+            0,
+            key.byteSize(),
+            value,
+            0,
+            valueLength,
+            seq,
+            expireAt,
+            cipher,
+            offset);
     MemorySegment.copy(record, 0, log, ValueLayout.JAVA_BYTE, offset, length);
     return length;
   }

@@ -9,9 +9,23 @@ import java.lang.foreign.ValueLayout;
  * total over arbitrary bytes (it returns false instead of throwing), because it runs on data that
  * may be torn or corrupt.
  *
+ * <p>An encrypted segment's record (a view given the segment's {@link SegmentCipher}) parses the
+ * same way, its header being plaintext; its key and value are decrypted, and its tag checked, into
+ * the view's own array on the first access to them ({@link #checksumValid()} does it too), and
+ * {@link #data()} is then that array, not the mapping. So a key or a value of an encrypted record
+ * is valid only until the view parses another record.
+ *
  * <p>Not thread-safe: one view per thread or per cursor.
  */
 public final class RecordView {
+  private SegmentCipher cipher;
+  private int tagBytes;
+
+  /** The record decrypted (header and plaintext key and value) when {@link #opened}. */
+  private byte[] plain;
+
+  private MemorySegment plainData;
+  private boolean opened;
   private MemorySegment log;
   private long offset;
   private int type;
@@ -30,6 +44,7 @@ public final class RecordView {
   public boolean parse(MemorySegment log, long offset, long limit) {
     this.log = log;
     this.offset = offset;
+    this.opened = false;
     if (offset < 0 || limit - offset < RecordDescriptor.MIN_LENGTH || limit > log.byteSize()) {
       return false;
     }
@@ -40,6 +55,35 @@ public final class RecordView {
       }
     }
     return parseSlow(log, offset, limit);
+  }
+
+  /**
+   * Parses the record at {@code offset} of {@code segment}, bounded by the segment's end, and
+   * decrypting with its cipher if it has one.
+   */
+  public boolean parse(Segment segment, long offset) {
+    return parse(segment, offset, segment.end());
+  }
+
+  /** As {@link #parse(Segment, long)}, bounded by {@code limit}. */
+  public boolean parse(Segment segment, long offset, long limit) {
+    cipher(segment.cipher());
+    return parse(segment.memory(), offset, limit);
+  }
+
+  /**
+   * Sets the cipher of the segment the next {@link #parse(MemorySegment, long, long)} reads (null
+   * for a plaintext one); returns this view.
+   */
+  public RecordView cipher(SegmentCipher cipher) {
+    this.cipher = cipher;
+    this.tagBytes = RecordDescriptor.tagBytes(cipher);
+    return this;
+  }
+
+  /** Whether the record is of an encrypted segment. */
+  public boolean encrypted() {
+    return cipher != null;
   }
 
   private static final ValueLayout.OfLong HEADER_WORD =
@@ -115,7 +159,7 @@ public final class RecordView {
     if (keyLength == 0 || (type == RecordDescriptor.DELETE && valueLength != 0)) {
       return false;
     }
-    long end = keyOffset + keyLength + valueLength;
+    long end = keyOffset + keyLength + valueLength + tagBytes;
     if (end > limit || end < keyOffset) {
       return false;
     }
@@ -127,6 +171,7 @@ public final class RecordView {
   boolean parseSlow(MemorySegment log, long offset, long limit) {
     this.log = log;
     this.offset = offset;
+    this.opened = false;
     int typeByte = log.get(ValueLayout.JAVA_BYTE, offset + RecordDescriptor.TYPE_OFFSET) & 0xFF;
     type = typeByte & RecordDescriptor.TYPE_MASK;
     boolean hasExpiry = (typeByte & RecordDescriptor.EXPIRY_BIT) != 0;
@@ -170,7 +215,7 @@ public final class RecordView {
       return false;
     }
     keyOffset = at;
-    long end = at + keyLength + valueLength;
+    long end = at + keyLength + valueLength + tagBytes;
     if (end > limit || end < at) {
       return false;
     }
@@ -205,8 +250,14 @@ public final class RecordView {
     return scratch;
   }
 
-  /** Whether the stored CRC matches the record's bytes. Call only after a successful parse. */
+  /**
+   * Whether the stored CRC matches the record's bytes and, in an encrypted segment, its tag matches
+   * too (the key and value are then decrypted). Call only after a successful parse.
+   */
   public boolean checksumValid() {
+    if (cipher != null) {
+      return opened || open();
+    }
     if (length <= SCRATCH_BYTES) {
       // A scratch array, not a new one per read: a server thread checks a record on every GET,
       // and this copy was the largest allocation of the GET path.
@@ -227,6 +278,13 @@ public final class RecordView {
    * is checked there and its value taken from it. Call only after a successful parse.
    */
   public byte[] checkedValue(boolean verify) {
+    if (cipher != null) {
+      if (!(opened || open())) {
+        return null;
+      }
+      int at = (int) (keyOffset - offset + keyLength);
+      return java.util.Arrays.copyOfRange(plain, at, at + (int) valueLength);
+    }
     int from = (int) (keyOffset + keyLength - offset);
     if (!verify) {
       byte[] out = new byte[(int) valueLength];
@@ -241,6 +299,58 @@ public final class RecordView {
     }
     byte[] record = copy();
     return checksumValid(record) ? valueOf(record) : null;
+  }
+
+  /**
+   * Copies the encrypted record into {@link #plain}, checks its CRC and then its tag there, and
+   * leaves the plaintext key and value in place of their ciphertext: one copy, so the bytes checked
+   * are the bytes decrypted.
+   */
+  private boolean open() {
+    int n = (int) length;
+    if (plain == null || plain.length < n) {
+      plain = new byte[Math.max(n, SCRATCH_BYTES)];
+      plainData = MemorySegment.ofArray(plain);
+    }
+    if (!copyAndCheck(plain)) {
+      return false;
+    }
+    int aad = RecordDescriptor.TYPE_OFFSET;
+    int body = (int) (keyOffset - offset);
+    opened = cipher.open(plain, aad, body - aad, body, (int) (keyLength + valueLength), offset);
+    return opened;
+  }
+
+  /**
+   * Decrypts the record if it is encrypted and not yet decrypted.
+   *
+   * @throws dev.cellar.CorruptStoreException if its CRC or tag does not match: a changed byte is
+   *     never returned
+   */
+  private void ensureOpen() {
+    if (cipher != null && !opened && !open()) {
+      throw new dev.cellar.CorruptStoreException(
+          "a record failed its authentication; it is not returned",
+          java.util.List.of(
+              cipher.file()
+                  + " offset "
+                  + offset
+                  + ": "
+                  + length
+                  + " bytes, checksum or AES-GCM tag mismatch"));
+    }
+  }
+
+  /**
+   * The memory {@link #keyOffset()} and {@link #valueOffset()} are offsets into: the mapping, or,
+   * for an encrypted record, the view's decrypted copy (decrypting it first).
+   */
+  public MemorySegment data() {
+    if (cipher == null) {
+      return log;
+    }
+    ensureOpen();
+    return plainData;
   }
 
   /**
@@ -315,12 +425,18 @@ public final class RecordView {
     return expireAt != 0 && expireAt <= nowMillis;
   }
 
+  /** Where the key starts in {@link #data()}. */
   public long keyOffset() {
-    return keyOffset;
+    if (cipher == null) {
+      return keyOffset;
+    }
+    ensureOpen();
+    return keyOffset - offset;
   }
 
+  /** Where the value starts in {@link #data()}. */
   public long valueOffset() {
-    return keyOffset + keyLength;
+    return keyOffset() + keyLength;
   }
 
   /** Total bytes of the record. */
@@ -329,11 +445,11 @@ public final class RecordView {
   }
 
   public MemorySegment key() {
-    return log.asSlice(keyOffset, keyLength);
+    return data().asSlice(keyOffset(), keyLength);
   }
 
   public MemorySegment value() {
-    return log.asSlice(keyOffset + keyLength, valueLength);
+    return data().asSlice(keyOffset() + keyLength, valueLength);
   }
 
   /** Whether this record's key equals {@code key}. */
@@ -346,9 +462,16 @@ public final class RecordView {
    * offset}.
    */
   public boolean keyEquals(MemorySegment source, long offset, long length) {
-    return length == keyLength
-        && MemorySegment.mismatch(
-                log, keyOffset, keyOffset + keyLength, source, offset, offset + length)
-            == -1;
+    if (length != keyLength) {
+      return false;
+    }
+    if (cipher != null) {
+      long at = keyOffset();
+      return MemorySegment.mismatch(plainData, at, at + keyLength, source, offset, offset + length)
+          == -1;
+    }
+    return MemorySegment.mismatch(
+            log, keyOffset, keyOffset + keyLength, source, offset, offset + length)
+        == -1;
   }
 }

@@ -44,6 +44,12 @@ public final class Segment implements AutoCloseable {
   private final Arena arena;
   private final MemorySegment memory;
 
+  /** Where the records start: after the header, and the cipher block if encrypted. */
+  private final int dataStart;
+
+  /** The file's key if it is encrypted, set once it is created or found (recovery). */
+  private SegmentCipher cipher;
+
   /**
    * {@link #memory} read-only, made once: readers are handed it with a range instead of a slice
    * each.
@@ -91,6 +97,10 @@ public final class Segment implements AutoCloseable {
     this.readOnlyMemory = memory.asReadOnly();
     this.state = state;
     this.end = end;
+    this.dataStart =
+        memory.byteSize() >= SegmentHeaderDescriptor.LENGTH
+            ? SegmentHeaderDescriptor.dataStart(memory)
+            : SegmentHeaderDescriptor.PLAIN_DATA_START;
   }
 
   /** The file name of segment {@code id}: ids sort by name. */
@@ -127,19 +137,45 @@ public final class Segment implements AutoCloseable {
   public static Segment create(
       FileIO io, Path path, long id, short kind, long capacity, long nowMillis, boolean hugePages)
       throws IOException {
+    return create(io, path, id, kind, capacity, nowMillis, hugePages, null);
+  }
+
+  /**
+   * As {@link #create(FileIO, Path, long, short, long, long, boolean)}; encrypted with {@code
+   * cipher} if not null, whose cipher block then follows the header.
+   */
+  public static Segment create(
+      FileIO io,
+      Path path,
+      long id,
+      short kind,
+      long capacity,
+      long nowMillis,
+      boolean hugePages,
+      SegmentCipher cipher)
+      throws IOException {
     StoreFile file = io.open(path, true);
     Arena arena = Arena.ofShared();
+    int dataStart =
+        cipher == null
+            ? SegmentHeaderDescriptor.PLAIN_DATA_START
+            : SegmentHeaderDescriptor.ENCRYPTED_DATA_START;
     try {
       file.truncate(0);
-      file.allocate(0, Math.min(capacity, SegmentHeaderDescriptor.LENGTH));
+      file.allocate(0, Math.min(capacity, dataStart));
       // Through the file, not the mapping: on a nearly full disk a store into the mapping can fault
       // (SIGBUS, seen on ext4 even after the block was reserved), while write() reports ENOSPC.
-      ByteBuffer header = ByteBuffer.allocate(SegmentHeaderDescriptor.LENGTH);
-      SegmentHeaderDescriptor.writeOpen(MemorySegment.ofBuffer(header), kind, id, nowMillis);
+      ByteBuffer header = ByteBuffer.allocate(dataStart);
+      MemorySegment h = MemorySegment.ofBuffer(header);
+      SegmentHeaderDescriptor.writeOpen(h, kind, id, nowMillis, cipher != null);
+      if (cipher != null) {
+        cipher.writeBlock(h.asSlice(SegmentHeaderDescriptor.LENGTH, CipherBlockDescriptor.LENGTH));
+      }
       file.write(header, 0);
       MemorySegment memory = mapForAppend(file, capacity, arena, hugePages);
-      return new Segment(
-          id, kind, path, file, arena, memory, State.ACTIVE, SegmentHeaderDescriptor.LENGTH);
+      Segment created = new Segment(id, kind, path, file, arena, memory, State.ACTIVE, dataStart);
+      created.cipher = cipher;
+      return created;
     } catch (IOException | RuntimeException e) {
       arena.close();
       file.close();
@@ -296,6 +332,26 @@ public final class Segment implements AutoCloseable {
     return id;
   }
 
+  /** Where the segment's records start. */
+  public int dataStart() {
+    return dataStart;
+  }
+
+  /** The file's key, or null if it is not encrypted. */
+  public SegmentCipher cipher() {
+    return cipher;
+  }
+
+  /** Gives an encrypted segment found on disk its key (recovery, before anything reads it). */
+  public void cipher(SegmentCipher cipher) {
+    this.cipher = cipher;
+  }
+
+  /** Whether the segment is encrypted (its header says so, whether or not its key is known). */
+  public boolean encrypted() {
+    return dataStart == SegmentHeaderDescriptor.ENCRYPTED_DATA_START;
+  }
+
   public short kind() {
     return kind;
   }
@@ -450,7 +506,7 @@ public final class Segment implements AutoCloseable {
     if (ttlLiveBytes.get() > 0 && maxExpiry.get() <= nowMillis) {
       dead += ttlLiveBytes.get();
     }
-    return Math.min(dead, Math.max(0, end - SegmentHeaderDescriptor.LENGTH));
+    return Math.min(dead, Math.max(0, end - dataStart));
   }
 
   /**

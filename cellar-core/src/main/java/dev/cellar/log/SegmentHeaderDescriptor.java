@@ -31,6 +31,12 @@ public final class SegmentHeaderDescriptor {
   public static final short MAJOR_VERSION = 1;
   public static final short MINOR_VERSION = 0;
 
+  /**
+   * The minor version of an encrypted segment: 1.1 added the ENCRYPTED flag and the cipher block.
+   * Plaintext segments are still written as 1.0, readable by every 1.x reader.
+   */
+  public static final short ENCRYPTED_MINOR_VERSION = 1;
+
   public static final int MAGIC_OFFSET = 0;
   public static final int MAJOR_OFFSET = 8;
   public static final int MINOR_OFFSET = 10;
@@ -52,6 +58,21 @@ public final class SegmentHeaderDescriptor {
 
   public static final short FLAG_SEALED = 1;
 
+  /**
+   * Keys and values are encrypted; a {@link CipherBlockDescriptor cipher block} follows the header
+   * and records start after it (format 1.1).
+   */
+  public static final short FLAG_ENCRYPTED = 2;
+
+  /** Where the records of a plaintext segment start. */
+  public static final int PLAIN_DATA_START = LENGTH;
+
+  /** Where the records of an encrypted segment start: after the header and the cipher block. */
+  public static final int ENCRYPTED_DATA_START = LENGTH + CipherBlockDescriptor.LENGTH;
+
+  /** The most bytes before a segment's first record, whatever the segment. */
+  public static final int MAX_DATA_START = ENCRYPTED_DATA_START;
+
   private static final ValueLayout.OfShort SHORT =
       ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
   private static final ValueLayout.OfInt INT =
@@ -61,13 +82,21 @@ public final class SegmentHeaderDescriptor {
 
   private SegmentHeaderDescriptor() {}
 
-  /** Writes an unsealed header. */
+  /** Writes an unsealed plaintext header. */
   public static void writeOpen(MemorySegment s, short kind, long id, long createdMillis) {
+    writeOpen(s, kind, id, createdMillis, false);
+  }
+
+  /**
+   * Writes an unsealed header, with the ENCRYPTED flag (and minor version 1) if {@code encrypted}.
+   */
+  public static void writeOpen(
+      MemorySegment s, short kind, long id, long createdMillis, boolean encrypted) {
     MemorySegment.copy(MemorySegment.ofArray(MAGIC), 0, s, MAGIC_OFFSET, MAGIC.length);
     s.set(SHORT, MAJOR_OFFSET, MAJOR_VERSION);
-    s.set(SHORT, MINOR_OFFSET, MINOR_VERSION);
+    s.set(SHORT, MINOR_OFFSET, encrypted ? ENCRYPTED_MINOR_VERSION : MINOR_VERSION);
     s.set(SHORT, KIND_OFFSET, kind);
-    s.set(SHORT, FLAGS_OFFSET, (short) 0);
+    s.set(SHORT, FLAGS_OFFSET, encrypted ? FLAG_ENCRYPTED : (short) 0);
     s.set(LONG, ID_OFFSET, id);
     s.set(LONG, SEALED_LENGTH_OFFSET, 0L);
     s.set(LONG, CREATED_OFFSET, createdMillis);
@@ -122,8 +151,16 @@ public final class SegmentHeaderDescriptor {
     if (kind != KIND_LOG && kind != KIND_COMPACTED) {
       return "unknown segment kind " + kind;
     }
-    if (isSealed(s) && (sealedLength(s) < LENGTH)) {
+    if (isSealed(s) && (sealedLength(s) < dataStart(s))) {
       return "sealed length " + sealedLength(s) + " is shorter than the header";
+    }
+    if (isEncrypted(s)) {
+      if (s.byteSize() < ENCRYPTED_DATA_START) {
+        return "file is "
+            + s.byteSize()
+            + " bytes, shorter than an encrypted segment's header and cipher block";
+      }
+      return CipherBlockDescriptor.validate(s.asSlice(LENGTH, CipherBlockDescriptor.LENGTH));
     }
     return null;
   }
@@ -138,6 +175,15 @@ public final class SegmentHeaderDescriptor {
 
   public static boolean isSealed(MemorySegment s) {
     return (s.get(SHORT, FLAGS_OFFSET) & FLAG_SEALED) != 0;
+  }
+
+  public static boolean isEncrypted(MemorySegment s) {
+    return (s.get(SHORT, FLAGS_OFFSET) & FLAG_ENCRYPTED) != 0;
+  }
+
+  /** Where the records of the segment whose header this is start. */
+  public static int dataStart(MemorySegment s) {
+    return isEncrypted(s) ? ENCRYPTED_DATA_START : PLAIN_DATA_START;
   }
 
   public static long sealedLength(MemorySegment s) {

@@ -124,7 +124,26 @@ public final class SegmentScanner {
       LongPredicate knownDead,
       long afterSeq,
       Visitor visitor) {
-    RecordView view = new RecordView();
+    return scan(memory, null, start, limit, sealed, increasingSeqs, knownDead, afterSeq, visitor);
+  }
+
+  /**
+   * The scan in full: {@code [start, limit)} of a segment's {@code memory}, whose records are
+   * encrypted with {@code cipher} if it is not null (a record is then valid only if its tag matches
+   * too, and its key and value are visited decrypted); the other parameters as in the forms above
+   * ({@code knownDead} null for none, {@code afterSeq} -1 for none).
+   */
+  public static Result scan(
+      MemorySegment memory,
+      SegmentCipher cipher,
+      long start,
+      long limit,
+      boolean sealed,
+      boolean increasingSeqs,
+      LongPredicate knownDead,
+      long afterSeq,
+      Visitor visitor) {
+    RecordView view = new RecordView().cipher(cipher);
     List<Damage> damage = new ArrayList<>();
     long position = start;
     long validEnd = start;
@@ -159,7 +178,7 @@ public final class SegmentScanner {
       String reason =
           view.parse(memory, position, limit) && view.checksumValid()
               ? "sequence " + view.seq() + " not after " + lastSeq + " (out of order)"
-              : describe(memory, position, limit);
+              : describe(memory, cipher, position, limit);
       damage.add(new Damage(position, length, reason));
       position = next;
     }
@@ -183,14 +202,15 @@ public final class SegmentScanner {
     return from;
   }
 
-  private static String describe(MemorySegment memory, long position, long limit) {
+  private static String describe(
+      MemorySegment memory, SegmentCipher cipher, long position, long limit) {
     if (limit - position < RecordDescriptor.MIN_LENGTH) {
       return "truncated record";
     }
     if (RecordDescriptor.isBlank(memory, position)) {
       return "zeroed bytes";
     }
-    RecordView view = new RecordView();
+    RecordView view = new RecordView().cipher(cipher);
     return view.parse(memory, position, limit) ? "checksum mismatch" : "malformed record header";
   }
 

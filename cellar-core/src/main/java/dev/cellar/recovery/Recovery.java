@@ -1,13 +1,16 @@
 package dev.cellar.recovery;
 
 import dev.cellar.CorruptStoreException;
+import dev.cellar.EncryptionKeys;
 import dev.cellar.RecoveryReport;
 import dev.cellar.checkpoint.CheckpointDescriptor;
 import dev.cellar.checkpoint.CheckpointImage;
 import dev.cellar.checkpoint.CheckpointReader;
 import dev.cellar.checkpoint.SegmentEntry;
 import dev.cellar.io.FileIO;
+import dev.cellar.log.CipherBlockDescriptor;
 import dev.cellar.log.Segment;
+import dev.cellar.log.SegmentCipher;
 import dev.cellar.log.SegmentHeaderDescriptor;
 import dev.cellar.log.SegmentScanner;
 import dev.cellar.log.SegmentTable;
@@ -87,8 +90,17 @@ public final class Recovery {
   private final java.util.Set<Segment> restored = new java.util.HashSet<>();
 
   private CheckpointImage checkpoint;
+  private EncryptionKeys encryptionKeys;
   private long maxSegmentId;
   private long maxSeq;
+
+  /**
+   * The keys of the store's encrypted segments, before {@link #scanDirectory}; null (the default)
+   * if it was given none, and then an encrypted segment fails the open.
+   */
+  public void encryptionKeys(EncryptionKeys keys) {
+    this.encryptionKeys = keys;
+  }
 
   public Recovery(FileIO io, Path directory, boolean salvage, int shards) {
     this(
@@ -179,6 +191,15 @@ public final class Recovery {
         continue;
       }
       segments.put(id, segment);
+      if (segment.encrypted()) {
+        segment.cipher(
+            SegmentCipher.open(
+                encryptionKeys,
+                segment
+                    .memory()
+                    .asSlice(SegmentHeaderDescriptor.LENGTH, CipherBlockDescriptor.LENGTH),
+                name));
+      }
     }
     checkpoints.sort(null);
   }
@@ -310,16 +331,21 @@ public final class Recovery {
           SegmentHeaderDescriptor.isSealed(memory)
               ? Math.min(SegmentHeaderDescriptor.sealedLength(memory), memory.byteSize())
               : writtenEnd(memory);
-      bytes += Math.max(0, end - SegmentHeaderDescriptor.LENGTH);
+      bytes += Math.max(0, end - s.dataStart());
     }
-    MemorySegment first = toReplay.getFirst().memory();
-    long start = SegmentHeaderDescriptor.LENGTH;
+    Segment firstSegment = toReplay.getFirst();
+    MemorySegment first = firstSegment.memory();
+    long start = firstSegment.dataStart();
     long[] sampled = new long[2]; // records, bytes
     SegmentScanner.scan(
         first,
+        firstSegment.cipher(),
         start,
         Math.min(first.byteSize(), start + SAMPLE_BYTES),
         false,
+        false,
+        null,
+        -1,
         record -> {
           sampled[0]++;
           sampled[1] += record.length();
@@ -381,7 +407,7 @@ public final class Recovery {
   private void replaySegment(Segment s, ReplayPipeline pipeline) throws IOException {
     String name = s.path().getFileName().toString();
     boolean sealed = SegmentHeaderDescriptor.isSealed(s.memory());
-    long start = SegmentHeaderDescriptor.LENGTH;
+    long start = s.dataStart();
     if (checkpoint != null && s.id() == checkpoint.replayFromSegment()) {
       start = Math.max(start, checkpoint.replayFromOffset());
       long available =
@@ -460,7 +486,8 @@ public final class Recovery {
   private SegmentScanner.Result scanInBatches(
       Segment s, long start, long limit, boolean sealed, ReplayPipeline pipeline) {
     ReplayScanner scanner =
-        new ReplayScanner(s.memory(), start, limit, s.kind() == SegmentHeaderDescriptor.KIND_LOG);
+        new ReplayScanner(
+            s.memory(), s.cipher(), start, limit, s.kind() == SegmentHeaderDescriptor.KIND_LOG);
     boolean more = true;
     while (more) {
       ReplayBatch batch = pipeline.acquire(s);
@@ -492,10 +519,12 @@ public final class Recovery {
     SegmentScanner.Result result =
         SegmentScanner.scan(
             s.memory(),
+            s.cipher(),
             start,
             limit,
             sealed,
             s.kind() == SegmentHeaderDescriptor.KIND_LOG,
+            null,
             afterSeq,
             record -> {
               maxSeq = Math.max(maxSeq, record.seq());

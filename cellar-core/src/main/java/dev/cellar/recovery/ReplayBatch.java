@@ -2,6 +2,8 @@ package dev.cellar.recovery;
 
 import dev.cellar.log.RecordView;
 import dev.cellar.log.Segment;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * A run of consecutive valid records of one segment, as recovery hands them to its {@link
@@ -28,6 +30,15 @@ public final class ReplayBatch {
   private Segment segment;
   private int size;
 
+  /**
+   * The plaintext keys of an encrypted segment's records, back to back: their view decrypts them
+   * into its own array, which the next record reuses. Empty for a plaintext segment, whose keys are
+   * read where they lie.
+   */
+  private byte[] keyBytes = new byte[0];
+
+  private int keyBytesUsed;
+
   public ReplayBatch(int capacity) {
     if (capacity < 1) {
       throw new IllegalArgumentException("replay batch capacity " + capacity + " < 1");
@@ -46,6 +57,15 @@ public final class ReplayBatch {
   void start(Segment segment) {
     this.segment = segment;
     size = 0;
+    keyBytesUsed = 0;
+  }
+
+  /**
+   * The memory the records' {@link #keyOffset(int) key offsets} are offsets into: the segment's
+   * mapping, or, for an encrypted segment, the batch's copy of the decrypted keys.
+   */
+  public MemorySegment keys() {
+    return segment.cipher() == null ? segment.memory() : MemorySegment.ofArray(keyBytes);
   }
 
   /** The segment the records are in. */
@@ -58,7 +78,19 @@ public final class ReplayBatch {
     int i = size++;
     offset[i] = view.offset();
     length[i] = view.length();
-    keyOffset[i] = view.keyOffset();
+    if (view.encrypted()) {
+      int n = (int) view.keyLength();
+      if (keyBytesUsed + n > keyBytes.length) {
+        keyBytes =
+            java.util.Arrays.copyOf(keyBytes, Math.max(keyBytesUsed + n, 2 * keyBytes.length));
+      }
+      MemorySegment.copy(
+          view.data(), ValueLayout.JAVA_BYTE, view.keyOffset(), keyBytes, keyBytesUsed, n);
+      keyOffset[i] = keyBytesUsed;
+      keyBytesUsed += n;
+    } else {
+      keyOffset[i] = view.keyOffset();
+    }
     keyLength[i] = view.keyLength();
     seq[i] = view.seq();
     expireAt[i] = view.expireAt();

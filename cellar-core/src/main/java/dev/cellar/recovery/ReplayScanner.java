@@ -1,6 +1,7 @@
 package dev.cellar.recovery;
 
 import dev.cellar.log.RecordView;
+import dev.cellar.log.SegmentCipher;
 import dev.cellar.log.SegmentScanner;
 import java.lang.foreign.MemorySegment;
 
@@ -47,6 +48,15 @@ final class ReplayScanner {
    * Scans {@code [start, limit)} of a segment's {@code memory}; {@code increasingSeqs} for logs.
    */
   ReplayScanner(MemorySegment memory, long start, long limit, boolean increasingSeqs) {
+    this(memory, null, start, limit, increasingSeqs);
+  }
+
+  /**
+   * As {@link #ReplayScanner(MemorySegment, long, long, boolean)}, decrypting with {@code cipher}.
+   */
+  ReplayScanner(
+      MemorySegment memory, SegmentCipher cipher, long start, long limit, boolean increasingSeqs) {
+    view.cipher(cipher);
     this.memory = memory;
     this.position = start;
     this.limit = limit;

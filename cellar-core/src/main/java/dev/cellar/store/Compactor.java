@@ -1,17 +1,20 @@
 package dev.cellar.store;
 
 import dev.cellar.CellarOptions;
+import dev.cellar.EncryptionKeys;
 import dev.cellar.index.KeyHasher;
 import dev.cellar.io.FileIO;
 import dev.cellar.log.LogLocation;
 import dev.cellar.log.RecordDescriptor;
 import dev.cellar.log.RecordView;
 import dev.cellar.log.Segment;
+import dev.cellar.log.SegmentCipher;
 import dev.cellar.log.SegmentHeaderDescriptor;
 import dev.cellar.log.SegmentScanner;
 import dev.cellar.log.SegmentTable;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -277,7 +280,7 @@ final class Compactor {
       if (s.obsolete()) {
         continue;
       }
-      long data = s.end() - SegmentHeaderDescriptor.LENGTH;
+      long data = s.end() - s.dataStart();
       long dead = s.garbageBytes(now);
       logBytes += Math.max(0, data);
       garbageBytes += dead;
@@ -285,6 +288,7 @@ final class Compactor {
         sealed.add(new Candidate(s, dead, (double) dead / data));
       }
     }
+    List<Candidate> stale = new ArrayList<>();
     sealed.sort(Comparator.comparingDouble(Candidate::deadFraction).reversed());
     double threshold;
     if (!background) {
@@ -299,6 +303,8 @@ final class Compactor {
     for (Candidate c : sealed) {
       if (c.deadFraction() >= threshold) {
         garbage.add(c);
+      } else if (staleKey(c.segment())) {
+        stale.add(c);
       } else if (c.segment().end() < options.segmentBytes() / 4) {
         small.add(c);
       }
@@ -306,6 +312,9 @@ final class Compactor {
     if (small.size() >= 2) {
       garbage.addAll(small);
     }
+    // Segments of an older key (or plaintext, in a store now encrypted) are rewritten with the
+    // current key whatever their garbage: that is how a key is rotated out.
+    garbage.addAll(stale);
     List<Segment> chosen = new ArrayList<>();
     long live = 0;
     for (Candidate c : garbage) {
@@ -317,11 +326,22 @@ final class Compactor {
       live += estimate;
     }
     boolean loneSmall =
-        chosen.size() == 1 && small.stream().anyMatch(c -> c.segment() == chosen.getFirst());
+        chosen.size() == 1
+            && !staleKey(chosen.getFirst())
+            && small.stream().anyMatch(c -> c.segment() == chosen.getFirst());
     return loneSmall ? List.of() : chosen;
   }
 
   private record Candidate(Segment segment, long deadBytes, double deadFraction) {}
+
+  /**
+   * Whether {@code s} is not encrypted with the current key of a store that has keys: compaction
+   * then rewrites it, re-encrypting its live records.
+   */
+  private boolean staleKey(Segment s) {
+    EncryptionKeys keys = options.encryptionKeys();
+    return keys != null && (s.cipher() == null || s.cipher().keyId() != keys.currentId());
+  }
 
   /**
    * The log's size over its live data, as a background pass judges it: obsolete segments (already
@@ -336,7 +356,7 @@ final class Compactor {
               && s.state() != Segment.State.SEALED)) {
         continue;
       }
-      logBytes += Math.max(0, s.end() - SegmentHeaderDescriptor.LENGTH);
+      logBytes += Math.max(0, s.end() - s.dataStart());
       garbageBytes += s.garbageBytes(now);
     }
     long live = logBytes - garbageBytes;
@@ -381,17 +401,20 @@ final class Compactor {
     SegmentScanner.Result scanned =
         SegmentScanner.scan(
             memory,
-            SegmentHeaderDescriptor.LENGTH,
+            victim.cipher(),
+            victim.dataStart(),
             victim.end(),
             true,
             false,
             offset -> !live.pointedAt(victim, offset),
+            -1,
             record -> {
               if (failure[0] != null) {
                 return;
               }
               batchOffsets[pending[0]] = record.offset();
-              batchHashes[pending[0]] = hasher.hash(memory, record.keyOffset(), record.keyLength());
+              batchHashes[pending[0]] =
+                  hasher.hash(record.data(), record.keyOffset(), record.keyLength());
               if (++pending[0] == BATCH) {
                 pending[0] = 0;
                 failure[0] = considerBatch(victim, BATCH, lowestOtherSeq, now);
@@ -442,7 +465,7 @@ final class Compactor {
     try {
       for (int i = 0; i < count; i++) {
         // Verified by the scan a moment ago; parsed again only to read its fields.
-        batchView.parse(victim.memory(), batchOffsets[i], victim.end());
+        batchView.parse(victim, batchOffsets[i]);
         consider(victim, batchView, batchHashes[i], lowestOtherSeq, now);
         throttle(batchView.length());
       }
@@ -486,7 +509,7 @@ final class Compactor {
     copyFrom[copies] = location;
     copyOutput[copies] = outputs.size() - 1;
     copyOffset[copies] = offset;
-    copyLength[copies] = record.length();
+    copyLength[copies] = lastCopyLength;
     copyTtl[copies] = record.expireAt() != 0;
     copies++;
   }
@@ -579,32 +602,82 @@ final class Compactor {
     }
   }
 
-  /** Copies a record's bytes verbatim (its CRC stays valid); returns its offset in the output. */
-  private long copy(MemorySegment from, RecordView record) throws IOException {
-    ensureOutput(record.length());
-    return copyReserved(from, record);
-  }
-
   /**
-   * {@link #copy} into space {@link #ensureOutput} already made: no file work, so fine under a
-   * lock.
+   * Copies a record into the output, verbatim (its CRC stays valid) between plaintext segments,
+   * else decrypted and encoded anew for its place in the output (re-encrypted with the output's key
+   * if the store has keys); returns its offset in the output, its length in {@link
+   * #lastCopyLength}.
    */
-  private long copyReserved(MemorySegment from, RecordView record) {
+  private long copy(MemorySegment from, RecordView record) throws IOException {
+    long length = outputLength(record);
+    ensureOutput(length);
     long offset = outputTail;
-    MemorySegment.copy(from, record.offset(), output.memory(), offset, record.length());
-    advance(record.length(), record.seq());
-    if (record.expireAt() != 0) {
-      output.addTtl(record.length(), record.expireAt());
+    if (!record.encrypted() && output.cipher() == null) {
+      MemorySegment.copy(from, record.offset(), output.memory(), offset, length);
+    } else {
+      byte[] encoded = encodeScratch(length);
+      MemorySegment data = record.data();
+      RecordDescriptor.encode(
+          encoded,
+          record.type(),
+          data,
+          record.keyOffset(),
+          record.keyLength(),
+          data,
+          record.valueOffset(),
+          record.valueLength(),
+          record.seq(),
+          record.expireAt(),
+          output.cipher(),
+          offset);
+      MemorySegment.copy(encoded, 0, output.memory(), ValueLayout.JAVA_BYTE, offset, (int) length);
     }
+    advance(length, record.seq());
+    if (record.expireAt() != 0) {
+      output.addTtl(length, record.expireAt());
+    }
+    lastCopyLength = length;
     return offset;
   }
 
+  /** The length {@code record} takes in an output of this pass. */
+  private long outputLength(RecordView record) {
+    boolean encrypt = options.encryptionKeys() != null;
+    if (!record.encrypted() && !encrypt) {
+      return record.length();
+    }
+    return RecordDescriptor.length(
+            record.keyLength(), record.valueLength(), record.seq(), record.expireAt() != 0)
+        + (encrypt ? SegmentCipher.TAG_BYTES : 0);
+  }
+
+  private byte[] encodeScratch(long length) {
+    if (encodeScratch.length < length) {
+      encodeScratch = new byte[(int) Math.max(length, 2L * encodeScratch.length)];
+    }
+    return encodeScratch;
+  }
+
+  private byte[] encodeScratch = new byte[4096];
+
+  /** The length of the record {@link #copy} copied last. */
+  private long lastCopyLength;
+
   private long writeTombstone(RecordView record) throws IOException {
-    long length = RecordDescriptor.length(record.keyLength(), 0, record.seq(), false);
+    long length =
+        RecordDescriptor.length(record.keyLength(), 0, record.seq(), false)
+            + (options.encryptionKeys() != null ? SegmentCipher.TAG_BYTES : 0);
     ensureOutput(length);
     long offset = outputTail;
     RecordDescriptor.write(
-        output.memory(), offset, RecordDescriptor.DELETE, record.key(), null, record.seq(), 0);
+        output.memory(),
+        offset,
+        RecordDescriptor.DELETE,
+        record.key(),
+        null,
+        record.seq(),
+        0,
+        output.cipher());
     advance(length, record.seq());
     return offset;
   }
@@ -629,11 +702,15 @@ final class Compactor {
             id,
             SegmentHeaderDescriptor.KIND_COMPACTED,
             options.segmentBytes(),
-            System.currentTimeMillis());
+            System.currentTimeMillis(),
+            true,
+            options.encryptionKeys() == null
+                ? null
+                : SegmentCipher.create(options.encryptionKeys(), Segment.fileName(id)));
     outputs.add(output);
     // Registered now, for a slot: keys are pointed at copies here as they are made.
     segments.add(output);
-    outputTail = SegmentHeaderDescriptor.LENGTH;
+    outputTail = output.dataStart();
     outputReserved = outputTail;
     reserveOutput(length);
   }

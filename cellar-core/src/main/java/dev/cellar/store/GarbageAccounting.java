@@ -28,8 +28,7 @@ final class GarbageAccounting {
   boolean retire(long location) {
     Segment segment = segments.get(LogLocation.slot(location));
     RecordView view = new RecordView();
-    if (segment == null
-        || !view.parse(segment.memory(), LogLocation.offset(location), segment.end())) {
+    if (segment == null || !view.parse(segment, LogLocation.offset(location))) {
       return false;
     }
     segment.addDead(view.length());
@@ -44,8 +43,7 @@ final class GarbageAccounting {
   void deadAt(long location) {
     Segment segment = segments.get(LogLocation.slot(location));
     RecordView view = new RecordView();
-    if (segment != null
-        && view.parse(segment.memory(), LogLocation.offset(location), segment.end())) {
+    if (segment != null && view.parse(segment, LogLocation.offset(location))) {
       segment.addDead(view.length());
     }
   }

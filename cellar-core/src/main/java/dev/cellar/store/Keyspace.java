@@ -171,9 +171,17 @@ final class Keyspace {
   private final RecordAction<Boolean, ValueSink> feedSink =
       (segment, view, sink) -> {
         verifyOnRead(segment, view);
-        sink.accept(segment.readOnlyMemory(), view.valueOffset(), view.valueLength());
+        sink.accept(readable(segment, view), view.valueOffset(), view.valueLength());
         return Boolean.TRUE;
       };
+
+  /**
+   * What a sink is handed the value in: the segment's mapping, read-only, or an encrypted record's
+   * decrypted copy (valid until the view parses again, which no read does before its sink returns).
+   */
+  private static MemorySegment readable(Segment segment, RecordView view) {
+    return view.encrypted() ? view.data().asReadOnly() : segment.readOnlyMemory();
+  }
 
   private void verifyOnRead(Segment segment, RecordView view) {
     if (verifiesChecksumsOnRead() && !view.checksumValid()) {
@@ -438,7 +446,7 @@ final class Keyspace {
       (segment, view, scratch) -> {
         verifyOnRead(segment, view);
         scratch.sink.accept(
-            scratch.index, segment.readOnlyMemory(), view.valueOffset(), view.valueLength());
+            scratch.index, readable(segment, view), view.valueOffset(), view.valueLength());
         return Boolean.TRUE;
       };
 
@@ -511,9 +519,7 @@ final class Keyspace {
         }
         long location = shard.index.get(hash, key, keyOffset, keyLength);
         Segment segment = location == 0 ? null : segments.get(LogLocation.slot(location));
-        boolean parsed =
-            segment != null
-                && view.parse(segment.memory(), LogLocation.offset(location), segment.end());
+        boolean parsed = segment != null && view.parse(segment, LogLocation.offset(location));
         if (locked || shard.lock.validate(stamp)) {
           if (location == 0) {
             return null;
@@ -675,15 +681,18 @@ final class Keyspace {
   byte[] liveKeyAt(long location, MemorySegment prefix, long now, RecordView view) {
     Segment segment = segments.get(LogLocation.slot(location));
     if (segment == null
-        || !view.parse(segment.memory(), LogLocation.offset(location), segment.end())
+        || !view.parse(segment, LogLocation.offset(location))
         || view.isDelete()
-        || view.expiredAt(now)) {
+        || view.expiredAt(now)
+        // An encrypted record's key is decrypted only if its tag matches: a changed key is never
+        // handed out.
+        || (view.encrypted() && !view.checksumValid())) {
       return null;
     }
     long prefixLength = prefix.byteSize();
     if (view.keyLength() < prefixLength
         || MemorySegment.mismatch(
-                segment.memory(),
+                view.data(),
                 view.keyOffset(),
                 view.keyOffset() + prefixLength,
                 prefix,

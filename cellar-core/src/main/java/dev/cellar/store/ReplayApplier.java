@@ -74,7 +74,7 @@ final class ReplayApplier implements Recovery.Target, AutoCloseable {
   /** Hashes the batch's keys, on the scanning thread. */
   @Override
   public void prepare(Segment segment, ReplayBatch batch) {
-    MemorySegment log = segment.memory();
+    MemorySegment log = batch.keys();
     int n = batch.size();
     for (int i = 0; i < n; i++) {
       batch.hash(i, hasher.hash(log, batch.keyOffset(i), batch.keyLength(i)));
@@ -160,7 +160,7 @@ final class ReplayApplier implements Recovery.Target, AutoCloseable {
   private void apply(Segment segment, ReplayBatch batch, int i, long hash) {
     int shardId = (int) hash & shardMask;
     Shard shard = shards[shardId];
-    MemorySegment log = segment.memory();
+    MemorySegment log = batch.keys();
     long keyOffset = batch.keyOffset(i);
     long keyLength = batch.keyLength(i);
     long offset = batch.offset(i);
@@ -197,7 +197,7 @@ final class ReplayApplier implements Recovery.Target, AutoCloseable {
 
   private long seqAt(long location) {
     Segment s = segments.get(LogLocation.slot(location));
-    if (s == null || !scratch.parse(s.memory(), LogLocation.offset(location), s.end())) {
+    if (s == null || !scratch.parse(s, LogLocation.offset(location))) {
       return -1;
     }
     return scratch.seq();

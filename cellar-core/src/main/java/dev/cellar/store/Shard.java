@@ -42,7 +42,6 @@ final class Shard implements HashIndex.Keys {
     if (segment == null) {
       return false;
     }
-    MemorySegment log = segment.memory();
     long offset = LogLocation.offset(location);
     // A view that never leaves this method: the JIT's escape analysis removes it (checked, with the
     // launcher's JVM options, by the server's GarbageFreePathTest). With per-thread views here and
@@ -51,18 +50,17 @@ final class Shard implements HashIndex.Keys {
     RecordView view = new RecordView();
     // Bounded by the segment's end, not its mapping: past a sealed segment's end the file may be
     // truncated, and touching a mapped page beyond the file's end is SIGBUS.
-    return view.parse(log, offset, segment.end()) && view.keyEquals(source, keyOffset, keyLength);
+    return view.parse(segment, offset) && view.keyEquals(source, keyOffset, keyLength);
   }
 
   @Override
   public long hashAt(long location) {
     Segment segment = segments.get(LogLocation.slot(location));
     RecordView view = new RecordView();
-    MemorySegment log = segment.memory();
-    if (!view.parse(log, LogLocation.offset(location), segment.end())) {
+    if (!view.parse(segment, LogLocation.offset(location))) {
       throw new IllegalStateException(
           "index points at no record: location " + Long.toHexString(location));
     }
-    return hasher.hash(log, view.keyOffset(), view.keyLength());
+    return hasher.hash(view.data(), view.keyOffset(), view.keyLength());
   }
 }

@@ -173,6 +173,7 @@ public final class Store implements Cellar {
   private void recover() throws IOException {
     Shard[] shards = keyspace.shards();
     Recovery recovery = new Recovery(io, directory, options.salvage(), shards.length);
+    recovery.encryptionKeys(options.encryptionKeys());
     recovery.scanDirectory();
     CheckpointImage image =
         recovery.loadCheckpoint(
@@ -208,6 +209,7 @@ public final class Store implements Cellar {
             System::currentTimeMillis);
     log.zeroFill(options.zeroFillLog());
     log.hugePages(options.hugePageLogTail());
+    log.encryption(options.encryptionKeys());
     String name = directory.getFileName() + "";
     durability =
         new Durability(options.fsync(), options.writesAwaitDurability(), log, health, maxSeq, name);
@@ -245,7 +247,12 @@ public final class Store implements Cellar {
         // Recovery leaves a segment with holes unsealed on disk; appending would seal the holes in.
         || !SegmentHeaderDescriptor.isSealed(last.memory())
         || last.end() > options.segmentBytes() / 2
-        || last.memory().byteSize() < last.end()) {
+        || last.memory().byteSize() < last.end()
+        // An encrypted segment is never appended to again: its nonces are its offsets, and a crash
+        // may have left ciphertext past its end (SegmentCipher). And a store given keys writes only
+        // encrypted segments, so it does not extend a plaintext one either.
+        || last.encrypted()
+        || options.encryptionKeys() != null) {
       return null;
     }
     Segment reopened =

@@ -54,15 +54,16 @@ final class StoreCursor implements Cursor {
   private Entry entryAt(long location) {
     Segment segment = keyspace.segmentAt(location);
     if (segment == null
-        || !view.parse(segment.memory(), LogLocation.offset(location), segment.end())
+        || !view.parse(segment, LogLocation.offset(location))
         || view.isDelete()
-        || view.expiredAt(System.currentTimeMillis())) {
+        || view.expiredAt(System.currentTimeMillis())
+        || (view.encrypted() && !view.checksumValid())) {
       return null;
     }
     long prefixLength = prefix.byteSize();
     if (view.keyLength() < prefixLength
         || MemorySegment.mismatch(
-                segment.memory(),
+                view.data(),
                 view.keyOffset(),
                 view.keyOffset() + prefixLength,
                 prefix,

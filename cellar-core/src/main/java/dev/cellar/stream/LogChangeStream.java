@@ -45,8 +45,6 @@ import java.util.List;
  * <p>Not thread-safe: owned by the thread that polls it.
  */
 public final class LogChangeStream implements ChangeStream {
-  private static final long HEADER = SegmentHeaderDescriptor.LENGTH;
-
   private final SegmentTable segments;
   private final ChangeHorizon horizon;
   private final SegmentChangeBatch batch = new SegmentChangeBatch();
@@ -175,7 +173,7 @@ public final class LogChangeStream implements ChangeStream {
       }
       segment.unpin();
       segment = next;
-      offset = HEADER;
+      offset = next.dataStart();
     }
   }
 
@@ -213,8 +211,9 @@ public final class LogChangeStream implements ChangeStream {
       chosen = logs.getLast();
     }
     segment = chosen;
-    offset = HEADER;
+    offset = chosen.dataStart();
     long end = chosen.end();
+    view.cipher(chosen.cipher());
     while (offset < end && view.parse(chosen.readOnlyMemory(), offset, end)) {
       if (view.seq() >= position) {
         return;
@@ -250,10 +249,11 @@ public final class LogChangeStream implements ChangeStream {
   /** The sequence number of a pinned segment's first record, or -1 if it has none. */
   private long firstSeq(Segment s) {
     long end = s.end();
-    if (end <= HEADER) {
+    if (end <= s.dataStart()) {
       return -1;
     }
-    if (view.parse(s.readOnlyMemory(), HEADER, end)) {
+    view.cipher(s.cipher());
+    if (view.parse(s.readOnlyMemory(), s.dataStart(), end)) {
       return view.seq();
     }
     // A damaged first record: the seq range the store keeps in memory; the batch reports damage.

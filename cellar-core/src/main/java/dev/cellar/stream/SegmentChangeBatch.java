@@ -50,6 +50,7 @@ final class SegmentChangeBatch implements ChangeBatch {
   void start(Segment segment, long from, long end, long nextSeq, long limitSeq) {
     this.segment = segment;
     this.memory = segment.readOnlyMemory();
+    view.cipher(segment.cipher());
     this.crcBuffer = memory.asByteBuffer();
     this.cursor = from;
     this.end = end;
@@ -93,6 +94,9 @@ final class SegmentChangeBatch implements ChangeBatch {
       }
       if (!checksumValid(cursor, view.length())) {
         throw damaged("checksum mismatch");
+      }
+      if (view.encrypted() && !view.checksumValid()) {
+        throw damaged("authentication tag mismatch");
       }
     } catch (IllegalStateException unmapped) {
       // Only store close unmaps a segment a stream has pinned.

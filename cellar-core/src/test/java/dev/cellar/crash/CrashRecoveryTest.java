@@ -1,19 +1,25 @@
 package dev.cellar.crash;
 
 import static org.junit.jupiter.api.Assertions.*;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import dev.cellar.CellarOptions;
+import dev.cellar.EncryptionKeys;
 import dev.cellar.Fsync;
 import dev.cellar.store.Store;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,10 +44,50 @@ class CrashRecoveryTest {
     crashLoop(8, true);
   }
 
+  /**
+   * The same with the store encrypted: kills land inside compaction of encrypted segments (which
+   * decrypts and re-encrypts every record it moves), and after every cycle no file of the store
+   * holds a value in plaintext, whatever the kill left half-written.
+   */
+  @Test
+  void killDuringCompactionOfEncryptedSegmentsLosesNothingAndLeaksNothing() throws Exception {
+    keyHex = "8f".repeat(16) + "1e".repeat(16);
+    crashLoop(6, true);
+  }
+
   @Test
   @Tag("slow")
   void manyKillsDuringEverything() throws Exception {
     crashLoop(60, true);
+  }
+
+  @Test
+  @Tag("slow")
+  void manyKillsDuringEverythingEncrypted() throws Exception {
+    keyHex = "8f".repeat(16) + "1e".repeat(16);
+    crashLoop(40, true);
+  }
+
+  /** The store's key in hex, or null for a plaintext store. */
+  private String keyHex;
+
+  private EncryptionKeys keys() {
+    return keyHex == null ? null : EncryptionKeys.of(HexFormat.of().parseHex(keyHex));
+  }
+
+  /** A value as CrashWriter writes it ({@code <key>=<version>|}) found in any file of the store. */
+  private static final Pattern PLAINTEXT_VALUE = Pattern.compile("t[0-9]+:k[0-9]+=[0-9]{9}");
+
+  private void assertNoPlaintext() throws IOException {
+    try (var files = Files.list(dir)) {
+      for (Path f : (Iterable<Path>) files::iterator) {
+        if (Files.isRegularFile(f)) {
+          String bytes = new String(Files.readAllBytes(f), StandardCharsets.ISO_8859_1);
+          Matcher m = PLAINTEXT_VALUE.matcher(bytes);
+          assertFalse(m.find(), () -> f.getFileName() + " holds plaintext " + m.group());
+        }
+      }
+    }
   }
 
   /** What the parent knows of one key: its last acknowledged operation. */
@@ -77,6 +123,9 @@ class CrashRecoveryTest {
         acks += record(line, acked, inFlight);
       }
       assertTrue(acks > 0, "child acknowledged nothing");
+      if (keyHex != null) {
+        assertNoPlaintext();
+      }
       verify(acked, inFlight.values());
     }
   }
@@ -103,7 +152,11 @@ class CrashRecoveryTest {
       pending.put(a.key(), a);
     }
     CellarOptions options =
-        CellarOptions.defaults().fsync(Fsync.NO).segmentBytes(256 << 10).maxValueBytes(4 << 10);
+        CellarOptions.defaults()
+            .fsync(Fsync.NO)
+            .segmentBytes(256 << 10)
+            .maxValueBytes(4 << 10)
+            .encryptionKeys(keys());
     try (Store db = Store.open(dir, options)) {
       // A key first written by an in-flight put that landed is acknowledged from now on.
       for (Attempt a : pending.values()) {
@@ -161,7 +214,8 @@ class CrashRecoveryTest {
             dir.toString(),
             "4",
             Boolean.toString(maintenance),
-            Long.toString(versionBase))
+            Long.toString(versionBase),
+            keyHex == null ? "" : keyHex)
         .redirectError(ProcessBuilder.Redirect.INHERIT)
         .start();
   }

@@ -2,6 +2,7 @@ package dev.cellar.crash;
 
 import dev.cellar.Cellar;
 import dev.cellar.CellarOptions;
+import dev.cellar.EncryptionKeys;
 import dev.cellar.Fsync;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -36,7 +37,11 @@ public final class CrashWriter {
             .maxValueBytes(4 << 10)
             .shards(16)
             .compactionGarbageRatio(0.2)
-            .checkpointInterval(Duration.ofMillis(maintenance ? 50 : 0));
+            .checkpointInterval(Duration.ofMillis(maintenance ? 50 : 0))
+            .encryptionKeys(
+                args.length > 4 && !args[4].isEmpty()
+                    ? EncryptionKeys.of(java.util.HexFormat.of().parseHex(args[4]))
+                    : null);
     PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
     Cellar db = Cellar.open(dir, options);
     out.println("open");

@@ -72,13 +72,20 @@ public final class CellarServer implements AutoCloseable, ServerControl {
     // one fsync covers every batch written meanwhile, and no event loop blocks on the disk.
     CellarOptions options =
         base.segmentBytes(config.segmentSize()).fsync(config.fsync()).writesAwaitDurability(false);
+    if (config.encryptionKeyFile() != null) {
+      options = options.encryptionKeyFile(config.encryptionKeyFile());
+    }
     int growth = config.aofRewritePercentage();
     options =
         growth == 0
             ? options.backgroundCompaction(false)
             : options.compactionSpaceAmplification(1 + growth / 100.0);
     long fitting =
-        CellarOptions.largestValueBytes(config.segmentSize(), CellarOptions.DEFAULT_MAX_KEY_BYTES);
+        CellarOptions.largestValueBytes(config.segmentSize(), CellarOptions.DEFAULT_MAX_KEY_BYTES)
+            - (options.encryptionKeys() == null
+                ? 0
+                : CellarOptions.ENCRYPTED_RECORD_ALLOWANCE_BYTES
+                    - CellarOptions.RECORD_ALLOWANCE_BYTES);
     return fitting < CellarOptions.DEFAULT_MAX_VALUE_BYTES
         ? options.maxValueBytes((int) fitting)
         : options;

@@ -1,6 +1,7 @@
 package dev.cellar.cli.server;
 
 import dev.cellar.cli.CellarCommand;
+import dev.cellar.cli.tool.ToolEnvironment;
 import dev.cellar.server.CellarServer;
 import dev.cellar.server.config.ConfigFile;
 import dev.cellar.server.config.ServerConfig;
@@ -253,6 +254,15 @@ public final class ServerCommand implements Callable<Integer> {
   String ipcClientTimeout;
 
   @Option(
+      names = "--encryption-key-file",
+      paramLabel = "FILE",
+      description =
+          "Encrypt the data at rest (AES-256-GCM) with the keys in FILE: lines '<id> <64 hex"
+              + " digits>', the highest id current (default: $CELLAR_ENCRYPTION_KEY_FILE if set,"
+              + " else no encryption).")
+  String encryptionKeyFile;
+
+  @Option(
       names = "--segment-size",
       paramLabel = "SIZE",
       description = "Expert: log segment size, 256kb to 1gb (default 64mb); smaller caps values.")
@@ -291,12 +301,20 @@ public final class ServerCommand implements Callable<Integer> {
   /** A start's settings: the config file's and the flags', and the file's warnings to log. */
   record Settings(ServerConfig config, List<String> warnings) {}
 
+  /** The environment variable that names a key file when no flag or directive does. */
+  public static final String KEY_FILE_VARIABLE = "CELLAR_ENCRYPTION_KEY_FILE";
+
   /**
    * The config file's settings, then the flags' (null: not given), which win. Both ways of reading
    * the command line ({@code ServerArguments} and picocli's) come here.
    */
   static Settings settings(Path configFile, Map<String, String> flags) {
     ServerConfig config = new ServerConfig();
+    // The environment's key file is a default that the config file and the flags override.
+    String keyFile = ToolEnvironment.variable(KEY_FILE_VARIABLE);
+    if (keyFile != null && !keyFile.isBlank()) {
+      config.set("encryption-key-file", keyFile);
+    }
     List<String> warnings = configFile == null ? List.of() : ConfigFile.read(configFile, config);
     flags.forEach(
         (name, value) -> {
@@ -370,6 +388,7 @@ public final class ServerCommand implements Callable<Integer> {
     flags.put("tls-auth-clients", tlsAuthClients);
     flags.put("tls-protocols", tlsProtocols);
     flags.put("segment-size", segmentSize);
+    flags.put("encryption-key-file", encryptionKeyFile);
     flags.put("auto-aof-rewrite-percentage", aofRewritePercentage);
     flags.put("loglevel", logLevel);
     flags.put("logfile", logFile);

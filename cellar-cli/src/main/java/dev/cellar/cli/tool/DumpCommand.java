@@ -47,6 +47,8 @@ public final class DumpCommand implements Callable<Integer> {
 
   @Mixin ProgressOption progress;
 
+  @Mixin KeyFileOption keyFile;
+
   @Parameters(paramLabel = "DIR", description = "The store directory.")
   Path directory;
 
@@ -138,6 +140,14 @@ public final class DumpCommand implements Callable<Integer> {
     }
   }
 
+  private dev.cellar.EncryptionKeys readKeys() {
+    try {
+      return keyFile.keys();
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException("cannot read the encryption key file: " + e, e);
+    }
+  }
+
   /** The state of one dump: lines written, progress. */
   private final class Run {
     private final PrintWriter out;
@@ -148,6 +158,7 @@ public final class DumpCommand implements Callable<Integer> {
     private long scannedBefore;
     private int errors;
     private int warnings;
+    private final dev.cellar.EncryptionKeys keys = readKeys();
 
     Run(PrintWriter out, ProgressBar bar, ReplayPosition durable) {
       this.out = out;
@@ -173,7 +184,7 @@ public final class DumpCommand implements Callable<Integer> {
       if (printed >= limit) {
         throw new StopDump();
       }
-      try (SegmentFile file = SegmentFile.open(path)) {
+      try (SegmentFile file = SegmentFile.open(path, keys)) {
         String name = file.name();
         SegmentVerifier.Result result =
             SegmentVerifier.verify(file, durable, record -> print(name, record));

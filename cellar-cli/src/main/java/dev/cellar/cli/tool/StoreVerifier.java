@@ -1,5 +1,7 @@
 package dev.cellar.cli.tool;
 
+import dev.cellar.EncryptionKeyException;
+import dev.cellar.EncryptionKeys;
 import dev.cellar.cli.text.ByteSize;
 import dev.cellar.cli.tool.Finding.Severity;
 import dev.cellar.inspect.SegmentFile;
@@ -36,6 +38,8 @@ public final class StoreVerifier {
   private int errors;
   private int warnings;
 
+  private EncryptionKeys keys;
+
   private StoreVerifier(PrintWriter out, ProgressBar progress) {
     this.out = out;
     this.progress = progress;
@@ -62,11 +66,26 @@ public final class StoreVerifier {
   public static Summary verify(
       StoreDirectory store, PrintWriter out, LongFunction<ProgressBar> progressFactory)
       throws IOException {
+    return verify(store, null, out, progressFactory);
+  }
+
+  /**
+   * As {@link #verify(StoreDirectory, PrintWriter, LongFunction)}, reading encrypted segments with
+   * {@code keys} (null: none; an encrypted segment is then an error that names its key).
+   */
+  public static Summary verify(
+      StoreDirectory store,
+      EncryptionKeys keys,
+      PrintWriter out,
+      LongFunction<ProgressBar> progressFactory)
+      throws IOException {
     long total = 0;
     for (Path segment : store.segments()) {
       total += Files.size(segment);
     }
-    return new StoreVerifier(out, progressFactory.apply(total)).run(store);
+    StoreVerifier verifier = new StoreVerifier(out, progressFactory.apply(total));
+    verifier.keys = keys;
+    return verifier.run(store);
   }
 
   private Summary run(StoreDirectory store) {
@@ -125,7 +144,7 @@ public final class StoreVerifier {
 
   private void checkSegment(Path path, ReplayPosition durable) {
     SegmentVerifier.Result result;
-    try (SegmentFile segment = SegmentFile.open(path)) {
+    try (SegmentFile segment = SegmentFile.open(path, keys)) {
       long base = scannedBytes;
       result =
           SegmentVerifier.verify(
@@ -136,6 +155,9 @@ public final class StoreVerifier {
     } catch (IOException e) {
       report(
           Finding.ofFile(Severity.ERROR, path.getFileName().toString(), "could not be read: " + e));
+      return;
+    } catch (EncryptionKeyException e) {
+      report(Finding.ofFile(Severity.ERROR, path.getFileName().toString(), e.getMessage()));
       return;
     }
     scannedBytes += result.scannedBytes();

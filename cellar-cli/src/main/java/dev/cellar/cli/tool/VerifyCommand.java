@@ -27,6 +27,8 @@ public final class VerifyCommand implements Callable<Integer> {
 
   @Mixin ProgressOption progress;
 
+  @Mixin KeyFileOption keyFile;
+
   @Parameters(paramLabel = "DIR", description = "The store directory.")
   Path directory;
 
@@ -37,7 +39,10 @@ public final class VerifyCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     StoreVerifier.Summary summary =
         StoreVerifier.verify(
-            StoreDirectory.list(directory), out, total -> progress.bar(err, total, out));
+            StoreDirectory.list(directory),
+            keyFile.keys(),
+            out,
+            total -> progress.bar(err, total, out));
     return summary.clean() ? CellarCommand.EXIT_OK : CellarCommand.EXIT_FAILURE;
   }
 }

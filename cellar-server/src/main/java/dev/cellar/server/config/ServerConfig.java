@@ -102,6 +102,7 @@ public final class ServerConfig {
   private volatile int tlsPort = 0;
   private volatile int httpsPort = 0;
   private volatile Path tlsCertFile;
+  private volatile Path encryptionKeyFile;
   private volatile Path tlsKeyFile;
   private volatile String tlsKeyFilePass;
   private volatile Path tlsCaCertFile;
@@ -288,6 +289,12 @@ public final class ServerConfig {
         false,
         () -> Integer.toString(httpsPort),
         v -> httpsPort = intIn("https-port", v, 0, 65535));
+    // Read at start-up only: the keys of an open store cannot change under it.
+    define(
+        "encryption-key-file",
+        false,
+        () -> pathOrEmpty(encryptionKeyFile),
+        v -> encryptionKeyFile = optionalPath("encryption-key-file", v));
     define(
         "tls-cert-file",
         false,
@@ -543,6 +550,14 @@ public final class ServerConfig {
 
   public int httpsPort() {
     return httpsPort;
+  }
+
+  /**
+   * The key file the store's data is encrypted with ({@code docs/format/encryption.md}), or null
+   * for none.
+   */
+  public Path encryptionKeyFile() {
+    return encryptionKeyFile;
   }
 
   public Path tlsCertFile() {
