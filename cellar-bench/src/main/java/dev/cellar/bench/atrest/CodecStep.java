@@ -7,7 +7,8 @@ package dev.cellar.bench.atrest;
  * @param op {@code encrypt}, {@code decrypt}, {@code compress} or {@code decompress}
  * @param codec {@code aes-256-gcm}, {@code zstd-3}, {@code lz4}
  * @param library the implementation and its version
- * @param unit {@code record} (one operation per document) or {@code block} (one per block)
+ * @param unit {@code record} (one operation per document), {@code block} (one per block of
+ *     documents), or {@code zstd record}/{@code zstd block} (one per zstd frame of either)
  * @param documents the documents one pass covers
  * @param rawBytes their bytes, uncompressed and in the clear
  * @param storedBytes what the data set takes once encoded: ciphertext with tags, or compressed
