@@ -15,9 +15,11 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
 import java.util.function.Function;
@@ -26,16 +28,21 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code cellar bench at-rest}: data at rest. Today its backup part: a store of {@code --size-mb}
- * backed up to and restored from an S3 API endpoint (s3proxy in a JVM of its own, on the same disk)
- * by Cellar's {@code tool backup}/{@code restore} and by the AWS SDK for Java v2, and copied with
- * {@code cp}, in {@code --rounds} rounds; megabytes per second (the median round) and the ratios
- * the targets name: Cellar at least 1.3x the SDK, and at least half of {@code cp}, both ways.
+ * {@code cellar bench at-rest}: data at rest, in two parts that {@code --parts} selects.
  *
- * <p>What each side does is what it must to be a backup: Cellar reads every file twice (its
- * SHA-256, then the upload, in 8 MiB parts above 8 MiB) and, restoring, checks every file's SHA-256
- * and syncs it; the SDK uploads each file in one request and its downloads are synced; {@code cp}
- * copies, then each file is synced. The store's files are in the page cache for all of them.
+ * <p>{@code backup}: a store of {@code --size-mb} backed up to and restored from an S3 API endpoint
+ * (s3proxy in a JVM of its own, on the same disk) by Cellar's {@code tool backup}/{@code restore}
+ * and by the AWS SDK for Java v2, and copied with {@code cp}, in {@code --rounds} rounds; megabytes
+ * per second (the median round) and the ratios the targets name: Cellar at least 1.3x the SDK, and
+ * at least half of {@code cp}, both ways. What each side does is what it must to be a backup:
+ * Cellar reads every file twice (its SHA-256, then the upload, in 8 MiB parts above 8 MiB) and,
+ * restoring, checks every file's SHA-256 and syncs it; the SDK uploads each file in one request and
+ * its downloads are synced; {@code cp} copies, then each file is synced. The store's files are in
+ * the page cache for all of them.
+ *
+ * <p>{@code codecs}: the CPU that AES-256-GCM costs per JSON document beside zstd's and LZ4's on
+ * the same documents ({@link CodecCpuRun}); the target is encryption at most 10% of zstd
+ * compression. Its JSON goes under {@code codecs}; the backup part's fields are as they were.
  */
 @Command(
     name = "at-rest",
@@ -43,11 +50,16 @@ import picocli.CommandLine.Option;
     description = {
       "Backups: a store backed up to and restored from an S3 endpoint (s3proxy, a child JVM) by"
           + " cellar tool backup/restore and by the AWS SDK for Java v2, and copied with cp;"
-          + " MB/s and the ratios of the targets (Cellar >= 1.3x the SDK, >= 0.5x cp)."
+          + " MB/s and the ratios of the targets (Cellar >= 1.3x the SDK, >= 0.5x cp).",
+      "Codecs: CPU per ~1 KB JSON document of AES-256-GCM (JDK) beside zstd (aircompressor-v3,"
+          + " zstd-jni) and LZ4, per record and per 64 KiB block; target: encryption <= 10% of"
+          + " zstd compression's CPU."
     })
 public final class AtRestBenchmark implements Callable<Integer> {
   static final double SDK_RATIO = 1.3;
   static final double CP_RATIO = 0.5;
+  static final String BACKUP = "backup";
+  static final String CODECS = "codecs";
 
   @Option(
       names = "--size-mb",
@@ -81,14 +93,69 @@ public final class AtRestBenchmark implements Callable<Integer> {
   @Option(names = "--markdown", description = "Write the Markdown report into this file.")
   Path markdown;
 
+  @Option(
+      names = "--parts",
+      split = ",",
+      defaultValue = BACKUP + "," + CODECS,
+      description = "Parts to run, comma-separated: backup, codecs (default ${DEFAULT-VALUE}).")
+  List<String> parts;
+
+  @Option(
+      names = "--docs",
+      defaultValue = "20000",
+      description = "Codec part: JSON documents of about 1 KB (default ${DEFAULT-VALUE}).")
+  int docs;
+
+  @Option(
+      names = "--codec-rounds",
+      defaultValue = "7",
+      description =
+          "Codec part: timed passes over all documents for each row, after a warm-up"
+              + " (default ${DEFAULT-VALUE}).")
+  int codecRounds;
+
   @Override
   public Integer call() throws Exception {
     PrintStream log = System.err;
-    if (sizeMb < 1 || rounds < 1) {
+    Set<String> run = selectedParts();
+    if (run.contains(BACKUP) && (sizeMb < 1 || rounds < 1)) {
       throw new IllegalArgumentException("--size-mb and --rounds must be positive");
     }
     String loadStart = oneMinuteLoad();
     Instant started = Instant.now();
+    String command = command(run);
+    StringBuilder report = new StringBuilder();
+    Summary backups = null;
+    if (run.contains(BACKUP)) {
+      BackupOutcome outcome = backups(log);
+      backups = outcome.summary();
+      report.append(
+          markdown(backups, command, started, loadStart, oneMinuteLoad(), outcome.files()));
+    }
+    CodecCpuRun.Result codecs = null;
+    if (run.contains(CODECS)) {
+      String codecLoadStart = oneMinuteLoad();
+      Instant codecStarted = Instant.now();
+      codecs = new CodecCpuRun(docs, codecRounds, log).run();
+      report.append(report.isEmpty() ? "" : "\nCodec CPU, encryption beside compression:\n\n");
+      report.append(
+          CodecCpuReport.markdown(
+              codecs, command, codecStarted.toString(), codecLoadStart, oneMinuteLoad()));
+    }
+    if (markdown != null) {
+      Files.writeString(markdown, report);
+    }
+    System.out.print(report);
+    if (json != null) {
+      Files.writeString(json, json(backups, codecs, command, started, loadStart, oneMinuteLoad()));
+    }
+    return 0;
+  }
+
+  /** A backup comparison's results, and the number of files the store had. */
+  private record BackupOutcome(Summary summary, int files) {}
+
+  private BackupOutcome backups(PrintStream log) throws Exception {
     Path runDir =
         baseDir == null
             ? Files.createTempDirectory("cellar-bench-at-rest-")
@@ -131,28 +198,43 @@ public final class AtRestBenchmark implements Callable<Integer> {
               round.cp().seconds());
         }
       }
-      Summary s = new Summary(bytes, results);
-      String command =
-          "./cellar bench at-rest --size-mb "
-              + sizeMb
-              + " --rounds "
-              + rounds
-              + " --part-mb "
-              + partMb;
-      String report = markdown(s, command, started, loadStart, oneMinuteLoad(), files.size());
-      if (markdown != null) {
-        Files.writeString(markdown, report);
-      }
-      System.out.print(report);
-      if (json != null) {
-        Files.writeString(json, json(s, command, started, loadStart, oneMinuteLoad()));
-      }
-      return 0;
+      return new BackupOutcome(new Summary(bytes, results), files.size());
     } finally {
       if (!keepData) {
         BackupRun.deleteTree(runDir);
       }
     }
+  }
+
+  private Set<String> selectedParts() {
+    Set<String> run = new LinkedHashSet<>();
+    for (String part : parts) {
+      String p = part.strip().toLowerCase(Locale.ROOT);
+      if (!p.equals(BACKUP) && !p.equals(CODECS)) {
+        throw new IllegalArgumentException(
+            "--parts: unknown part '" + part + "'; the parts are " + BACKUP + " and " + CODECS);
+      }
+      run.add(p);
+    }
+    return run;
+  }
+
+  /** The command line that repeats this run. */
+  private String command(Set<String> run) {
+    StringBuilder command = new StringBuilder("./cellar bench at-rest");
+    if (run.size() < 2) {
+      command.append(" --parts ").append(String.join(",", run));
+    }
+    if (run.contains(BACKUP)) {
+      command.append(" --size-mb ").append(sizeMb);
+      command.append(" --rounds ").append(rounds);
+      command.append(" --part-mb ").append(partMb);
+    }
+    if (run.contains(CODECS)) {
+      command.append(" --docs ").append(docs);
+      command.append(" --codec-rounds ").append(codecRounds);
+    }
+    return command.toString();
   }
 
   /** The one-minute load average, the first figure of {@code /proc/loadavg}. */
@@ -311,15 +393,33 @@ public final class AtRestBenchmark implements Callable<Integer> {
             measured >= needed ? "yes" : "**no**"));
   }
 
+  /** The run's record: the backup part's fields as they were before the codec part, then it. */
   private static String json(
-      Summary s, String command, Instant started, String loadStart, String loadEnd) {
+      Summary backups,
+      CodecCpuRun.Result codecs,
+      String command,
+      Instant started,
+      String loadStart,
+      String loadEnd) {
     Map<String, Object> machine = new LinkedHashMap<>();
     machine.put("cores", Runtime.getRuntime().availableProcessors());
     machine.put("started", started.toString());
     machine.put("load_average_start", loadStart);
     machine.put("load_average_end", loadEnd);
     machine.put("command", command);
-    machine.put("store_bytes", s.bytes());
+    Map<String, Object> root = new LinkedHashMap<>();
+    root.put("machine", machine);
+    if (backups != null) {
+      machine.put("store_bytes", backups.bytes());
+      backupJson(backups, root);
+    }
+    if (codecs != null) {
+      root.put("codecs", CodecCpuReport.json(codecs));
+    }
+    return JsonReport.render(root);
+  }
+
+  private static void backupJson(Summary s, Map<String, Object> root) {
     List<Object> results = new ArrayList<>();
     addRow(results, "backup", "cellar", s.mbPerS(BackupRun.Round::cellarBackup));
     addRow(results, "backup", "aws-sdk-v2", s.mbPerS(BackupRun.Round::sdkUpload));
@@ -338,11 +438,8 @@ public final class AtRestBenchmark implements Callable<Integer> {
       m.put("cp", measured(r.cp()));
       rounds.add(m);
     }
-    Map<String, Object> root = new LinkedHashMap<>();
-    root.put("machine", machine);
     root.put("results", results);
     root.put("rounds", rounds);
-    return JsonReport.render(root);
   }
 
   private static Map<String, Object> measured(Measured m) {

@@ -18,7 +18,8 @@ import picocli.CommandLine;
 /**
  * The whole command on a small store: a real s3proxy in a child JVM, both clients, cp; every
  * transfer checked byte for byte; the JSON has a positive rate for each client both ways, and the
- * run directory is removed.
+ * run directory is removed. The codec part runs too (both parts are the default) on a few
+ * documents, and leaves the backup part's rows as they were.
  */
 class AtRestBenchmarkTest {
   @TempDir Path dir;
@@ -38,6 +39,10 @@ class AtRestBenchmarkTest {
                 "1",
                 "--part-mb",
                 "5",
+                "--docs",
+                "300",
+                "--codec-rounds",
+                "1",
                 "--dir",
                 runs.toString(),
                 "--json",
@@ -62,6 +67,7 @@ class AtRestBenchmarkTest {
             "restore/cp"),
         rows);
     assertTrue(Files.readString(markdown).contains("| backup, Cellar / AWS SDK | ≥ 1.3x |"));
+    assertTrue(root.getAsJsonObject("codecs").getAsJsonArray("rows").size() > 0, "both parts ran");
     try (var left = Files.list(runs)) {
       assertEquals(0, left.count(), "the run directory is removed");
     }
