@@ -312,14 +312,53 @@ public final class RecordView {
       plain = new byte[Math.max(n, SCRATCH_BYTES)];
       plainData = MemorySegment.ofArray(plain);
     }
+    LastOpened last = LAST_OPENED.get();
+    if (last.log == log && last.offset == offset && last.length == n) {
+      System.arraycopy(last.plain, 0, plain, 0, n);
+      opened = true;
+      return true;
+    }
     if (!copyAndCheck(plain)) {
       return false;
     }
     int aad = RecordDescriptor.TYPE_OFFSET;
     int body = (int) (keyOffset - offset);
     opened = cipher.open(plain, aad, body - aad, body, (int) (keyLength + valueLength), offset);
+    if (opened && n <= LastOpened.MAX_BYTES) {
+      last.remember(log, offset, plain, n);
+    }
     return opened;
   }
+
+  /**
+   * The record this thread decrypted last, by mapping and offset. A GET compares the key of the
+   * record its index slot points at (the index's view), then reads it (the reader's view): two
+   * views of one record, which without this paid for AES-GCM twice, 2 of a 1 KB GET's 5.4 µs. A
+   * record's bytes never change while its segment is mapped (nonces depend on it: SegmentCipher),
+   * and a new mapping is a new {@code MemorySegment}, so a hit is the same bytes, already checked.
+   */
+  private static final class LastOpened {
+    /** Larger records are not kept: copying them costs more than the lookups it saves. */
+    static final int MAX_BYTES = 64 << 10;
+
+    private MemorySegment log;
+    private long offset = -1;
+    private int length;
+    private byte[] plain = new byte[0];
+
+    void remember(MemorySegment log, long offset, byte[] from, int length) {
+      if (plain.length < length) {
+        plain = new byte[Math.max(length, SCRATCH_BYTES)];
+      }
+      System.arraycopy(from, 0, plain, 0, length);
+      this.log = log;
+      this.offset = offset;
+      this.length = length;
+    }
+  }
+
+  private static final ThreadLocal<LastOpened> LAST_OPENED =
+      ThreadLocal.withInitial(LastOpened::new);
 
   /**
    * Decrypts the record if it is encrypted and not yet decrypted.
