@@ -337,6 +337,19 @@ public interface Cellar extends AutoCloseable {
   void checkpoint();
 
   /**
+   * Writes a snapshot of the store, as it is at one instant during the call, into {@code directory}
+   * (new, or empty), which {@link #open(Path)} then opens as a store of its own: a checkpoint, then
+   * hard links to the files that no longer change (sealed segments, the checkpoint) and copies of
+   * the log segments still being written, up to their end at that instant. Best on the store's own
+   * file system, where links cost nothing; elsewhere every file is copied. Writes go on meanwhile;
+   * compaction and checkpoints wait for it. For online backups ({@code BGSAVE} with a backup
+   * target).
+   *
+   * @throws StoreIOException if the directory is not empty or a file cannot be written
+   */
+  StoreSnapshot snapshot(Path directory);
+
+  /**
    * Runs one compaction pass now, in the calling thread; returns the bytes reclaimed.
    *
    * @throws DiskFullException if there is no room for its output (nothing changes), or {@link

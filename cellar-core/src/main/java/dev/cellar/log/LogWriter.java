@@ -377,11 +377,20 @@ public final class LogWriter {
       }
       throw e;
     }
+    try {
+      table.add(next);
+    } catch (RuntimeException full) {
+      // The segment table is full (compaction is behind): give the new file back, as for a failed
+      // creation, so that every retry does not leave one more file and mapping behind.
+      next.close();
+      segmentIds.compareAndSet(id, id - 1);
+      io.delete(path);
+      throw full;
+    }
     Segment full = active;
     if (full != null) {
       full.markFull();
     }
-    table.add(next);
     active = next;
     unsynced.add(next);
     tail = next.dataStart();

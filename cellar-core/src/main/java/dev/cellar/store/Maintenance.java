@@ -4,6 +4,7 @@ import dev.cellar.CellarOptions;
 import dev.cellar.DiskFullException;
 import dev.cellar.RecoveryReport;
 import dev.cellar.StoreIOException;
+import dev.cellar.StoreSnapshot;
 import dev.cellar.index.KeyHasher;
 import dev.cellar.io.FileIO;
 import dev.cellar.log.LogWriter;
@@ -107,6 +108,21 @@ final class Maintenance {
           } finally {
             health.checkpointing(false);
           }
+        });
+  }
+
+  /**
+   * Writes a checkpoint, then a snapshot of the store into {@code target} (see {@link
+   * SnapshotTask}), holding the maintenance lock throughout so that the files do not change under
+   * it.
+   */
+  StoreSnapshot snapshot(Path target) throws IOException {
+    return lock.hold(
+        () -> {
+          writeCheckpoint(true, false);
+          long lastSeq = log.appendedSeq();
+          return new SnapshotTask(directory, segments, target)
+              .write(checkpointSequence.get(), lastSeq);
         });
   }
 

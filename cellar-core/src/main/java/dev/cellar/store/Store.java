@@ -17,6 +17,7 @@ import dev.cellar.LimitExceededException;
 import dev.cellar.RecoveryReport;
 import dev.cellar.ScanPage;
 import dev.cellar.StoreIOException;
+import dev.cellar.StoreSnapshot;
 import dev.cellar.TypedMap;
 import dev.cellar.ValueSink;
 import dev.cellar.checkpoint.CheckpointImage;
@@ -841,6 +842,16 @@ public final class Store implements Cellar {
       maintenance.writeCheckpoint(true, false);
     } catch (IOException e) {
       throw failure("checkpoint of " + directory + " failed", e);
+    }
+  }
+
+  @Override
+  public StoreSnapshot snapshot(Path target) {
+    health.checkOpen();
+    try {
+      return maintenance.snapshot(target);
+    } catch (IOException e) {
+      throw failure("snapshot of " + directory + " into " + target + " failed", e);
     }
   }
 
