@@ -7,6 +7,7 @@
 module dev.cellar.server {
   requires dev.cellar.core;
   requires dev.cellar.ipc;
+  requires dev.cellar.backup;
   requires io.netty.common;
   requires io.netty.buffer;
   requires io.netty.transport;

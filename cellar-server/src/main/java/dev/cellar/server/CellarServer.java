@@ -35,6 +35,16 @@ public final class CellarServer implements AutoCloseable, ServerControl {
       Executors.newSingleThreadExecutor(
           r -> Thread.ofPlatform().name("cellar-maintenance").daemon().unstarted(r));
   private final AtomicBoolean checkpointRunning = new AtomicBoolean();
+
+  /** When the last SAVE or BGSAVE ended well (LASTSAVE), epoch seconds; the start at first. */
+  private volatile long lastSave = System.currentTimeMillis() / 1000;
+
+  /** Why the last BGSAVE failed, or null if it did not. */
+  private volatile String lastSaveFailure;
+
+  /** The manifest of the last backup BGSAVE made, or null. */
+  private volatile String lastBackup;
+
   private final AtomicBoolean compactionRunning = new AtomicBoolean();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final CountDownLatch stopped = new CountDownLatch(1);
@@ -170,14 +180,50 @@ public final class CellarServer implements AutoCloseable, ServerControl {
     Thread.ofPlatform().name("cellar-shutdown").start(() -> stop("SHUTDOWN command"));
   }
 
+  /**
+   * {@code BGSAVE}: a checkpoint, or, with a {@code backup-target}, a backup of the running store
+   * there ({@link BackgroundSave}).
+   */
   @Override
   public boolean checkpointAsync() {
     return runOnce(
         checkpointRunning,
         () -> {
-          store.sync();
-          store.checkpoint();
+          try {
+            String target = config.backupTarget();
+            if (target == null) {
+              store.sync();
+              store.checkpoint();
+            } else {
+              lastBackup = new BackgroundSave(store, config.dir(), target, System.getenv()).run();
+            }
+            saved();
+          } catch (RuntimeException e) {
+            lastSaveFailure = String.valueOf(e.getMessage());
+            throw e;
+          }
         });
+  }
+
+  @Override
+  public void saved() {
+    lastSave = System.currentTimeMillis() / 1000;
+    lastSaveFailure = null;
+  }
+
+  @Override
+  public long lastSaveEpochSeconds() {
+    return lastSave;
+  }
+
+  @Override
+  public String lastSaveFailure() {
+    return lastSaveFailure;
+  }
+
+  @Override
+  public String lastBackup() {
+    return lastBackup;
   }
 
   @Override

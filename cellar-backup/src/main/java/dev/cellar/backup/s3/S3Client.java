@@ -34,7 +34,7 @@ import org.w3c.dom.NodeList;
  *
  * <p>Thread-safe: requests take turns on one kept-alive connection.
  */
-public final class S3Client implements ObjectStore {
+public final class S3Client implements ObjectStore, AutoCloseable {
   private static final String EMPTY_SHA256 = SigV4.hex(SigV4.sha256(new byte[0]));
   private static final Http11.Body NONE = new Http11.NoBody();
 
@@ -364,5 +364,11 @@ public final class S3Client implements ObjectStore {
     return etag.length() >= 2 && etag.startsWith("\"") && etag.endsWith("\"")
         ? etag.substring(1, etag.length() - 1)
         : etag;
+  }
+
+  /** Closes the kept-alive connection, if any. */
+  @Override
+  public void close() {
+    http.close();
   }
 }

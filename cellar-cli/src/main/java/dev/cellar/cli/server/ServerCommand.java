@@ -254,6 +254,14 @@ public final class ServerCommand implements Callable<Integer> {
   String ipcClientTimeout;
 
   @Option(
+      names = "--backup-target",
+      paramLabel = "s3://BUCKET/PREFIX",
+      description =
+          "BGSAVE backs the running store up there (endpoint and credentials as for cellar tool"
+              + " backup, from the environment); without it BGSAVE writes a checkpoint.")
+  String backupTarget;
+
+  @Option(
       names = "--encryption-key-file",
       paramLabel = "FILE",
       description =
@@ -389,6 +397,7 @@ public final class ServerCommand implements Callable<Integer> {
     flags.put("tls-protocols", tlsProtocols);
     flags.put("segment-size", segmentSize);
     flags.put("encryption-key-file", encryptionKeyFile);
+    flags.put("backup-target", backupTarget);
     flags.put("auto-aof-rewrite-percentage", aofRewritePercentage);
     flags.put("loglevel", logLevel);
     flags.put("logfile", logFile);

@@ -55,6 +55,16 @@ final class ServerProcess implements AutoCloseable {
   /** Runs {@code cellar server args...} with {@code jvmOptions} after the launcher's. */
   static ServerProcess run(Path outputDir, List<String> jvmOptions, String... args)
       throws IOException {
+    return run(outputDir, java.util.Map.of(), jvmOptions, args);
+  }
+
+  /** As {@link #run(Path, List, String...)}, with {@code environment} added to the process's. */
+  static ServerProcess run(
+      Path outputDir,
+      java.util.Map<String, String> environment,
+      List<String> jvmOptions,
+      String... args)
+      throws IOException {
     List<String> cmd = new ArrayList<>();
     cmd.add(ProcessHandle.current().info().command().orElse("java"));
     cmd.addAll(LAUNCHER_OPTIONS);
@@ -65,8 +75,9 @@ final class ServerProcess implements AutoCloseable {
     Files.createDirectories(outputDir);
     Path out = Files.createTempFile(outputDir, "stdout", ".txt");
     Path err = Files.createTempFile(outputDir, "stderr", ".txt");
-    Process p =
-        new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+    ProcessBuilder builder = new ProcessBuilder(cmd);
+    builder.environment().putAll(environment);
+    Process p = builder.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
     return new ServerProcess(p, out, err);
   }
 

@@ -198,7 +198,19 @@ final class InfoText {
     b.append("# Persistence\r\n")
         .append("loading:0\r\n")
         .append("rdb_last_bgsave_status:")
-        .append(checkpointFailed ? "err" : "ok")
+        .append(checkpointFailed || server.control().lastSaveFailure() != null ? "err" : "ok")
+        .append("\r\n")
+        .append("rdb_last_save_time:")
+        .append(server.control().lastSaveEpochSeconds())
+        .append("\r\n")
+        .append("cellar_last_bgsave_error:")
+        .append(
+            server.control().lastSaveFailure() == null
+                ? ""
+                : oneLine(server.control().lastSaveFailure()))
+        .append("\r\n")
+        .append("cellar_last_backup:")
+        .append(server.control().lastBackup() == null ? "" : server.control().lastBackup())
         .append("\r\n")
         .append("aof_enabled:1\r\n")
         .append("rdb_bgsave_in_progress:")

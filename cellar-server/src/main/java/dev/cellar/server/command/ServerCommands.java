@@ -108,6 +108,16 @@ final class ServerCommands {
             "Asynchronously saves the database(s) to disk.",
             ServerCommands::bgsave)
         .add(
+            "lastsave",
+            1,
+            "loading stale fast",
+            0,
+            0,
+            0,
+            "server",
+            "Returns the Unix timestamp of the last successful save to disk.",
+            ServerCommands::lastsave)
+        .add(
             "bgrewriteaof",
             1,
             "admin noscript",
@@ -389,7 +399,12 @@ final class ServerCommands {
   static void save(Session s, Request r, ReplyWriter out) {
     s.server().store().sync();
     s.server().store().checkpoint();
+    s.server().control().saved();
     out.ok();
+  }
+
+  static void lastsave(Session s, Request r, ReplyWriter out) {
+    out.integer(s.server().control().lastSaveEpochSeconds());
   }
 
   static void bgsave(Session s, Request r, ReplyWriter out) {

@@ -8,6 +8,24 @@ public interface ServerControl {
   /** Starts a checkpoint in the background ({@code BGSAVE}); false if one is running. */
   boolean checkpointAsync();
 
+  /** Notes that a SAVE or BGSAVE ended well now ({@code LASTSAVE}). */
+  default void saved() {}
+
+  /** When the last SAVE or BGSAVE ended well, epoch seconds ({@code LASTSAVE}). */
+  default long lastSaveEpochSeconds() {
+    return 0;
+  }
+
+  /** Why the last BGSAVE failed, or null ({@code INFO}'s {@code cellar_last_bgsave_error}). */
+  default String lastSaveFailure() {
+    return null;
+  }
+
+  /** The manifest key of the last backup BGSAVE made, or null. */
+  default String lastBackup() {
+    return null;
+  }
+
   /** Starts a compaction pass in the background ({@code BGREWRITEAOF}); false if one is running. */
   boolean compactAsync();
 

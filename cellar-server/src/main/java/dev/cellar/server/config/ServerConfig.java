@@ -103,6 +103,7 @@ public final class ServerConfig {
   private volatile int httpsPort = 0;
   private volatile Path tlsCertFile;
   private volatile Path encryptionKeyFile;
+  private volatile String backupTarget;
   private volatile Path tlsKeyFile;
   private volatile String tlsKeyFilePass;
   private volatile Path tlsCaCertFile;
@@ -289,6 +290,11 @@ public final class ServerConfig {
         false,
         () -> Integer.toString(httpsPort),
         v -> httpsPort = intIn("https-port", v, 0, 65535));
+    define(
+        "backup-target",
+        true,
+        () -> backupTarget == null ? "" : backupTarget,
+        v -> backupTarget = parseBackupTarget(v));
     // Read at start-up only: the keys of an open store cannot change under it.
     define(
         "encryption-key-file",
@@ -550,6 +556,26 @@ public final class ServerConfig {
 
   public int httpsPort() {
     return httpsPort;
+  }
+
+  /**
+   * Where {@code BGSAVE} backs the store up ({@code s3://bucket/prefix}, docs/backup.md), or null:
+   * {@code BGSAVE} then writes a checkpoint only.
+   */
+  public String backupTarget() {
+    return backupTarget;
+  }
+
+  private static String parseBackupTarget(String v) {
+    if (v.isBlank()) {
+      return null;
+    }
+    try {
+      dev.cellar.backup.s3.S3Location.parse(v.strip());
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("argument '" + v + "' for 'backup-target': " + e.getMessage());
+    }
+    return v.strip();
   }
 
   /**
