@@ -1,6 +1,7 @@
 package dev.cellar.model;
 
 import dev.cellar.CellarOptions;
+import dev.cellar.EncryptionKeys;
 import dev.cellar.Fsync;
 import dev.cellar.io.FileIO;
 import java.time.Duration;
@@ -9,13 +10,17 @@ import java.time.Duration;
  * The settings of one model run, drawn before its operations: the fsync mode (under {@code always}
  * every acknowledged write must survive a crash; under {@code no} only what a sync covered), how
  * many keys the single-key operations spread over (few, for many overwrites; or enough to grow the
- * index), the shard count and whether the log reserves space by writing zeros.
+ * index), the shard count, whether the log reserves space by writing zeros, and whether the store
+ * is encrypted (one run in four).
  *
  * <p>Segments are the smallest the engine allows (64 KiB), so the log rolls every few dozen puts
  * and compaction, sealing and the disk-full paths at a roll are reached by short runs; the
  * background compactor and the checkpoint timer are off, so that the model decides when they run.
  */
-record Workload(Fsync fsync, int keys, int shards, boolean zeroFill) {
+record Workload(Fsync fsync, int keys, int shards, boolean zeroFill, boolean encrypted) {
+  /** The key of the runs that encrypt the store. */
+  private static final EncryptionKeys KEYS = EncryptionKeys.of(new byte[32]);
+
   static final int SEGMENT_BYTES = CellarOptions.MIN_SEGMENT_BYTES;
   static final int MAX_VALUE_BYTES = 4 << 10;
 
@@ -27,7 +32,10 @@ record Workload(Fsync fsync, int keys, int shards, boolean zeroFill) {
           case 1 -> 40;
           default -> 300;
         };
-    return new Workload(fsync, keys, choices.nextBoolean() ? 2 : 4, choices.nextBoolean());
+    int shards = choices.nextBoolean() ? 2 : 4;
+    boolean zeroFill = choices.nextBoolean();
+    // Drawn last, so that the other settings of a seed stay what they were before it existed.
+    return new Workload(fsync, keys, shards, zeroFill, choices.nextInt(4) == 0);
   }
 
   CellarOptions options(FileIO io) {
@@ -41,6 +49,7 @@ record Workload(Fsync fsync, int keys, int shards, boolean zeroFill) {
         .backgroundCompaction(false)
         .checkpointInterval(Duration.ZERO)
         .zeroFillLog(zeroFill)
+        .encryptionKeys(encrypted ? KEYS : null)
         .fileIO(io);
   }
 }

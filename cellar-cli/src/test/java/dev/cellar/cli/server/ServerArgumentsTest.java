@@ -70,7 +70,9 @@ class ServerArgumentsTest {
           Map.entry("--ipc-agents", "2"),
           Map.entry("--ipc-max-ring", "4mb"),
           Map.entry("--ipc-client-timeout", "15"),
-          Map.entry("--segment-size", "1mb"));
+          Map.entry("--segment-size", "1mb"),
+          Map.entry("--backup-target", "s3://backups/cellar"),
+          Map.entry("--encryption-key-file", "/etc/cellar/cellar.key"));
 
   @TempDir Path tmp;
 
