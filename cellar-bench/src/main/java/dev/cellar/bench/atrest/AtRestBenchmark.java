@@ -56,7 +56,7 @@ import picocli.CommandLine.Option;
           + " cellar tool backup/restore and by the AWS SDK for Java v2, and copied with cp;"
           + " MB/s and the ratios of the targets (Cellar >= 1.3x the SDK, >= 0.5x cp).",
       "Codecs: CPU per ~1 KB JSON document of AES-256-GCM (JDK) beside zstd (aircompressor-v3,"
-          + " zstd-jni) and LZ4, per record and per 64 KiB block; target: encryption <= 10% of"
+          + " zstd-jni) and LZ4, per record and per 64 KiB block; target: encryption <= 10%% of"
           + " zstd compression's CPU.",
       "Engine (not run unless --parts names it): a plain and an encrypted embedded store on the"
           + " same documents, load (putAll of 100), random get, getAll of 16, compaction and"
@@ -108,8 +108,8 @@ public final class AtRestBenchmark implements Callable<Integer> {
       defaultValue = DEFAULT_PARTS,
       description =
           "Parts to run, comma-separated: backup, codecs, engine (default ${DEFAULT-VALUE}; the"
-              + " engine part runs only when named: about a minute at its defaults on 2 cores,"
-              + " which would take a default run past 2 minutes).")
+              + " engine part runs only when named: about 45 s at its defaults on 2 cores, which"
+              + " would take a default run, about 100 s, past 2 minutes).")
   List<String> parts;
 
   @Option(
