@@ -43,6 +43,10 @@ import picocli.CommandLine.Option;
  * <p>{@code codecs}: the CPU that AES-256-GCM costs per JSON document beside zstd's and LZ4's on
  * the same documents ({@link CodecCpuRun}); the target is encryption at most 10% of zstd
  * compression. Its JSON goes under {@code codecs}; the backup part's fields are as they were.
+ *
+ * <p>{@code engine}, only when asked for: a plain and an encrypted embedded store side by side,
+ * load, random and batched GETs, compaction and recovery, and what encryption adds to each
+ * operation ({@link EngineRun}). Its JSON goes under {@code engine}.
  */
 @Command(
     name = "at-rest",
@@ -52,14 +56,19 @@ import picocli.CommandLine.Option;
           + " cellar tool backup/restore and by the AWS SDK for Java v2, and copied with cp;"
           + " MB/s and the ratios of the targets (Cellar >= 1.3x the SDK, >= 0.5x cp).",
       "Codecs: CPU per ~1 KB JSON document of AES-256-GCM (JDK) beside zstd (aircompressor-v3,"
-          + " zstd-jni) and LZ4, per record and per 64 KiB block; target: encryption <= 10% of"
-          + " zstd compression's CPU."
+          + " zstd-jni) and LZ4, per record and per 64 KiB block; target: encryption <= 10%% of"
+          + " zstd compression's CPU.",
+      "Engine (not run unless --parts names it): a plain and an encrypted embedded store on the"
+          + " same documents, load (putAll of 100), random get, getAll of 16, compaction and"
+          + " recovery; throughput, CPU per operation and the encrypted/plain ratios."
     })
 public final class AtRestBenchmark implements Callable<Integer> {
   static final double SDK_RATIO = 1.3;
   static final double CP_RATIO = 0.5;
   static final String BACKUP = "backup";
   static final String CODECS = "codecs";
+  static final String ENGINE = "engine";
+  static final String DEFAULT_PARTS = BACKUP + "," + CODECS;
 
   @Option(
       names = "--size-mb",
@@ -96,8 +105,11 @@ public final class AtRestBenchmark implements Callable<Integer> {
   @Option(
       names = "--parts",
       split = ",",
-      defaultValue = BACKUP + "," + CODECS,
-      description = "Parts to run, comma-separated: backup, codecs (default ${DEFAULT-VALUE}).")
+      defaultValue = DEFAULT_PARTS,
+      description =
+          "Parts to run, comma-separated: backup, codecs, engine (default ${DEFAULT-VALUE}; the"
+              + " engine part runs only when named: about 45 s at its defaults on 2 cores, which"
+              + " would take a default run, about 100 s, past 2 minutes).")
   List<String> parts;
 
   @Option(
@@ -113,6 +125,20 @@ public final class AtRestBenchmark implements Callable<Integer> {
           "Codec part: timed passes over all documents for each row, after a warm-up"
               + " (default ${DEFAULT-VALUE}).")
   int codecRounds;
+
+  @Option(
+      names = "--engine-docs",
+      defaultValue = "200000",
+      description =
+          "Engine part: JSON documents of about 1 KB in each store; also the GETs of each GET"
+              + " row (default ${DEFAULT-VALUE}).")
+  int engineDocs;
+
+  @Option(
+      names = "--engine-rounds",
+      defaultValue = "3",
+      description = "Engine part: rounds after a warm-up round (default ${DEFAULT-VALUE}).")
+  int engineRounds;
 
   @Override
   public Integer call() throws Exception {
@@ -142,12 +168,23 @@ public final class AtRestBenchmark implements Callable<Integer> {
           CodecCpuReport.markdown(
               codecs, command, codecStarted.toString(), codecLoadStart, oneMinuteLoad()));
     }
+    EngineRun.Result engine = null;
+    if (run.contains(ENGINE)) {
+      String engineLoadStart = oneMinuteLoad();
+      Instant engineStarted = Instant.now();
+      engine = engine(log);
+      report.append(report.isEmpty() ? "" : "\nEncryption in the engine:\n\n");
+      report.append(
+          EngineReport.markdown(
+              engine, command, engineStarted.toString(), engineLoadStart, oneMinuteLoad()));
+    }
     if (markdown != null) {
       Files.writeString(markdown, report);
     }
     System.out.print(report);
     if (json != null) {
-      Files.writeString(json, json(backups, codecs, command, started, loadStart, oneMinuteLoad()));
+      Files.writeString(
+          json, json(backups, codecs, engine, command, started, loadStart, oneMinuteLoad()));
     }
     return 0;
   }
@@ -206,13 +243,38 @@ public final class AtRestBenchmark implements Callable<Integer> {
     }
   }
 
+  /** The engine part in a run directory of its own, removed after unless {@code --keep-data}. */
+  private EngineRun.Result engine(PrintStream log) throws Exception {
+    Path runDir =
+        baseDir == null
+            ? Files.createTempDirectory("cellar-bench-at-rest-engine-")
+            : Files.createTempDirectory(
+                Files.createDirectories(baseDir), "cellar-bench-at-rest-engine-");
+    try {
+      return new EngineRun(engineDocs, engineRounds, runDir, log).run();
+    } finally {
+      if (keepData) {
+        log.printf("at-rest engine: the last round's stores and key are in %s%n", runDir);
+      } else {
+        BackupRun.deleteTree(runDir);
+      }
+    }
+  }
+
   private Set<String> selectedParts() {
     Set<String> run = new LinkedHashSet<>();
     for (String part : parts) {
       String p = part.strip().toLowerCase(Locale.ROOT);
-      if (!p.equals(BACKUP) && !p.equals(CODECS)) {
+      if (!p.equals(BACKUP) && !p.equals(CODECS) && !p.equals(ENGINE)) {
         throw new IllegalArgumentException(
-            "--parts: unknown part '" + part + "'; the parts are " + BACKUP + " and " + CODECS);
+            "--parts: unknown part '"
+                + part
+                + "'; the parts are "
+                + BACKUP
+                + ", "
+                + CODECS
+                + " and "
+                + ENGINE);
       }
       run.add(p);
     }
@@ -222,7 +284,7 @@ public final class AtRestBenchmark implements Callable<Integer> {
   /** The command line that repeats this run. */
   private String command(Set<String> run) {
     StringBuilder command = new StringBuilder("./cellar bench at-rest");
-    if (run.size() < 2) {
+    if (!run.equals(new LinkedHashSet<>(List.of(DEFAULT_PARTS.split(","))))) {
       command.append(" --parts ").append(String.join(",", run));
     }
     if (run.contains(BACKUP)) {
@@ -233,6 +295,10 @@ public final class AtRestBenchmark implements Callable<Integer> {
     if (run.contains(CODECS)) {
       command.append(" --docs ").append(docs);
       command.append(" --codec-rounds ").append(codecRounds);
+    }
+    if (run.contains(ENGINE)) {
+      command.append(" --engine-docs ").append(engineDocs);
+      command.append(" --engine-rounds ").append(engineRounds);
     }
     return command.toString();
   }
@@ -397,6 +463,7 @@ public final class AtRestBenchmark implements Callable<Integer> {
   private static String json(
       Summary backups,
       CodecCpuRun.Result codecs,
+      EngineRun.Result engine,
       String command,
       Instant started,
       String loadStart,
@@ -415,6 +482,9 @@ public final class AtRestBenchmark implements Callable<Integer> {
     }
     if (codecs != null) {
       root.put("codecs", CodecCpuReport.json(codecs));
+    }
+    if (engine != null) {
+      root.put("engine", EngineReport.json(engine));
     }
     return JsonReport.render(root);
   }
