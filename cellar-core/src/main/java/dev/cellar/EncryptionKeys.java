@@ -16,8 +16,8 @@ import java.util.TreeMap;
  * each with a numeric id, read from a key file. New data is written with the <em>current</em> key,
  * the one of the highest id; data written with an older key stays readable while its key is in the
  * set, and compaction rewrites it with the current key. So a key is rotated by adding a line with a
- * higher id, and an old key may be removed once no segment needs it ({@link CellarStats} and {@code
- * cellar tool verify} tell which keys the files use).
+ * higher id, and an old key may be removed once no segment needs it ({@code cellar tool verify}
+ * tells which keys the files use).
  *
  * <p>A key file is UTF-8 text. Blank lines and lines starting with {@code #} are ignored; every
  * other line is {@code <id> <key>}, with {@code id} a decimal from 1 to 2^31 - 1 and {@code key} 64

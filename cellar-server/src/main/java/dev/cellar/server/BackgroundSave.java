@@ -26,7 +26,7 @@ import java.util.Map;
  * #SNAPSHOT_DIRECTORY} inside the data directory (hard links to the files that no longer change,
  * copies of the log's tail), the backup uploads that directory, and the directory is deleted.
  * Inside the data directory because links need the same file system; the engine ignores a
- * subdirectory, and one left by a crash is deleted before the next snapshot.
+ * subdirectory, and one left by a crash is deleted when the server starts again.
  */
 final class BackgroundSave {
   static final String SNAPSHOT_DIRECTORY = "bgsave.snapshot";

@@ -59,6 +59,12 @@ public final class CellarServer implements AutoCloseable, ServerControl {
     // Nor should a port in use: the data directory is not even created.
     PortCheck.requireFree(config);
     this.store = Cellar.open(config.dir(), storeOptions(config, engine));
+    // A snapshot a killed BGSAVE left behind: its links would keep deleted segments on the disk.
+    try {
+      BackgroundSave.deleteTree(config.dir().resolve(BackgroundSave.SNAPSHOT_DIRECTORY));
+    } catch (java.io.IOException e) {
+      LOG.log(System.Logger.Level.WARNING, "could not delete a BGSAVE snapshot left behind", e);
+    }
     try {
       this.context = new ServerContext(store, config, this);
       this.listener = RespListener.start(context, new Dispatcher(context), tls);

@@ -85,7 +85,9 @@ public final class SegmentVerifier {
       checkAgainstCheckpoint(segment, scan, durable, findings);
     }
     String state =
-        (segment.sealed() ? "sealed" : "unsealed") + (segment.compacted() ? ", compacted" : "");
+        (segment.sealed() ? "sealed" : "unsealed")
+            + (segment.compacted() ? ", compacted" : "")
+            + (segment.encrypted() ? ", key " + segment.keyId() : "");
     return new Result(name, state, counts, segment.scanLimit(), findings);
   }
 

@@ -40,6 +40,9 @@ public final class StoreVerifier {
 
   private EncryptionKeys keys;
 
+  /** The ids of the keys the encrypted segments were written with. */
+  private final java.util.SortedSet<Integer> keyIds = new java.util.TreeSet<>();
+
   private StoreVerifier(PrintWriter out, ProgressBar progress) {
     this.out = out;
     this.progress = progress;
@@ -152,6 +155,9 @@ public final class StoreVerifier {
       if (segment.headerProblem() == null) {
         usableSegments.add(segment.id());
       }
+      if (segment.encrypted()) {
+        keyIds.add(segment.keyId());
+      }
     } catch (IOException e) {
       report(
           Finding.ofFile(Severity.ERROR, path.getFileName().toString(), "could not be read: " + e));
@@ -217,6 +223,10 @@ public final class StoreVerifier {
         s.records(),
         ByteSize.format(s.scannedBytes()),
         count(s.checkpoints(), "checkpoint"));
+    if (!keyIds.isEmpty()) {
+      // Which keys an encrypted store still needs: one missing here can leave the key file.
+      out.printf(Locale.ROOT, "Encryption keys in use: %s%n", keyIds);
+    }
     if (s.segments() == 0 && s.checkpoints() == 0 && s.errors() > 0) {
       out.println("This does not look like a Cellar store directory.");
     }

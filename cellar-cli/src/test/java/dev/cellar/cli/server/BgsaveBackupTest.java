@@ -138,6 +138,8 @@ class BgsaveBackupTest {
       }
       try (ServerProcess server = ServerProcess.run(tmp, aws, List.of(), args)) {
         int port = server.awaitPort();
+        assertFalse(
+            Files.exists(data.resolve("bgsave.snapshot")), "a killed BGSAVE's snapshot is left");
         assertEquals("$" + (("7" + big).length()), ServerProcess.command(port, "GET", "big7"));
         long before = lastSave(port);
         Thread.sleep(1100);

@@ -69,6 +69,8 @@ class EncryptedStoreToolsTest {
         CommandRun.of(
             "tool", "verify", "--encryption-key-file", keyFile.toString(), store.toString());
     assertEquals(CellarCommand.EXIT_OK, with.exitCode(), with.toString());
+    assertTrue(with.out().contains("sealed, key 1"), with.toString());
+    assertTrue(with.out().contains("Encryption keys in use: [1]"), with.toString());
 
     ToolEnvironment.set(Map.of("CELLAR_ENCRYPTION_KEY_FILE", keyFile.toString()));
     CommandRun fromEnvironment = CommandRun.of("tool", "dump", "--values", store.toString());

@@ -209,6 +209,9 @@ final class InfoText {
                 ? ""
                 : oneLine(server.control().lastSaveFailure()))
         .append("\r\n")
+        .append("cellar_encryption:")
+        .append(server.config().encryptionKeyFile() == null ? "off" : "aes-256-gcm")
+        .append("\r\n")
         .append("cellar_last_backup:")
         .append(server.control().lastBackup() == null ? "" : server.control().lastBackup())
         .append("\r\n")

@@ -82,6 +82,13 @@ final class ShmEndpoint implements AutoCloseable {
     Path dataDirectory = config.dir().toAbsolutePath();
     try {
       Path ringDirectory = ringDirectory(dataDirectory);
+      if (config.encryptionKeyFile() != null && ringDirectory.startsWith(dataDirectory)) {
+        // Ring files on a disk would be written back with the requests and replies in them: the
+        // plaintext that encryption at rest keeps off the disk.
+        throw new IOException(
+            "the store is encrypted and this host has no writable /dev/shm for the rings (ring"
+                + " files in the data directory would put plaintext on the disk)");
+      }
       sweepAbandoned(ringDirectory);
       prepare(ringDirectory);
       writeOwner(ringDirectory);
