@@ -97,6 +97,11 @@ public final class SegmentCipher {
     this.file = file;
   }
 
+  /** A file key from its parts: for tests that need the same key on every run. */
+  static SegmentCipher of(int keyId, byte[] salt, byte[] storeKey, String file) {
+    return new SegmentCipher(keyId, salt, storeKey.clone(), file);
+  }
+
   /** The key of a new file {@code file}, under the current key of {@code keys}, with a new salt. */
   public static SegmentCipher create(EncryptionKeys keys, String file) {
     byte[] salt = new byte[CipherBlockDescriptor.SALT_BYTES];
