@@ -36,6 +36,9 @@ final class Shard implements HashIndex.Keys {
     this.hasher = hasher;
   }
 
+  private static final ThreadLocal<RecordView> ENCRYPTED_VIEW =
+      ThreadLocal.withInitial(RecordView::new);
+
   @Override
   public boolean matches(long location, MemorySegment source, long keyOffset, long keyLength) {
     Segment segment = segments.get(LogLocation.slot(location));
@@ -47,7 +50,9 @@ final class Shard implements HashIndex.Keys {
     // launcher's JVM options, by the server's GarbageFreePathTest). With per-thread views here and
     // in GarbageAccounting.retire, and a per-thread checksum for appends, embedded overwrites (G1)
     // were slower than the build before in six of seven interleaved pairs; without, in two of five.
-    RecordView view = new RecordView();
+    // An encrypted record is decrypted into its view's own array: a view kept per thread, so that
+    // the comparison does not allocate that array on every lookup.
+    RecordView view = segment.cipher() == null ? new RecordView() : ENCRYPTED_VIEW.get();
     // Bounded by the segment's end, not its mapping: past a sealed segment's end the file may be
     // truncated, and touching a mapped page beyond the file's end is SIGBUS.
     return view.parse(segment, offset) && view.keyEquals(source, keyOffset, keyLength);
