@@ -99,7 +99,9 @@ public final class CachePolicyBenchmark implements Callable<Integer> {
       for (double size : sizes) {
         int capacity = capacity(size);
         for (PolicyKind policy : policyKinds) {
-          SimulationResult r = Simulation.run(policy, trace, size, capacity, requested);
+          SimulationResult r =
+              Simulation.run(
+                  policy, trace, size, capacity, requested, trace.window(keys, requests));
           System.err.printf(
               Locale.ROOT,
               "%-20s %-8s %6s%% %,10d entries: miss ratio %.4f%n",

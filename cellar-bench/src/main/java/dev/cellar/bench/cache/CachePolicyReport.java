@@ -17,6 +17,8 @@ import java.util.Map;
  *               "capacity": 100000, "requests": 10000000, "misses": .., "miss_ratio": ..,
  *               "miss_ratio_vs_lru": -0.08, "hits_that_wrote": .., "writing_hit_share": ..,
  *               "largest_size": 100000}, ...],
+ *  (the scan trace's rows also have "after_scan_requests", "after_scan_misses" and
+ *   "after_scan_miss_ratio": the tenth of the trace right after the scan)
  *  "throughput": [{"trace": "zipf-0.99", "policy": "lru", "size_percent": 10.0, "threads": 1,
  *                  "requests_per_s": ..}, ...]}
  * }</pre>
@@ -71,8 +73,48 @@ final class CachePolicyReport {
         md.append('\n');
       }
     }
+    md.append(windows());
     md.append(summary());
     md.append(throughputTable());
+    return md.toString();
+  }
+
+  /** Miss ratios right after the scan, for the traces that have such a window. */
+  private String windows() {
+    StringBuilder md = new StringBuilder();
+    for (TraceKind trace : traces()) {
+      List<SimulationResult> rows = of(trace);
+      if (rows.isEmpty() || rows.get(0).windowRequests() == 0) {
+        continue;
+      }
+      md.append("\n**")
+          .append(trace.id())
+          .append(
+              String.format(
+                  Locale.ROOT,
+                  ", the %,d requests right after the scan",
+                  rows.get(0).windowRequests()))
+          .append("**: miss ratio (change against LRU's)\n\n");
+      List<Double> sizes = sizes(rows);
+      md.append("| policy |");
+      for (double size : sizes) {
+        md.append(' ').append(percent(size)).append(" |");
+      }
+      md.append("\n|---|").append("---:|".repeat(sizes.size())).append('\n');
+      for (PolicyKind policy : policies()) {
+        md.append("| ").append(policy.id()).append(" |");
+        for (double size : sizes) {
+          SimulationResult r = find(trace, policy, size);
+          SimulationResult lru = find(trace, PolicyKind.LRU, size);
+          String cell = r == null ? "-" : String.format(Locale.ROOT, "%.4f", r.windowMissRatio());
+          if (r != null && lru != null && policy != PolicyKind.LRU && lru.windowMisses() > 0) {
+            cell += " (" + signedPercent(r.windowMissRatio() / lru.windowMissRatio() - 1) + ")";
+          }
+          md.append(' ').append(cell).append(" |");
+        }
+        md.append('\n');
+      }
+    }
     return md.toString();
   }
 
@@ -165,6 +207,11 @@ final class CachePolicyReport {
       m.put("hits_that_wrote", r.hitsThatWrote());
       m.put("writing_hit_share", round(r.writingHitShare()));
       m.put("largest_size", r.largestSize());
+      if (r.windowRequests() > 0) {
+        m.put("after_scan_requests", r.windowRequests());
+        m.put("after_scan_misses", r.windowMisses());
+        m.put("after_scan_miss_ratio", round(r.windowMissRatio()));
+      }
       rows.add(m);
     }
     root.put("results", rows);

@@ -6,13 +6,30 @@ final class Simulation {
 
   static SimulationResult run(
       PolicyKind kind, TraceKind trace, double sizePercent, int capacity, int[] requests) {
+    return run(kind, trace, sizePercent, capacity, requests, new int[] {0, 0});
+  }
+
+  /**
+   * As above, also counting the misses among the requests {@code window[0]} to {@code window[1]}.
+   */
+  static SimulationResult run(
+      PolicyKind kind,
+      TraceKind trace,
+      double sizePercent,
+      int capacity,
+      int[] requests,
+      int[] window) {
     CachePolicy policy = kind.create(capacity);
     long misses = 0;
     int largest = 0;
-    for (int key : requests) {
-      if (!policy.access(key)) {
+    long windowMisses = 0;
+    for (int i = 0; i < requests.length; i++) {
+      if (!policy.access(requests[i])) {
         misses++;
         largest = Math.max(largest, policy.size());
+        if (i >= window[0] && i < window[1]) {
+          windowMisses++;
+        }
       }
     }
     return new SimulationResult(
@@ -23,7 +40,9 @@ final class Simulation {
         requests.length,
         misses,
         policy.hitsThatWrote(),
-        largest);
+        largest,
+        window[1] - window[0],
+        windowMisses);
   }
 
   /**

@@ -9,7 +9,14 @@ record SimulationResult(
     long requests,
     long misses,
     long hitsThatWrote,
-    int largestSize) {
+    int largestSize,
+    long windowRequests,
+    long windowMisses) {
+
+  /** The miss ratio within the trace's window (the requests right after the scan), or NaN. */
+  double windowMissRatio() {
+    return windowRequests == 0 ? Double.NaN : (double) windowMisses / windowRequests;
+  }
 
   double missRatio() {
     return requests == 0 ? 0 : (double) misses / requests;

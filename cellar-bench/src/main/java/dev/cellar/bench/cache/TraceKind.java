@@ -79,6 +79,19 @@ public enum TraceKind {
     return trace;
   }
 
+  /**
+   * The requests, as {@code [from, to)} of the trace {@link #generate} makes, that tell most about
+   * this trace besides its whole: for the scan trace the tenth of the trace right after the scan,
+   * where a policy the scan flushed pays for it; empty for the others.
+   */
+  int[] window(int keys, int requests) {
+    if (!scan) {
+      return new int[] {0, 0};
+    }
+    int from = requests / 2 + (int) (keys * SCAN_FRACTION);
+    return new int[] {from, from + requests / 10};
+  }
+
   private static int[] permutation(int n, SplittableRandom random) {
     int[] p = new int[n];
     for (int i = 0; i < n; i++) {

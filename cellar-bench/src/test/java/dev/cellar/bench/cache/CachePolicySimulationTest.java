@@ -77,6 +77,9 @@ class CachePolicySimulationTest {
     for (int k = 0; k < scan; k++) {
       assertEquals(k, requests[REQUESTS / 2 + k]);
     }
+    int[] window = TraceKind.ZIPF_0_99_SCAN.window(KEYS, REQUESTS);
+    assertEquals(REQUESTS / 2 + scan, window[0], "the window starts right after the scan");
+    assertEquals(REQUESTS / 10, window[1] - window[0]);
   }
 
   @Test

@@ -23,9 +23,10 @@ class CachePolicyTest {
   @Test
   void lruEvictsTheLeastRecentlyUsed() {
     CachePolicy lru = new LruPolicy(3);
-    // 1 2 3 fill; 1 hit makes 2 the oldest; 4 evicts 2; 5 evicts 3; 2 evicts 1 (used before 4).
-    assertEquals("MMMHMMM", play(lru, 1, 2, 3, 1, 4, 5, 2));
-    assertEquals(List.of(2, 4, 5), held(lru, 6));
+    // 1 2 3 fill; the hit on 1 makes 2 the oldest, so 4 evicts 2 (FIFO would evict 1) and 1 hits
+    // again; 5 evicts 3; 2 evicts 4, the oldest now that 1 was used after it.
+    assertEquals("MMMHMHMM", play(lru, 1, 2, 3, 1, 4, 1, 5, 2));
+    assertEquals(List.of(1, 2, 5), held(lru, 6));
   }
 
   @Test
@@ -59,6 +60,17 @@ class CachePolicyTest {
     // bit was cleared by the first pass, so 1 goes now (SIEVE would keep it: see below).
     assertEquals("MMMHMMM", play(clock, 1, 2, 3, 1, 4, 5, 6));
     assertEquals(List.of(4, 5, 6), held(clock, 7));
+  }
+
+  @Test
+  void clockClearsTheBitsItPassesAndSparesWhatWasHitSince() {
+    CachePolicy clock = new ClockPolicy(3);
+    // As above up to 4, which leaves [1 4 3] with 1's bit cleared and the hand at slot 2. 1 hits
+    // again and sets its bit. 5 replaces 3 (slot 2), the hand wraps. 6: the hand clears 1's bit
+    // again and replaces 4.
+    assertEquals("MMMHMHMM", play(clock, 1, 2, 3, 1, 4, 1, 5, 6));
+    assertEquals(List.of(1, 5, 6), held(clock, 7));
+    assertEquals(2, clock.hitsThatWrote(), "each hit found 1's bit clear");
   }
 
   @Test
