@@ -12,8 +12,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code cellar bench cache-policy}: which eviction policy the read cache of {@code --io direct}
@@ -35,6 +38,8 @@ import picocli.CommandLine.Option;
         "Miss ratios of LRU, CLOCK, S3-FIFO and SIEVE on skewed, scanned and shifting traces, by"
             + " simulation, and each policy's requests/s on one thread.")
 public final class CachePolicyBenchmark implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
 
   @Option(
       names = "--keys",
@@ -89,9 +94,15 @@ public final class CachePolicyBenchmark implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException {
-    List<PolicyKind> policyKinds = Arrays.stream(policies).map(PolicyKind::byId).toList();
-    List<TraceKind> traceKinds = Arrays.stream(traces).map(TraceKind::byId).toList();
-    check();
+    List<PolicyKind> policyKinds;
+    List<TraceKind> traceKinds;
+    try {
+      policyKinds = Arrays.stream(policies).map(PolicyKind::byId).toList();
+      traceKinds = Arrays.stream(traces).map(TraceKind::byId).toList();
+      check();
+    } catch (IllegalArgumentException e) {
+      throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
+    }
     long started = System.nanoTime();
     List<SimulationResult> results = new ArrayList<>();
     for (TraceKind trace : traceKinds) {
@@ -119,8 +130,10 @@ public final class CachePolicyBenchmark implements Callable<Integer> {
     System.out.println(
         String.format(
             Locale.ROOT,
-            "`./cellar bench cache-policy %s`: %,d keys, %,d requests per trace, seed %d, %.0f s.",
-            String.join(" ", commandLine()),
+            "`./cellar bench cache-policy%s`: %,d keys, %,d requests per trace, seed %d, %.0f s.",
+            spec.commandLine().getParseResult().originalArgs().stream()
+                .map(arg -> " " + arg)
+                .reduce("", String::concat),
             keys,
             requests,
             seed,
@@ -172,13 +185,6 @@ public final class CachePolicyBenchmark implements Callable<Integer> {
       throw new IllegalArgumentException(
           "--policies " + String.join(",", policies) + ": name lru first, the baseline");
     }
-  }
-
-  private List<String> commandLine() {
-    List<String> args = new ArrayList<>();
-    args.add("--keys " + keys);
-    args.add("--requests " + requests);
-    return args;
   }
 
   private Map<String, Object> settings() {
