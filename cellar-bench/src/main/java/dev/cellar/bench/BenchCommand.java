@@ -1,6 +1,7 @@
 package dev.cellar.bench;
 
 import dev.cellar.bench.atrest.AtRestBenchmark;
+import dev.cellar.bench.cache.CachePolicyBenchmark;
 import dev.cellar.bench.codecs.CodecsBenchmark;
 import dev.cellar.bench.crash.CrashCommand;
 import dev.cellar.bench.embedded.EmbeddedBenchmark;
@@ -36,6 +37,7 @@ import picocli.CommandLine.Spec;
       SoakBenchmark.class,
       CrashCommand.class,
       AtRestBenchmark.class,
+      CachePolicyBenchmark.class,
       CommandLine.HelpCommand.class
     })
 public final class BenchCommand implements Runnable {
