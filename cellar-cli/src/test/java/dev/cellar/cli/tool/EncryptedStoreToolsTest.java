@@ -72,6 +72,11 @@ class EncryptedStoreToolsTest {
     assertTrue(with.out().contains("sealed, key 1"), with.toString());
     assertTrue(with.out().contains("Encryption keys in use: [1]"), with.toString());
 
+    CommandRun dumpWithout = CommandRun.of("tool", "dump", store.toString());
+    assertEquals(CellarCommand.EXIT_FAILURE, dumpWithout.exitCode(), dumpWithout.toString());
+    assertTrue(dumpWithout.err().contains("is encrypted (key 1)"), dumpWithout.toString());
+    assertFalse(dumpWithout.err().contains("\tat "), dumpWithout.toString());
+
     ToolEnvironment.set(Map.of("CELLAR_ENCRYPTION_KEY_FILE", keyFile.toString()));
     CommandRun fromEnvironment = CommandRun.of("tool", "dump", "--values", store.toString());
     assertEquals(CellarCommand.EXIT_OK, fromEnvironment.exitCode(), fromEnvironment.toString());

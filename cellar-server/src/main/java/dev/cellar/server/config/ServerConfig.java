@@ -290,9 +290,11 @@ public final class ServerConfig {
         false,
         () -> Integer.toString(httpsPort),
         v -> httpsPort = intIn("https-port", v, 0, 65535));
+    // Start-up only, as Redis protects `dir`: a client that could change it could send the data to
+    // any bucket the server's credentials reach.
     define(
         "backup-target",
-        true,
+        false,
         () -> backupTarget == null ? "" : backupTarget,
         v -> backupTarget = parseBackupTarget(v));
     // Read at start-up only: the keys of an open store cannot change under it.
