@@ -160,6 +160,9 @@ final class CompressionDesignRun {
     }
     ZstdDictionary largest = dictionaries.getLast();
     out.add(CompressionCandidate.perRecord(new ZstdRecordCodec(1, largest.bytes()), largest, docs));
+    out.add(
+        CompressionCandidate.perRecord(
+            new ZstdFfmDictionaryCodec(3, largest.bytes()), largest, docs));
     out.add(CompressionCandidate.perRecord(Compression.aircompressorLz4(), null, docs));
     for (int size : BLOCK_BYTES) {
       out.add(CompressionCandidate.perBlock(Compression.aircompressorZstd(), size, docs));

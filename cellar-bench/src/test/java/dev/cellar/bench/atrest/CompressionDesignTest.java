@@ -14,6 +14,7 @@ import dev.cellar.bench.workload.JsonDocuments;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -71,6 +72,7 @@ class CompressionDesignTest {
             "zstd-3 dict 16K per record",
             "zstd-3 dict 64K per record",
             "zstd-1 dict 64K per record",
+            "zstd-3 dict 64K ffm per record",
             "lz4 per record",
             "zstd-3 per 4 KiB block",
             "zstd-3 per 16 KiB block",
@@ -80,8 +82,8 @@ class CompressionDesignTest {
             "lz4 per 64 KiB block"),
         candidates);
     assertEquals(2, compression.getAsJsonArray("dictionaries").size());
-    // Six per-record lines, and each of the six block candidates at three hit rates.
-    assertEquals(6 + 6 * 3, compression.getAsJsonObject("model").getAsJsonArray("lines").size());
+    // Seven per-record lines, and each of the six block candidates at three hit rates.
+    assertEquals(7 + 6 * 3, compression.getAsJsonObject("model").getAsJsonArray("lines").size());
     assertTrue(compression.getAsJsonObject("gcm").get("decrypt_ns_per_op").getAsDouble() > 0);
     assertTrue(Files.readString(markdown).contains("**Model, not an engine measurement**"));
   }
@@ -94,7 +96,7 @@ class CompressionDesignTest {
       dictionaries.add(ZstdDictionary.train(docs, size));
     }
     List<CompressionCandidate> candidates = CompressionDesignRun.candidates(docs, dictionaries);
-    assertEquals(12, candidates.size());
+    assertEquals(13, candidates.size());
     for (CompressionCandidate c : candidates) {
       assertTrue(c.storedBytes() < c.rawBytes(), c.label() + " compresses");
       for (int d = 0; d < DOCS; d++) {
@@ -115,6 +117,27 @@ class CompressionDesignTest {
     assertTrue(
         trained.storedBytes() < plain.storedBytes(),
         trained.storedBytes() + " bytes with a dictionary, " + plain.storedBytes() + " without");
+  }
+
+  /**
+   * The FFM binding writes the frames zstd-jni writes: an engine could switch without rewriting.
+   */
+  @Test
+  void ffmAndJniDictionaryFramesReadEachOther() {
+    List<byte[]> docs = JsonDocuments.generate(CompressionDesignRun.SEED, DOCS);
+    byte[] dictionary = ZstdDictionary.train(docs, 16 << 10).bytes();
+    Compression ffm = new ZstdFfmDictionaryCodec(3, dictionary);
+    Compression jni = new ZstdRecordCodec(3, dictionary);
+    byte[] frame = new byte[jni.maxCompressedLength(4096)];
+    byte[] back = new byte[4096];
+    for (byte[] doc : docs) {
+      int n = ffm.compress(doc, 0, doc.length, frame, 0, frame.length);
+      assertEquals(doc.length, jni.decompress(frame, 0, n, back, 0, back.length));
+      assertArrayEquals(doc, Arrays.copyOf(back, doc.length));
+      n = jni.compress(doc, 0, doc.length, frame, 0, frame.length);
+      assertEquals(doc.length, ffm.decompress(frame, 0, n, back, 0, back.length));
+      assertArrayEquals(doc, Arrays.copyOf(back, doc.length));
+    }
   }
 
   @Test
