@@ -164,6 +164,9 @@ final class CompressionDesignRun {
         CompressionCandidate.perRecord(
             new ZstdFfmDictionaryCodec(3, largest.bytes()), largest, docs));
     out.add(CompressionCandidate.perRecord(Compression.aircompressorLz4(), null, docs));
+    for (ZstdDictionary d : dictionaries) {
+      out.add(CompressionCandidate.perRecord(new Lz4FfmDictionaryCodec(d.bytes()), d, docs));
+    }
     for (int size : BLOCK_BYTES) {
       out.add(CompressionCandidate.perBlock(Compression.aircompressorZstd(), size, docs));
     }

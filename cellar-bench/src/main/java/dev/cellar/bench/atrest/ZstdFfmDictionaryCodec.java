@@ -1,17 +1,11 @@
 package dev.cellar.bench.atrest;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 
 /**
  * zstd with a dictionary through FFM, over the libzstd that aircompressor-v3 bundles: what an
@@ -21,21 +15,18 @@ import java.nio.file.StandardCopyOption;
  * not need JNI: the same library, through the same FFM downcalls the rest of Cellar's native access
  * uses, with the same frames as {@link ZstdRecordCodec} (magicless, no dictionary ID).
  *
- * <p>The library is copied out of aircompressor's jar (the resource it loads itself) into a
- * temporary file and opened with {@link SymbolLookup#libraryLookup}; the downcalls are {@linkplain
+ * <p>The library is opened by {@link BundledLibrary}; the downcalls are {@linkplain
  * Linker.Option#critical critical} with heap access, so byte arrays are passed without a copy, as
  * aircompressor does. Contexts and digested dictionaries are made once and kept for the JVM's life
  * (the global arena): a benchmark's codec, not a resource-managed engine class.
  */
 final class ZstdFfmDictionaryCodec implements Compression {
-  private static final String RESOURCE = "/aircompressor/linux-amd64/libzstd.so";
   private static final int C_FORMAT = 10; // ZSTD_c_format (ZSTD_c_experimentalParam2)
   private static final int C_DICT_ID_FLAG = 202;
   private static final int D_FORMAT = 1000; // ZSTD_d_format (ZSTD_d_experimentalParam1)
   private static final int MAGICLESS = 1; // ZSTD_f_zstd1_magicless
 
-  private static final Linker LINKER = Linker.nativeLinker();
-  private static final SymbolLookup ZSTD = load();
+  private static final BundledLibrary ZSTD = BundledLibrary.open("zstd");
   private static final MethodHandle COMPRESS_BOUND =
       handle(
           "ZSTD_compressBound",
@@ -208,29 +199,6 @@ final class ZstdFfmDictionaryCodec implements Compression {
 
   private static MethodHandle handle(
       String name, FunctionDescriptor descriptor, Linker.Option... options) {
-    MemorySegment symbol =
-        ZSTD.find(name)
-            .orElseThrow(() -> new IllegalStateException("libzstd has no symbol " + name));
-    return LINKER.downcallHandle(symbol, descriptor, options);
-  }
-
-  private static SymbolLookup load() {
-    String platform = System.getProperty("os.name") + "/" + System.getProperty("os.arch");
-    try (InputStream library = ZstdFfmDictionaryCodec.class.getResourceAsStream(RESOURCE)) {
-      if (library == null || !platform.equals("Linux/amd64")) {
-        throw new IllegalStateException(
-            "no "
-                + RESOURCE
-                + " for "
-                + platform
-                + " in aircompressor-v3's jar: run on Linux/amd64");
-      }
-      Path file = Files.createTempFile("cellar-bench-libzstd-", ".so");
-      file.toFile().deleteOnExit();
-      Files.copy(library, file, StandardCopyOption.REPLACE_EXISTING);
-      return SymbolLookup.libraryLookup(file, Arena.global());
-    } catch (IOException e) {
-      throw new IllegalStateException("could not copy " + RESOURCE + " out: " + e, e);
-    }
+    return ZSTD.function(name, descriptor, options);
   }
 }

@@ -74,6 +74,8 @@ class CompressionDesignTest {
             "zstd-1 dict 64K per record",
             "zstd-3 dict 64K ffm per record",
             "lz4 per record",
+            "lz4 dict 16K ffm per record",
+            "lz4 dict 64K ffm per record",
             "zstd-3 per 4 KiB block",
             "zstd-3 per 16 KiB block",
             "zstd-3 per 64 KiB block",
@@ -82,8 +84,8 @@ class CompressionDesignTest {
             "lz4 per 64 KiB block"),
         candidates);
     assertEquals(2, compression.getAsJsonArray("dictionaries").size());
-    // Seven per-record lines, and each of the six block candidates at three hit rates.
-    assertEquals(7 + 6 * 3, compression.getAsJsonObject("model").getAsJsonArray("lines").size());
+    // Nine per-record lines, and each of the six block candidates at three hit rates.
+    assertEquals(9 + 6 * 3, compression.getAsJsonObject("model").getAsJsonArray("lines").size());
     assertTrue(compression.getAsJsonObject("gcm").get("decrypt_ns_per_op").getAsDouble() > 0);
     assertTrue(Files.readString(markdown).contains("**Model, not an engine measurement**"));
   }
@@ -96,7 +98,7 @@ class CompressionDesignTest {
       dictionaries.add(ZstdDictionary.train(docs, size));
     }
     List<CompressionCandidate> candidates = CompressionDesignRun.candidates(docs, dictionaries);
-    assertEquals(13, candidates.size());
+    assertEquals(15, candidates.size());
     for (CompressionCandidate c : candidates) {
       assertTrue(c.storedBytes() < c.rawBytes(), c.label() + " compresses");
       for (int d = 0; d < DOCS; d++) {
