@@ -119,7 +119,7 @@ public final class AtRestBenchmark implements Callable<Integer> {
       description =
           "Parts to run, comma-separated: backup, codecs, engine, compression (default"
               + " ${DEFAULT-VALUE}; the engine and compression parts run only when named: about"
-              + " 45 s and 3 minutes at their defaults on 2 cores, which would take a default run,"
+              + " 45 s and 4 minutes at their defaults on 2 cores, which would take a default run,"
               + " about 100 s, past 2 minutes).")
   List<String> parts;
 
