@@ -85,7 +85,7 @@ final class CompressionDesignReport {
       md.append(
           String.format(
               Locale.ROOT,
-              "| %,d bytes | %,d documents (every %d.) | %,d | %,.0f | %,.0f |%n",
+              "| %,d bytes | %,d documents (1 in %d) | %,d | %,.0f | %,.0f |%n",
               d.bytes().length,
               d.sampleDocuments(),
               d.stride(),
