@@ -47,6 +47,11 @@ import picocli.CommandLine.Option;
  * <p>{@code engine}, only when asked for: a plain and an encrypted embedded store side by side,
  * load, random and batched GETs, compaction and recovery, and what encryption adds to each
  * operation ({@link EngineRun}). Its JSON goes under {@code engine}.
+ *
+ * <p>{@code compression}, only when asked for: per-record zstd with and without a trained
+ * dictionary, LZ4, and zstd and LZ4 over blocks, on the same documents; sizes, CPU to compress and
+ * to read, and a model of the compression targets ({@link CompressionDesignRun}). Its JSON goes
+ * under {@code compression}.
  */
 @Command(
     name = "at-rest",
@@ -60,7 +65,11 @@ import picocli.CommandLine.Option;
           + " zstd compression's CPU.",
       "Engine (not run unless --parts names it): a plain and an encrypted embedded store on the"
           + " same documents, load (putAll of 100), random get, getAll of 16, compaction and"
-          + " recovery; throughput, CPU per operation and the encrypted/plain ratios."
+          + " recovery; throughput, CPU per operation and the encrypted/plain ratios.",
+      "Compression (not run unless --parts names it): per-record zstd with and without a trained"
+          + " dictionary, LZ4, and zstd and LZ4 over 4 to 64 KiB blocks read through a cache, on"
+          + " the same documents; size, CPU per document compressed and per read, and a model of"
+          + " the targets (disk <= 0.4x, GET in memory >= 0.5x, encryption <= 10%% of compression)."
     })
 public final class AtRestBenchmark implements Callable<Integer> {
   static final double SDK_RATIO = 1.3;
@@ -68,6 +77,7 @@ public final class AtRestBenchmark implements Callable<Integer> {
   static final String BACKUP = "backup";
   static final String CODECS = "codecs";
   static final String ENGINE = "engine";
+  static final String COMPRESSION = "compression";
   static final String DEFAULT_PARTS = BACKUP + "," + CODECS;
 
   @Option(
@@ -107,9 +117,10 @@ public final class AtRestBenchmark implements Callable<Integer> {
       split = ",",
       defaultValue = DEFAULT_PARTS,
       description =
-          "Parts to run, comma-separated: backup, codecs, engine (default ${DEFAULT-VALUE}; the"
-              + " engine part runs only when named: about 45 s at its defaults on 2 cores, which"
-              + " would take a default run, about 100 s, past 2 minutes).")
+          "Parts to run, comma-separated: backup, codecs, engine, compression (default"
+              + " ${DEFAULT-VALUE}; the engine and compression parts run only when named: about"
+              + " 45 s and 4 minutes at their defaults on 2 cores, which would take a default run,"
+              + " about 100 s, past 2 minutes).")
   List<String> parts;
 
   @Option(
@@ -139,6 +150,22 @@ public final class AtRestBenchmark implements Callable<Integer> {
       defaultValue = "3",
       description = "Engine part: rounds after a warm-up round (default ${DEFAULT-VALUE}).")
   int engineRounds;
+
+  @Option(
+      names = "--compression-docs",
+      defaultValue = "100000",
+      description =
+          "Compression part: JSON documents of about 1 KB, compressed by every candidate"
+              + " (default ${DEFAULT-VALUE}).")
+  int compressionDocs;
+
+  @Option(
+      names = "--compression-rounds",
+      defaultValue = "3",
+      description =
+          "Compression part: timed passes over all documents for each step, after a warm-up"
+              + " (default ${DEFAULT-VALUE}).")
+  int compressionRounds;
 
   @Override
   public Integer call() throws Exception {
@@ -178,13 +205,28 @@ public final class AtRestBenchmark implements Callable<Integer> {
           EngineReport.markdown(
               engine, command, engineStarted.toString(), engineLoadStart, oneMinuteLoad()));
     }
+    CompressionDesignRun.Result compression = null;
+    if (run.contains(COMPRESSION)) {
+      String compressionLoadStart = oneMinuteLoad();
+      Instant compressionStarted = Instant.now();
+      compression = new CompressionDesignRun(compressionDocs, compressionRounds, log).run();
+      report.append(report.isEmpty() ? "" : "\nCompression design:\n\n");
+      report.append(
+          CompressionDesignReport.markdown(
+              compression,
+              command,
+              compressionStarted.toString(),
+              compressionLoadStart,
+              oneMinuteLoad()));
+    }
     if (markdown != null) {
       Files.writeString(markdown, report);
     }
     System.out.print(report);
     if (json != null) {
       Files.writeString(
-          json, json(backups, codecs, engine, command, started, loadStart, oneMinuteLoad()));
+          json,
+          json(backups, codecs, engine, compression, command, started, loadStart, oneMinuteLoad()));
     }
     return 0;
   }
@@ -265,7 +307,7 @@ public final class AtRestBenchmark implements Callable<Integer> {
     Set<String> run = new LinkedHashSet<>();
     for (String part : parts) {
       String p = part.strip().toLowerCase(Locale.ROOT);
-      if (!p.equals(BACKUP) && !p.equals(CODECS) && !p.equals(ENGINE)) {
+      if (!List.of(BACKUP, CODECS, ENGINE, COMPRESSION).contains(p)) {
         throw new IllegalArgumentException(
             "--parts: unknown part '"
                 + part
@@ -273,8 +315,10 @@ public final class AtRestBenchmark implements Callable<Integer> {
                 + BACKUP
                 + ", "
                 + CODECS
+                + ", "
+                + ENGINE
                 + " and "
-                + ENGINE);
+                + COMPRESSION);
       }
       run.add(p);
     }
@@ -299,6 +343,10 @@ public final class AtRestBenchmark implements Callable<Integer> {
     if (run.contains(ENGINE)) {
       command.append(" --engine-docs ").append(engineDocs);
       command.append(" --engine-rounds ").append(engineRounds);
+    }
+    if (run.contains(COMPRESSION)) {
+      command.append(" --compression-docs ").append(compressionDocs);
+      command.append(" --compression-rounds ").append(compressionRounds);
     }
     return command.toString();
   }
@@ -464,6 +512,7 @@ public final class AtRestBenchmark implements Callable<Integer> {
       Summary backups,
       CodecCpuRun.Result codecs,
       EngineRun.Result engine,
+      CompressionDesignRun.Result compression,
       String command,
       Instant started,
       String loadStart,
@@ -485,6 +534,9 @@ public final class AtRestBenchmark implements Callable<Integer> {
     }
     if (engine != null) {
       root.put("engine", EngineReport.json(engine));
+    }
+    if (compression != null) {
+      root.put("compression", CompressionDesignReport.json(compression));
     }
     return JsonReport.render(root);
   }
