@@ -62,7 +62,18 @@ public final class CellarOptions {
    * even the key fits).
    */
   public static long largestValueBytes(int segmentBytes, int maxKeyBytes) {
-    return (long) segmentBytes - maxKeyBytes - RECORD_ALLOWANCE_BYTES;
+    return largestValueBytes(segmentBytes, maxKeyBytes, false);
+  }
+
+  /**
+   * {@link #largestValueBytes(int, int)} for a store that is {@code encrypted} or not: an encrypted
+   * segment's records start later and each carries a tag ({@link
+   * #ENCRYPTED_RECORD_ALLOWANCE_BYTES}).
+   */
+  public static long largestValueBytes(int segmentBytes, int maxKeyBytes, boolean encrypted) {
+    return (long) segmentBytes
+        - maxKeyBytes
+        - (encrypted ? ENCRYPTED_RECORD_ALLOWANCE_BYTES : RECORD_ALLOWANCE_BYTES);
   }
 
   private Fsync fsync = DEFAULT_FSYNC;
@@ -451,11 +462,7 @@ public final class CellarOptions {
     require(maxKeyBytes >= 1, "maxKeyBytes " + maxKeyBytes + " < 1");
     require(maxValueBytes >= 0, "maxValueBytes " + maxValueBytes + " < 0");
     require(
-        maxValueBytes
-            <= largestValueBytes(segmentBytes, maxKeyBytes)
-                - (encryptionKeys == null
-                    ? 0
-                    : ENCRYPTED_RECORD_ALLOWANCE_BYTES - RECORD_ALLOWANCE_BYTES),
+        maxValueBytes <= largestValueBytes(segmentBytes, maxKeyBytes, encryptionKeys != null),
         "maxKeyBytes "
             + maxKeyBytes
             + " + maxValueBytes "

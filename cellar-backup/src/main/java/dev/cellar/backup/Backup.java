@@ -1,5 +1,6 @@
 package dev.cellar.backup;
 
+import dev.cellar.Cellar;
 import dev.cellar.backup.s3.ObjectStore;
 import dev.cellar.backup.s3.S3Location;
 import dev.cellar.inspect.StoreDirectory;
@@ -51,6 +52,31 @@ public final class Backup {
 
   /** What a backup did. */
   public record Report(BackupManifest manifest, String manifestKey, int uploaded, long bytesSent) {}
+
+  /**
+   * Backs up the open {@code store} to {@code target} without stopping it: a {@link
+   * Cellar#snapshot} into {@code snapshotDirectory} (on the store's file system, where its files
+   * are hard links), the backup of that directory, then the directory deleted, whatever happened. A
+   * snapshot left there by a crash is deleted first.
+   */
+  public Report runOnline(Cellar store, Path snapshotDirectory, S3Location target, PrintWriter log)
+      throws IOException {
+    discardSnapshot(snapshotDirectory);
+    try {
+      store.snapshot(snapshotDirectory);
+      return run(snapshotDirectory, target, log);
+    } finally {
+      discardSnapshot(snapshotDirectory);
+    }
+  }
+
+  /**
+   * Deletes a snapshot directory {@link #runOnline} made, if it exists: left by a crash, its hard
+   * links would keep segments the store has deleted on the disk.
+   */
+  public static void discardSnapshot(Path snapshotDirectory) throws IOException {
+    FileTrees.delete(snapshotDirectory);
+  }
 
   /**
    * Backs up {@code directory} to {@code target}.

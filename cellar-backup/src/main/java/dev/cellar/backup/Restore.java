@@ -52,7 +52,7 @@ public final class Restore {
     }
     Path absolute = directory.toAbsolutePath();
     Path staging = absolute.resolveSibling(absolute.getFileName() + ".restoring");
-    deleteTree(staging); // what an earlier restore that failed hard may have left
+    FileTrees.delete(staging); // what an earlier restore that failed hard may have left
     Files.createDirectories(staging);
     long bytes = 0;
     try {
@@ -86,7 +86,7 @@ public final class Restore {
       Files.move(staging, absolute, StandardCopyOption.ATOMIC_MOVE);
       sync(absolute.getParent());
     } catch (IOException | RuntimeException e) {
-      deleteTree(staging);
+      FileTrees.delete(staging);
       throw e;
     }
     log.printf(
@@ -119,17 +119,6 @@ public final class Restore {
   private static void sync(Path path) throws IOException {
     try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
       channel.force(true);
-    }
-  }
-
-  private static void deleteTree(Path root) throws IOException {
-    if (!Files.exists(root)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(root)) {
-      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
     }
   }
 }

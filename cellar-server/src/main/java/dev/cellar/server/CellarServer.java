@@ -61,7 +61,7 @@ public final class CellarServer implements AutoCloseable, ServerControl {
     this.store = Cellar.open(config.dir(), storeOptions(config, engine));
     // A snapshot a killed BGSAVE left behind: its links would keep deleted segments on the disk.
     try {
-      BackgroundSave.deleteTree(config.dir().resolve(BackgroundSave.SNAPSHOT_DIRECTORY));
+      BackgroundSave.discardLeftover(config.dir());
     } catch (java.io.IOException e) {
       LOG.log(System.Logger.Level.WARNING, "could not delete a BGSAVE snapshot left behind", e);
     }
@@ -97,11 +97,10 @@ public final class CellarServer implements AutoCloseable, ServerControl {
             ? options.backgroundCompaction(false)
             : options.compactionSpaceAmplification(1 + growth / 100.0);
     long fitting =
-        CellarOptions.largestValueBytes(config.segmentSize(), CellarOptions.DEFAULT_MAX_KEY_BYTES)
-            - (options.encryptionKeys() == null
-                ? 0
-                : CellarOptions.ENCRYPTED_RECORD_ALLOWANCE_BYTES
-                    - CellarOptions.RECORD_ALLOWANCE_BYTES);
+        CellarOptions.largestValueBytes(
+            config.segmentSize(),
+            CellarOptions.DEFAULT_MAX_KEY_BYTES,
+            options.encryptionKeys() != null);
     return fitting < CellarOptions.DEFAULT_MAX_VALUE_BYTES
         ? options.maxValueBytes((int) fitting)
         : options;
