@@ -71,9 +71,37 @@ public final class CellarOptions {
    * #ENCRYPTED_RECORD_ALLOWANCE_BYTES}).
    */
   public static long largestValueBytes(int segmentBytes, int maxKeyBytes, boolean encrypted) {
+    return largestValueBytes(segmentBytes, maxKeyBytes, encrypted, false);
+  }
+
+  /**
+   * {@link #largestValueBytes(int, int, boolean)} for a store that also compresses or not ({@link
+   * #compressedRecordAllowanceBytes}).
+   */
+  public static long largestValueBytes(
+      int segmentBytes, int maxKeyBytes, boolean encrypted, boolean compressed) {
     return (long) segmentBytes
         - maxKeyBytes
-        - (encrypted ? ENCRYPTED_RECORD_ALLOWANCE_BYTES : RECORD_ALLOWANCE_BYTES);
+        - (compressed
+            ? compressedRecordAllowanceBytes(segmentBytes)
+            : encrypted ? ENCRYPTED_RECORD_ALLOWANCE_BYTES : RECORD_ALLOWANCE_BYTES);
+  }
+
+  /**
+   * {@link #RECORD_ALLOWANCE_BYTES} of a store that compresses (encrypted or not): compaction's
+   * segments hold a codec block with a dictionary before their records (at most a sixteenth of the
+   * segment, and 64 KiB), and a value that does not compress is stored there as it is.
+   */
+  public static int compressedRecordAllowanceBytes(int segmentBytes) {
+    return dev.cellar.log.CodecBlockDescriptor.maxDataStart(segmentBytes)
+        + RECORD_OVERHEAD_BYTES
+        + dev.cellar.log.SegmentCipher.TAG_BYTES;
+  }
+
+  /** The largest value these options' segments can hold beside their largest key. */
+  public long largestValueBytes() {
+    return largestValueBytes(
+        segmentBytes, maxKeyBytes, encryptionKeys != null, compression != Compression.NONE);
   }
 
   private Fsync fsync = DEFAULT_FSYNC;
@@ -96,6 +124,7 @@ public final class CellarOptions {
   private boolean writesAwaitDurability = true;
   private FileIO fileIO = FileIO.platform();
   private EncryptionKeys encryptionKeys;
+  private Compression compression = Compression.NONE;
 
   private CellarOptions() {}
 
@@ -125,6 +154,7 @@ public final class CellarOptions {
     c.writesAwaitDurability = writesAwaitDurability;
     c.fileIO = fileIO;
     c.encryptionKeys = encryptionKeys;
+    c.compression = compression;
     return c;
   }
 
@@ -390,6 +420,25 @@ public final class CellarOptions {
     }
   }
 
+  /**
+   * Compresses values with this codec (default {@link Compression#NONE}): compaction rewrites every
+   * sealed segment not yet compressed with it, off the request path (see {@link Compression}).
+   * Segments compressed otherwise, or by a store set to {@code NONE} since, stay readable, and are
+   * rewritten as compaction reaches them. Compression links libzstd and liblz4 (the ones
+   * aircompressor bundles) through FFM, so it needs native access ({@code --enable-native-access});
+   * a store that has compressed segments needs it to read them.
+   */
+  public CellarOptions compression(Compression codec) {
+    CellarOptions c = copy();
+    c.compression = codec;
+    return c;
+  }
+
+  /** How the store compresses values. */
+  public Compression compression() {
+    return compression;
+  }
+
   /** The keys the store encrypts with, or null. */
   public EncryptionKeys encryptionKeys() {
     return encryptionKeys;
@@ -449,7 +498,9 @@ public final class CellarOptions {
 
   /** Checks every setting against the others; throws with the offending values. */
   public CellarOptions validate() {
-    require(fsync != null && fileIO != null, "fsync and fileIO must be set");
+    require(
+        fsync != null && fileIO != null && compression != null,
+        "fsync, fileIO and compression must be set");
     require(
         segmentBytes >= MIN_SEGMENT_BYTES && segmentBytes <= MAX_SEGMENT_BYTES,
         "segmentBytes "
@@ -462,7 +513,7 @@ public final class CellarOptions {
     require(maxKeyBytes >= 1, "maxKeyBytes " + maxKeyBytes + " < 1");
     require(maxValueBytes >= 0, "maxValueBytes " + maxValueBytes + " < 0");
     require(
-        maxValueBytes <= largestValueBytes(segmentBytes, maxKeyBytes, encryptionKeys != null),
+        maxValueBytes <= largestValueBytes(),
         "maxKeyBytes "
             + maxKeyBytes
             + " + maxValueBytes "

@@ -1,8 +1,11 @@
 package dev.cellar.inspect;
 
+import dev.cellar.Compression;
 import dev.cellar.EncryptionKeys;
 import dev.cellar.IncompatibleFormatException;
+import dev.cellar.compress.ValueDictionary;
 import dev.cellar.log.CipherBlockDescriptor;
+import dev.cellar.log.CodecBlockDescriptor;
 import dev.cellar.log.RecordView;
 import dev.cellar.log.Segment;
 import dev.cellar.log.SegmentCipher;
@@ -192,6 +195,7 @@ public final class SegmentFile implements AutoCloseable {
         SegmentScanner.scan(
             memory,
             cipher,
+            compressed() ? dictionary() : null,
             SegmentHeaderDescriptor.dataStart(memory),
             scanLimit(),
             sealed(),
@@ -206,6 +210,77 @@ public final class SegmentFile implements AutoCloseable {
               visitor.record(shown[0]);
             });
     return SegmentScan.of(result);
+  }
+
+  /** Whether the header is sound and says the values may be compressed. */
+  public boolean compressed() {
+    return headerProblem == null && SegmentHeaderDescriptor.isCompressed(memory);
+  }
+
+  /**
+   * The codec of a compressed segment's values, or {@link Compression#NONE}; null if the codec
+   * block cannot be read (see {@link #codecProblem()}).
+   */
+  public Compression compression() {
+    if (!compressed()) {
+      return Compression.NONE;
+    }
+    CodecBlockDescriptor.Block block = codecBlock();
+    return block == null ? null : block.codec();
+  }
+
+  /** The id of a compressed segment's dictionary (0 if none or unreadable). */
+  public long dictionaryId() {
+    CodecBlockDescriptor.Block block = compressed() ? codecBlock() : null;
+    return block == null ? 0 : block.dictId();
+  }
+
+  /** The bytes of a compressed segment's dictionary (0 if none or unreadable). */
+  public int dictionaryBytes() {
+    CodecBlockDescriptor.Block block = compressed() ? codecBlock() : null;
+    return block == null ? 0 : block.dictionary().length;
+  }
+
+  /** What is wrong with a compressed segment's codec block, or null if nothing (or no block). */
+  public String codecProblem() {
+    if (!compressed()) {
+      return null;
+    }
+    codecBlock();
+    return codecProblem;
+  }
+
+  private String codecProblem;
+  private CodecBlockDescriptor.Block codecBlock;
+
+  private CodecBlockDescriptor.Block codecBlock() {
+    if (codecBlock == null && codecProblem == null) {
+      try {
+        codecBlock =
+            CodecBlockDescriptor.read(
+                memory,
+                SegmentHeaderDescriptor.codecBlockOffset(memory),
+                SegmentHeaderDescriptor.dataStart(memory),
+                encrypted() ? cipher() : null);
+      } catch (IllegalArgumentException e) {
+        codecProblem = e.getMessage();
+      }
+    }
+    return codecBlock;
+  }
+
+  private SegmentCipher cipher() {
+    return SegmentCipher.open(
+        keys,
+        memory.asSlice(SegmentHeaderDescriptor.LENGTH, CipherBlockDescriptor.LENGTH),
+        path.getFileName().toString());
+  }
+
+  private ValueDictionary dictionary() {
+    CodecBlockDescriptor.Block block = codecBlock();
+    return block == null
+        ? null
+        : new ValueDictionary(block.dictId(), block.codec(), block.dictionary(), block.samples());
   }
 
   /** Whether the header is sound and says the records are encrypted. */

@@ -22,6 +22,10 @@ import java.nio.ByteOrder;
  *
  * <p>Invariants: {@code type & TYPE_MASK} is {@link #PUT} or {@link #DELETE}; a DELETE has a zero
  * value length and no expiry; keyLen is at least 1. A type byte of zero marks unwritten space.
+ *
+ * <p>A PUT with the {@link #COMPRESSED_BIT} (written by compaction into a compressed segment only)
+ * stores its value compressed: the value field is a varint of the value's own length, then the
+ * codec's frame (docs/format/compression.md). {@code valueLen} is then the field's length.
  */
 public final class RecordDescriptor {
   public static final int CRC_OFFSET = 0;
@@ -36,6 +40,26 @@ public final class RecordDescriptor {
   public static final int EXPIRY_BIT = 0x80;
 
   public static final int EXPIRY_BYTES = 8;
+
+  /**
+   * Set on a PUT whose value is compressed with its segment's codec and dictionary: the value field
+   * is {@code varint(value length) || frame}.
+   */
+  public static final int COMPRESSED_BIT = 0x40;
+
+  /**
+   * The bits a type byte may have besides the type: {@link #EXPIRY_BIT}, {@link #COMPRESSED_BIT}.
+   */
+  public static final int FLAG_BITS = EXPIRY_BIT | COMPRESSED_BIT;
+
+  /** Whether {@code typeByte} is the first byte of some valid record's type field. */
+  public static boolean validTypeByte(int typeByte) {
+    int type = typeByte & TYPE_MASK;
+    if ((typeByte & ~(TYPE_MASK | FLAG_BITS)) != 0) {
+      return false;
+    }
+    return type == PUT || (type == DELETE && (typeByte & FLAG_BITS) == 0);
+  }
 
   /**
    * Every seq is below this (docs/format/log.md): readers refuse a record with a larger one, so a

@@ -1,5 +1,6 @@
 package dev.cellar.log;
 
+import dev.cellar.compress.ValueDictionary;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -20,6 +21,20 @@ import java.lang.foreign.ValueLayout;
 public final class RecordView {
   private SegmentCipher cipher;
   private int tagBytes;
+  private ValueDictionary dictionary;
+  private boolean compressed;
+
+  /** The value's own length when compressed, once read from its field; else -1. */
+  private long rawLength;
+
+  /** The decompressed value ({@link #inflate}) in {@link #inflatedValue}, from index 0. */
+  private boolean inflated;
+
+  private byte[] inflatedValue;
+  private MemorySegment inflatedData;
+
+  /** A compressed value's field copied off the mapping, to decompress from the heap. */
+  private byte[] frameScratch;
 
   /** The record decrypted (header and plaintext key and value) when {@link #opened}. */
   private byte[] plain;
@@ -45,6 +60,8 @@ public final class RecordView {
     this.log = log;
     this.offset = offset;
     this.opened = false;
+    this.inflated = false;
+    this.rawLength = -1;
     if (offset < 0 || limit - offset < RecordDescriptor.MIN_LENGTH || limit > log.byteSize()) {
       return false;
     }
@@ -68,7 +85,28 @@ public final class RecordView {
   /** As {@link #parse(Segment, long)}, bounded by {@code limit}. */
   public boolean parse(Segment segment, long offset, long limit) {
     cipher(segment.cipher());
+    dictionary = segment.dictionary();
     return parse(segment.memory(), offset, limit);
+  }
+
+  /**
+   * Sets the dictionary that decompresses the values of the segment the next {@link
+   * #parse(MemorySegment, long, long)} reads (null for a segment that is not compressed); returns
+   * this view. A compressed record parses without one, and its key reads; its value does not.
+   */
+  public RecordView dictionary(ValueDictionary dictionary) {
+    this.dictionary = dictionary;
+    return this;
+  }
+
+  /** Whether the dictionary this view decompresses with is {@code d}. */
+  public boolean dictionaryIs(ValueDictionary d) {
+    return dictionary == d;
+  }
+
+  /** Whether the record's value is stored compressed. */
+  public boolean compressed() {
+    return compressed;
   }
 
   /**
@@ -131,11 +169,10 @@ public final class RecordView {
         return 0; // a length over 32 bits
       }
     }
-    if ((typeByte & ~(RecordDescriptor.TYPE_MASK | RecordDescriptor.EXPIRY_BIT)) != 0
-        || (type != RecordDescriptor.PUT && type != RecordDescriptor.DELETE)
-        || (hasExpiry && type != RecordDescriptor.PUT)) {
+    if (!RecordDescriptor.validTypeByte(typeByte)) {
       return 0;
     }
+    compressed = (typeByte & RecordDescriptor.COMPRESSED_BIT) != 0;
     keyLength = keyLen;
     valueLength = valueLen;
     seq = sequence;
@@ -156,7 +193,9 @@ public final class RecordView {
         return false;
       }
     }
-    if (keyLength == 0 || (type == RecordDescriptor.DELETE && valueLength != 0)) {
+    if (keyLength == 0
+        || (type == RecordDescriptor.DELETE && valueLength != 0)
+        || (compressed && valueLength < 2)) {
       return false;
     }
     long end = keyOffset + keyLength + valueLength + tagBytes;
@@ -172,14 +211,15 @@ public final class RecordView {
     this.log = log;
     this.offset = offset;
     this.opened = false;
+    this.inflated = false;
+    this.rawLength = -1;
     int typeByte = log.get(ValueLayout.JAVA_BYTE, offset + RecordDescriptor.TYPE_OFFSET) & 0xFF;
     type = typeByte & RecordDescriptor.TYPE_MASK;
     boolean hasExpiry = (typeByte & RecordDescriptor.EXPIRY_BIT) != 0;
-    if ((typeByte & ~(RecordDescriptor.TYPE_MASK | RecordDescriptor.EXPIRY_BIT)) != 0
-        || (type != RecordDescriptor.PUT && type != RecordDescriptor.DELETE)
-        || (hasExpiry && type != RecordDescriptor.PUT)) {
+    if (!RecordDescriptor.validTypeByte(typeByte)) {
       return false;
     }
+    compressed = (typeByte & RecordDescriptor.COMPRESSED_BIT) != 0;
     long at = offset + RecordDescriptor.VARINTS_OFFSET;
     long v = Varint.read(log, at, limit, Varint.MAX_INT_BYTES);
     if (v < 0) {
@@ -211,7 +251,9 @@ public final class RecordView {
     } else {
       expireAt = 0;
     }
-    if (keyLength == 0 || (type == RecordDescriptor.DELETE && valueLength != 0)) {
+    if (keyLength == 0
+        || (type == RecordDescriptor.DELETE && valueLength != 0)
+        || (compressed && valueLength < 2)) {
       return false;
     }
     keyOffset = at;
@@ -283,9 +325,18 @@ public final class RecordView {
         return null;
       }
       int at = (int) (keyOffset - offset + keyLength);
-      return java.util.Arrays.copyOfRange(plain, at, at + (int) valueLength);
+      return compressed
+          ? decompressed(plain, at)
+          : java.util.Arrays.copyOfRange(plain, at, at + (int) valueLength);
     }
     int from = (int) (keyOffset + keyLength - offset);
+    if (compressed) {
+      byte[] record = length <= SCRATCH_BYTES ? checkScratch() : new byte[(int) length];
+      if (verify ? !copyAndCheck(record) : !copyInto(record)) {
+        return null;
+      }
+      return decompressed(record, from);
+    }
     if (!verify) {
       byte[] out = new byte[(int) valueLength];
       MemorySegment.copy(log, ValueLayout.JAVA_BYTE, offset + from, out, 0, out.length);
@@ -299,6 +350,107 @@ public final class RecordView {
     }
     byte[] record = copy();
     return checksumValid(record) ? valueOf(record) : null;
+  }
+
+  /** Copies the record into {@code scratch} without checking it; returns true. */
+  private boolean copyInto(byte[] scratch) {
+    MemorySegment.copy(log, ValueLayout.JAVA_BYTE, offset, scratch, 0, (int) length);
+    return true;
+  }
+
+  /**
+   * Most bytes a compressed value may claim to decompress to: a segment's largest size. A length
+   * beyond it is damage, and is refused before anything is allocated for it.
+   */
+  private static final long MAX_RAW_LENGTH = 1L << 30;
+
+  /**
+   * The value's own length, from the varint at the start of the compressed field {@code src[at, at
+   * + valueLength)}; -1 if malformed.
+   */
+  private long rawLengthAt(byte[] src, int at) {
+    long v = Varint.read(MemorySegment.ofArray(src), at, at + valueLength, Varint.MAX_INT_BYTES);
+    if (v < 0 || (v & 0xFF) >= valueLength || (v >>> 8) > MAX_RAW_LENGTH) {
+      return -1;
+    }
+    return v;
+  }
+
+  /**
+   * The value decompressed from the compressed field at {@code src[at]} into a new array.
+   *
+   * @throws dev.cellar.CorruptStoreException if it does not decompress
+   */
+  private byte[] decompressed(byte[] src, int at) {
+    long v = rawLengthAt(src, at);
+    byte[] out = v < 0 ? null : new byte[(int) (v >>> 8)];
+    if (out == null || !decompress(src, at, v, out)) {
+      throw undecompressable();
+    }
+    return out;
+  }
+
+  private boolean decompress(byte[] src, int at, long lengthVarint, byte[] out) {
+    int prefix = (int) (lengthVarint & 0xFF);
+    int raw = (int) (lengthVarint >>> 8);
+    return dictionary != null
+        && dictionary.decompress(src, at + prefix, (int) valueLength - prefix, out, 0, raw);
+  }
+
+  private dev.cellar.CorruptStoreException undecompressable() {
+    return new dev.cellar.CorruptStoreException(
+        "a compressed value does not decompress; it is not returned",
+        java.util.List.of(
+            (cipher != null ? cipher.file() + " " : "")
+                + "offset "
+                + offset
+                + ": "
+                + length
+                + " bytes, "
+                + (dictionary == null
+                    ? "compressed in a segment that names no dictionary"
+                    : "not a value of dictionary " + Long.toHexString(dictionary.id()))));
+  }
+
+  /**
+   * Decompresses a compressed record's value into this view's own array (made once per view and
+   * grown as needed), if not done since the last parse.
+   */
+  private void inflate() {
+    if (inflated) {
+      return;
+    }
+    byte[] src;
+    int at;
+    if (cipher != null) {
+      ensureOpen();
+      src = plain;
+      at = (int) (keyOffset - offset + keyLength);
+    } else {
+      // From a heap copy, never from the mapping: a native call holds the mapping's arena, and
+      // compaction must be able to unmap a segment whatever a reader does.
+      int n = (int) valueLength;
+      if (frameScratch == null || frameScratch.length < n) {
+        frameScratch = new byte[Math.max(n, SCRATCH_BYTES)];
+      }
+      MemorySegment.copy(log, ValueLayout.JAVA_BYTE, keyOffset + keyLength, frameScratch, 0, n);
+      src = frameScratch;
+      at = 0;
+    }
+    long v = rawLengthAt(src, at);
+    if (v < 0) {
+      throw undecompressable();
+    }
+    int raw = (int) (v >>> 8);
+    if (inflatedValue == null || inflatedValue.length < raw) {
+      inflatedValue = new byte[Math.max(raw, SCRATCH_BYTES)];
+      inflatedData = MemorySegment.ofArray(inflatedValue);
+    }
+    if (!decompress(src, at, v, inflatedValue)) {
+      throw undecompressable();
+    }
+    rawLength = raw;
+    inflated = true;
   }
 
   /**
@@ -422,6 +574,9 @@ public final class RecordView {
   /** The value bytes of {@code copy} (from {@link #copy()} of this record). */
   public byte[] valueOf(byte[] copy) {
     int from = (int) (keyOffset + keyLength - offset);
+    if (compressed) {
+      return decompressed(copy, from);
+    }
     return java.util.Arrays.copyOfRange(copy, from, from + (int) valueLength);
   }
 
@@ -446,7 +601,43 @@ public final class RecordView {
     return keyLength;
   }
 
+  /**
+   * The value's length: of the value itself, decompressed, if it is stored compressed (read from
+   * its field, which for an encrypted record means decrypting it).
+   */
   public long valueLength() {
+    if (!compressed) {
+      return valueLength;
+    }
+    if (rawLength < 0) {
+      byte[] src;
+      int at;
+      if (cipher != null) {
+        ensureOpen();
+        src = plain;
+        at = (int) (keyOffset - offset + keyLength);
+      } else {
+        int n = (int) Math.min(valueLength, Varint.MAX_INT_BYTES);
+        src = new byte[n];
+        MemorySegment.copy(log, ValueLayout.JAVA_BYTE, keyOffset + keyLength, src, 0, n);
+        at = 0;
+      }
+      long v =
+          Varint.read(
+              MemorySegment.ofArray(src),
+              at,
+              at + Math.min(valueLength, src.length - at),
+              Varint.MAX_INT_BYTES);
+      if (v < 0 || (v >>> 8) > MAX_RAW_LENGTH) {
+        throw undecompressable();
+      }
+      rawLength = v >>> 8;
+    }
+    return rawLength;
+  }
+
+  /** The bytes the value's field takes in the record: {@link #valueLength()} unless compressed. */
+  public long storedValueLength() {
     return valueLength;
   }
 
@@ -473,8 +664,34 @@ public final class RecordView {
     return keyOffset - offset;
   }
 
-  /** Where the value starts in {@link #data()}. */
+  /**
+   * The memory {@link #valueOffset()} is an offset into: {@link #data()}, or for a compressed value
+   * the view's decompressed copy (decompressing it first; valid until the view parses again).
+   *
+   * @throws dev.cellar.CorruptStoreException if a compressed value does not decompress
+   */
+  public MemorySegment valueData() {
+    if (!compressed) {
+      return data();
+    }
+    inflate();
+    return inflatedData;
+  }
+
+  /** Where the value starts in {@link #valueData()}. */
   public long valueOffset() {
+    if (compressed) {
+      inflate();
+      return 0;
+    }
+    return keyOffset() + keyLength;
+  }
+
+  /**
+   * The memory the value's stored field is in ({@link #data()}), and where it starts there: for a
+   * compressed value, its length varint and frame as stored. For copying a record's field as it is.
+   */
+  public long storedValueOffset() {
     return keyOffset() + keyLength;
   }
 
@@ -488,6 +705,10 @@ public final class RecordView {
   }
 
   public MemorySegment value() {
+    if (compressed) {
+      inflate();
+      return inflatedData.asSlice(0, rawLength);
+    }
     return data().asSlice(keyOffset() + keyLength, valueLength);
   }
 

@@ -1,5 +1,7 @@
 package dev.cellar.log;
 
+import dev.cellar.compress.Dictionaries;
+import dev.cellar.compress.ValueDictionary;
 import dev.cellar.io.FileIO;
 import dev.cellar.io.StoreFile;
 import dev.cellar.platform.MemoryAdvice;
@@ -50,6 +52,9 @@ public final class Segment implements AutoCloseable {
   /** The file's key if it is encrypted, set once it is created or found (recovery). */
   private SegmentCipher cipher;
 
+  /** The codec and dictionary of a compressed segment, set once it is created or found. */
+  private ValueDictionary dictionary;
+
   /**
    * {@link #memory} read-only, made once: readers are handed it with a range instead of a slice
    * each.
@@ -97,10 +102,18 @@ public final class Segment implements AutoCloseable {
     this.readOnlyMemory = memory.asReadOnly();
     this.state = state;
     this.end = end;
-    this.dataStart =
+    int start =
         memory.byteSize() >= SegmentHeaderDescriptor.LENGTH
             ? SegmentHeaderDescriptor.dataStart(memory)
             : SegmentHeaderDescriptor.PLAIN_DATA_START;
+    // Read before the header is validated (recovery validates what it opened): a damaged header's
+    // data start is kept in bounds here, and the segment is refused there.
+    this.dataStart =
+        start < SegmentHeaderDescriptor.PLAIN_DATA_START
+                || start > SegmentHeaderDescriptor.MAX_COMPRESSED_DATA_START
+                || start > memory.byteSize()
+            ? SegmentHeaderDescriptor.PLAIN_DATA_START
+            : start;
   }
 
   /** The file name of segment {@code id}: ids sort by name. */
@@ -154,12 +167,47 @@ public final class Segment implements AutoCloseable {
       boolean hugePages,
       SegmentCipher cipher)
       throws IOException {
+    return create(io, path, id, kind, capacity, nowMillis, hugePages, cipher, null, 0);
+  }
+
+  /**
+   * As {@link #create(FileIO, Path, long, short, long, long, boolean, SegmentCipher)}, compressed
+   * with {@code dictionary} if not null (trained on {@code samples} values), whose codec block then
+   * follows the header and any cipher block.
+   */
+  public static Segment create(
+      FileIO io,
+      Path path,
+      long id,
+      short kind,
+      long capacity,
+      long nowMillis,
+      boolean hugePages,
+      SegmentCipher cipher,
+      ValueDictionary dictionary,
+      int samples)
+      throws IOException {
     StoreFile file = io.open(path, true);
     Arena arena = Arena.ofShared();
-    int dataStart =
+    int blockOffset =
         cipher == null
             ? SegmentHeaderDescriptor.PLAIN_DATA_START
             : SegmentHeaderDescriptor.ENCRYPTED_DATA_START;
+    byte[] codecBlock =
+        dictionary == null
+            ? null
+            : CodecBlockDescriptor.encode(
+                dictionary.codec(),
+                dictionary.id(),
+                samples,
+                dictionary.bytes(),
+                cipher,
+                blockOffset);
+    int dataStart =
+        dictionary == null
+            ? blockOffset
+            : CodecBlockDescriptor.dataStart(
+                blockOffset, dictionary.length(), RecordDescriptor.tagBytes(cipher));
     try {
       file.truncate(0);
       file.allocate(0, Math.min(capacity, dataStart));
@@ -167,14 +215,19 @@ public final class Segment implements AutoCloseable {
       // (SIGBUS, seen on ext4 even after the block was reserved), while write() reports ENOSPC.
       ByteBuffer header = ByteBuffer.allocate(dataStart);
       MemorySegment h = MemorySegment.ofBuffer(header);
-      SegmentHeaderDescriptor.writeOpen(h, kind, id, nowMillis, cipher != null);
+      SegmentHeaderDescriptor.writeOpen(
+          h, kind, id, nowMillis, cipher != null, dictionary == null ? 0 : dataStart);
       if (cipher != null) {
         cipher.writeBlock(h.asSlice(SegmentHeaderDescriptor.LENGTH, CipherBlockDescriptor.LENGTH));
+      }
+      if (codecBlock != null) {
+        MemorySegment.copy(MemorySegment.ofArray(codecBlock), 0, h, blockOffset, codecBlock.length);
       }
       file.write(header, 0);
       MemorySegment memory = mapForAppend(file, capacity, arena, hugePages);
       Segment created = new Segment(id, kind, path, file, arena, memory, State.ACTIVE, dataStart);
       created.cipher = cipher;
+      created.dictionary = dictionary;
       return created;
     } catch (IOException | RuntimeException e) {
       arena.close();
@@ -349,7 +402,33 @@ public final class Segment implements AutoCloseable {
 
   /** Whether the segment is encrypted (its header says so, whether or not its key is known). */
   public boolean encrypted() {
-    return dataStart == SegmentHeaderDescriptor.ENCRYPTED_DATA_START;
+    return memory.byteSize() >= SegmentHeaderDescriptor.LENGTH
+        && SegmentHeaderDescriptor.isEncrypted(memory);
+  }
+
+  /** Whether the segment's values may be compressed (its header says so). */
+  public boolean compressed() {
+    return memory.byteSize() >= SegmentHeaderDescriptor.LENGTH
+        && SegmentHeaderDescriptor.isCompressed(memory);
+  }
+
+  /** The codec and dictionary of a compressed segment, or null. */
+  public ValueDictionary dictionary() {
+    return dictionary;
+  }
+
+  /**
+   * Reads the codec block of a compressed segment found on disk (after its {@linkplain
+   * #cipher(SegmentCipher) key}, if encrypted, is known) and takes its dictionary from {@code
+   * dictionaries}, which shares one instance among the segments that name the same one.
+   *
+   * @throws IllegalArgumentException with what is wrong, if the block is damaged
+   */
+  public void attachDictionary(Dictionaries dictionaries) {
+    CodecBlockDescriptor.Block block =
+        CodecBlockDescriptor.read(
+            memory, SegmentHeaderDescriptor.codecBlockOffset(memory), dataStart, cipher);
+    this.dictionary = dictionaries.resolve(block);
   }
 
   public short kind() {

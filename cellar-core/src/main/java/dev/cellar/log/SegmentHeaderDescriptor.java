@@ -16,14 +16,16 @@ import java.nio.charset.StandardCharsets;
  *  +--------+-------+-------+------+-------+-------------+---------------+
  *  | magic  | major | minor | kind | flags | segment id  | sealed length |
  *  +--------+-------+-------+------+-------+-------------+---------------+
- *  32             40        48        56         60
- *  +--------------+---------+---------+----------+---------------+
- *  | created (ms) | min seq | max seq | reserved | masked CRC32C |
- *  +--------------+---------+---------+----------+---------------+
+ *  32             40        48        56                      60
+ *  +--------------+---------+---------+-----------------------+---------------+
+ *  | created (ms) | min seq | max seq | data start (reserved) | masked CRC32C |
+ *  +--------------+---------+---------+-----------------------+---------------+
  * </pre>
  *
- * The CRC covers bytes 0 to 59. {@code sealed length} and the seq range are meaningful only when
- * the SEALED flag is set; until then the segment's end is found by scanning.
+ * The CRC covers bytes 0 to 59. {@code data start} is where the records begin in a compressed
+ * segment (format 1.2), after its variable-length codec block; other segments leave it zero (their
+ * records begin at a fixed offset). {@code sealed length} and the seq range are meaningful only
+ * when the SEALED flag is set; until then the segment's end is found by scanning.
  */
 public final class SegmentHeaderDescriptor {
   public static final int LENGTH = 64;
@@ -37,6 +39,12 @@ public final class SegmentHeaderDescriptor {
    */
   public static final short ENCRYPTED_MINOR_VERSION = 1;
 
+  /**
+   * The minor version of a compressed segment: 1.2 added the COMPRESSED flag, the codec block and
+   * the data start field. Such segments are written by compaction only.
+   */
+  public static final short COMPRESSED_MINOR_VERSION = 2;
+
   public static final int MAGIC_OFFSET = 0;
   public static final int MAJOR_OFFSET = 8;
   public static final int MINOR_OFFSET = 10;
@@ -48,6 +56,10 @@ public final class SegmentHeaderDescriptor {
   public static final int MIN_SEQ_OFFSET = 40;
   public static final int MAX_SEQ_OFFSET = 48;
   public static final int RESERVED_OFFSET = 56;
+
+  /** The data start of a compressed segment: the reserved word of other segments. */
+  public static final int DATA_START_OFFSET = RESERVED_OFFSET;
+
   public static final int CRC_OFFSET = 60;
 
   /** A segment appended to by writers. */
@@ -64,13 +76,28 @@ public final class SegmentHeaderDescriptor {
    */
   public static final short FLAG_ENCRYPTED = 2;
 
+  /**
+   * Values may be compressed: a {@link CodecBlockDescriptor codec block} follows the header (and
+   * the cipher block, if encrypted), and records start at the header's data start (format 1.2).
+   */
+  public static final short FLAG_COMPRESSED = 4;
+
+  /**
+   * The largest data start a compressed segment may declare: a block with the largest dictionary.
+   */
+  public static final int MAX_COMPRESSED_DATA_START =
+      CodecBlockDescriptor.dataStart(
+          LENGTH + CipherBlockDescriptor.LENGTH,
+          CodecBlockDescriptor.MAX_DICT_BYTES,
+          SegmentCipher.TAG_BYTES);
+
   /** Where the records of a plaintext segment start. */
   public static final int PLAIN_DATA_START = LENGTH;
 
   /** Where the records of an encrypted segment start: after the header and the cipher block. */
   public static final int ENCRYPTED_DATA_START = LENGTH + CipherBlockDescriptor.LENGTH;
 
-  /** The most bytes before a segment's first record, whatever the segment. */
+  /** The most bytes before the first record of a segment that is not compressed. */
   public static final int MAX_DATA_START = ENCRYPTED_DATA_START;
 
   private static final ValueLayout.OfShort SHORT =
@@ -92,17 +119,40 @@ public final class SegmentHeaderDescriptor {
    */
   public static void writeOpen(
       MemorySegment s, short kind, long id, long createdMillis, boolean encrypted) {
+    writeOpen(s, kind, id, createdMillis, encrypted, 0);
+  }
+
+  /**
+   * Writes an unsealed header; {@code compressedDataStart} is nonzero for a compressed segment
+   * (flag COMPRESSED, minor version 2, its records starting there).
+   */
+  public static void writeOpen(
+      MemorySegment s,
+      short kind,
+      long id,
+      long createdMillis,
+      boolean encrypted,
+      int compressedDataStart) {
+    boolean compressed = compressedDataStart != 0;
     MemorySegment.copy(MemorySegment.ofArray(MAGIC), 0, s, MAGIC_OFFSET, MAGIC.length);
     s.set(SHORT, MAJOR_OFFSET, MAJOR_VERSION);
-    s.set(SHORT, MINOR_OFFSET, encrypted ? ENCRYPTED_MINOR_VERSION : MINOR_VERSION);
+    s.set(
+        SHORT,
+        MINOR_OFFSET,
+        compressed
+            ? COMPRESSED_MINOR_VERSION
+            : encrypted ? ENCRYPTED_MINOR_VERSION : MINOR_VERSION);
     s.set(SHORT, KIND_OFFSET, kind);
-    s.set(SHORT, FLAGS_OFFSET, encrypted ? FLAG_ENCRYPTED : (short) 0);
+    s.set(
+        SHORT,
+        FLAGS_OFFSET,
+        (short) ((encrypted ? FLAG_ENCRYPTED : 0) | (compressed ? FLAG_COMPRESSED : 0)));
     s.set(LONG, ID_OFFSET, id);
     s.set(LONG, SEALED_LENGTH_OFFSET, 0L);
     s.set(LONG, CREATED_OFFSET, createdMillis);
     s.set(LONG, MIN_SEQ_OFFSET, 0L);
     s.set(LONG, MAX_SEQ_OFFSET, 0L);
-    s.set(INT, RESERVED_OFFSET, 0);
+    s.set(INT, DATA_START_OFFSET, compressedDataStart);
     stampCrc(s);
   }
 
@@ -151,6 +201,20 @@ public final class SegmentHeaderDescriptor {
     if (kind != KIND_LOG && kind != KIND_COMPACTED) {
       return "unknown segment kind " + kind;
     }
+    if (isCompressed(s)) {
+      int start = s.get(INT, DATA_START_OFFSET);
+      int block = codecBlockOffset(s);
+      if (start < block + CodecBlockDescriptor.length(0, 0)
+          || start > MAX_COMPRESSED_DATA_START
+          || start % CodecBlockDescriptor.ALIGNMENT != 0) {
+        return "compressed segment declares its records start at " + start;
+      }
+      if (s.byteSize() < start) {
+        return "file is "
+            + s.byteSize()
+            + " bytes, shorter than a compressed segment's header and codec block";
+      }
+    }
     if (isSealed(s) && (sealedLength(s) < dataStart(s))) {
       return "sealed length " + sealedLength(s) + " is shorter than the header";
     }
@@ -181,8 +245,25 @@ public final class SegmentHeaderDescriptor {
     return (s.get(SHORT, FLAGS_OFFSET) & FLAG_ENCRYPTED) != 0;
   }
 
-  /** Where the records of the segment whose header this is start. */
+  public static boolean isCompressed(MemorySegment s) {
+    return (s.get(SHORT, FLAGS_OFFSET) & FLAG_COMPRESSED) != 0;
+  }
+
+  /**
+   * Where the codec block of a compressed segment starts: after the header and any cipher block.
+   */
+  public static int codecBlockOffset(MemorySegment s) {
+    return isEncrypted(s) ? ENCRYPTED_DATA_START : PLAIN_DATA_START;
+  }
+
+  /**
+   * Where the records of the segment whose header this is start (of a compressed one, as its header
+   * declares: {@link #validate} checks it).
+   */
   public static int dataStart(MemorySegment s) {
+    if (isCompressed(s)) {
+      return s.get(INT, DATA_START_OFFSET);
+    }
     return isEncrypted(s) ? ENCRYPTED_DATA_START : PLAIN_DATA_START;
   }
 

@@ -143,7 +143,27 @@ public final class SegmentScanner {
       LongPredicate knownDead,
       long afterSeq,
       Visitor visitor) {
-    RecordView view = new RecordView().cipher(cipher);
+    return scan(
+        memory, cipher, null, start, limit, sealed, increasingSeqs, knownDead, afterSeq, visitor);
+  }
+
+  /**
+   * As {@link #scan(MemorySegment, SegmentCipher, long, long, boolean, boolean, LongPredicate,
+   * long, Visitor)}, for a visitor that reads values of a compressed segment: {@code dictionary}
+   * (null if not compressed) decompresses them.
+   */
+  public static Result scan(
+      MemorySegment memory,
+      SegmentCipher cipher,
+      dev.cellar.compress.ValueDictionary dictionary,
+      long start,
+      long limit,
+      boolean sealed,
+      boolean increasingSeqs,
+      LongPredicate knownDead,
+      long afterSeq,
+      Visitor visitor) {
+    RecordView view = new RecordView().cipher(cipher).dictionary(dictionary);
     List<Damage> damage = new ArrayList<>();
     long position = start;
     long validEnd = start;
@@ -221,9 +241,7 @@ public final class SegmentScanner {
       int type =
           memory.get(java.lang.foreign.ValueLayout.JAVA_BYTE, p + RecordDescriptor.TYPE_OFFSET)
               & 0xFF;
-      if (type != RecordDescriptor.PUT
-          && type != RecordDescriptor.DELETE
-          && type != (RecordDescriptor.PUT | RecordDescriptor.EXPIRY_BIT)) {
+      if (!RecordDescriptor.validTypeByte(type)) {
         continue;
       }
       if (view.parse(memory, p, limit) && view.checksumValid()) {

@@ -3,10 +3,12 @@ package dev.cellar.recovery;
 import dev.cellar.CorruptStoreException;
 import dev.cellar.EncryptionKeys;
 import dev.cellar.RecoveryReport;
+import dev.cellar.StoreIOException;
 import dev.cellar.checkpoint.CheckpointDescriptor;
 import dev.cellar.checkpoint.CheckpointImage;
 import dev.cellar.checkpoint.CheckpointReader;
 import dev.cellar.checkpoint.SegmentEntry;
+import dev.cellar.compress.Dictionaries;
 import dev.cellar.io.FileIO;
 import dev.cellar.log.CipherBlockDescriptor;
 import dev.cellar.log.Segment;
@@ -91,6 +93,13 @@ public final class Recovery {
 
   private CheckpointImage checkpoint;
   private EncryptionKeys encryptionKeys;
+
+  /**
+   * Where compressed segments take their dictionaries from (one instance per dictionary); a
+   * recovery given none makes its own.
+   */
+  private Dictionaries dictionaries = new Dictionaries();
+
   private long maxSegmentId;
   private long maxSeq;
 
@@ -98,6 +107,11 @@ public final class Recovery {
    * The keys of the store's encrypted segments, before {@link #scanDirectory}; null (the default)
    * if it was given none, and then an encrypted segment fails the open.
    */
+  public void dictionaries(Dictionaries dictionaries) {
+    this.dictionaries = dictionaries;
+  }
+
+  /** The keys encrypted segments are opened with (null: the store has none). */
   public void encryptionKeys(EncryptionKeys keys) {
     this.encryptionKeys = keys;
   }
@@ -199,6 +213,19 @@ public final class Recovery {
                     .memory()
                     .asSlice(SegmentHeaderDescriptor.LENGTH, CipherBlockDescriptor.LENGTH),
                 name));
+      }
+      if (segment.compressed()) {
+        try {
+          segment.attachDictionary(dictionaries);
+        } catch (IllegalArgumentException e) {
+          int blockAt = SegmentHeaderDescriptor.codecBlockOffset(segment.memory());
+          segments.remove(id);
+          segment.close(); // unmaps: read nothing from the segment after this
+          damage(name + " offset " + blockAt + ": codec block unusable: " + e.getMessage());
+        } catch (IllegalStateException e) {
+          throw new StoreIOException(
+              name + " is compressed, and its codec cannot be loaded: " + e.getMessage(), e);
+        }
       }
     }
     checkpoints.sort(null);

@@ -1,14 +1,17 @@
 package dev.cellar.store;
 
 import dev.cellar.CellarOptions;
+import dev.cellar.Compression;
 import dev.cellar.EncryptionKeys;
+import dev.cellar.compress.Dictionaries;
+import dev.cellar.compress.DictionarySampler;
+import dev.cellar.compress.ValueDictionary;
 import dev.cellar.index.KeyHasher;
 import dev.cellar.io.FileIO;
+import dev.cellar.log.CodecBlockDescriptor;
 import dev.cellar.log.LogLocation;
-import dev.cellar.log.RecordDescriptor;
 import dev.cellar.log.RecordView;
 import dev.cellar.log.Segment;
-import dev.cellar.log.SegmentCipher;
 import dev.cellar.log.SegmentHeaderDescriptor;
 import dev.cellar.log.SegmentScanner;
 import dev.cellar.log.SegmentTable;
@@ -159,14 +162,10 @@ final class Compactor {
   /** Where the touched words go, so the JIT cannot drop the reads as unused. */
   private long touchSink;
 
-  private final List<Segment> outputs = new ArrayList<>();
-  private Segment output;
-  private long outputTail;
+  /** The segments this pass writes; made when the pass starts (its dictionary is known then). */
+  private CompactionOutputs outputs;
 
-  /** End of the blocks reserved in {@code output}; at least {@link #outputTail}. */
-  private long outputReserved;
-
-  private static final long RESERVE_CHUNK = 4L << 20;
+  private final Dictionaries dictionaries;
 
   /**
    * Asked every {@link #YIELD_CHECK_RECORDS} records; when true, the pass gives up. Null: never.
@@ -195,9 +194,11 @@ final class Compactor {
       SegmentTable segments,
       AtomicLong segmentIds,
       CellarOptions options,
+      Dictionaries dictionaries,
       boolean background,
       BooleanSupplier yieldWhen,
       boolean idle) {
+    this.dictionaries = dictionaries;
     this.lock = lock;
     this.sealer = sealer;
     this.obsolete = obsolete;
@@ -240,12 +241,17 @@ final class Compactor {
   private long compact(List<Segment> victims, long now) throws IOException {
     long olderThan = lowestSeqOutside(victims);
     try (LiveRecords live = LiveRecords.of(victims, shards)) {
+      outputs =
+          new CompactionOutputs(
+              io, directory, segments, segmentIds, options, dictionaryFor(victims, live, now));
       for (Segment victim : victims) {
         copyLive(victim, live, olderThan, now);
       }
-      publishOutputs();
+      outputs.publish();
     } catch (IOException | RuntimeException e) {
-      discardOutputs(e);
+      if (outputs != null) {
+        discardOutputs(e);
+      }
       throw e;
     }
     applyRelocations();
@@ -254,7 +260,8 @@ final class Compactor {
       before += victim.end();
       obsolete.add(victim);
     }
-    long after = outputs.stream().mapToLong(Segment::end).sum();
+    long after = outputs.all().stream().mapToLong(Segment::end).sum();
+    counters.compressedValues.add(outputs.compressedValues());
     counters.compactions.increment();
     counters.compactedBytes.add(Math.max(0, before - after));
     return Math.max(0, before - after);
@@ -303,7 +310,7 @@ final class Compactor {
     for (Candidate c : sealed) {
       if (c.deadFraction() >= threshold) {
         garbage.add(c);
-      } else if (staleKey(c.segment())) {
+      } else if (stale(c.segment())) {
         stale.add(c);
       } else if (c.segment().end() < options.segmentBytes() / 4) {
         small.add(c);
@@ -313,12 +320,18 @@ final class Compactor {
       garbage.addAll(small);
     }
     // Segments of an older key (or plaintext, in a store now encrypted) are rewritten with the
-    // current key whatever their garbage: that is how a key is rotated out.
+    // current key whatever their garbage: that is how a key is rotated out. Likewise segments not
+    // compressed with the store's codec: that is how sealed log segments get compressed.
     garbage.addAll(stale);
     List<Segment> chosen = new ArrayList<>();
     long live = 0;
     for (Candidate c : garbage) {
       long estimate = c.segment().end() - c.deadBytes();
+      if (staleCodec(c.segment())) {
+        // Its values are about to shrink: about a third of their size, for the documents a store
+        // that compresses is expected to hold (docs/benchmarks.md, compression design).
+        estimate /= 3;
+      }
       if (!chosen.isEmpty() && live + estimate > options.segmentBytes() * 0.9) {
         break;
       }
@@ -327,7 +340,7 @@ final class Compactor {
     }
     boolean loneSmall =
         chosen.size() == 1
-            && !staleKey(chosen.getFirst())
+            && !stale(chosen.getFirst())
             && small.stream().anyMatch(c -> c.segment() == chosen.getFirst());
     return loneSmall ? List.of() : chosen;
   }
@@ -335,9 +348,99 @@ final class Compactor {
   private record Candidate(Segment segment, long deadBytes, double deadFraction) {}
 
   /**
+   * The dictionary this pass compresses with: none if the store does not compress; else the store's
+   * current one, trained first (from the victims' live values) if there is none yet or it was
+   * trained on few values.
+   */
+  private ValueDictionary dictionaryFor(List<Segment> victims, LiveRecords live, long now) {
+    Compression codec = options.compression();
+    if (codec == Compression.NONE) {
+      return null;
+    }
+    ValueDictionary current = dictionaries.current(codec);
+    // One found on disk may be larger than segments of the size the store now has can hold.
+    boolean fits =
+        current == null
+            || current.length() <= CodecBlockDescriptor.maxDictionaryBytes(options.segmentBytes());
+    if (!fits || dictionaries.wantsTraining(codec)) {
+      DictionarySampler sampler = sample(victims, live, now);
+      if (!fits || dictionaries.worthTraining(codec, sampler.count())) {
+        dictionaries.adopt(sampler.train(codec, options.segmentBytes()));
+      }
+    }
+    return dictionaries.current(codec);
+  }
+
+  /**
+   * Live values of the victims, spread over all of them: about {@link
+   * DictionarySampler#MAX_TOTAL_BYTES} of them whatever the victims hold, so that the dictionary
+   * learns from the whole pass rather than from its first records.
+   */
+  private DictionarySampler sample(List<Segment> victims, LiveRecords live, long now) {
+    DictionarySampler sampler = new DictionarySampler();
+    long estimate = 0;
+    for (Segment v : victims) {
+      estimate += Math.max(0, v.end() - v.dataStart() - v.deadBytes());
+    }
+    double rate = Math.min(1, DictionarySampler.MAX_TOTAL_BYTES / (double) Math.max(1, estimate));
+    double[] credit = {0};
+    byte[][] scratch = {new byte[4096]};
+    for (Segment victim : victims) {
+      if (sampler.full()) {
+        break;
+      }
+      SegmentScanner.scan(
+          victim.memory(),
+          victim.cipher(),
+          victim.dictionary(),
+          victim.dataStart(),
+          victim.end(),
+          true,
+          false,
+          offset -> !live.pointedAt(victim, offset),
+          -1,
+          record -> {
+            if (sampler.full() || record.isDelete() || record.expiredAt(now)) {
+              return;
+            }
+            credit[0] += rate;
+            if (credit[0] < 1) {
+              return;
+            }
+            credit[0] -= 1;
+            int n = (int) record.valueLength();
+            if (n < DictionarySampler.MIN_VALUE_BYTES) {
+              return;
+            }
+            if (scratch[0].length < n) {
+              scratch[0] = new byte[n];
+            }
+            MemorySegment.copy(
+                record.valueData(), ValueLayout.JAVA_BYTE, record.valueOffset(), scratch[0], 0, n);
+            sampler.add(scratch[0], 0, n);
+          });
+    }
+    return sampler;
+  }
+
+  /**
    * Whether {@code s} is not encrypted with the current key of a store that has keys: compaction
    * then rewrites it, re-encrypting its live records.
    */
+  private boolean stale(Segment s) {
+    return staleKey(s) || staleCodec(s);
+  }
+
+  /**
+   * Whether {@code s} is not compressed with the codec of a store that compresses: compaction then
+   * rewrites it, compressing its values (a store set back to none leaves compressed segments as
+   * they are, until their garbage brings compaction to them).
+   */
+  private boolean staleCodec(Segment s) {
+    Compression codec = options.compression();
+    return codec != Compression.NONE && (s.dictionary() == null || s.dictionary().codec() != codec);
+  }
+
   private boolean staleKey(Segment s) {
     EncryptionKeys keys = options.encryptionKeys();
     return keys != null && (s.cipher() == null || s.cipher().keyId() != keys.currentId());
@@ -488,14 +591,14 @@ final class Compactor {
     boolean olderMayExist = lowestOtherSeq < record.seq();
     if (record.isDelete()) {
       if (olderMayExist && currentLocation(hash, record.key()) == 0) {
-        copy(victim.memory(), record);
+        outputs.copy(victim.memory(), record);
       }
       return;
     }
     if (record.expiredAt(now)) {
       if (isCurrent(hash, location)) {
-        long offset = olderMayExist ? writeTombstone(record) : -1;
-        relocations.addExpiry(hash, location, outputs.size() - 1, offset);
+        long offset = olderMayExist ? outputs.writeTombstone(record) : -1;
+        relocations.addExpiry(hash, location, outputs.currentIndex(), offset);
       }
       return;
     }
@@ -504,12 +607,12 @@ final class Compactor {
     }
     // Copied without any lock: the index is pointed at the copy later, by publishCopies, and only
     // if the key still has this record then (see the design note on abandoned copies).
-    long offset = copy(victim.memory(), record);
+    long offset = outputs.copy(victim.memory(), record);
     copyHashes[copies] = hash;
     copyFrom[copies] = location;
-    copyOutput[copies] = outputs.size() - 1;
+    copyOutput[copies] = outputs.currentIndex();
     copyOffset[copies] = offset;
-    copyLength[copies] = lastCopyLength;
+    copyLength[copies] = outputs.lastLength();
     copyTtl[copies] = record.expireAt() != 0;
     copies++;
   }
@@ -523,7 +626,7 @@ final class Compactor {
   private void publishCopies() {
     for (int i = 0; i < copies; i++) {
       long hash = copyHashes[i];
-      Segment out = outputs.get(copyOutput[i]);
+      Segment out = outputs.all().get(copyOutput[i]);
       long to = LogLocation.of(out.slot(), copyOffset[i]);
       Shard shard = shardOf(hash);
       boolean moved;
@@ -603,145 +706,6 @@ final class Compactor {
   }
 
   /**
-   * Copies a record into the output, verbatim (its CRC stays valid) between plaintext segments,
-   * else decrypted and encoded anew for its place in the output (re-encrypted with the output's key
-   * if the store has keys); returns its offset in the output, its length in {@link
-   * #lastCopyLength}.
-   */
-  private long copy(MemorySegment from, RecordView record) throws IOException {
-    long length = outputLength(record);
-    ensureOutput(length);
-    long offset = outputTail;
-    if (!record.encrypted() && output.cipher() == null) {
-      MemorySegment.copy(from, record.offset(), output.memory(), offset, length);
-    } else {
-      byte[] encoded = encodeScratch(length);
-      MemorySegment data = record.data();
-      RecordDescriptor.encode(
-          encoded,
-          record.type(),
-          data,
-          record.keyOffset(),
-          record.keyLength(),
-          data,
-          record.valueOffset(),
-          record.valueLength(),
-          record.seq(),
-          record.expireAt(),
-          output.cipher(),
-          offset);
-      MemorySegment.copy(encoded, 0, output.memory(), ValueLayout.JAVA_BYTE, offset, (int) length);
-    }
-    advance(length, record.seq());
-    if (record.expireAt() != 0) {
-      output.addTtl(length, record.expireAt());
-    }
-    lastCopyLength = length;
-    return offset;
-  }
-
-  /** The length {@code record} takes in an output of this pass. */
-  private long outputLength(RecordView record) {
-    boolean encrypt = options.encryptionKeys() != null;
-    if (!record.encrypted() && !encrypt) {
-      return record.length();
-    }
-    return RecordDescriptor.length(
-            record.keyLength(), record.valueLength(), record.seq(), record.expireAt() != 0)
-        + (encrypt ? SegmentCipher.TAG_BYTES : 0);
-  }
-
-  private byte[] encodeScratch(long length) {
-    if (encodeScratch.length < length) {
-      encodeScratch = new byte[(int) Math.max(length, 2L * encodeScratch.length)];
-    }
-    return encodeScratch;
-  }
-
-  private byte[] encodeScratch = new byte[4096];
-
-  /** The length of the record {@link #copy} copied last. */
-  private long lastCopyLength;
-
-  private long writeTombstone(RecordView record) throws IOException {
-    long length =
-        RecordDescriptor.length(record.keyLength(), 0, record.seq(), false)
-            + (options.encryptionKeys() != null ? SegmentCipher.TAG_BYTES : 0);
-    ensureOutput(length);
-    long offset = outputTail;
-    RecordDescriptor.write(
-        output.memory(),
-        offset,
-        RecordDescriptor.DELETE,
-        record.key(),
-        null,
-        record.seq(),
-        0,
-        output.cipher());
-    advance(length, record.seq());
-    return offset;
-  }
-
-  private void advance(long length, long seq) {
-    outputTail += length;
-    output.end(outputTail);
-    output.noteSeq(seq);
-  }
-
-  private void ensureOutput(long length) throws IOException {
-    if (output != null && outputTail + length <= options.segmentBytes()) {
-      reserveOutput(length);
-      return;
-    }
-    long id = segmentIds.incrementAndGet();
-    Path temp = directory.resolve(Segment.fileName(id) + ".tmp");
-    output =
-        Segment.create(
-            io,
-            temp,
-            id,
-            SegmentHeaderDescriptor.KIND_COMPACTED,
-            options.segmentBytes(),
-            System.currentTimeMillis(),
-            true,
-            options.encryptionKeys() == null
-                ? null
-                : SegmentCipher.create(options.encryptionKeys(), Segment.fileName(id)));
-    outputs.add(output);
-    // Registered now, for a slot: keys are pointed at copies here as they are made.
-    segments.add(output);
-    outputTail = output.dataStart();
-    outputReserved = outputTail;
-    reserveOutput(length);
-  }
-
-  /**
-   * Keeps blocks reserved ahead of the output's tail, a chunk at a time: a reservation is a system
-   * call or two (posix_fallocate opens the file by path), far too many per copied record. Sealing
-   * truncates the file to its length, which gives back the unused rest.
-   */
-  private void reserveOutput(long length) throws IOException {
-    if (outputTail + length <= outputReserved) {
-      return;
-    }
-    long target =
-        Math.min(
-            options.segmentBytes(), Math.max(outputTail + length, outputReserved) + RESERVE_CHUNK);
-    output.reserve(outputReserved, target);
-    outputReserved = target;
-  }
-
-  private void publishOutputs() throws IOException {
-    for (Segment s : outputs) {
-      s.seal();
-      s.rename(io, directory.resolve(Segment.fileName(s.id())));
-    }
-    if (!outputs.isEmpty()) {
-      io.syncDirectory(directory);
-    }
-  }
-
-  /**
    * Undoes a pass that failed: points the keys it moved back at their victims, then unregisters,
    * closes and deletes its outputs (nothing refers to them any more). A pass that fails for lack of
    * space and is retried must not leave files holding the very space it lacked, nor their
@@ -749,19 +713,8 @@ final class Compactor {
    */
   private void discardOutputs(Exception failure) {
     moveBack();
-    for (Segment s : outputs) {
-      // Out of the table before unmapping: a reader that meets the unmapped copy then retries.
-      segments.remove(s);
-      s.close();
-      try {
-        io.delete(s.path());
-      } catch (IOException e) {
-        failure.addSuppressed(e);
-      }
-    }
-    outputs.clear();
+    outputs.discard(failure);
     relocations.clear();
-    output = null;
   }
 
   /** Takes the keys of expired records out of the index, now that their tombstones are durable. */
@@ -801,7 +754,8 @@ final class Compactor {
         continue;
       }
       long hash = relocations.hash(i);
-      long copy = LogLocation.of(outputs.get(relocations.output(i)).slot(), relocations.offset(i));
+      long copy =
+          LogLocation.of(outputs.all().get(relocations.output(i)).slot(), relocations.offset(i));
       Shard shard = shardOf(hash);
       long stamp = shard.lock.writeLock();
       try {

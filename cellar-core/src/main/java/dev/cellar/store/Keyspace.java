@@ -177,9 +177,13 @@ final class Keyspace {
 
   /**
    * What a sink is handed the value in: the segment's mapping, read-only, or an encrypted record's
-   * decrypted copy (valid until the view parses again, which no read does before its sink returns).
+   * decrypted copy, or a compressed value's decompressed copy (valid until the view parses again,
+   * which no read does before its sink returns).
    */
   private static MemorySegment readable(Segment segment, RecordView view) {
+    if (view.compressed()) {
+      return view.valueData().asReadOnly();
+    }
     return view.encrypted() ? view.data().asReadOnly() : segment.readOnlyMemory();
   }
 

@@ -5,6 +5,7 @@ import dev.cellar.DiskFullException;
 import dev.cellar.RecoveryReport;
 import dev.cellar.StoreIOException;
 import dev.cellar.StoreSnapshot;
+import dev.cellar.compress.Dictionaries;
 import dev.cellar.index.KeyHasher;
 import dev.cellar.io.FileIO;
 import dev.cellar.log.LogWriter;
@@ -40,6 +41,8 @@ final class Maintenance {
   private final AtomicLong checkpointSequence;
   private volatile long checkpointedSeq = -1;
 
+  private final Dictionaries dictionaries;
+
   Maintenance(
       Path directory,
       CellarOptions options,
@@ -52,7 +55,9 @@ final class Maintenance {
       ObsoleteSegments obsolete,
       MaintenanceCounters counters,
       long checkpointSequence,
-      RecoveryReport recoveryReport) {
+      RecoveryReport recoveryReport,
+      Dictionaries dictionaries) {
+    this.dictionaries = dictionaries;
     this.directory = directory;
     this.io = options.fileIO();
     this.options = options;
@@ -221,6 +226,7 @@ final class Maintenance {
                   segments,
                   segmentIds,
                   options,
+                  dictionaries,
                   throttled,
                   yieldWhen,
                   idle)

@@ -88,6 +88,11 @@ public final class Store implements Cellar {
   private final Keyspace keyspace;
   private final ObsoleteSegments obsolete;
   private final MaintenanceCounters counters = new MaintenanceCounters();
+
+  /** The dictionaries of compressed segments, one instance each, and the one compaction uses. */
+  private final dev.cellar.compress.Dictionaries dictionaries =
+      new dev.cellar.compress.Dictionaries();
+
   private LogWriter log;
   private Durability durability;
   private Maintenance maintenance;
@@ -113,6 +118,14 @@ public final class Store implements Cellar {
   public static Store open(Path directory, CellarOptions options) {
     Objects.requireNonNull(directory, "directory");
     options.validate();
+    String codecProblem = dev.cellar.compress.Codecs.problem(options.compression());
+    if (codecProblem != null) {
+      throw new IllegalArgumentException(
+          "invalid Cellar option: compression "
+              + options.compression().label()
+              + ": "
+              + codecProblem);
+    }
     NativeAccess.warnOnceIfDenied(LOG);
     FileIO io = options.fileIO();
     DirectoryLock lock;
@@ -175,12 +188,18 @@ public final class Store implements Cellar {
     Shard[] shards = keyspace.shards();
     Recovery recovery = new Recovery(io, directory, options.salvage(), shards.length);
     recovery.encryptionKeys(options.encryptionKeys());
+    recovery.dictionaries(dictionaries);
     recovery.scanDirectory();
     CheckpointImage image =
         recovery.loadCheckpoint(
             (shard, slots, keyCount) ->
                 shards[shard].index = HashIndex.copyOf(shards[shard], slots, keyCount));
     recovery.placeSegments(segments);
+    for (Segment s : segments.all()) {
+      if (s.dictionary() != null) {
+        dictionaries.found(s.dictionary(), s.id(), options.compression());
+      }
+    }
     long expectedKeys = options.expectedKeys();
     if (image == null) {
       expectedKeys = Math.max(expectedKeys, recovery.estimateRecordsToReplay());
@@ -227,7 +246,8 @@ public final class Store implements Cellar {
             obsolete,
             counters,
             image == null ? 0 : image.sequence(),
-            recoveryReport);
+            recoveryReport,
+            dictionaries);
     log.start(resumableTail());
     if (recoveryReport.replayedRecords() > 0 || !recoveryReport.notes().isEmpty()) {
       LOG.log(System.Logger.Level.INFO, "{0}: {1}", directory, recoveryReport);
@@ -253,7 +273,9 @@ public final class Store implements Cellar {
         // may have left ciphertext past its end (SegmentCipher). And a store given keys writes only
         // encrypted segments, so it does not extend a plaintext one either.
         || last.encrypted()
-        || options.encryptionKeys() != null) {
+        || options.encryptionKeys() != null
+        // Compressed segments are compaction's outputs; the log never extends one.
+        || last.compressed()) {
       return null;
     }
     Segment reopened =

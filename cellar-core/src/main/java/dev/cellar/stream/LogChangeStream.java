@@ -213,7 +213,7 @@ public final class LogChangeStream implements ChangeStream {
     segment = chosen;
     offset = chosen.dataStart();
     long end = chosen.end();
-    view.cipher(chosen.cipher());
+    view.cipher(chosen.cipher()).dictionary(chosen.dictionary());
     while (offset < end && view.parse(chosen.readOnlyMemory(), offset, end)) {
       if (view.seq() >= position) {
         return;
@@ -252,7 +252,7 @@ public final class LogChangeStream implements ChangeStream {
     if (end <= s.dataStart()) {
       return -1;
     }
-    view.cipher(s.cipher());
+    view.cipher(s.cipher()).dictionary(s.dictionary());
     if (view.parse(s.readOnlyMemory(), s.dataStart(), end)) {
       return view.seq();
     }

@@ -50,7 +50,7 @@ final class SegmentChangeBatch implements ChangeBatch {
   void start(Segment segment, long from, long end, long nextSeq, long limitSeq) {
     this.segment = segment;
     this.memory = segment.readOnlyMemory();
-    view.cipher(segment.cipher());
+    view.cipher(segment.cipher()).dictionary(segment.dictionary());
     this.crcBuffer = memory.asByteBuffer();
     this.cursor = from;
     this.end = end;

@@ -1,6 +1,7 @@
 package dev.cellar.model;
 
 import dev.cellar.CellarOptions;
+import dev.cellar.Compression;
 import dev.cellar.EncryptionKeys;
 import dev.cellar.Fsync;
 import dev.cellar.io.FileIO;
@@ -11,13 +12,21 @@ import java.time.Duration;
  * every acknowledged write must survive a crash; under {@code no} only what a sync covered), how
  * many keys the single-key operations spread over (few, for many overwrites; or enough to grow the
  * index), the shard count, whether the log reserves space by writing zeros, and whether the store
- * is encrypted (one run in four).
+ * is encrypted (one run in four) and compressed (LZ4 in one run in four, zstd in another: a
+ * compressed store's compaction compresses sealed segments, so the model's compactions and crashes
+ * reach compressed segments).
  *
  * <p>Segments are the smallest the engine allows (64 KiB), so the log rolls every few dozen puts
  * and compaction, sealing and the disk-full paths at a roll are reached by short runs; the
  * background compactor and the checkpoint timer are off, so that the model decides when they run.
  */
-record Workload(Fsync fsync, int keys, int shards, boolean zeroFill, boolean encrypted) {
+record Workload(
+    Fsync fsync,
+    int keys,
+    int shards,
+    boolean zeroFill,
+    boolean encrypted,
+    Compression compression) {
   /** The key of the runs that encrypt the store. */
   private static final EncryptionKeys KEYS = EncryptionKeys.of(new byte[32]);
 
@@ -34,8 +43,15 @@ record Workload(Fsync fsync, int keys, int shards, boolean zeroFill, boolean enc
         };
     int shards = choices.nextBoolean() ? 2 : 4;
     boolean zeroFill = choices.nextBoolean();
-    // Drawn last, so that the other settings of a seed stay what they were before it existed.
-    return new Workload(fsync, keys, shards, zeroFill, choices.nextInt(4) == 0);
+    // Drawn last, so that the other settings of a seed stay what they were before they existed.
+    boolean encrypted = choices.nextInt(4) == 0;
+    Compression compression =
+        switch (choices.nextInt(4)) {
+          case 0 -> Compression.LZ4;
+          case 1 -> Compression.ZSTD;
+          default -> Compression.NONE;
+        };
+    return new Workload(fsync, keys, shards, zeroFill, encrypted, compression);
   }
 
   CellarOptions options(FileIO io) {
@@ -50,6 +66,7 @@ record Workload(Fsync fsync, int keys, int shards, boolean zeroFill, boolean enc
         .checkpointInterval(Duration.ZERO)
         .zeroFillLog(zeroFill)
         .encryptionKeys(encrypted ? KEYS : null)
+        .compression(compression)
         .fileIO(io);
   }
 }

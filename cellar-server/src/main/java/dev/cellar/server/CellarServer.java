@@ -91,16 +91,13 @@ public final class CellarServer implements AutoCloseable, ServerControl {
     if (config.encryptionKeyFile() != null) {
       options = options.encryptionKeyFile(config.encryptionKeyFile());
     }
+    options = options.compression(config.compression());
     int growth = config.aofRewritePercentage();
     options =
         growth == 0
             ? options.backgroundCompaction(false)
             : options.compactionSpaceAmplification(1 + growth / 100.0);
-    long fitting =
-        CellarOptions.largestValueBytes(
-            config.segmentSize(),
-            CellarOptions.DEFAULT_MAX_KEY_BYTES,
-            options.encryptionKeys() != null);
+    long fitting = options.maxKeyBytes(CellarOptions.DEFAULT_MAX_KEY_BYTES).largestValueBytes();
     return fitting < CellarOptions.DEFAULT_MAX_VALUE_BYTES
         ? options.maxValueBytes((int) fitting)
         : options;

@@ -55,6 +55,7 @@ record ServerArguments(Path configFile, Map<String, String> flags) {
           "tls-protocols",
           "segment-size",
           "encryption-key-file",
+          "compression",
           "backup-target",
           "auto-aof-rewrite-percentage",
           "loglevel",

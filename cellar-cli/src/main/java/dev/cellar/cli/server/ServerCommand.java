@@ -271,6 +271,15 @@ public final class ServerCommand implements Callable<Integer> {
   String encryptionKeyFile;
 
   @Option(
+      names = "--compression",
+      paramLabel = "none|lz4|zstd",
+      description =
+          "Compress values at rest, off the request path: compaction rewrites each sealed log"
+              + " segment once, every value compressed against a dictionary trained on the"
+              + " store's own data (default: none).")
+  String compression;
+
+  @Option(
       names = "--segment-size",
       paramLabel = "SIZE",
       description = "Expert: log segment size, 256kb to 1gb (default 64mb); smaller caps values.")
@@ -397,6 +406,7 @@ public final class ServerCommand implements Callable<Integer> {
     flags.put("tls-protocols", tlsProtocols);
     flags.put("segment-size", segmentSize);
     flags.put("encryption-key-file", encryptionKeyFile);
+    flags.put("compression", compression);
     flags.put("backup-target", backupTarget);
     flags.put("auto-aof-rewrite-percentage", aofRewritePercentage);
     flags.put("loglevel", logLevel);

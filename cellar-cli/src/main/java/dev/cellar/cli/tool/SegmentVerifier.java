@@ -87,8 +87,37 @@ public final class SegmentVerifier {
     String state =
         (segment.sealed() ? "sealed" : "unsealed")
             + (segment.compacted() ? ", compacted" : "")
-            + (segment.encrypted() ? ", key " + segment.keyId() : "");
+            + (segment.encrypted() ? ", key " + segment.keyId() : "")
+            + compression(segment);
+    if (segment.codecProblem() != null) {
+      findings.add(
+          Finding.ofFile(
+              Severity.ERROR,
+              name,
+              "codec block unusable ("
+                  + segment.codecProblem()
+                  + "): its compressed values cannot be read"));
+    }
     return new Result(name, state, counts, segment.scanLimit(), findings);
+  }
+
+  /** The codec and dictionary of a compressed segment, as its state shows them. */
+  private static String compression(SegmentFile segment) {
+    if (!segment.compressed()) {
+      return "";
+    }
+    dev.cellar.Compression codec = segment.compression();
+    return codec == null
+        ? ", compressed (codec block unusable)"
+        : ", "
+            + codec.label()
+            + (segment.dictionaryBytes() == 0
+                ? " without a dictionary"
+                : " dictionary "
+                    + Long.toHexString(segment.dictionaryId())
+                    + " ("
+                    + segment.dictionaryBytes()
+                    + " bytes)");
   }
 
   private static Result unreadable(SegmentFile segment) {

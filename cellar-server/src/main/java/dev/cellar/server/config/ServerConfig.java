@@ -1,6 +1,7 @@
 package dev.cellar.server.config;
 
 import dev.cellar.CellarOptions;
+import dev.cellar.Compression;
 import dev.cellar.Fsync;
 import dev.cellar.server.log.LogLevel;
 import dev.cellar.server.log.ServerLog;
@@ -103,6 +104,7 @@ public final class ServerConfig {
   private volatile int httpsPort = 0;
   private volatile Path tlsCertFile;
   private volatile Path encryptionKeyFile;
+  private volatile Compression compression = Compression.NONE;
   private volatile String backupTarget;
   private volatile Path tlsKeyFile;
   private volatile String tlsKeyFilePass;
@@ -303,6 +305,8 @@ public final class ServerConfig {
         false,
         () -> pathOrEmpty(encryptionKeyFile),
         v -> encryptionKeyFile = optionalPath("encryption-key-file", v));
+    // Read at start-up only: compaction compresses with the codec the store was opened with.
+    define("compression", false, () -> compression.label(), v -> compression = parseCompression(v));
     define(
         "tls-cert-file",
         false,
@@ -584,6 +588,11 @@ public final class ServerConfig {
    * The key file the store's data is encrypted with ({@code docs/format/encryption.md}), or null
    * for none.
    */
+  /** How the store compresses values at rest ({@code --compression}). */
+  public Compression compression() {
+    return compression;
+  }
+
   public Path encryptionKeyFile() {
     return encryptionKeyFile;
   }
@@ -758,6 +767,15 @@ public final class ServerConfig {
       }
     }
     return List.copyOf(out);
+  }
+
+  private static Compression parseCompression(String v) {
+    try {
+      return Compression.parse(v);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          "Invalid argument '" + v + "' for CONFIG SET 'compression': expected none, lz4 or zstd");
+    }
   }
 
   private static Fsync parseFsync(String v) {
