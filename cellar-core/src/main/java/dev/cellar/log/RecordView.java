@@ -21,20 +21,14 @@ import java.lang.foreign.ValueLayout;
 public final class RecordView {
   private SegmentCipher cipher;
   private int tagBytes;
-  private ValueDictionary dictionary;
+  private final CompressedField field = new CompressedField();
   private boolean compressed;
 
   /** The value's own length when compressed, once read from its field; else -1. */
   private long rawLength;
 
-  /** The decompressed value ({@link #inflate}) in {@link #inflatedValue}, from index 0. */
+  /** Whether the compressed value is decompressed ({@link #inflate}) in {@link #field}. */
   private boolean inflated;
-
-  private byte[] inflatedValue;
-  private MemorySegment inflatedData;
-
-  /** A compressed value's field copied off the mapping, to decompress from the heap. */
-  private byte[] frameScratch;
 
   /** The record decrypted (header and plaintext key and value) when {@link #opened}. */
   private byte[] plain;
@@ -85,7 +79,7 @@ public final class RecordView {
   /** As {@link #parse(Segment, long)}, bounded by {@code limit}. */
   public boolean parse(Segment segment, long offset, long limit) {
     cipher(segment.cipher());
-    dictionary = segment.dictionary();
+    field.dictionary(segment.dictionary());
     return parse(segment.memory(), offset, limit);
   }
 
@@ -95,13 +89,13 @@ public final class RecordView {
    * this view. A compressed record parses without one, and its key reads; its value does not.
    */
   public RecordView dictionary(ValueDictionary dictionary) {
-    this.dictionary = dictionary;
+    field.dictionary(dictionary);
     return this;
   }
 
   /** Whether the dictionary this view decompresses with is {@code d}. */
   public boolean dictionaryIs(ValueDictionary d) {
-    return dictionary == d;
+    return field.dictionary() == d;
   }
 
   /** Whether the record's value is stored compressed. */
@@ -359,42 +353,16 @@ public final class RecordView {
   }
 
   /**
-   * Most bytes a compressed value may claim to decompress to: a segment's largest size. A length
-   * beyond it is damage, and is refused before anything is allocated for it.
-   */
-  private static final long MAX_RAW_LENGTH = 1L << 30;
-
-  /**
-   * The value's own length, from the varint at the start of the compressed field {@code src[at, at
-   * + valueLength)}; -1 if malformed.
-   */
-  private long rawLengthAt(byte[] src, int at) {
-    long v = Varint.read(MemorySegment.ofArray(src), at, at + valueLength, Varint.MAX_INT_BYTES);
-    if (v < 0 || (v & 0xFF) >= valueLength || (v >>> 8) > MAX_RAW_LENGTH) {
-      return -1;
-    }
-    return v;
-  }
-
-  /**
    * The value decompressed from the compressed field at {@code src[at]} into a new array.
    *
    * @throws dev.cellar.CorruptStoreException if it does not decompress
    */
   private byte[] decompressed(byte[] src, int at) {
-    long v = rawLengthAt(src, at);
-    byte[] out = v < 0 ? null : new byte[(int) (v >>> 8)];
-    if (out == null || !decompress(src, at, v, out)) {
+    byte[] out = field.decompressed(src, at, (int) valueLength);
+    if (out == null) {
       throw undecompressable();
     }
     return out;
-  }
-
-  private boolean decompress(byte[] src, int at, long lengthVarint, byte[] out) {
-    int prefix = (int) (lengthVarint & 0xFF);
-    int raw = (int) (lengthVarint >>> 8);
-    return dictionary != null
-        && dictionary.decompress(src, at + prefix, (int) valueLength - prefix, out, 0, raw);
   }
 
   private dev.cellar.CorruptStoreException undecompressable() {
@@ -407,46 +375,23 @@ public final class RecordView {
                 + ": "
                 + length
                 + " bytes, "
-                + (dictionary == null
-                    ? "compressed in a segment that names no dictionary"
-                    : "not a value of dictionary " + Long.toHexString(dictionary.id()))));
+                + field.why()));
   }
 
-  /**
-   * Decompresses a compressed record's value into this view's own array (made once per view and
-   * grown as needed), if not done since the last parse.
-   */
+  /** Decompresses a compressed record's value into {@link #field}, if not done since parsing. */
   private void inflate() {
     if (inflated) {
       return;
     }
-    byte[] src;
-    int at;
+    long raw;
     if (cipher != null) {
       ensureOpen();
-      src = plain;
-      at = (int) (keyOffset - offset + keyLength);
+      raw = field.inflate(plain, (int) (keyOffset - offset + keyLength), (int) valueLength);
     } else {
-      // From a heap copy, never from the mapping: a native call holds the mapping's arena, and
-      // compaction must be able to unmap a segment whatever a reader does.
       int n = (int) valueLength;
-      if (frameScratch == null || frameScratch.length < n) {
-        frameScratch = new byte[Math.max(n, SCRATCH_BYTES)];
-      }
-      MemorySegment.copy(log, ValueLayout.JAVA_BYTE, keyOffset + keyLength, frameScratch, 0, n);
-      src = frameScratch;
-      at = 0;
+      raw = field.inflate(field.copy(log, keyOffset + keyLength, n), 0, n);
     }
-    long v = rawLengthAt(src, at);
-    if (v < 0) {
-      throw undecompressable();
-    }
-    int raw = (int) (v >>> 8);
-    if (inflatedValue == null || inflatedValue.length < raw) {
-      inflatedValue = new byte[Math.max(raw, SCRATCH_BYTES)];
-      inflatedData = MemorySegment.ofArray(inflatedValue);
-    }
-    if (!decompress(src, at, v, inflatedValue)) {
+    if (raw < 0) {
       throw undecompressable();
     }
     rawLength = raw;
@@ -617,18 +562,11 @@ public final class RecordView {
         src = plain;
         at = (int) (keyOffset - offset + keyLength);
       } else {
-        int n = (int) Math.min(valueLength, Varint.MAX_INT_BYTES);
-        src = new byte[n];
-        MemorySegment.copy(log, ValueLayout.JAVA_BYTE, keyOffset + keyLength, src, 0, n);
+        src = field.copy(log, keyOffset + keyLength, (int) Math.min(valueLength, 16));
         at = 0;
       }
-      long v =
-          Varint.read(
-              MemorySegment.ofArray(src),
-              at,
-              at + Math.min(valueLength, src.length - at),
-              Varint.MAX_INT_BYTES);
-      if (v < 0 || (v >>> 8) > MAX_RAW_LENGTH) {
+      long v = CompressedField.lengthVarint(src, at, valueLength);
+      if (v < 0) {
         throw undecompressable();
       }
       rawLength = v >>> 8;
@@ -675,7 +613,7 @@ public final class RecordView {
       return data();
     }
     inflate();
-    return inflatedData;
+    return field.valueData();
   }
 
   /** Where the value starts in {@link #valueData()}. */
@@ -707,7 +645,7 @@ public final class RecordView {
   public MemorySegment value() {
     if (compressed) {
       inflate();
-      return inflatedData.asSlice(0, rawLength);
+      return field.valueData().asSlice(0, rawLength);
     }
     return data().asSlice(keyOffset() + keyLength, valueLength);
   }

@@ -1,0 +1,106 @@
+package dev.cellar.log;
+
+import dev.cellar.compress.ValueDictionary;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * The value field of a compressed record ({@code varint(value length) || frame}, see {@link
+ * RecordDescriptor#COMPRESSED_BIT}) decompressed for one {@link RecordView}: the segment's
+ * dictionary, and the view's arrays for a field copied off the mapping and for the value
+ * decompressed, each made once and grown as needed.
+ *
+ * <p>Decompression always reads a heap copy, never the mapping: a native call holds the mapping's
+ * arena for its duration, and compaction must be able to unmap a segment whatever a reader does.
+ *
+ * <p>Total over arbitrary bytes: a length varint that is malformed, leaves no frame, or claims more
+ * than {@link #MAX_RAW_LENGTH} is refused before anything is allocated for it, and a frame that
+ * does not decompress to exactly the length is refused. Not thread-safe: one per view.
+ */
+final class CompressedField {
+  /** Most bytes a compressed value may claim to decompress to: a segment's largest size. */
+  static final long MAX_RAW_LENGTH = 1L << 30;
+
+  private static final int MIN_SCRATCH = 4096;
+
+  private ValueDictionary dictionary;
+  private byte[] field;
+  private byte[] value;
+  private MemorySegment valueData;
+
+  void dictionary(ValueDictionary dictionary) {
+    this.dictionary = dictionary;
+  }
+
+  ValueDictionary dictionary() {
+    return dictionary;
+  }
+
+  /**
+   * The length varint at the start of the field {@code src[at, at + fieldLength)}: the value's
+   * length shifted left by 8 and the varint's size in the low byte; -1 if malformed.
+   */
+  static long lengthVarint(byte[] src, int at, long fieldLength) {
+    long end = Math.min(at + fieldLength, src.length);
+    long v = Varint.read(MemorySegment.ofArray(src), at, end, Varint.MAX_INT_BYTES);
+    if (v < 0 || (v & 0xFF) >= fieldLength || (v >>> 8) > MAX_RAW_LENGTH) {
+      return -1;
+    }
+    return v;
+  }
+
+  /** The field's bytes copied off {@code log} from {@code offset}, in this field's own array. */
+  byte[] copy(MemorySegment log, long offset, int fieldLength) {
+    if (field == null || field.length < fieldLength) {
+      field = new byte[Math.max(fieldLength, MIN_SCRATCH)];
+    }
+    MemorySegment.copy(log, ValueLayout.JAVA_BYTE, offset, field, 0, fieldLength);
+    return field;
+  }
+
+  /** The value of the field {@code src[at, at + fieldLength)} in a new array; null if damaged. */
+  byte[] decompressed(byte[] src, int at, int fieldLength) {
+    long v = lengthVarint(src, at, fieldLength);
+    if (v < 0) {
+      return null;
+    }
+    byte[] out = new byte[(int) (v >>> 8)];
+    return decompress(src, at, fieldLength, v, out) ? out : null;
+  }
+
+  /**
+   * Decompresses the field {@code src[at, at + fieldLength)} into this field's value array ({@link
+   * #valueData()}); returns the value's length, or -1 if damaged.
+   */
+  long inflate(byte[] src, int at, int fieldLength) {
+    long v = lengthVarint(src, at, fieldLength);
+    if (v < 0) {
+      return -1;
+    }
+    int raw = (int) (v >>> 8);
+    if (value == null || value.length < raw) {
+      value = new byte[Math.max(raw, MIN_SCRATCH)];
+      valueData = MemorySegment.ofArray(value);
+    }
+    return decompress(src, at, fieldLength, v, value) ? raw : -1;
+  }
+
+  /** The value {@link #inflate} decompressed last, from index 0. */
+  MemorySegment valueData() {
+    return valueData;
+  }
+
+  private boolean decompress(byte[] src, int at, int fieldLength, long lengthVarint, byte[] out) {
+    int prefix = (int) (lengthVarint & 0xFF);
+    int raw = (int) (lengthVarint >>> 8);
+    return dictionary != null
+        && dictionary.decompress(src, at + prefix, fieldLength - prefix, out, 0, raw);
+  }
+
+  /** What to say of a field that does not decompress. */
+  String why() {
+    return dictionary == null
+        ? "compressed in a segment that names no dictionary"
+        : "not a value of dictionary " + Long.toHexString(dictionary.id());
+  }
+}
