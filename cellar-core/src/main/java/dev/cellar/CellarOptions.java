@@ -55,6 +55,8 @@ public final class CellarOptions {
   public static final long DEFAULT_COMPACTION_BYTES_PER_SECOND = 256L << 20;
   public static final int DEFAULT_BACKGROUND_NICE = 0;
   public static final double DEFAULT_IDLE_COMPACTION_LIMIT = 3.0;
+  public static final long DEFAULT_READ_CACHE_BYTES = 256L << 20;
+  public static final long MIN_READ_CACHE_BYTES = 1L << 20;
 
   /**
    * The largest value a segment of {@code segmentBytes} can hold beside a key of {@code
@@ -125,6 +127,8 @@ public final class CellarOptions {
   private FileIO fileIO = FileIO.platform();
   private EncryptionKeys encryptionKeys;
   private Compression compression = Compression.NONE;
+  private IoMode io = IoMode.BUFFERED;
+  private long readCacheBytes = DEFAULT_READ_CACHE_BYTES;
 
   private CellarOptions() {}
 
@@ -155,6 +159,8 @@ public final class CellarOptions {
     c.fileIO = fileIO;
     c.encryptionKeys = encryptionKeys;
     c.compression = compression;
+    c.io = io;
+    c.readCacheBytes = readCacheBytes;
     return c;
   }
 
@@ -439,6 +445,35 @@ public final class CellarOptions {
     return compression;
   }
 
+  /**
+   * How the store reads its files (default {@link IoMode#BUFFERED}); {@link IoMode#DIRECT} reads
+   * sealed segments with O_DIRECT through an off-heap read cache of {@link #readCacheBytes}. Direct
+   * reads need Linux, native access and a file system that supports O_DIRECT (tmpfs does not).
+   */
+  public CellarOptions io(IoMode mode) {
+    CellarOptions c = copy();
+    c.io = mode;
+    return c;
+  }
+
+  public IoMode io() {
+    return io;
+  }
+
+  /**
+   * The size of the off-heap read cache of a store whose {@link #io(IoMode)} is direct (default 256
+   * MiB, at least 1 MiB); a buffered store has none and ignores it.
+   */
+  public CellarOptions readCacheBytes(long bytes) {
+    CellarOptions c = copy();
+    c.readCacheBytes = bytes;
+    return c;
+  }
+
+  public long readCacheBytes() {
+    return readCacheBytes;
+  }
+
   /** The keys the store encrypts with, or null. */
   public EncryptionKeys encryptionKeys() {
     return encryptionKeys;
@@ -499,8 +534,11 @@ public final class CellarOptions {
   /** Checks every setting against the others; throws with the offending values. */
   public CellarOptions validate() {
     require(
-        fsync != null && fileIO != null && compression != null,
-        "fsync, fileIO and compression must be set");
+        fsync != null && fileIO != null && compression != null && io != null,
+        "fsync, fileIO, compression and io must be set");
+    require(
+        readCacheBytes >= MIN_READ_CACHE_BYTES,
+        "readCacheBytes " + readCacheBytes + " < " + MIN_READ_CACHE_BYTES);
     require(
         segmentBytes >= MIN_SEGMENT_BYTES && segmentBytes <= MAX_SEGMENT_BYTES,
         "segmentBytes "

@@ -41,4 +41,43 @@ public interface FileIO {
 
   /** Creates {@code directory} and its parents if missing. */
   void createDirectories(Path directory) throws IOException;
+
+  /**
+   * Opens {@code path} for reads that bypass the page cache: the platform opens it with {@code
+   * O_DIRECT} (and fails where the file system refuses that). This default reads through {@link
+   * #openReadOnly}, which is what a substitute file system that has no page cache to bypass needs.
+   */
+  default DirectReader openDirect(Path path) throws IOException {
+    StoreFile file = openReadOnly(path);
+    return new DirectReader() {
+      private volatile boolean closed;
+
+      @Override
+      public long read(long position, java.lang.foreign.MemorySegment into) throws IOException {
+        if (closed) {
+          throw new IllegalStateException(path.getFileName() + " is closed");
+        }
+        java.nio.ByteBuffer buffer = into.asByteBuffer();
+        long done = 0;
+        while (buffer.hasRemaining()) {
+          int n = file.read(buffer, position + done);
+          if (n <= 0) {
+            break;
+          }
+          done += n;
+        }
+        return done;
+      }
+
+      @Override
+      public void close() {
+        closed = true;
+        try {
+          file.close();
+        } catch (IOException e) {
+          // read-only: nothing to lose
+        }
+      }
+    };
+  }
 }

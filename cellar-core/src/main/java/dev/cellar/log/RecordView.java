@@ -37,6 +37,20 @@ public final class RecordView {
   private boolean opened;
   private MemorySegment log;
   private long offset;
+
+  /**
+   * Where the record is in its file, and the file's mapping (its identity): the parsed {@code
+   * offset} in {@code log}, unless the record was read through the read cache into {@link
+   * #directData}, where it starts at 0. The nonce and {@link #offset()} are the file's.
+   */
+  private long fileOffset;
+
+  private MemorySegment source;
+
+  /** A record of a segment read with O_DIRECT, copied out of the read cache. */
+  private byte[] directBytes;
+
+  private MemorySegment directData;
   private int type;
   private long keyLength;
   private long valueLength;
@@ -51,15 +65,28 @@ public final class RecordView {
    * #checksumValid()}).
    */
   public boolean parse(MemorySegment log, long offset, long limit) {
+    source = log;
+    fileOffset = offset;
+    return parseRange(log, offset, limit, limit);
+  }
+
+  /**
+   * Parses the record at {@code offset} of {@code log}, which must end by {@code limit}, reading
+   * nothing at or past {@code readable} (no header reaches 64 bytes past its start).
+   */
+  private boolean parseRange(MemorySegment log, long offset, long limit, long readable) {
     this.log = log;
     this.offset = offset;
     this.opened = false;
     this.inflated = false;
     this.rawLength = -1;
-    if (offset < 0 || limit - offset < RecordDescriptor.MIN_LENGTH || limit > log.byteSize()) {
+    if (offset < 0
+        || limit - offset < RecordDescriptor.MIN_LENGTH
+        || readable > log.byteSize()
+        || readable > limit) {
       return false;
     }
-    if (limit - offset >= RecordDescriptor.TYPE_OFFSET + Long.BYTES) {
+    if (readable - offset >= RecordDescriptor.TYPE_OFFSET + Long.BYTES) {
       int decoded = parseShortHeader(log.get(HEADER_WORD, offset + RecordDescriptor.TYPE_OFFSET));
       if (decoded != NEEDS_SLOW_PATH) {
         return decoded == 1 && finish(limit);
@@ -80,7 +107,64 @@ public final class RecordView {
   public boolean parse(Segment segment, long offset, long limit) {
     cipher(segment.cipher());
     field.dictionary(segment.dictionary());
+    if (segment.directReads()) {
+      return parseDirect(segment, offset, limit);
+    }
     return parse(segment.memory(), offset, limit);
+  }
+
+  /**
+   * As {@link #parse(Segment, long, long)}, from the segment's mapping even when its point reads go
+   * through the read cache: for a scan of the whole segment, which would only churn the cache.
+   */
+  public boolean parseMapped(Segment segment, long offset) {
+    cipher(segment.cipher());
+    field.dictionary(segment.dictionary());
+    return parse(segment.memory(), offset, segment.end());
+  }
+
+  /** The most bytes of a record header ({@link RecordDescriptor#MAX_FRAMING_LENGTH} and more). */
+  private static final int HEADER_BYTES = 64;
+
+  /**
+   * Reads the record at {@code offset} of a segment whose point reads go through the read cache
+   * ({@link Segment#readDirect}) into this view's own array, and parses it there: first the rest of
+   * the cache block it starts in (all of most records; the header at least), then, if the record is
+   * longer, the whole record.
+   */
+  private boolean parseDirect(Segment segment, long offset, long limit) {
+    if (offset < 0 || limit - offset < RecordDescriptor.MIN_LENGTH) {
+      return parse(segment.memory(), offset, limit); // refused by the same rules
+    }
+    long first =
+        Math.min(
+            limit - offset,
+            Math.max(HEADER_BYTES, dev.cellar.cache.BlockCache.BLOCK_BYTES - offset % 4096));
+    MemorySegment buffer = directBuffer(first);
+    segment.readDirect(offset, buffer, 0, first);
+    boolean parsed = parseRange(buffer, 0, limit - offset, Math.min(first, HEADER_BYTES));
+    if (parsed && length > first) {
+      long whole = length;
+      buffer = directBuffer(whole);
+      segment.readDirect(offset, buffer, 0, whole);
+      parsed = parseRange(buffer, 0, whole, whole);
+    }
+    source = segment.memory();
+    fileOffset = offset;
+    return parsed;
+  }
+
+  private MemorySegment directBuffer(long bytes) {
+    if (directBytes == null || directBytes.length < bytes) {
+      directBytes = new byte[(int) Math.max(bytes, 2 * SCRATCH_BYTES)];
+      directData = MemorySegment.ofArray(directBytes);
+    }
+    return directData;
+  }
+
+  /** Whether the record was read through the read cache into this view's own array. */
+  public boolean direct() {
+    return log == directData && directData != null;
   }
 
   /**
@@ -202,6 +286,10 @@ public final class RecordView {
 
   /** The byte-wise decoder: headers too long for the fast path, and tests comparing the two. */
   boolean parseSlow(MemorySegment log, long offset, long limit) {
+    if (log != directData) {
+      source = log;
+      fileOffset = offset;
+    }
     this.log = log;
     this.offset = offset;
     this.opened = false;
@@ -371,7 +459,7 @@ public final class RecordView {
         java.util.List.of(
             (cipher != null ? cipher.file() + " " : "")
                 + "offset "
-                + offset
+                + fileOffset
                 + ": "
                 + length
                 + " bytes, "
@@ -410,7 +498,7 @@ public final class RecordView {
       plainData = MemorySegment.ofArray(plain);
     }
     LastOpened last = LAST_OPENED.get();
-    if (last.log == log && last.offset == offset && last.length == n) {
+    if (last.log == source && last.offset == fileOffset && last.length == n) {
       System.arraycopy(last.plain, 0, plain, 0, n);
       opened = true;
       return true;
@@ -420,9 +508,9 @@ public final class RecordView {
     }
     int aad = RecordDescriptor.TYPE_OFFSET;
     int body = (int) (keyOffset - offset);
-    opened = cipher.open(plain, aad, body - aad, body, (int) (keyLength + valueLength), offset);
+    opened = cipher.open(plain, aad, body - aad, body, (int) (keyLength + valueLength), fileOffset);
     if (opened && n <= LastOpened.MAX_BYTES) {
-      last.remember(log, offset, plain, n);
+      last.remember(source, fileOffset, plain, n);
     }
     return opened;
   }
@@ -470,7 +558,7 @@ public final class RecordView {
           java.util.List.of(
               cipher.file()
                   + " offset "
-                  + offset
+                  + fileOffset
                   + ": "
                   + length
                   + " bytes, checksum or AES-GCM tag mismatch"));
@@ -529,8 +617,9 @@ public final class RecordView {
       java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
           int[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
 
+  /** Where the record starts in its file. */
   public long offset() {
-    return offset;
+    return fileOffset;
   }
 
   /** {@link RecordDescriptor#PUT} or {@link RecordDescriptor#DELETE}. */

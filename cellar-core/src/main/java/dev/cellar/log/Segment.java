@@ -1,7 +1,9 @@
 package dev.cellar.log;
 
+import dev.cellar.cache.BlockCache;
 import dev.cellar.compress.Dictionaries;
 import dev.cellar.compress.ValueDictionary;
+import dev.cellar.io.DirectReader;
 import dev.cellar.io.FileIO;
 import dev.cellar.io.StoreFile;
 import dev.cellar.platform.MemoryAdvice;
@@ -31,7 +33,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * writer (under its append lock) and read by anyone. The accounting counters are atomics updated by
  * writers of any shard and read by the compactor; they guide compaction and need not be exact.
  */
-public final class Segment implements AutoCloseable {
+public final class Segment implements AutoCloseable, BlockCache.BlockLoader {
   /** Where a segment is in its life. */
   public enum State {
     ACTIVE,
@@ -54,6 +56,19 @@ public final class Segment implements AutoCloseable {
 
   /** The codec and dictionary of a compressed segment, set once it is created or found. */
   private ValueDictionary dictionary;
+
+  /**
+   * The store's read cache if it reads with O_DIRECT ({@code CellarOptions.io(DIRECT)}): point
+   * reads of this segment go through it once it is sealed. Null: they read the mapping.
+   */
+  private volatile BlockCache readCache;
+
+  private volatile FileIO readCacheIo;
+
+  /** The file opened with O_DIRECT on the first direct read, and its key in the cache. */
+  private volatile DirectReader direct;
+
+  private long cacheFileId;
 
   /**
    * {@link #memory} read-only, made once: readers are handed it with a range instead of a slice
@@ -385,6 +400,72 @@ public final class Segment implements AutoCloseable {
     return id;
   }
 
+  /** Makes point reads of this segment go through {@code cache} with O_DIRECT once it is sealed. */
+  public void readCache(BlockCache cache, FileIO io) {
+    this.readCacheIo = io;
+    this.readCache = cache;
+  }
+
+  /**
+   * Whether point reads of this segment go through the read cache with O_DIRECT: the store reads
+   * that way and the segment is sealed (immutable, and durable, so a read from the device sees what
+   * the mapping holds).
+   */
+  public boolean directReads() {
+    return readCache != null && state == State.SEALED;
+  }
+
+  /**
+   * Copies {@code length} bytes from {@code position} into {@code dst} at {@code dstOffset} through
+   * the read cache.
+   *
+   * @throws IllegalStateException if the segment is closed (a reader retries, as for an unmapped
+   *     segment)
+   * @throws dev.cellar.StoreIOException if the device read fails
+   */
+  public void readDirect(long position, MemorySegment dst, long dstOffset, long length) {
+    DirectReader file = directFile();
+    try {
+      readCache.read(cacheFileId, position, dst, dstOffset, length, this);
+    } catch (IOException e) {
+      throw new dev.cellar.StoreIOException(
+          "cannot read " + path.getFileName() + " at " + position + ": " + e.getMessage(), e);
+    }
+    java.lang.ref.Reference.reachabilityFence(file);
+  }
+
+  @Override
+  public void load(long index, MemorySegment into) throws IOException {
+    direct.read(index * BlockCache.BLOCK_BYTES, into);
+  }
+
+  private DirectReader directFile() {
+    DirectReader file = direct;
+    if (file != null) {
+      return file;
+    }
+    synchronized (this) {
+      if (direct == null) {
+        if (arena.scope().isAlive()) {
+          try {
+            DirectReader opened = readCacheIo.openDirect(path);
+            cacheFileId = BlockCache.newFileId();
+            // From now on the cache holds what reads need: the pages the writer and earlier reads
+            // left in the page cache are only memory taken from the cache and the application.
+            opened.dropPageCache(memory);
+            direct = opened;
+          } catch (IOException e) {
+            throw new dev.cellar.StoreIOException(
+                "cannot open " + path.getFileName() + " for direct reads: " + e.getMessage(), e);
+          }
+        } else {
+          throw new IllegalStateException(path.getFileName() + " is closed");
+        }
+      }
+      return direct;
+    }
+  }
+
   /** Where the segment's records start. */
   public int dataStart() {
     return dataStart;
@@ -621,6 +702,12 @@ public final class Segment implements AutoCloseable {
   /** Unmaps and closes the file. Readers racing this get IllegalStateException and retry. */
   @Override
   public void close() {
+    synchronized (this) {
+      DirectReader d = direct;
+      if (d != null) {
+        d.close(); // the descriptor closes when the last read in progress ends
+      }
+    }
     try {
       arena.close();
     } catch (IllegalStateException alreadyClosed) {

@@ -13,6 +13,20 @@ import java.util.List;
 public final class SegmentTable {
   private volatile Segment[] slots = new Segment[LogLocation.MAX_SLOTS];
 
+  /** The read cache every segment placed here reads through once sealed; null: none. */
+  private volatile dev.cellar.cache.BlockCache readCache;
+
+  private volatile dev.cellar.io.FileIO readCacheIo;
+
+  /**
+   * Makes every segment placed from now on read through {@code cache} once sealed, with the direct
+   * reads of {@code io}.
+   */
+  public void readCache(dev.cellar.cache.BlockCache cache, dev.cellar.io.FileIO io) {
+    this.readCacheIo = io;
+    this.readCache = cache;
+  }
+
   /** The segment in {@code slot}, or null. */
   public Segment get(int slot) {
     return slots[slot];
@@ -39,6 +53,7 @@ public final class SegmentTable {
     }
     copy[slot] = segment;
     segment.slot(slot);
+    segment.readCache(readCache, readCacheIo);
     slots = copy;
   }
 
@@ -47,6 +62,7 @@ public final class SegmentTable {
     Segment[] copy = slots.clone();
     copy[current.slot()] = replacement;
     replacement.slot(current.slot());
+    replacement.readCache(readCache, readCacheIo);
     slots = copy;
   }
 

@@ -70,4 +70,10 @@ public final class PlatformFileIO implements FileIO {
   public void createDirectories(Path directory) throws IOException {
     Files.createDirectories(directory);
   }
+
+  /** With {@code O_DIRECT}, through FFM ({@link DirectFile}). */
+  @Override
+  public dev.cellar.io.DirectReader openDirect(Path path) throws IOException {
+    return DirectFile.open(path);
+  }
 }

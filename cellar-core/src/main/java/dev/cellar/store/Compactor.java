@@ -568,7 +568,7 @@ final class Compactor {
     try {
       for (int i = 0; i < count; i++) {
         // Verified by the scan a moment ago; parsed again only to read its fields.
-        batchView.parse(victim, batchOffsets[i]);
+        batchView.parseMapped(victim, batchOffsets[i]);
         consider(victim, batchView, batchHashes[i], lowestOtherSeq, now);
         throttle(batchView.length());
       }

@@ -184,7 +184,7 @@ final class Keyspace {
     if (view.compressed()) {
       return view.valueData().asReadOnly();
     }
-    return view.encrypted() ? view.data().asReadOnly() : segment.readOnlyMemory();
+    return view.encrypted() || view.direct() ? view.data().asReadOnly() : segment.readOnlyMemory();
   }
 
   private void verifyOnRead(Segment segment, RecordView view) {

@@ -50,9 +50,13 @@ final class Shard implements HashIndex.Keys {
     // launcher's JVM options, by the server's GarbageFreePathTest). With per-thread views here and
     // in GarbageAccounting.retire, and a per-thread checksum for appends, embedded overwrites (G1)
     // were slower than the build before in six of seven interleaved pairs; without, in two of five.
-    // An encrypted record is decrypted into its view's own array: a view kept per thread, so that
-    // the comparison does not allocate that array on every lookup.
-    RecordView view = segment.cipher() == null ? new RecordView() : ENCRYPTED_VIEW.get();
+    // An encrypted record is decrypted into its view's own array, and a record read with O_DIRECT
+    // is copied into one: a view kept per thread, so that the comparison does not allocate that
+    // array on every lookup.
+    RecordView view =
+        segment.cipher() == null && !segment.directReads()
+            ? new RecordView()
+            : ENCRYPTED_VIEW.get();
     // Bounded by the segment's end, not its mapping: past a sealed segment's end the file may be
     // truncated, and touching a mapped page beyond the file's end is SIGBUS.
     return view.parse(segment, offset) && view.keyEquals(source, keyOffset, keyLength);

@@ -110,6 +110,18 @@ public final class Store implements Cellar {
     this.health = new StoreHealth(directory, io);
     this.keyspace = new Keyspace(meta.shards(), hasher, segments, options, health);
     this.obsolete = new ObsoleteSegments(segments, io, directory);
+    if (options.io() == dev.cellar.IoMode.DIRECT) {
+      readCache = new dev.cellar.cache.BlockCache(options.readCacheBytes());
+      segments.readCache(readCache, io);
+    }
+  }
+
+  /** The read cache of a store that reads with O_DIRECT; null when buffered. */
+  private dev.cellar.cache.BlockCache readCache;
+
+  /** The read cache, for tests; null when buffered. */
+  dev.cellar.cache.BlockCache readCache() {
+    return readCache;
   }
 
   /**
@@ -140,6 +152,9 @@ public final class Store implements Cellar {
     Store store = null;
     try {
       meta = readOrCreateMeta(io, directory, options);
+      if (options.io() == dev.cellar.IoMode.DIRECT) {
+        checkDirectReads(io, directory);
+      }
       store = new Store(directory, options, lock, meta);
       store.recover();
       store.startAgents();
@@ -154,6 +169,26 @@ public final class Store implements Cellar {
         throw new StoreIOException("cannot open store " + directory + ": " + io1.getMessage(), io1);
       }
       throw (RuntimeException) e;
+    }
+  }
+
+  /**
+   * Refuses direct I/O where it cannot work, at open rather than at the first read of a sealed
+   * segment: without native access or off Linux, or on a file system that refuses O_DIRECT.
+   */
+  private static void checkDirectReads(FileIO io, Path directory) {
+    try (dev.cellar.io.DirectReader probe =
+        io.openDirect(directory.resolve(StoreMetaDescriptor.FILE_NAME))) {
+      // opened: direct reads work here
+    } catch (IOException e) {
+      throw new IllegalArgumentException(
+          "invalid Cellar option: io direct: "
+              + e.getMessage()
+              + " (the file system of "
+              + directory
+              + " must accept O_DIRECT, and the JVM must grant the engine native access); use io"
+              + " buffered",
+          e);
     }
   }
 
@@ -319,6 +354,9 @@ public final class Store implements Cellar {
     }
     for (Segment s : segments.all()) {
       s.close();
+    }
+    if (readCache != null) {
+      readCache.close();
     }
     closeQuietly(lock);
   }
@@ -1005,6 +1043,9 @@ public final class Store implements Cellar {
       }
       for (Segment s : segments.all()) {
         s.close();
+      }
+      if (readCache != null) {
+        readCache.close();
       }
       closeQuietly(lock);
     }

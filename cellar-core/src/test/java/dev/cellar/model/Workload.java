@@ -4,6 +4,7 @@ import dev.cellar.CellarOptions;
 import dev.cellar.Compression;
 import dev.cellar.EncryptionKeys;
 import dev.cellar.Fsync;
+import dev.cellar.IoMode;
 import dev.cellar.io.FileIO;
 import java.time.Duration;
 
@@ -14,7 +15,9 @@ import java.time.Duration;
  * index), the shard count, whether the log reserves space by writing zeros, and whether the store
  * is encrypted (one run in four) and compressed (LZ4 in one run in four, zstd in another: a
  * compressed store's compaction compresses sealed segments, so the model's compactions and crashes
- * reach compressed segments).
+ * reach compressed segments), and whether sealed segments are read through the read cache, as a
+ * store opened with {@code io direct} reads them (one run in four; the simulated disk has no page
+ * cache to bypass, so it is the cache and its path through the engine that the run exercises).
  *
  * <p>Segments are the smallest the engine allows (64 KiB), so the log rolls every few dozen puts
  * and compaction, sealing and the disk-full paths at a roll are reached by short runs; the
@@ -26,7 +29,8 @@ record Workload(
     int shards,
     boolean zeroFill,
     boolean encrypted,
-    Compression compression) {
+    Compression compression,
+    IoMode ioMode) {
   /** The key of the runs that encrypt the store. */
   private static final EncryptionKeys KEYS = EncryptionKeys.of(new byte[32]);
 
@@ -51,7 +55,8 @@ record Workload(
           case 1 -> Compression.ZSTD;
           default -> Compression.NONE;
         };
-    return new Workload(fsync, keys, shards, zeroFill, encrypted, compression);
+    IoMode io = choices.nextInt(4) == 0 ? IoMode.DIRECT : IoMode.BUFFERED;
+    return new Workload(fsync, keys, shards, zeroFill, encrypted, compression, io);
   }
 
   CellarOptions options(FileIO io) {
@@ -67,6 +72,8 @@ record Workload(
         .zeroFillLog(zeroFill)
         .encryptionKeys(encrypted ? KEYS : null)
         .compression(compression)
+        .io(ioMode)
+        .readCacheBytes(CellarOptions.MIN_READ_CACHE_BYTES)
         .fileIO(io);
   }
 }

@@ -87,7 +87,7 @@ class CompressionTest {
     for (int pass = 0; pass < 100 && db.compact() > 0; pass++) {}
   }
 
-  private static byte[] key(int i) {
+  static byte[] key(int i) {
     return ("doc:" + i).getBytes(StandardCharsets.UTF_8);
   }
 
@@ -121,7 +121,7 @@ class CompressionTest {
     return codecs;
   }
 
-  private static void check(Cellar db, Map<Integer, byte[]> model) {
+  static void check(Cellar db, Map<Integer, byte[]> model) {
     for (Map.Entry<Integer, byte[]> e : model.entrySet()) {
       assertArrayEquals(e.getValue(), db.get(key(e.getKey())), "doc " + e.getKey());
     }

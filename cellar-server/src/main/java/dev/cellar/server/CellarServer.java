@@ -91,7 +91,11 @@ public final class CellarServer implements AutoCloseable, ServerControl {
     if (config.encryptionKeyFile() != null) {
       options = options.encryptionKeyFile(config.encryptionKeyFile());
     }
-    options = options.compression(config.compression());
+    options =
+        options
+            .compression(config.compression())
+            .io(config.io())
+            .readCacheBytes(config.readCacheSize());
     int growth = config.aofRewritePercentage();
     options =
         growth == 0

@@ -56,6 +56,8 @@ record ServerArguments(Path configFile, Map<String, String> flags) {
           "segment-size",
           "encryption-key-file",
           "compression",
+          "io",
+          "read-cache-size",
           "backup-target",
           "auto-aof-rewrite-percentage",
           "loglevel",

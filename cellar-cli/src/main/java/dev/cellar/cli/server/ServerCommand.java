@@ -280,6 +280,21 @@ public final class ServerCommand implements Callable<Integer> {
   String compression;
 
   @Option(
+      names = "--io",
+      paramLabel = "buffered|direct",
+      description =
+          "How the store reads its files: buffered, through the page cache (default), or direct,"
+              + " sealed segments with O_DIRECT through an off-heap read cache of"
+              + " --read-cache-size.")
+  String io;
+
+  @Option(
+      names = "--read-cache-size",
+      paramLabel = "SIZE",
+      description = "The read cache of --io direct (default 256mb, at least 1mb).")
+  String readCacheSize;
+
+  @Option(
       names = "--segment-size",
       paramLabel = "SIZE",
       description = "Expert: log segment size, 256kb to 1gb (default 64mb); smaller caps values.")
@@ -407,6 +422,8 @@ public final class ServerCommand implements Callable<Integer> {
     flags.put("segment-size", segmentSize);
     flags.put("encryption-key-file", encryptionKeyFile);
     flags.put("compression", compression);
+    flags.put("io", io);
+    flags.put("read-cache-size", readCacheSize);
     flags.put("backup-target", backupTarget);
     flags.put("auto-aof-rewrite-percentage", aofRewritePercentage);
     flags.put("loglevel", logLevel);

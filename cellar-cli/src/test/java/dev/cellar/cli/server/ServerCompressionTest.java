@@ -132,7 +132,7 @@ class ServerCompressionTest {
   }
 
   /** The INFO line that starts with {@code field}, read over a connection of its own. */
-  private static String infoLine(int port, String field) throws IOException {
+  static String infoLine(int port, String field) throws IOException {
     try (java.net.Socket s = new java.net.Socket("127.0.0.1", port)) {
       s.setSoTimeout(10_000);
       s.getOutputStream().write("*1\r\n$4\r\nINFO\r\n".getBytes(StandardCharsets.UTF_8));

@@ -3,6 +3,7 @@ package dev.cellar.server.config;
 import dev.cellar.CellarOptions;
 import dev.cellar.Compression;
 import dev.cellar.Fsync;
+import dev.cellar.IoMode;
 import dev.cellar.server.log.LogLevel;
 import dev.cellar.server.log.ServerLog;
 import java.nio.charset.StandardCharsets;
@@ -105,6 +106,8 @@ public final class ServerConfig {
   private volatile Path tlsCertFile;
   private volatile Path encryptionKeyFile;
   private volatile Compression compression = Compression.NONE;
+  private volatile IoMode io = IoMode.BUFFERED;
+  private volatile long readCacheSize = CellarOptions.DEFAULT_READ_CACHE_BYTES;
   private volatile String backupTarget;
   private volatile Path tlsKeyFile;
   private volatile String tlsKeyFilePass;
@@ -305,6 +308,13 @@ public final class ServerConfig {
         false,
         () -> pathOrEmpty(encryptionKeyFile),
         v -> encryptionKeyFile = optionalPath("encryption-key-file", v));
+    // Read at start-up only: how the store reads its files, and its read cache when direct.
+    define("io", false, () -> io.label(), v -> io = parseIo(v));
+    define(
+        "read-cache-size",
+        false,
+        () -> Long.toString(readCacheSize),
+        v -> readCacheSize = parseReadCacheSize(v));
     // Read at start-up only: compaction compresses with the codec the store was opened with.
     define("compression", false, () -> compression.label(), v -> compression = parseCompression(v));
     define(
@@ -588,6 +598,16 @@ public final class ServerConfig {
    * The key file the store's data is encrypted with ({@code docs/format/encryption.md}), or null
    * for none.
    */
+  /** How the store reads its files ({@code --io}). */
+  public IoMode io() {
+    return io;
+  }
+
+  /** The read cache of a store whose io is direct ({@code --read-cache-size}). */
+  public long readCacheSize() {
+    return readCacheSize;
+  }
+
   /** How the store compresses values at rest ({@code --compression}). */
   public Compression compression() {
     return compression;
@@ -769,11 +789,28 @@ public final class ServerConfig {
     return List.copyOf(out);
   }
 
+  private static IoMode parseIo(String v) {
+    try {
+      return IoMode.parse(v);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(
+          "Invalid argument '" + v + "' for CONFIG SET 'io': expected buffered or direct");
+    }
+  }
+
+  private static long parseReadCacheSize(String v) {
+    long bytes = parseBytes("read-cache-size", v);
+    if (bytes < CellarOptions.MIN_READ_CACHE_BYTES) {
+      throw new ConfigException("argument '" + v + "' for 'read-cache-size' must be at least 1mb");
+    }
+    return bytes;
+  }
+
   private static Compression parseCompression(String v) {
     try {
       return Compression.parse(v);
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
+      throw new ConfigException(
           "Invalid argument '" + v + "' for CONFIG SET 'compression': expected none, lz4 or zstd");
     }
   }
