@@ -169,8 +169,10 @@ final class CompressedStoreReport {
     Reads none = reads(r, setting, op, Compression.NONE);
     Reads lz4 = reads(r, setting, op, Compression.LZ4);
     Reads zstd = reads(r, setting, op, Compression.ZSTD);
+    String name = "get".equals(op) ? "get" : "getAll of 16 (keys)";
     if (none == null) {
-      md.append(String.format(Locale.ROOT, "| %s | %s | not run |||||||%n", setting.id, op));
+      md.append(
+          String.format(Locale.ROOT, "| %s | %s | not run | | | | | | |%n", setting.id, name));
       return;
     }
     md.append(
@@ -179,7 +181,7 @@ final class CompressedStoreReport {
             "| %s | %s | %,.0f | %,.0f | %,.0f | %s | %s | %,.0f / %,.0f / %,.0f |"
                 + " %.3f / %.3f / %.3f |%n",
             setting.id,
-            "get".equals(op) ? "get" : "getAll of 16 (keys)",
+            name,
             none.opsPerSecond(),
             lz4.opsPerSecond(),
             zstd.opsPerSecond(),

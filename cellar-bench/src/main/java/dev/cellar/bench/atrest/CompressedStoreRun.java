@@ -151,7 +151,9 @@ final class CompressedStoreRun {
           built.loadSeconds(),
           built.compactSeconds());
     }
-    MemoryCgroup.Support cgroup = MemoryCgroup.probe();
+    MemoryCgroup.Support cgroup =
+        MemoryCgroup.usable(
+            "cellar-bench-" + ProcessHandle.current().pid() + "-trial", config.limitBytes());
     if (!cgroup.available()) {
       log.printf("at-rest compressed-store: memory-limit rows skipped: %s%n", cgroup.unavailable());
     }

@@ -61,10 +61,29 @@ final class MemoryCgroup implements AutoCloseable {
       return new Support(null, null, "cannot read " + v2Controllers + ": " + e.getMessage());
     }
     if (!Files.isWritable(parent)) {
-      return new Support(
-          version, parent, parent + " is not writable (memory cgroups need root); skipped");
+      return new Support(version, parent, parent + " is not writable (memory cgroups need root)");
     }
     return new Support(version, parent, null);
+  }
+
+  /**
+   * {@link #probe}, confirmed by making and removing a group with the limit: a hierarchy may look
+   * writable and still refuse (a read-only mount, a container's root cgroup that has processes of
+   * its own and so cannot delegate the controller), which should skip the rows, not fail the run.
+   */
+  static Support usable(String name, long limitBytes) {
+    Support support = probe();
+    if (!support.available()) {
+      return support;
+    }
+    try (MemoryCgroup trial = create(support, name, limitBytes)) {
+      return support;
+    } catch (IOException | RuntimeException e) {
+      return new Support(
+          support.version(),
+          support.parent(),
+          "could not make a memory cgroup under " + support.parent() + ": " + e.getMessage());
+    }
   }
 
   /** Makes the group {@code name} with a limit of {@code limitBytes}. */
@@ -73,19 +92,27 @@ final class MemoryCgroup implements AutoCloseable {
       throw new IllegalStateException("memory cgroup unavailable: " + support.unavailable());
     }
     Path dir = support.parent().resolve(name);
-    if ("v2".equals(support.version())) {
+    boolean v2 = "v2".equals(support.version());
+    if (v2) {
       enableMemoryController(support.parent());
-      Files.createDirectory(dir);
-      Files.writeString(dir.resolve("memory.max"), Long.toString(limitBytes));
-      Path swap = dir.resolve("memory.swap.max");
-      if (Files.exists(swap)) {
-        Files.writeString(swap, "0");
-      }
-    } else {
-      Files.createDirectory(dir);
-      Files.writeString(dir.resolve("memory.limit_in_bytes"), Long.toString(limitBytes));
     }
-    return new MemoryCgroup(support, dir);
+    Files.createDirectory(dir);
+    MemoryCgroup group = new MemoryCgroup(support, dir);
+    try {
+      if (v2) {
+        Files.writeString(dir.resolve("memory.max"), Long.toString(limitBytes));
+        Path swap = dir.resolve("memory.swap.max");
+        if (Files.exists(swap)) {
+          Files.writeString(swap, "0");
+        }
+      } else {
+        Files.writeString(dir.resolve("memory.limit_in_bytes"), Long.toString(limitBytes));
+      }
+    } catch (IOException e) {
+      group.close();
+      throw new IOException("could not set a limit of " + limitBytes + " bytes on " + dir, e);
+    }
+    return group;
   }
 
   private static void enableMemoryController(Path parent) throws IOException {

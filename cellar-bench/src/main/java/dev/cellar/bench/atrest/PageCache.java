@@ -60,8 +60,8 @@ final class PageCache {
           throw new IOException("posix_fadvise(" + file + ", DONTNEED) returned error " + rc);
         }
       } finally {
-        int closed = (int) Libc.CLOSE.invokeExact(fd);
-        assert closed == 0;
+        // A close that fails after an advice leaves nothing to undo: the pages are gone either way.
+        int unused = (int) Libc.CLOSE.invokeExact(fd);
       }
     } catch (IOException | RuntimeException | Error e) {
       throw e;
