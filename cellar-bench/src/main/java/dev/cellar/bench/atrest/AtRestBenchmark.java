@@ -52,6 +52,11 @@ import picocli.CommandLine.Option;
  * dictionary, LZ4, and zstd and LZ4 over blocks, on the same documents; sizes, CPU to compress and
  * to read, and a model of the compression targets ({@link CompressionDesignRun}). Its JSON goes
  * under {@code compression}.
+ *
+ * <p>{@code compressed-store}, only when asked for: the compression targets on the engine itself,
+ * three stores of the same documents (none, LZ4, zstd) compacted until compressed; their disk use,
+ * and random GETs in memory and with the store twice a memory cgroup's limit, each store read by a
+ * child JVM of its own ({@link CompressedStoreRun}). Its JSON goes under {@code compressed_store}.
  */
 @Command(
     name = "at-rest",
@@ -69,7 +74,12 @@ import picocli.CommandLine.Option;
       "Compression (not run unless --parts names it): per-record zstd with and without a trained"
           + " dictionary, LZ4, and zstd and LZ4 over 4 to 64 KiB blocks read through a cache, on"
           + " the same documents; size, CPU per document compressed and per read, and a model of"
-          + " the targets (disk <= 0.4x, GET in memory >= 0.5x, encryption <= 10%% of compression)."
+          + " the targets (disk <= 0.4x, GET in memory >= 0.5x, encryption <= 10%% of compression).",
+      "Compressed store (not run unless --parts names it): the same documents in an uncompressed,"
+          + " an LZ4 and a zstd store, compacted until compressed; disk use, and random get and"
+          + " getAll of 16 in a child JVM per store, in memory and with the data twice a memory"
+          + " cgroup's limit (root only, else skipped); targets: disk <= 0.4x, GET in memory >="
+          + " 0.5x, GET under the limit >= 1.5x."
     })
 public final class AtRestBenchmark implements Callable<Integer> {
   static final double SDK_RATIO = 1.3;
@@ -78,6 +88,7 @@ public final class AtRestBenchmark implements Callable<Integer> {
   static final String CODECS = "codecs";
   static final String ENGINE = "engine";
   static final String COMPRESSION = "compression";
+  static final String COMPRESSED_STORE = "compressed-store";
   static final String DEFAULT_PARTS = BACKUP + "," + CODECS;
 
   @Option(
@@ -117,10 +128,10 @@ public final class AtRestBenchmark implements Callable<Integer> {
       split = ",",
       defaultValue = DEFAULT_PARTS,
       description =
-          "Parts to run, comma-separated: backup, codecs, engine, compression (default"
-              + " ${DEFAULT-VALUE}; the engine and compression parts run only when named: about"
-              + " 45 s and 4 minutes at their defaults on 2 cores, which would take a default run,"
-              + " about 100 s, past 2 minutes).")
+          "Parts to run, comma-separated: backup, codecs, engine, compression, compressed-store"
+              + " (default ${DEFAULT-VALUE}; the engine, compression and compressed-store parts"
+              + " run only when named: about 45 s, 4 minutes and 10 minutes at their defaults on"
+              + " 2 cores, which would take a default run, about 100 s, past 2 minutes).")
   List<String> parts;
 
   @Option(
@@ -166,6 +177,59 @@ public final class AtRestBenchmark implements Callable<Integer> {
           "Compression part: timed passes over all documents for each step, after a warm-up"
               + " (default ${DEFAULT-VALUE}).")
   int compressionRounds;
+
+  @Option(
+      names = "--store-mb",
+      defaultValue = "512",
+      description =
+          "Compressed-store part: MiB of JSON documents in each store (default ${DEFAULT-VALUE},"
+              + " twice the default memory limit).")
+  int storeMb;
+
+  @Option(
+      names = "--memory-limit-mb",
+      defaultValue = "256",
+      description =
+          "Compressed-store part: the memory cgroup's limit for the reading JVM, its heap, index"
+              + " and page cache together (default ${DEFAULT-VALUE}).")
+  int memoryLimitMb;
+
+  @Option(
+      names = "--store-heap-mb",
+      defaultValue = "64",
+      description =
+          "Compressed-store part: the reading JVM's heap, fixed (default ${DEFAULT-VALUE}).")
+  int storeHeapMb;
+
+  @Option(
+      names = "--store-gets",
+      defaultValue = "200000",
+      description =
+          "Compressed-store part: GETs timed per store and setting, as many keys in getAll of"
+              + " 16, after as many untimed (default ${DEFAULT-VALUE}).")
+  int storeGets;
+
+  @Option(
+      names = "--store-step-seconds",
+      defaultValue = "15",
+      description =
+          "Compressed-store part: each of a reader's four steps (warm-up and timed, get and"
+              + " getAll) stops after this many seconds if its reads are not done: a store read"
+              + " from disk may do only hundreds of GETs a second (default ${DEFAULT-VALUE}).")
+  int storeStepSeconds;
+
+  @Option(
+      names = "--store-rounds",
+      defaultValue = "3",
+      description = "Compressed-store part: rounds (default ${DEFAULT-VALUE}).")
+  int storeRounds;
+
+  @Option(
+      names = "--store-profiler",
+      description =
+          "Compressed-store part: libasyncProfiler.so; each reading JVM then writes collapsed CPU"
+              + " stacks into the run directory (use with --keep-data).")
+  Path storeProfiler;
 
   @Override
   public Integer call() throws Exception {
@@ -219,6 +283,16 @@ public final class AtRestBenchmark implements Callable<Integer> {
               compressionLoadStart,
               oneMinuteLoad()));
     }
+    CompressedStoreRun.Result compressedStore = null;
+    if (run.contains(COMPRESSED_STORE)) {
+      String storeLoadStart = oneMinuteLoad();
+      Instant storeStarted = Instant.now();
+      compressedStore = compressedStore(log);
+      report.append(report.isEmpty() ? "" : "\nCompressed store:\n\n");
+      report.append(
+          CompressedStoreReport.markdown(
+              compressedStore, command, storeStarted.toString(), storeLoadStart, oneMinuteLoad()));
+    }
     if (markdown != null) {
       Files.writeString(markdown, report);
     }
@@ -226,7 +300,16 @@ public final class AtRestBenchmark implements Callable<Integer> {
     if (json != null) {
       Files.writeString(
           json,
-          json(backups, codecs, engine, compression, command, started, loadStart, oneMinuteLoad()));
+          json(
+              backups,
+              codecs,
+              engine,
+              compression,
+              compressedStore,
+              command,
+              started,
+              loadStart,
+              oneMinuteLoad()));
     }
     return 0;
   }
@@ -303,11 +386,40 @@ public final class AtRestBenchmark implements Callable<Integer> {
     }
   }
 
+  /** The compressed-store part in a run directory of its own, removed after unless kept. */
+  private CompressedStoreRun.Result compressedStore(PrintStream log) throws Exception {
+    Path runDir =
+        baseDir == null
+            ? Files.createTempDirectory("cellar-bench-at-rest-store-")
+            : Files.createTempDirectory(
+                Files.createDirectories(baseDir), "cellar-bench-at-rest-store-");
+    try {
+      return new CompressedStoreRun(
+              new CompressedStoreRun.Config(
+                  (long) storeMb << 20,
+                  (long) memoryLimitMb << 20,
+                  storeHeapMb,
+                  storeGets,
+                  storeStepSeconds,
+                  storeRounds,
+                  storeProfiler),
+              runDir,
+              log)
+          .run();
+    } finally {
+      if (keepData) {
+        log.printf("at-rest compressed-store: the stores and reader logs are in %s%n", runDir);
+      } else {
+        BackupRun.deleteTree(runDir);
+      }
+    }
+  }
+
   private Set<String> selectedParts() {
     Set<String> run = new LinkedHashSet<>();
     for (String part : parts) {
       String p = part.strip().toLowerCase(Locale.ROOT);
-      if (!List.of(BACKUP, CODECS, ENGINE, COMPRESSION).contains(p)) {
+      if (!List.of(BACKUP, CODECS, ENGINE, COMPRESSION, COMPRESSED_STORE).contains(p)) {
         throw new IllegalArgumentException(
             "--parts: unknown part '"
                 + part
@@ -317,8 +429,10 @@ public final class AtRestBenchmark implements Callable<Integer> {
                 + CODECS
                 + ", "
                 + ENGINE
+                + ", "
+                + COMPRESSION
                 + " and "
-                + COMPRESSION);
+                + COMPRESSED_STORE);
       }
       run.add(p);
     }
@@ -347,6 +461,14 @@ public final class AtRestBenchmark implements Callable<Integer> {
     if (run.contains(COMPRESSION)) {
       command.append(" --compression-docs ").append(compressionDocs);
       command.append(" --compression-rounds ").append(compressionRounds);
+    }
+    if (run.contains(COMPRESSED_STORE)) {
+      command.append(" --store-mb ").append(storeMb);
+      command.append(" --memory-limit-mb ").append(memoryLimitMb);
+      command.append(" --store-heap-mb ").append(storeHeapMb);
+      command.append(" --store-gets ").append(storeGets);
+      command.append(" --store-step-seconds ").append(storeStepSeconds);
+      command.append(" --store-rounds ").append(storeRounds);
     }
     return command.toString();
   }
@@ -513,6 +635,7 @@ public final class AtRestBenchmark implements Callable<Integer> {
       CodecCpuRun.Result codecs,
       EngineRun.Result engine,
       CompressionDesignRun.Result compression,
+      CompressedStoreRun.Result compressedStore,
       String command,
       Instant started,
       String loadStart,
@@ -537,6 +660,9 @@ public final class AtRestBenchmark implements Callable<Integer> {
     }
     if (compression != null) {
       root.put("compression", CompressionDesignReport.json(compression));
+    }
+    if (compressedStore != null) {
+      root.put("compressed_store", CompressedStoreReport.json(compressedStore));
     }
     return JsonReport.render(root);
   }
