@@ -33,6 +33,7 @@ import picocli.CommandLine.Spec;
       MemoryAccessCommand.class,
       MemoryLatencyBenchmark.class,
       ServerBenchmark.class,
+      dev.cellar.bench.server.IoBenchmark.class,
       IpcBenchmark.class,
       SoakBenchmark.class,
       CrashCommand.class,

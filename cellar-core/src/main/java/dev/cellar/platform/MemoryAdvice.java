@@ -29,6 +29,9 @@ import java.lang.invoke.MethodHandle;
  */
 public final class MemoryAdvice {
   public static final long HUGE_PAGE = 2L << 20;
+  private static final int MADV_NORMAL = 0;
+  private static final int MADV_RANDOM = 1;
+  private static final int MADV_SEQUENTIAL = 2;
   private static final int MADV_DONTNEED = 4;
   private static final int MADV_HUGEPAGE = 14;
   private static final int MADV_POPULATE_WRITE = 23;
@@ -138,6 +141,26 @@ public final class MemoryAdvice {
    */
   public static void dontNeed(MemorySegment mapping) {
     advise(mapping, MADV_DONTNEED);
+  }
+
+  /**
+   * Turns off read-ahead for a file mapping read at random ({@code MADV_RANDOM}): a page fault then
+   * reads the page it needs, not the megabytes around it that the device's read-ahead setting asks
+   * for (8 MiB on the machine the benchmarks ran on, where a GET of a store larger than memory read
+   * 3.5 MiB a fault).
+   */
+  public static void random(MemorySegment mapping) {
+    advise(mapping, MADV_RANDOM);
+  }
+
+  /** Asks for aggressive read-ahead on a mapping about to be read from start to end. */
+  public static void sequential(MemorySegment mapping) {
+    advise(mapping, MADV_SEQUENTIAL);
+  }
+
+  /** Back to the kernel's default read-ahead. */
+  public static void normal(MemorySegment mapping) {
+    advise(mapping, MADV_NORMAL);
   }
 
   private static boolean advise(MemorySegment memory, int advice) {

@@ -252,6 +252,9 @@ final class Compactor {
       if (outputs != null) {
         discardOutputs(e);
       }
+      for (Segment victim : victims) {
+        victim.adviseRandomReads(); // still served, at random
+      }
       throw e;
     }
     applyRelocations();
@@ -497,6 +500,8 @@ final class Compactor {
   private void copyLive(Segment victim, LiveRecords live, long lowestOtherSeq, long now)
       throws IOException {
     MemorySegment memory = victim.memory();
+    // Read from start to end: read-ahead pays here, where point reads turned it off.
+    victim.adviseScan();
     IOException[] failure = {null};
     int[] pending = {0};
     // Records the index did not point at when the pass began are stepped over without their CRC,

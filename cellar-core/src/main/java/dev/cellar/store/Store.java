@@ -251,6 +251,12 @@ public final class Store implements Cellar {
       applier.close();
     }
     recoveryReport = recovery.report();
+    // Recovery read segments from start to end; from now on they are read at random.
+    for (Segment s : segments.all()) {
+      if (s.state() == Segment.State.SEALED) {
+        s.adviseRandomReads();
+      }
+    }
     segmentIds.set(recovery.maxSegmentId());
     long maxSeq = recovery.maxSeq();
     log =

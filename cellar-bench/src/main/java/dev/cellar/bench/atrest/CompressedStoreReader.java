@@ -4,6 +4,7 @@ import dev.cellar.Cellar;
 import dev.cellar.CellarOptions;
 import dev.cellar.CellarStats;
 import dev.cellar.Compression;
+import dev.cellar.bench.server.MemoryCgroup;
 import dev.cellar.bench.workload.JsonDocuments;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;

@@ -1,6 +1,7 @@
 package dev.cellar.bench.atrest;
 
 import dev.cellar.Compression;
+import dev.cellar.bench.server.MemoryCgroup;
 import dev.cellar.bench.workload.JsonDocuments;
 import dev.cellar.inspect.StoreDirectory;
 import java.io.BufferedReader;

@@ -1,4 +1,4 @@
-package dev.cellar.bench.atrest;
+package dev.cellar.bench.server;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -21,12 +21,12 @@ import java.util.Map;
  * child, made fresh and removed after ({@link #close}), so no charge carries over from one child to
  * the next.
  */
-final class MemoryCgroup implements AutoCloseable {
-  static final Path ROOT = Path.of("/sys/fs/cgroup");
+public final class MemoryCgroup implements AutoCloseable {
+  public static final Path ROOT = Path.of("/sys/fs/cgroup");
 
   /** Which hierarchy, or why none can be used. */
-  record Support(String version, Path parent, String unavailable) {
-    boolean available() {
+  public record Support(String version, Path parent, String unavailable) {
+    public boolean available() {
       return unavailable == null;
     }
   }
@@ -40,7 +40,7 @@ final class MemoryCgroup implements AutoCloseable {
   }
 
   /** Whether this process can make memory cgroups here, and of which version. */
-  static Support probe() {
+  public static Support probe() {
     Path v2Controllers = ROOT.resolve("cgroup.controllers");
     Path v1 = ROOT.resolve("memory");
     String version;
@@ -71,7 +71,7 @@ final class MemoryCgroup implements AutoCloseable {
    * writable and still refuse (a read-only mount, a container's root cgroup that has processes of
    * its own and so cannot delegate the controller), which should skip the rows, not fail the run.
    */
-  static Support usable(String name, long limitBytes) {
+  public static Support usable(String name, long limitBytes) {
     Support support = probe();
     if (!support.available()) {
       return support;
@@ -87,7 +87,8 @@ final class MemoryCgroup implements AutoCloseable {
   }
 
   /** Makes the group {@code name} with a limit of {@code limitBytes}. */
-  static MemoryCgroup create(Support support, String name, long limitBytes) throws IOException {
+  public static MemoryCgroup create(Support support, String name, long limitBytes)
+      throws IOException {
     if (!support.available()) {
       throw new IllegalStateException("memory cgroup unavailable: " + support.unavailable());
     }
@@ -122,12 +123,12 @@ final class MemoryCgroup implements AutoCloseable {
     }
   }
 
-  Path directory() {
+  public Path directory() {
     return dir;
   }
 
   /** {@code command}, run so that its process joins this group before it starts. */
-  List<String> command(List<String> command) {
+  public List<String> command(List<String> command) {
     List<String> wrapped = new ArrayList<>();
     wrapped.add("sh");
     wrapped.add("-c");
@@ -141,7 +142,7 @@ final class MemoryCgroup implements AutoCloseable {
    * What the group used, read after its child exits: the peak charge, how often the limit was hit
    * (v1) or reclaim was forced (v2), and the file and anonymous memory charged at the end.
    */
-  Map<String, Long> usage() throws IOException {
+  public Map<String, Long> usage() throws IOException {
     Map<String, Long> out = new LinkedHashMap<>();
     Map<String, Long> stat = stat();
     if ("v2".equals(support.version())) {

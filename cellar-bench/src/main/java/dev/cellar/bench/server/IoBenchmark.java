@@ -1,0 +1,544 @@
+package dev.cellar.bench.server;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code cellar bench io}: the server reading a data set twice the size of its memory limit, with
+ * {@code --io buffered} (through the page cache) against {@code --io direct} (O_DIRECT through its
+ * own read cache), in the same run: random GETs at pipeline 1 and 16, throughput, p99 and the
+ * server's user and kernel CPU per request; then a write-heavy run of SETs under {@code always}.
+ *
+ * <h2>Fairness</h2>
+ *
+ * One store, loaded once, is served by both modes in turn, each round in the other order. Before
+ * every server start the kernel's page cache is dropped, and each server gets a warm-up of GETs
+ * before its measured runs, so neither starts with the other's cache. The server runs in a memory
+ * cgroup of {@code --memory-limit} ({@link MemoryCgroup}), which counts its page cache: the
+ * buffered server's reads then go to the device once the data outgrows the limit, as the direct
+ * server's cache misses do. Without root there is no cgroup; the report says so, and the data set
+ * is then not larger than any limit. The server is pinned to one core and redis-benchmark to
+ * another.
+ *
+ * <p>The target (issue "data at rest", part 1): direct reaches at least 1.5x buffered's GET
+ * throughput, or equal throughput at no more than half its kernel CPU per request. Both figures are
+ * reported either way.
+ */
+@Command(
+    name = "io",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Random GETs (pipeline 1 and 16) and SETs under always on a data set twice a memory cgroup's"
+          + " limit, with --io buffered against --io direct in one run: throughput, p99, user and"
+          + " kernel CPU per request, and the ratios of the target (direct >= 1.5x buffered's GET"
+          + " throughput, or equal throughput at <= 0.5x its kernel CPU)."
+    })
+public final class IoBenchmark implements Callable<Integer> {
+  static final double THROUGHPUT_TARGET = 1.5;
+  static final double KERNEL_CPU_TARGET = 0.5;
+
+  @Spec CommandSpec spec;
+
+  @Mixin LauncherOptions launcher;
+
+  @Option(
+      names = "--memory-limit-mb",
+      defaultValue = "512",
+      description = "The server's memory cgroup limit (default ${DEFAULT-VALUE}).")
+  int memoryLimitMb;
+
+  @Option(
+      names = "--data-factor",
+      defaultValue = "2",
+      description = "The data set's size over the limit (default ${DEFAULT-VALUE}).")
+  double dataFactor;
+
+  @Option(
+      names = "--value-size",
+      defaultValue = "1024",
+      description = "Value bytes (default ${DEFAULT-VALUE}).")
+  int valueSize;
+
+  @Option(
+      names = "--read-cache-mb",
+      defaultValue = "256",
+      description = "The direct server's read cache (default ${DEFAULT-VALUE}).")
+  int readCacheMb;
+
+  @Option(
+      names = "--heap-mb",
+      defaultValue = "96",
+      description = "Both servers' -Xmx, inside the limit (default ${DEFAULT-VALUE}).")
+  int heapMb;
+
+  @Option(
+      names = "--requests",
+      defaultValue = "400000",
+      description = "GETs per measured run (default ${DEFAULT-VALUE}).")
+  long requests;
+
+  @Option(
+      names = "--write-requests",
+      defaultValue = "200000",
+      description = "SETs of the write-heavy run (default ${DEFAULT-VALUE}).")
+  long writeRequests;
+
+  @Option(
+      names = "--clients",
+      defaultValue = "32",
+      description = "redis-benchmark connections (default ${DEFAULT-VALUE}).")
+  int clients;
+
+  @Option(
+      names = "--rounds",
+      defaultValue = "3",
+      description = "Rounds, alternating the order of the modes (default ${DEFAULT-VALUE}).")
+  int rounds;
+
+  @Option(names = "--json", description = "Write the results as JSON into this file.")
+  Path json;
+
+  @Option(names = "--markdown", description = "Write the Markdown report into this file.")
+  Path markdown;
+
+  /**
+   * {@code --io buffered} without the engine's {@code MADV_RANDOM} on sealed segments: the hint's
+   * own gain, measured in the same run.
+   */
+  static final String BUFFERED_NO_HINT = "buffered-no-madvise";
+
+  /** The engine's switch for that hint (true turns it off), for this measurement only. */
+  static final String NO_HINT_PROPERTY = "cellar.io.noRandomAdvice=true";
+
+  static final List<String> MODES = List.of("buffered", "direct", BUFFERED_NO_HINT);
+
+  private long limitBytes() {
+    return (long) memoryLimitMb << 20;
+  }
+
+  /**
+   * Drops the kernel's clean page cache, so that a server starts cold whatever ran before it; false
+   * where that is not allowed (not root).
+   */
+  static boolean dropPageCache() {
+    try {
+      new ProcessBuilder("sync").inheritIO().start().waitFor();
+      Files.writeString(Path.of("/proc/sys/vm/drop_caches"), "3");
+      return true;
+    } catch (IOException | RuntimeException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  static final List<Integer> PIPELINES = List.of(1, 16);
+
+  /** One measured run of one server. */
+  record Run(
+      String mode,
+      String test,
+      int pipeline,
+      int round,
+      double opsPerSecond,
+      double p99Ms,
+      double userMicrosPerOp,
+      double kernelMicrosPerOp) {}
+
+  @Override
+  public Integer call() throws Exception {
+    PrintStream log = System.err;
+    Path script = launcher.executableLauncher(spec);
+    Tools tools = Tools.locate(script, false);
+    ChildProcesses children = new ChildProcesses().installShutdownHook();
+    Path runDir = launcher.newRunDirectory("cellar-bench-io-");
+    if (!launcher.keepData()) {
+      children.deleteAtExit(runDir);
+    }
+    Placement placement =
+        Placement.pinned(0, Runtime.getRuntime().availableProcessors() > 1 ? 1 : 0);
+    long limit = (long) memoryLimitMb << 20;
+    int keys = (int) Math.min(Integer.MAX_VALUE, (long) (limit * dataFactor) / (valueSize + 64));
+    Path data = runDir.resolve("data");
+    List<Run> runs = new ArrayList<>();
+    String name = "cellar-bench-io-" + ProcessHandle.current().pid();
+    MemoryCgroup.Support cgroup = MemoryCgroup.usable(name, limit);
+    String cgroupNote =
+        cgroup.available()
+            ? cgroup.version() + " memory limit of " + memoryLimitMb + " MiB"
+            : "none: " + cgroup.unavailable();
+    log.printf(
+        Locale.ROOT,
+        "bench io: %,d keys of %d bytes; memory cgroup %s%n",
+        keys,
+        valueSize,
+        cgroupNote);
+    load(tools, children, runDir, placement, data, keys);
+    boolean dropped = dropPageCache();
+    for (int round = 1; round <= rounds; round++) {
+      for (String mode : order(round)) {
+        runs.addAll(
+            measure(
+                tools, children, runDir, placement, cgroup, name, data, mode, keys, round, log));
+      }
+    }
+    Map<String, Object> report = report(tools, runs, keys, cgroupNote, dropped, placement);
+    String md = markdown(report, runs);
+    System.out.print(md);
+    if (markdown != null) {
+      Files.writeString(markdown, md);
+    }
+    if (json != null) {
+      Files.writeString(json, JsonReport.render(report));
+    }
+    return 0;
+  }
+
+  static List<String> order(int round) {
+    List<String> order = new ArrayList<>(MODES);
+    java.util.Collections.rotate(order, round - 1);
+    return order;
+  }
+
+  private void load(
+      Tools tools, ChildProcesses children, Path runDir, Placement placement, Path data, int keys)
+      throws IOException, InterruptedException {
+    int port = SessionRunner.freePort();
+    List<String> command =
+        placement.onServerCpu(
+            new ArrayList<>(
+                List.of(
+                    tools.cellarScript().toString(),
+                    "server",
+                    "--port",
+                    Integer.toString(port),
+                    "--http-port",
+                    "0",
+                    "--dir",
+                    data.toString(),
+                    "--threads",
+                    "1")));
+    try (ServerProcess server =
+        ServerProcess.startCellar(
+            command, port, runDir.resolve("load.log"), children, Duration.ofMinutes(2))) {
+      new KeyLoader(tools, children, runDir).load(server, placement, keys, valueSize);
+    }
+  }
+
+  private List<Run> measure(
+      Tools tools,
+      ChildProcesses children,
+      Path runDir,
+      Placement placement,
+      MemoryCgroup.Support cgroup,
+      String name,
+      Path data,
+      String mode,
+      int keys,
+      int round,
+      PrintStream log)
+      throws IOException, InterruptedException {
+    List<Run> out = new ArrayList<>();
+    dropPageCache();
+    try (MemoryCgroup group = group(cgroup, name);
+        ServerProcess server = start(tools, children, runDir, placement, group, data, mode, "no")) {
+      RedisBenchmarkRunner bench = new RedisBenchmarkRunner(tools, children, runDir);
+      bench.run(
+          server.port(),
+          placement,
+          new Workload("get", 16, requests / 2, clients, keys, valueSize));
+      for (int pipeline : PIPELINES) {
+        out.add(timed(bench, server, placement, mode, "get", pipeline, requests, keys, round));
+        log.printf(Locale.ROOT, "bench io: round %d %s %s%n", round, mode, last(out));
+      }
+    }
+    dropPageCache();
+    try (MemoryCgroup group = group(cgroup, name);
+        ServerProcess server =
+            start(tools, children, runDir, placement, group, data, mode, "always")) {
+      RedisBenchmarkRunner bench = new RedisBenchmarkRunner(tools, children, runDir);
+      out.add(timed(bench, server, placement, mode, "set", 16, writeRequests, keys, round));
+      log.printf(Locale.ROOT, "bench io: round %d %s %s%n", round, mode, last(out));
+    }
+    return out;
+  }
+
+  /** A fresh group for one server (none where cgroups cannot be made). */
+  private MemoryCgroup group(MemoryCgroup.Support cgroup, String name) throws IOException {
+    return cgroup.available() ? MemoryCgroup.create(cgroup, name, limitBytes()) : null;
+  }
+
+  private static Run last(List<Run> runs) {
+    return runs.getLast();
+  }
+
+  private ServerProcess start(
+      Tools tools,
+      ChildProcesses children,
+      Path runDir,
+      Placement placement,
+      MemoryCgroup group,
+      Path data,
+      String mode,
+      String fsync)
+      throws IOException, InterruptedException {
+    int port = SessionRunner.freePort();
+    String io = mode.equals(BUFFERED_NO_HINT) ? "buffered" : mode;
+    String jvm =
+        "-Xmx" + heapMb + "m" + (mode.equals(BUFFERED_NO_HINT) ? " -D" + NO_HINT_PROPERTY : "");
+    List<String> server =
+        new ArrayList<>(
+            List.of(
+                "env",
+                "CELLAR_JAVA_OPTS=" + jvm,
+                tools.cellarScript().toString(),
+                "server",
+                "--port",
+                Integer.toString(port),
+                "--http-port",
+                "0",
+                "--dir",
+                data.toString(),
+                "--threads",
+                "1",
+                "--fsync",
+                fsync,
+                "--io",
+                io,
+                "--read-cache-size",
+                readCacheMb + "mb"));
+    return ServerProcess.startCellar(
+        placement.onServerCpu(group == null ? server : group.command(server)),
+        port,
+        runDir.resolve(mode + "-" + fsync + ".log"),
+        children,
+        Duration.ofMinutes(5));
+  }
+
+  private Run timed(
+      RedisBenchmarkRunner bench,
+      ServerProcess server,
+      Placement placement,
+      String mode,
+      String test,
+      int pipeline,
+      long n,
+      int keys,
+      int round)
+      throws IOException, InterruptedException {
+    long[] before = userSystemTicks(server.pid());
+    RedisBenchmarkCsv.Row row =
+        bench.run(
+            server.port(), placement, new Workload(test, pipeline, n, clients, keys, valueSize));
+    long[] after = userSystemTicks(server.pid());
+    double microsPerTick = 1e6 / ProcessAccounting.TICKS_PER_SECOND;
+    return new Run(
+        mode,
+        test,
+        pipeline,
+        round,
+        row.opsPerSecond(),
+        row.p99Ms(),
+        (after[0] - before[0]) * microsPerTick / n,
+        (after[1] - before[1]) * microsPerTick / n);
+  }
+
+  /** The process's user and kernel CPU ticks, all threads ({@code /proc/PID/stat} 14 and 15). */
+  static long[] userSystemTicks(long pid) throws IOException {
+    String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+    String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" +");
+    return new long[] {Long.parseLong(f[11]), Long.parseLong(f[12])};
+  }
+
+  private Map<String, Object> report(
+      Tools tools,
+      List<Run> runs,
+      int keys,
+      String cgroupNote,
+      boolean dropped,
+      Placement placement) {
+    Map<String, Object> root = new LinkedHashMap<>();
+    root.put("benchmark", "io");
+    root.put("date", Instant.now().toString());
+    root.put("machine", Host.describe(tools));
+    Map<String, Object> config = new LinkedHashMap<>();
+    config.put("keys", keys);
+    config.put("value_size", valueSize);
+    config.put("data_bytes", (long) keys * valueSize);
+    config.put("memory_limit_mb", memoryLimitMb);
+    config.put("memory_cgroup", cgroupNote);
+    config.put("page_cache_dropped_before_each_server", dropped);
+    config.put("read_cache_mb", readCacheMb);
+    config.put("heap_mb", heapMb);
+    config.put("requests", requests);
+    config.put("write_requests", writeRequests);
+    config.put("clients", clients);
+    config.put("rounds", rounds);
+    config.put("placement", placement.describe());
+    root.put("config", config);
+    List<Object> rows = new ArrayList<>();
+    List<Object> ratios = new ArrayList<>();
+    List<Object> hints = new ArrayList<>();
+    for (String test : List.of("get", "set")) {
+      for (int pipeline : test.equals("get") ? PIPELINES : List.of(16)) {
+        Map<String, Run> median = new LinkedHashMap<>();
+        for (String mode : MODES) {
+          Run m = median(runs, mode, test, pipeline);
+          if (m == null) {
+            continue;
+          }
+          median.put(mode, m);
+          Map<String, Object> row = new LinkedHashMap<>();
+          row.put("mode", mode);
+          row.put("test", test);
+          row.put("pipeline", pipeline);
+          row.put("ops_per_second", Math.round(m.opsPerSecond()));
+          row.put("p99_ms", m.p99Ms());
+          row.put("user_us_per_op", round3(m.userMicrosPerOp()));
+          row.put("kernel_us_per_op", round3(m.kernelMicrosPerOp()));
+          rows.add(row);
+        }
+        Run b = median.get("buffered");
+        Run d = median.get("direct");
+        if (b != null && d != null) {
+          Map<String, Object> ratio = new LinkedHashMap<>();
+          double throughput = d.opsPerSecond() / b.opsPerSecond();
+          double kernel =
+              b.kernelMicrosPerOp() == 0
+                  ? Double.NaN
+                  : d.kernelMicrosPerOp() / b.kernelMicrosPerOp();
+          ratio.put("test", test);
+          ratio.put("pipeline", pipeline);
+          ratio.put("throughput_direct_over_buffered", round3(throughput));
+          ratio.put("kernel_cpu_direct_over_buffered", round3(kernel));
+          if (test.equals("get")) {
+            ratio.put(
+                "target_met",
+                throughput >= THROUGHPUT_TARGET
+                    || (throughput >= 1.0 && kernel <= KERNEL_CPU_TARGET));
+          }
+          ratios.add(ratio);
+        }
+        Run n = median.get(BUFFERED_NO_HINT);
+        if (b != null && n != null) {
+          Map<String, Object> hint = new LinkedHashMap<>();
+          hint.put("test", test);
+          hint.put("pipeline", pipeline);
+          hint.put("madvise_random_throughput_gain", round3(b.opsPerSecond() / n.opsPerSecond()));
+          hint.put(
+              "madvise_random_kernel_cpu",
+              round3(
+                  n.kernelMicrosPerOp() == 0
+                      ? Double.NaN
+                      : b.kernelMicrosPerOp() / n.kernelMicrosPerOp()));
+          hints.add(hint);
+        }
+      }
+    }
+    root.put("madvise_random", hints);
+    root.put("rows", rows);
+    root.put("ratios", ratios);
+    return root;
+  }
+
+  private static double round3(double v) {
+    return Math.round(v * 1000) / 1000.0;
+  }
+
+  /** The run of median throughput among the rounds of one mode, test and pipeline. */
+  static Run median(List<Run> runs, String mode, String test, int pipeline) {
+    List<Run> of =
+        runs.stream()
+            .filter(r -> r.mode().equals(mode) && r.test().equals(test) && r.pipeline() == pipeline)
+            .sorted(java.util.Comparator.comparingDouble(Run::opsPerSecond))
+            .toList();
+    return of.isEmpty() ? null : of.get(of.size() / 2);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static String markdown(Map<String, Object> report, List<Run> runs) {
+    Map<String, Object> config = (Map<String, Object>) report.get("config");
+    StringBuilder md = new StringBuilder();
+    md.append("### cellar bench io\n\n");
+    md.append(
+        String.format(
+            Locale.ROOT,
+            "%s keys of %s bytes (%.0f MiB of values); memory cgroup: %s; direct read cache %s MiB,"
+                + " heap %s MiB; %s clients; %s rounds, the median shown; %s.%n%n",
+            config.get("keys"),
+            config.get("value_size"),
+            ((Number) config.get("data_bytes")).doubleValue() / (1 << 20),
+            config.get("memory_cgroup"),
+            config.get("read_cache_mb"),
+            config.get("heap_mb"),
+            config.get("clients"),
+            config.get("rounds"),
+            config.get("placement")));
+    md.append("| mode | test | pipeline | ops/s | p99 ms | user µs/op | kernel µs/op |\n");
+    md.append("|---|---|---:|---:|---:|---:|---:|\n");
+    for (Object o : (List<Object>) report.get("rows")) {
+      Map<String, Object> r = (Map<String, Object>) o;
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %s | %s | %,d | %.2f | %.2f | %.2f |%n",
+              r.get("mode"),
+              r.get("test"),
+              r.get("pipeline"),
+              ((Number) r.get("ops_per_second")).longValue(),
+              ((Number) r.get("p99_ms")).doubleValue(),
+              ((Number) r.get("user_us_per_op")).doubleValue(),
+              ((Number) r.get("kernel_us_per_op")).doubleValue()));
+    }
+    md.append(
+        "\n| test | pipeline | throughput direct/buffered | kernel CPU direct/buffered | target met |\n");
+    md.append("|---|---:|---:|---:|---|\n");
+    for (Object o : (List<Object>) report.get("ratios")) {
+      Map<String, Object> r = (Map<String, Object>) o;
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %s | %.2fx | %.2fx | %s |%n",
+              r.get("test"),
+              r.get("pipeline"),
+              ((Number) r.get("throughput_direct_over_buffered")).doubleValue(),
+              ((Number) r.get("kernel_cpu_direct_over_buffered")).doubleValue(),
+              r.containsKey("target_met")
+                  ? ((Boolean) r.get("target_met") ? "yes" : "**no**")
+                  : ""));
+    }
+    md.append(
+        "\nAll runs:\n\n| round | mode | test | pipeline | ops/s | p99 ms | kernel µs/op |\n");
+    md.append("|---:|---|---|---:|---:|---:|---:|\n");
+    for (Run r : runs) {
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "| %d | %s | %s | %d | %,.0f | %.2f | %.2f |%n",
+              r.round(),
+              r.mode(),
+              r.test(),
+              r.pipeline(),
+              r.opsPerSecond(),
+              r.p99Ms(),
+              r.kernelMicrosPerOp()));
+    }
+    return md.toString();
+  }
+}
