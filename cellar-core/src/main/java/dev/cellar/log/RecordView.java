@@ -370,10 +370,23 @@ public final class RecordView {
    */
   private long rawLengthAt(byte[] src, int at) {
     long v = Varint.read(MemorySegment.ofArray(src), at, at + valueLength, Varint.MAX_INT_BYTES);
-    if (v < 0 || (v & 0xFF) >= valueLength || (v >>> 8) > MAX_RAW_LENGTH) {
+    if (v < 0 || !plausible(v >>> 8, valueLength - (v & 0xFF))) {
       return -1;
     }
     return v;
+  }
+
+  /**
+   * Whether {@code raw}, the length a compressed field claims for its value, is one its frame of
+   * {@code frameLength} bytes can decompress to: checked before anything is allocated for the value
+   * (see {@link ValueDictionary#maxDecompressedLength}). Without a dictionary the value cannot be
+   * decompressed at all; its claim is held to the most generous codec's bound.
+   */
+  private boolean plausible(long raw, long frameLength) {
+    dev.cellar.Compression codec =
+        dictionary == null ? dev.cellar.Compression.ZSTD : dictionary.codec();
+    return raw <= MAX_RAW_LENGTH
+        && raw <= ValueDictionary.maxDecompressedLength(codec, (int) frameLength);
   }
 
   /**
@@ -628,7 +641,7 @@ public final class RecordView {
               at,
               at + Math.min(valueLength, src.length - at),
               Varint.MAX_INT_BYTES);
-      if (v < 0 || (v >>> 8) > MAX_RAW_LENGTH) {
+      if (v < 0 || !plausible(v >>> 8, valueLength - (v & 0xFF))) {
         throw undecompressable();
       }
       rawLength = v >>> 8;
