@@ -89,6 +89,26 @@ public final class ValueDictionary {
     return codec == Compression.LZ4 ? Lz4.compressBound(length) : Zstd.compressBound(length);
   }
 
+  /** zstd's largest block: a frame holds as many blocks as it needs, each at most this. */
+  private static final long ZSTD_MAX_BLOCK_BYTES = 128 << 10;
+
+  /**
+   * The most a frame of {@code frameLength} bytes of {@code codec} can decompress to. A compressed
+   * field states its value's length before the frame, and a reader checks that claim against this
+   * before it allocates for the value: without it, a damaged or forged field of a few bytes could
+   * claim a gibibyte. LZ4 makes at most 255 bytes of one (a match grows by 255 per extra length
+   * byte, and takes a token and an offset besides); zstd at most one block of 128 KiB of four bytes
+   * (a 3-byte block header and an RLE byte), after a frame header of at least one.
+   */
+  public static long maxDecompressedLength(Compression codec, int frameLength) {
+    if (frameLength <= 0) {
+      return 0;
+    }
+    return codec == Compression.LZ4
+        ? 255L * frameLength
+        : (frameLength / 4 + 1) * ZSTD_MAX_BLOCK_BYTES;
+  }
+
   /**
    * Compresses {@code src[off, off + len)} into {@code dst} from {@code dstOff}, in at most {@code
    * dstCap} bytes; returns the compressed length, or -1 if it does not fit there (a caller that

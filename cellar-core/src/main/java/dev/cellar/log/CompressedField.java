@@ -38,15 +38,30 @@ final class CompressedField {
 
   /**
    * The length varint at the start of the field {@code src[at, at + fieldLength)}: the value's
-   * length shifted left by 8 and the varint's size in the low byte; -1 if malformed.
+   * length shifted left by 8 and the varint's size in the low byte; -1 if malformed, or if the
+   * length is more than the frame after it could decompress to ({@link #plausible}).
    */
-  static long lengthVarint(byte[] src, int at, long fieldLength) {
+  long lengthVarint(byte[] src, int at, long fieldLength) {
     long end = Math.min(at + fieldLength, src.length);
     long v = Varint.read(MemorySegment.ofArray(src), at, end, Varint.MAX_INT_BYTES);
-    if (v < 0 || (v & 0xFF) >= fieldLength || (v >>> 8) > MAX_RAW_LENGTH) {
+    if (v < 0 || (v & 0xFF) >= fieldLength || !plausible(v >>> 8, fieldLength - (v & 0xFF))) {
       return -1;
     }
     return v;
+  }
+
+  /**
+   * Whether {@code raw}, the length a compressed field claims for its value, is one its frame of
+   * {@code frameLength} bytes can decompress to: checked before anything is allocated for the value
+   * (see {@link ValueDictionary#maxDecompressedLength}), so that a damaged or forged field of a few
+   * bytes cannot make a read allocate a gibibyte. Without a dictionary the value cannot be
+   * decompressed at all; its claim is held to the most generous codec's bound.
+   */
+  private boolean plausible(long raw, long frameLength) {
+    dev.cellar.Compression codec =
+        dictionary == null ? dev.cellar.Compression.ZSTD : dictionary.codec();
+    return raw <= MAX_RAW_LENGTH
+        && raw <= ValueDictionary.maxDecompressedLength(codec, (int) frameLength);
   }
 
   /** The field's bytes copied off {@code log} from {@code offset}, in this field's own array. */

@@ -654,7 +654,7 @@ public final class RecordView {
         src = field.copy(log, keyOffset + keyLength, (int) Math.min(valueLength, 16));
         at = 0;
       }
-      long v = CompressedField.lengthVarint(src, at, valueLength);
+      long v = field.lengthVarint(src, at, valueLength);
       if (v < 0) {
         throw undecompressable();
       }

@@ -4,12 +4,16 @@ import static org.junit.jupiter.api.Assertions.*;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import dev.cellar.CellarOptions;
+import dev.cellar.Compression;
 import dev.cellar.EncryptionKeys;
 import dev.cellar.Fsync;
+import dev.cellar.log.Segment;
+import dev.cellar.log.SegmentHeaderDescriptor;
 import dev.cellar.store.Store;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,6 +27,8 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Kills a writing child JVM with SIGKILL at random moments, reopens the store each time, and checks
@@ -55,6 +61,43 @@ class CrashRecoveryTest {
     crashLoop(6, true);
   }
 
+  /**
+   * The same with the store compressed and encrypted: compaction trains a dictionary on the values
+   * the writers wrote and compresses (and re-encrypts) every sealed segment they fill, so kills
+   * land inside compaction of compressed segments, while a codec block or a compressed record is
+   * half written: each kill waits, past its random count of acknowledged writes, for a moment a
+   * compaction pass is running. Every value reads back exactly, no file holds one in plaintext; at
+   * the end some segment of the store is compressed, and most kills did land inside a pass (the
+   * child says when a pass begins and ends; a pass may end before the kill lands).
+   */
+  @ParameterizedTest
+  @EnumSource(
+      value = Compression.class,
+      names = {"ZSTD", "LZ4"})
+  void killDuringCompactionOfCompressedEncryptedSegmentsLosesNothing(Compression codec)
+      throws Exception {
+    keyHex = "8f".repeat(16) + "1e".repeat(16);
+    compression = codec;
+    aimAtCompaction = true;
+    crashLoop(5, true);
+    assertSomeSegmentCompressed();
+    assertTrue(killsInCompaction >= 1, "no kill of 5 landed inside a compaction pass");
+  }
+
+  @ParameterizedTest
+  @EnumSource(
+      value = Compression.class,
+      names = {"ZSTD", "LZ4"})
+  @Tag("slow")
+  void manyKillsDuringCompactionOfCompressedEncryptedSegments(Compression codec) throws Exception {
+    keyHex = "8f".repeat(16) + "1e".repeat(16);
+    compression = codec;
+    aimAtCompaction = true;
+    crashLoop(40, true);
+    assertSomeSegmentCompressed();
+    assertTrue(killsInCompaction >= 10, killsInCompaction + " of 40 kills inside compaction");
+  }
+
   @Test
   @Tag("slow")
   void manyKillsDuringEverything() throws Exception {
@@ -70,6 +113,15 @@ class CrashRecoveryTest {
 
   /** The store's key in hex, or null for a plaintext store. */
   private String keyHex;
+
+  /** Whether each kill waits until a compaction pass is running. */
+  private boolean aimAtCompaction;
+
+  /** How many kills of this test landed while a compaction pass was running. */
+  private int killsInCompaction;
+
+  /** The codec the store compresses with. */
+  private Compression compression = Compression.NONE;
 
   private EncryptionKeys keys() {
     return keyHex == null ? null : EncryptionKeys.of(HexFormat.of().parseHex(keyHex));
@@ -88,6 +140,27 @@ class CrashRecoveryTest {
         }
       }
     }
+  }
+
+  private void assertSomeSegmentCompressed() throws IOException {
+    int compressed = 0;
+    StringBuilder listing = new StringBuilder();
+    try (var files = Files.list(dir)) {
+      for (Path f : (Iterable<Path>) files::iterator) {
+        listing.append('\n').append(f.getFileName()).append(' ').append(Files.size(f));
+        if (Segment.idOf(f.getFileName().toString()) >= 0
+            && Files.size(f) >= SegmentHeaderDescriptor.LENGTH) {
+          // The whole file: a compressed header is valid only with its codec block after it.
+          MemorySegment file = MemorySegment.ofArray(Files.readAllBytes(f));
+          if (SegmentHeaderDescriptor.validate(file, f.toString()) == null
+              && SegmentHeaderDescriptor.isCompressed(file)) {
+            compressed++;
+          }
+        }
+      }
+    }
+    assertTrue(
+        compressed > 0, "no segment of the store is compressed with " + compression + listing);
   }
 
   /** What the parent knows of one key: its last acknowledged operation. */
@@ -110,9 +183,14 @@ class CrashRecoveryTest {
       long killAfterAcks = 50 + random.nextInt(1500);
       Map<String, Attempt> inFlight = new HashMap<>();
       long acks = 0;
+      boolean compacting = false;
       String line;
-      while (acks < killAfterAcks && (line = lines.readLine()) != null) {
+      // Past its count of acks, a kill aimed at compaction waits for a line printed while a pass
+      // runs: a random point of the pass, or its start.
+      while ((acks < killAfterAcks || (aimAtCompaction && !compacting))
+          && (line = lines.readLine()) != null) {
         acks += record(line, acked, inFlight);
+        compacting = compacting(line, compacting);
       }
       child
           .toHandle()
@@ -121,6 +199,10 @@ class CrashRecoveryTest {
       // Acks printed between the kill decision and death are acknowledged too.
       while ((line = lines.readLine()) != null) {
         acks += record(line, acked, inFlight);
+        compacting = compacting(line, compacting);
+      }
+      if (compacting) {
+        killsInCompaction++;
       }
       assertTrue(acks > 0, "child acknowledged nothing");
       if (keyHex != null) {
@@ -128,6 +210,20 @@ class CrashRecoveryTest {
       }
       verify(acked, inFlight.values());
     }
+    System.out.println(
+        getClass().getSimpleName()
+            + ": "
+            + killsInCompaction
+            + " of "
+            + cycles
+            + " kills inside compaction ("
+            + compression
+            + ")");
+  }
+
+  /** Whether a compaction pass is running after {@code line}, given whether one was before. */
+  private static boolean compacting(String line, boolean before) {
+    return line.equals("compaction begins") || (before && !line.startsWith("compaction ends"));
   }
 
   private static int record(String line, Map<String, Acked> acked, Map<String, Attempt> inFlight) {
@@ -156,7 +252,8 @@ class CrashRecoveryTest {
             .fsync(Fsync.NO)
             .segmentBytes(256 << 10)
             .maxValueBytes(4 << 10)
-            .encryptionKeys(keys());
+            .encryptionKeys(keys())
+            .compression(compression);
     try (Store db = Store.open(dir, options)) {
       // A key first written by an in-flight put that landed is acknowledged from now on.
       for (Attempt a : pending.values()) {
@@ -192,6 +289,8 @@ class CrashRecoveryTest {
             value.startsWith(key + "=") && value.indexOf('|') > 0,
             "corrupt value " + value + " for " + context);
         long version = Long.parseLong(value.substring(key.length() + 1, value.indexOf('|')));
+        assertArrayEquals(
+            CrashWriter.value(key, version), raw, "not the value version " + version + " wrote");
         boolean isLastAck = version == last.version() && !last.delete();
         boolean isInFlight = maybe != null && !maybe.delete() && version == maybe.version();
         assertTrue(
@@ -215,7 +314,8 @@ class CrashRecoveryTest {
             "4",
             Boolean.toString(maintenance),
             Long.toString(versionBase),
-            keyHex == null ? "" : keyHex)
+            keyHex == null ? "" : keyHex,
+            compression.name())
         .redirectError(ProcessBuilder.Redirect.INHERIT)
         .start();
   }

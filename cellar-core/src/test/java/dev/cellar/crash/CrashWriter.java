@@ -2,6 +2,7 @@ package dev.cellar.crash;
 
 import dev.cellar.Cellar;
 import dev.cellar.CellarOptions;
+import dev.cellar.Compression;
 import dev.cellar.EncryptionKeys;
 import dev.cellar.Fsync;
 import java.io.PrintStream;
@@ -16,9 +17,11 @@ import java.util.concurrent.ThreadLocalRandom;
  * checkpoints in a loop so that kills land inside them.
  *
  * <p>Line format: {@code try <thread> <key> <version> <put|del>} before each operation and {@code
- * ack <thread> <key> <version> <put|del>} after it returned. Versions start at a base given by the
- * parent, so they grow across restarts. Values are {@code <key>=<version>} padded, so a reader can
- * tell a well-formed value from a corrupt one.
+ * ack <thread> <key> <version> <put|del>} after it returned; {@code compaction begins} and {@code
+ * compaction ends <bytes reclaimed>} around each compaction pass, so the parent knows whether a
+ * kill landed inside one. Versions start at a base given by the parent, so they grow across
+ * restarts. Values are {@code <key>=<version>|} and a padding that follows from both ({@link
+ * #value}), so a reader can tell the exact value each version wrote.
  */
 public final class CrashWriter {
   static final int KEYS_PER_THREAD = 300;
@@ -41,7 +44,8 @@ public final class CrashWriter {
             .encryptionKeys(
                 args.length > 4 && !args[4].isEmpty()
                     ? EncryptionKeys.of(java.util.HexFormat.of().parseHex(args[4]))
-                    : null);
+                    : null)
+            .compression(args.length > 5 ? Compression.valueOf(args[5]) : Compression.NONE);
     PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
     Cellar db = Cellar.open(dir, options);
     out.println("open");
@@ -53,7 +57,9 @@ public final class CrashWriter {
               .start(
                   () -> {
                     while (true) {
-                      db.compact();
+                      say(out, "compaction begins");
+                      long reclaimed = db.compact();
+                      say(out, "compaction ends " + reclaimed);
                       db.checkpoint();
                     }
                   });
@@ -81,7 +87,7 @@ public final class CrashWriter {
       if (delete) {
         db.delete(key.getBytes(StandardCharsets.UTF_8));
       } else {
-        db.put(key.getBytes(StandardCharsets.UTF_8), value(key, version, random.nextInt(200)));
+        db.put(key.getBytes(StandardCharsets.UTF_8), value(key, version));
       }
       synchronized (out) {
         out.println("ack" + op);
@@ -90,7 +96,19 @@ public final class CrashWriter {
     }
   }
 
-  static byte[] value(String key, long version, int padding) {
+  /**
+   * The value of {@code key} at {@code version}; its padding (0 to 199 bytes) follows from both, so
+   * the parent knows every byte of it.
+   */
+  private static void say(PrintStream out, String line) {
+    synchronized (out) {
+      out.println(line);
+      out.flush();
+    }
+  }
+
+  static byte[] value(String key, long version) {
+    int padding = Math.floorMod(key.hashCode() * 31 + Long.hashCode(version), 200);
     return (key + "=" + version + "|" + "p".repeat(padding)).getBytes(StandardCharsets.UTF_8);
   }
 }

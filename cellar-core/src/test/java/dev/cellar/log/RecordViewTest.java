@@ -76,7 +76,7 @@ class RecordViewTest {
   private static void assertSame(RecordView a, RecordView b, String what) {
     assertEquals(b.type(), a.type(), what);
     assertEquals(b.keyLength(), a.keyLength(), what);
-    assertEquals(b.valueLength(), a.valueLength(), what);
+    assertEquals(b.storedValueLength(), a.storedValueLength(), what);
     assertEquals(b.seq(), a.seq(), what);
     assertEquals(b.expireAt(), a.expireAt(), what);
     assertEquals(b.keyOffset(), a.keyOffset(), what);
