@@ -409,19 +409,19 @@ public final class Segment implements AutoCloseable, BlockCache.BlockLoader {
 
   /**
    * Advises the kernel that this sealed segment is read at random (point reads through its mapping
-   * in {@code io buffered}): no read-ahead on a page fault. Measured by {@code cellar bench io},
-   * against the same server without it. Scans of the whole segment ask for sequential read-ahead
-   * for their duration ({@link #adviseScan}).
+   * in {@code io buffered}; in {@code io direct} only what still reads the mapping): no read-ahead
+   * on a page fault. Measured by {@code cellar bench io}, against the same server without it. Scans
+   * of the whole segment ask for sequential read-ahead for their duration ({@link #adviseScan}).
    */
   public void adviseRandomReads() {
-    if (RANDOM_ADVICE && readCache == null && arena.scope().isAlive()) {
+    if (RANDOM_ADVICE && arena.scope().isAlive()) {
       MemoryAdvice.random(memory);
     }
   }
 
   /** Advises sequential read-ahead while the whole segment is read (compaction of it). */
   public void adviseScan() {
-    if (readCache == null && arena.scope().isAlive()) {
+    if (arena.scope().isAlive()) {
       MemoryAdvice.sequential(memory);
     }
   }

@@ -334,7 +334,9 @@ final class Keyspace {
       Segment segment = location == 0 ? null : segments.get(LogLocation.slot(location));
       long offset = LogLocation.offset(location);
       long end = segment == null ? 0 : segment.end();
-      if (offset < end) {
+      // A segment read with O_DIRECT is not read through its mapping: touching it would fault its
+      // pages (and their read-ahead) into the page cache the read cache replaces.
+      if (offset < end && !segment.directReads()) {
         targetSegments[n] = segment;
         targetOffsets[n] = offset;
         // Only below the written end: the mapping may reach past the file's end.

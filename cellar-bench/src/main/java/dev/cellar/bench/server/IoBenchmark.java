@@ -93,6 +93,14 @@ public final class IoBenchmark implements Callable<Integer> {
   long requests;
 
   @Option(
+      names = "--no-hint-requests",
+      defaultValue = "20000",
+      description =
+          "GETs per measured run of buffered without MADV_RANDOM, whose every page fault reads the"
+              + " device's read-ahead (default ${DEFAULT-VALUE}).")
+  long noHintRequests;
+
+  @Option(
       names = "--write-requests",
       defaultValue = "200000",
       description = "SETs of the write-heavy run (default ${DEFAULT-VALUE}).")
@@ -259,12 +267,10 @@ public final class IoBenchmark implements Callable<Integer> {
     try (MemoryCgroup group = group(cgroup, name);
         ServerProcess server = start(tools, children, runDir, placement, group, data, mode, "no")) {
       RedisBenchmarkRunner bench = new RedisBenchmarkRunner(tools, children, runDir);
-      bench.run(
-          server.port(),
-          placement,
-          new Workload("get", 16, requests / 2, clients, keys, valueSize));
+      long n = mode.equals(BUFFERED_NO_HINT) ? noHintRequests : requests;
+      bench.run(server.port(), placement, new Workload("get", 16, n / 2, clients, keys, valueSize));
       for (int pipeline : PIPELINES) {
-        out.add(timed(bench, server, placement, mode, "get", pipeline, requests, keys, round));
+        out.add(timed(bench, server, placement, mode, "get", pipeline, n, keys, round));
         log.printf(Locale.ROOT, "bench io: round %d %s %s%n", round, mode, last(out));
       }
     }
@@ -273,7 +279,8 @@ public final class IoBenchmark implements Callable<Integer> {
         ServerProcess server =
             start(tools, children, runDir, placement, group, data, mode, "always")) {
       RedisBenchmarkRunner bench = new RedisBenchmarkRunner(tools, children, runDir);
-      out.add(timed(bench, server, placement, mode, "set", 16, writeRequests, keys, round));
+      long n = mode.equals(BUFFERED_NO_HINT) ? noHintRequests / 2 : writeRequests;
+      out.add(timed(bench, server, placement, mode, "set", 16, n, keys, round));
       log.printf(Locale.ROOT, "bench io: round %d %s %s%n", round, mode, last(out));
     }
     return out;
