@@ -79,17 +79,23 @@ final class Zstd {
       LIB.function(
           "ZSTD_CCtx_refCDict",
           FunctionDescriptor.of(SIZE_T, ValueLayout.ADDRESS, ValueLayout.ADDRESS));
-  private static final MethodHandle REF_DDICT =
-      LIB.function(
-          "ZSTD_DCtx_refDDict",
-          FunctionDescriptor.of(SIZE_T, ValueLayout.ADDRESS, ValueLayout.ADDRESS));
   private static final FunctionDescriptor CODE =
       FunctionDescriptor.of(
           SIZE_T, ValueLayout.ADDRESS, ValueLayout.ADDRESS, SIZE_T, ValueLayout.ADDRESS, SIZE_T);
   private static final MethodHandle COMPRESS2 =
       LIB.function("ZSTD_compress2", CODE, Linker.Option.critical(true));
-  private static final MethodHandle DECOMPRESS_DCTX =
-      LIB.function("ZSTD_decompressDCtx", CODE, Linker.Option.critical(true));
+  private static final MethodHandle DECOMPRESS_USING_DDICT =
+      LIB.function(
+          "ZSTD_decompress_usingDDict",
+          FunctionDescriptor.of(
+              SIZE_T,
+              ValueLayout.ADDRESS,
+              ValueLayout.ADDRESS,
+              SIZE_T,
+              ValueLayout.ADDRESS,
+              SIZE_T,
+              ValueLayout.ADDRESS),
+          Linker.Option.critical(true));
   private static final MethodHandle IS_ERROR =
       LIB.function("ZSTD_isError", FunctionDescriptor.of(ValueLayout.JAVA_INT, SIZE_T));
   private static final MethodHandle ERROR_NAME =
@@ -160,22 +166,75 @@ final class Zstd {
    */
   static boolean decompress(
       byte[] src, int off, int len, byte[] dst, int dstOff, int dstLen, MemorySegment ddict) {
+    Thread thread = Thread.currentThread();
+    if (!thread.isVirtual()) {
+      // A platform thread keeps a context of its own (freed when the thread is gone): the pool's
+      // two queue operations were 5.5% of a zstd GET's CPU. Virtual threads, which may number in
+      // the millions, share the pool.
+      LocalContext local = LOCAL.get();
+      if (local == null) {
+        local = new LocalContext(DECOMPRESSORS.create());
+        LOCAL.set(local);
+      }
+      try {
+        return decompress(local.dctx, src, off, len, dst, dstOff, dstLen, ddict);
+      } finally {
+        java.lang.ref.Reference.reachabilityFence(local);
+      }
+    }
     MemorySegment dctx = DECOMPRESSORS.take();
     try {
-      check((long) REF_DDICT.invokeExact(dctx, ddict), "DCtx_refDDict");
+      return decompress(dctx, src, off, len, dst, dstOff, dstLen, ddict);
+    } finally {
+      DECOMPRESSORS.give(dctx);
+    }
+  }
+
+  private static boolean decompress(
+      MemorySegment dctx,
+      byte[] src,
+      int off,
+      int len,
+      byte[] dst,
+      int dstOff,
+      int dstLen,
+      MemorySegment ddict) {
+    try {
+      // One call: the context's magicless format holds, and the dictionary is given per call.
       long n =
           (long)
-              DECOMPRESS_DCTX.invokeExact(
+              DECOMPRESS_USING_DDICT.invokeExact(
                   dctx,
                   MemorySegment.ofArray(dst).asSlice(dstOff, dstLen),
                   (long) dstLen,
                   MemorySegment.ofArray(src).asSlice(off, len),
-                  (long) len);
+                  (long) len,
+                  ddict);
       return (int) IS_ERROR.invokeExact(n) == 0 && n == dstLen;
     } catch (Throwable t) {
       throw rethrow(t);
-    } finally {
-      DECOMPRESSORS.give(dctx);
+    }
+  }
+
+  private static final ThreadLocal<LocalContext> LOCAL = new ThreadLocal<>();
+  private static final java.lang.ref.Cleaner CLEANER = java.lang.ref.Cleaner.create();
+
+  /** A platform thread's decompression context, freed once the thread no longer holds it. */
+  private static final class LocalContext {
+    final MemorySegment dctx;
+
+    LocalContext(MemorySegment dctx) {
+      this.dctx = dctx;
+      long address = dctx.address();
+      CLEANER.register(this, () -> free(address));
+    }
+
+    private static void free(long address) {
+      try {
+        long unused = (long) FREE_DCTX.invokeExact(MemorySegment.ofAddress(address));
+      } catch (Throwable t) {
+        // nothing to do: the context's memory stays allocated
+      }
     }
   }
 
@@ -286,6 +345,12 @@ final class Zstd {
         size.decrementAndGet();
         return c;
       }
+      return create();
+    }
+
+    /** A new context, set up for Cellar's frames; not from the pool. */
+    MemorySegment create() {
+      MemorySegment c;
       try {
         if (compress) {
           c = nonNull((MemorySegment) CREATE_CCTX.invokeExact(), "ZSTD_createCCtx");
