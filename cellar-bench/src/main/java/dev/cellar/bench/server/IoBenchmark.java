@@ -535,6 +535,21 @@ public final class IoBenchmark implements Callable<Integer> {
                   : ""));
     }
     md.append(
+        "\nThe MADV_RANDOM hint on sealed segments (buffered against buffered without it):\n\n"
+            + "| test | pipeline | throughput with/without | kernel CPU with/without |\n"
+            + "|---|---:|---:|---:|\n");
+    for (Object o : (List<Object>) report.get("madvise_random")) {
+      Map<String, Object> r = (Map<String, Object>) o;
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %s | %.2fx | %.2fx |%n",
+              r.get("test"),
+              r.get("pipeline"),
+              ((Number) r.get("madvise_random_throughput_gain")).doubleValue(),
+              ((Number) r.get("madvise_random_kernel_cpu")).doubleValue()));
+    }
+    md.append(
         "\nAll runs:\n\n| round | mode | test | pipeline | ops/s | p99 ms | kernel µs/op |\n");
     md.append("|---:|---|---|---:|---:|---:|---:|\n");
     for (Run r : runs) {

@@ -77,6 +77,7 @@ class IoBenchmarkTest {
       assumeTrue(false, e.getMessage());
     }
     Path json = dir.resolve("io.json");
+    Path markdown = dir.resolve("io.md");
     int exit =
         new CommandLine(new IoBenchmark())
             .execute(
@@ -101,7 +102,9 @@ class IoBenchmarkTest {
                 "--rounds",
                 "1",
                 "--json",
-                json.toString());
+                json.toString(),
+                "--markdown",
+                markdown.toString());
     assertEquals(0, exit);
     String report = Files.readString(json);
     for (String field :
@@ -117,5 +120,8 @@ class IoBenchmarkTest {
     for (String mode : IoBenchmark.MODES) {
       assertTrue(report.contains("\"mode\": \"" + mode + "\""), mode + " in " + report);
     }
+    String md = Files.readString(markdown);
+    assertTrue(md.contains("throughput direct/buffered"), md);
+    assertTrue(md.contains("The MADV_RANDOM hint"), md);
   }
 }
