@@ -6,9 +6,10 @@ import java.lang.foreign.ValueLayout;
 
 /**
  * The value field of a compressed record ({@code varint(value length) || frame}, see {@link
- * RecordDescriptor#COMPRESSED_BIT}) decompressed for one {@link RecordView}: the segment's
- * dictionary, and the view's arrays for a field copied off the mapping and for the value
- * decompressed, each made once and grown as needed.
+ * RecordDescriptor#COMPRESSED_BIT}) decompressed for one {@link RecordView}: the view's arrays for
+ * a field copied off the mapping and for the value decompressed, each made once and grown as
+ * needed, and the checks of a field. A view makes one only when it meets a compressed record: a
+ * view the JIT removes (an index comparison's) must make no object of its own.
  *
  * <p>Decompression always reads a heap copy, never the mapping: a native call holds the mapping's
  * arena for its duration, and compaction must be able to unmap a segment whatever a reader does.
@@ -23,28 +24,21 @@ final class CompressedField {
 
   private static final int MIN_SCRATCH = 4096;
 
-  private ValueDictionary dictionary;
   private byte[] field;
   private byte[] value;
   private MemorySegment valueData;
-
-  void dictionary(ValueDictionary dictionary) {
-    this.dictionary = dictionary;
-  }
-
-  ValueDictionary dictionary() {
-    return dictionary;
-  }
 
   /**
    * The length varint at the start of the field {@code src[at, at + fieldLength)}: the value's
    * length shifted left by 8 and the varint's size in the low byte; -1 if malformed, or if the
    * length is more than the frame after it could decompress to ({@link #plausible}).
    */
-  long lengthVarint(byte[] src, int at, long fieldLength) {
+  static long lengthVarint(byte[] src, int at, long fieldLength, ValueDictionary dictionary) {
     long end = Math.min(at + fieldLength, src.length);
     long v = Varint.read(MemorySegment.ofArray(src), at, end, Varint.MAX_INT_BYTES);
-    if (v < 0 || (v & 0xFF) >= fieldLength || !plausible(v >>> 8, fieldLength - (v & 0xFF))) {
+    if (v < 0
+        || (v & 0xFF) >= fieldLength
+        || !plausible(v >>> 8, fieldLength - (v & 0xFF), dictionary)) {
       return -1;
     }
     return v;
@@ -57,7 +51,7 @@ final class CompressedField {
    * bytes cannot make a read allocate a gibibyte. Without a dictionary the value cannot be
    * decompressed at all; its claim is held to the most generous codec's bound.
    */
-  private boolean plausible(long raw, long frameLength) {
+  private static boolean plausible(long raw, long frameLength, ValueDictionary dictionary) {
     dev.cellar.Compression codec =
         dictionary == null ? dev.cellar.Compression.ZSTD : dictionary.codec();
     return raw <= MAX_RAW_LENGTH
@@ -74,21 +68,21 @@ final class CompressedField {
   }
 
   /** The value of the field {@code src[at, at + fieldLength)} in a new array; null if damaged. */
-  byte[] decompressed(byte[] src, int at, int fieldLength) {
-    long v = lengthVarint(src, at, fieldLength);
+  static byte[] decompressed(byte[] src, int at, int fieldLength, ValueDictionary dictionary) {
+    long v = lengthVarint(src, at, fieldLength, dictionary);
     if (v < 0) {
       return null;
     }
     byte[] out = new byte[(int) (v >>> 8)];
-    return decompress(src, at, fieldLength, v, out) ? out : null;
+    return decompress(src, at, fieldLength, v, out, dictionary) ? out : null;
   }
 
   /**
    * Decompresses the field {@code src[at, at + fieldLength)} into this field's value array ({@link
    * #valueData()}); returns the value's length, or -1 if damaged.
    */
-  long inflate(byte[] src, int at, int fieldLength) {
-    long v = lengthVarint(src, at, fieldLength);
+  long inflate(byte[] src, int at, int fieldLength, ValueDictionary dictionary) {
+    long v = lengthVarint(src, at, fieldLength, dictionary);
     if (v < 0) {
       return -1;
     }
@@ -97,7 +91,7 @@ final class CompressedField {
       value = new byte[Math.max(raw, MIN_SCRATCH)];
       valueData = MemorySegment.ofArray(value);
     }
-    return decompress(src, at, fieldLength, v, value) ? raw : -1;
+    return decompress(src, at, fieldLength, v, value, dictionary) ? raw : -1;
   }
 
   /** The value {@link #inflate} decompressed last, from index 0. */
@@ -105,7 +99,13 @@ final class CompressedField {
     return valueData;
   }
 
-  private boolean decompress(byte[] src, int at, int fieldLength, long lengthVarint, byte[] out) {
+  private static boolean decompress(
+      byte[] src,
+      int at,
+      int fieldLength,
+      long lengthVarint,
+      byte[] out,
+      ValueDictionary dictionary) {
     int prefix = (int) (lengthVarint & 0xFF);
     int raw = (int) (lengthVarint >>> 8);
     return dictionary != null
@@ -113,7 +113,7 @@ final class CompressedField {
   }
 
   /** What to say of a field that does not decompress. */
-  String why() {
+  static String why(ValueDictionary dictionary) {
     return dictionary == null
         ? "compressed in a segment that names no dictionary"
         : "not a value of dictionary " + Long.toHexString(dictionary.id());

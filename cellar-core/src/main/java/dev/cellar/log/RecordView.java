@@ -21,7 +21,11 @@ import java.lang.foreign.ValueLayout;
 public final class RecordView {
   private SegmentCipher cipher;
   private int tagBytes;
-  private final CompressedField field = new CompressedField();
+  private ValueDictionary dictionary;
+
+  /** Made on the first compressed value this view reads (see {@link CompressedField}). */
+  private CompressedField field;
+
   private boolean compressed;
 
   /** The value's own length when compressed, once read from its field; else -1. */
@@ -106,7 +110,7 @@ public final class RecordView {
   /** As {@link #parse(Segment, long)}, bounded by {@code limit}. */
   public boolean parse(Segment segment, long offset, long limit) {
     cipher(segment.cipher());
-    field.dictionary(segment.dictionary());
+    dictionary = segment.dictionary();
     if (segment.directReads()) {
       return parseDirect(segment, offset, limit);
     }
@@ -119,7 +123,7 @@ public final class RecordView {
    */
   public boolean parseMapped(Segment segment, long offset) {
     cipher(segment.cipher());
-    field.dictionary(segment.dictionary());
+    dictionary = segment.dictionary();
     return parse(segment.memory(), offset, segment.end());
   }
 
@@ -173,13 +177,13 @@ public final class RecordView {
    * this view. A compressed record parses without one, and its key reads; its value does not.
    */
   public RecordView dictionary(ValueDictionary dictionary) {
-    field.dictionary(dictionary);
+    this.dictionary = dictionary;
     return this;
   }
 
   /** Whether the dictionary this view decompresses with is {@code d}. */
   public boolean dictionaryIs(ValueDictionary d) {
-    return field.dictionary() == d;
+    return dictionary == d;
   }
 
   /** Whether the record's value is stored compressed. */
@@ -446,7 +450,7 @@ public final class RecordView {
    * @throws dev.cellar.CorruptStoreException if it does not decompress
    */
   private byte[] decompressed(byte[] src, int at) {
-    byte[] out = field.decompressed(src, at, (int) valueLength);
+    byte[] out = CompressedField.decompressed(src, at, (int) valueLength, dictionary);
     if (out == null) {
       throw undecompressable();
     }
@@ -463,7 +467,15 @@ public final class RecordView {
                 + ": "
                 + length
                 + " bytes, "
-                + field.why()));
+                + CompressedField.why(dictionary)));
+  }
+
+  private CompressedField field() {
+    CompressedField f = field;
+    if (f == null) {
+      f = field = new CompressedField();
+    }
+    return f;
   }
 
   /** Decompresses a compressed record's value into {@link #field}, if not done since parsing. */
@@ -474,10 +486,13 @@ public final class RecordView {
     long raw;
     if (cipher != null) {
       ensureOpen();
-      raw = field.inflate(plain, (int) (keyOffset - offset + keyLength), (int) valueLength);
+      raw =
+          field()
+              .inflate(
+                  plain, (int) (keyOffset - offset + keyLength), (int) valueLength, dictionary);
     } else {
       int n = (int) valueLength;
-      raw = field.inflate(field.copy(log, keyOffset + keyLength, n), 0, n);
+      raw = field().inflate(field().copy(log, keyOffset + keyLength, n), 0, n, dictionary);
     }
     if (raw < 0) {
       throw undecompressable();
@@ -651,10 +666,10 @@ public final class RecordView {
         src = plain;
         at = (int) (keyOffset - offset + keyLength);
       } else {
-        src = field.copy(log, keyOffset + keyLength, (int) Math.min(valueLength, 16));
+        src = field().copy(log, keyOffset + keyLength, (int) Math.min(valueLength, 16));
         at = 0;
       }
-      long v = field.lengthVarint(src, at, valueLength);
+      long v = CompressedField.lengthVarint(src, at, valueLength, dictionary);
       if (v < 0) {
         throw undecompressable();
       }
@@ -702,7 +717,7 @@ public final class RecordView {
       return data();
     }
     inflate();
-    return field.valueData();
+    return field().valueData();
   }
 
   /** Where the value starts in {@link #valueData()}. */
@@ -734,7 +749,7 @@ public final class RecordView {
   public MemorySegment value() {
     if (compressed) {
       inflate();
-      return field.valueData().asSlice(0, rawLength);
+      return field().valueData().asSlice(0, rawLength);
     }
     return data().asSlice(keyOffset() + keyLength, valueLength);
   }

@@ -27,8 +27,13 @@ final class GarbageAccounting {
    */
   boolean retire(long location) {
     Segment segment = segments.get(LogLocation.slot(location));
-    RecordView view = viewFor(segment);
-    if (segment == null || !view.parse(segment, LogLocation.offset(location))) {
+    if (segment == null) {
+      return false;
+    }
+    // A view that never leaves this method, so that the JIT removes it (the server's
+    // GarbageFreePathTest checks), unless the record is read with O_DIRECT into a view's own array.
+    RecordView view = segment.directReads() ? DIRECT_VIEW.get() : new RecordView();
+    if (!view.parse(segment, LogLocation.offset(location))) {
       return false;
     }
     segment.addDead(view.length());
@@ -39,22 +44,17 @@ final class GarbageAccounting {
         && (view.expireAt() == 0 || !view.expiredAt(System.currentTimeMillis()));
   }
 
-  /**
-   * A view for a record of {@code segment}: one that never escapes (the JIT removes it), or, for a
-   * segment read with O_DIRECT, which copies the record into the view's own array, one per thread.
-   */
-  private static RecordView viewFor(Segment segment) {
-    return segment != null && segment.directReads() ? DIRECT_VIEW.get() : new RecordView();
-  }
-
   private static final ThreadLocal<RecordView> DIRECT_VIEW =
       ThreadLocal.withInitial(RecordView::new);
 
   /** Accounts a record that is garbage from birth (a tombstone). */
   void deadAt(long location) {
     Segment segment = segments.get(LogLocation.slot(location));
-    RecordView view = viewFor(segment);
-    if (segment != null && view.parse(segment, LogLocation.offset(location))) {
+    if (segment == null) {
+      return;
+    }
+    RecordView view = segment.directReads() ? DIRECT_VIEW.get() : new RecordView();
+    if (view.parse(segment, LogLocation.offset(location))) {
       segment.addDead(view.length());
     }
   }
