@@ -72,7 +72,10 @@ class ServerArgumentsTest {
           Map.entry("--ipc-client-timeout", "15"),
           Map.entry("--segment-size", "1mb"),
           Map.entry("--backup-target", "s3://backups/cellar"),
-          Map.entry("--encryption-key-file", "/etc/cellar/cellar.key"));
+          Map.entry("--encryption-key-file", "/etc/cellar/cellar.key"),
+          Map.entry("--compression", "zstd"),
+          Map.entry("--io", "direct"),
+          Map.entry("--read-cache-size", "64mb"));
 
   @TempDir Path tmp;
 
