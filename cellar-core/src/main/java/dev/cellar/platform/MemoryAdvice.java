@@ -29,7 +29,6 @@ import java.lang.invoke.MethodHandle;
  */
 public final class MemoryAdvice {
   public static final long HUGE_PAGE = 2L << 20;
-  private static final int MADV_NORMAL = 0;
   private static final int MADV_RANDOM = 1;
   private static final int MADV_SEQUENTIAL = 2;
   private static final int MADV_DONTNEED = 4;
@@ -156,11 +155,6 @@ public final class MemoryAdvice {
   /** Asks for aggressive read-ahead on a mapping about to be read from start to end. */
   public static void sequential(MemorySegment mapping) {
     advise(mapping, MADV_SEQUENTIAL);
-  }
-
-  /** Back to the kernel's default read-ahead. */
-  public static void normal(MemorySegment mapping) {
-    advise(mapping, MADV_NORMAL);
   }
 
   private static boolean advise(MemorySegment memory, int advice) {

@@ -60,10 +60,6 @@ final class CompactionOutputs {
   /** The length of the record {@link #copy} wrote last. */
   private long lastLength;
 
-  private long compressedValues;
-  private long rawValueBytes;
-  private long storedValueBytes;
-
   CompactionOutputs(
       FileIO io,
       Path directory,
@@ -117,9 +113,6 @@ final class CompactionOutputs {
     int raw = (int) record.valueLength();
     int field = dictionary == null ? -1 : compress(value, valueOffset, raw);
     if (field > 0) {
-      compressedValues++;
-      rawValueBytes += raw;
-      storedValueBytes += field;
       return reencode(
           record,
           MemorySegment.ofArray(fieldScratch),
@@ -308,19 +301,5 @@ final class CompactionOutputs {
     }
     outputs.clear();
     output = null;
-  }
-
-  /** Values this pass stored compressed. */
-  long compressedValues() {
-    return compressedValues;
-  }
-
-  /** Their bytes before compression, and after (their fields). */
-  long rawValueBytes() {
-    return rawValueBytes;
-  }
-
-  long storedValueBytes() {
-    return storedValueBytes;
   }
 }

@@ -264,7 +264,6 @@ final class Compactor {
       obsolete.add(victim);
     }
     long after = outputs.all().stream().mapToLong(Segment::end).sum();
-    counters.compressedValues.add(outputs.compressedValues());
     counters.compactions.increment();
     counters.compactedBytes.add(Math.max(0, before - after));
     return Math.max(0, before - after);

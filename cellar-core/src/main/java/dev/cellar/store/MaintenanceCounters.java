@@ -20,7 +20,4 @@ final class MaintenanceCounters {
    * index at them: left in its output as garbage (see Compactor).
    */
   final LongAdder abandonedCopies = new LongAdder();
-
-  /** Values compaction stored compressed. */
-  final LongAdder compressedValues = new LongAdder();
 }
