@@ -110,6 +110,22 @@ public final class BlockCache implements AutoCloseable {
     }
   }
 
+  /** Whether block {@code index} of file {@code fileId} is cached; counts neither hit nor miss. */
+  public boolean contains(long fileId, long index) {
+    long key = key(fileId, index);
+    return partitions[spread(key) & partitionMask].contains(key);
+  }
+
+  /**
+   * Caches {@code block} ({@link #BLOCK_BYTES}) as block {@code index} of file {@code fileId},
+   * unless it is cached already: for reads done ahead of their readers ({@code
+   * dev.cellar.io.BlockReads}).
+   */
+  public void insert(long fileId, long index, MemorySegment block) {
+    long key = key(fileId, index);
+    partitions[spread(key) & partitionMask].insert(key, block);
+  }
+
   /** Hits and misses since the cache was made. */
   public long hits() {
     long n = 0;
@@ -123,6 +139,15 @@ public final class BlockCache implements AutoCloseable {
     long n = 0;
     for (Partition p : partitions) {
       n += p.misses;
+    }
+    return n;
+  }
+
+  /** The misses that were read ahead of their readers ({@link #insert}): counted in misses too. */
+  public long readAhead() {
+    long n = 0;
+    for (Partition p : partitions) {
+      n += p.readAhead;
     }
     return n;
   }
@@ -165,6 +190,7 @@ public final class BlockCache implements AutoCloseable {
     int used;
     long hits;
     long misses;
+    long readAhead;
 
     Partition(int capacity, MemorySegment blocks) {
       this.capacity = capacity;
@@ -179,6 +205,15 @@ public final class BlockCache implements AutoCloseable {
       small = new IntQueue(capacity);
       main = new IntQueue(capacity);
       ghost = new GhostQueue(Math.max(1, capacity - smallTarget));
+    }
+
+    boolean contains(long key) {
+      lock.lock();
+      try {
+        return find(key) >= 0;
+      } finally {
+        lock.unlock();
+      }
     }
 
     boolean copyIfPresent(long key, int within, MemorySegment dst, long dstOffset, int n) {
@@ -200,27 +235,46 @@ public final class BlockCache implements AutoCloseable {
       }
     }
 
+    void insert(long key, MemorySegment block) {
+      lock.lock();
+      try {
+        if (find(key) < 0) {
+          misses++; // read ahead of the reader, which will count a hit
+          readAhead++;
+          store(key, block);
+        }
+      } finally {
+        lock.unlock();
+      }
+    }
+
     void insertAndCopy(
         long key, MemorySegment block, int within, MemorySegment dst, long dstOffset, int n) {
       lock.lock();
       try {
         int slot = find(key);
         if (slot < 0) {
-          slot = used < capacity ? used++ : evict();
-          MemorySegment.copy(block, 0, blocks, (long) slot * BLOCK_BYTES, BLOCK_BYTES);
-          slotKey[slot] = key;
-          freq[slot] = 0;
-          put(key, slot);
-          if (ghost.remove(key)) {
-            main.add(slot);
-          } else {
-            small.add(slot);
-          }
+          slot = store(key, block);
         }
         MemorySegment.copy(blocks, (long) slot * BLOCK_BYTES + within, dst, dstOffset, n);
       } finally {
         lock.unlock();
       }
+    }
+
+    /** Puts {@code block} in a slot (freeing one if full); returns the slot. Under the lock. */
+    private int store(long key, MemorySegment block) {
+      int slot = used < capacity ? used++ : evict();
+      MemorySegment.copy(block, 0, blocks, (long) slot * BLOCK_BYTES, BLOCK_BYTES);
+      slotKey[slot] = key;
+      freq[slot] = 0;
+      put(key, slot);
+      if (ghost.remove(key)) {
+        main.add(slot);
+      } else {
+        small.add(slot);
+      }
+      return slot;
     }
 
     /** Frees one slot by the S3-FIFO rule and returns it. */

@@ -80,4 +80,12 @@ public interface FileIO {
       }
     };
   }
+
+  /**
+   * What reads a batch's blocks at once for {@link #openDirect}'s files: the platform uses io_uring
+   * where it can. This default reads them one after another, through the readers.
+   */
+  default BlockReads blockReads() {
+    return BlockReads.serial();
+  }
 }

@@ -158,6 +158,25 @@ public final class RecordView {
     return parsed;
   }
 
+  /**
+   * The length of the record at {@code offset} of a segment whose point reads go through the read
+   * cache, from its header alone (read through the cache), or -1 if the header does not parse: for
+   * reading a batch's blocks ahead of it ({@link CacheFill}). Leaves this view unparsed.
+   */
+  public long directLength(Segment segment, long offset, long limit) {
+    if (offset < 0 || limit - offset < RecordDescriptor.MIN_LENGTH) {
+      return -1;
+    }
+    long first = Math.min(limit - offset, HEADER_BYTES);
+    MemorySegment buffer = directBuffer(first);
+    segment.readDirect(offset, buffer, 0, first);
+    cipher(segment.cipher());
+    dictionary = null;
+    long found = parseRange(buffer, 0, limit - offset, first) ? length : -1;
+    log = null;
+    return found;
+  }
+
   private MemorySegment directBuffer(long bytes) {
     if (directBytes == null || directBytes.length < bytes) {
       directBytes = new byte[(int) Math.max(bytes, 2 * SCRATCH_BYTES)];

@@ -460,6 +460,27 @@ public final class Segment implements AutoCloseable, BlockCache.BlockLoader {
     java.lang.ref.Reference.reachabilityFence(file);
   }
 
+  /**
+   * Whether block {@code index} of this segment is in the read cache (only while {@link
+   * #directReads}).
+   *
+   * @throws IllegalStateException if the segment is closed
+   */
+  public boolean blockCached(long index) {
+    directFile();
+    return readCache.contains(cacheFileId, index);
+  }
+
+  /** The file's direct reader, opened on first use (only while {@link #directReads}). */
+  public DirectReader directReader() {
+    return directFile();
+  }
+
+  /** Puts {@code block}, read ahead of its readers, into the read cache as block {@code index}. */
+  public void cacheBlock(long index, MemorySegment block) {
+    readCache.insert(cacheFileId, index, block);
+  }
+
   @Override
   public void load(long index, MemorySegment into) throws IOException {
     direct.read(index * BlockCache.BLOCK_BYTES, into);

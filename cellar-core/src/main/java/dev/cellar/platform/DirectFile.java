@@ -180,6 +180,30 @@ public final class DirectFile implements dev.cellar.io.DirectReader {
     }
   }
 
+  /**
+   * Holds the descriptor open for a read submitted elsewhere ({@link UringBlockReads}); returns
+   * false once the file is closed. Each true is paired with {@link #releaseRead}.
+   */
+  boolean tryAcquire() {
+    int n;
+    do {
+      n = users.get();
+      if (n < 0) {
+        return false;
+      }
+    } while (!users.compareAndSet(n, n + 1));
+    return true;
+  }
+
+  void releaseRead() {
+    release();
+  }
+
+  /** The descriptor: only between {@link #tryAcquire} and {@link #releaseRead}. */
+  int descriptor() {
+    return fd;
+  }
+
   private void acquire() {
     int n;
     do {

@@ -76,4 +76,24 @@ public final class PlatformFileIO implements FileIO {
   public dev.cellar.io.DirectReader openDirect(Path path) throws IOException {
     return DirectFile.open(path);
   }
+
+  /**
+   * io_uring ({@link UringBlockReads}) where the kernel allows it, else a pool of 16 threads. The
+   * system property {@code cellar.io.batchReads} ({@code uring}, {@code pool} or {@code serial})
+   * picks one, to measure them against each other ({@code cellar bench io}).
+   */
+  @Override
+  public dev.cellar.io.BlockReads blockReads() {
+    String choice = System.getProperty("cellar.io.batchReads", "uring");
+    if (choice.equals("serial")) {
+      return dev.cellar.io.BlockReads.serial();
+    }
+    if (!choice.equals("pool")) {
+      dev.cellar.io.BlockReads uring = UringBlockReads.open();
+      if (uring != null) {
+        return uring;
+      }
+    }
+    return new dev.cellar.io.PooledBlockReads(16);
+  }
 }

@@ -8,6 +8,8 @@ import dev.cellar.CorruptStoreException;
 import dev.cellar.ValueSink;
 import dev.cellar.index.HashIndex;
 import dev.cellar.index.KeyHasher;
+import dev.cellar.io.BlockReads;
+import dev.cellar.log.CacheFill;
 import dev.cellar.log.LogLocation;
 import dev.cellar.log.RecordView;
 import dev.cellar.log.Segment;
@@ -304,6 +306,16 @@ final class Keyspace {
   private static final ThreadLocal<TouchTargets> TOUCH_TARGETS =
       ThreadLocal.withInitial(TouchTargets::new);
 
+  /** Per thread: the records of a batch read through the read cache, to read their blocks ahead. */
+  private static final ThreadLocal<CacheFill> CACHE_FILL = ThreadLocal.withInitial(CacheFill::new);
+
+  /** What reads a batch's cache misses at once, in {@code io direct}; null otherwise. */
+  private volatile BlockReads blockReads;
+
+  void blockReads(BlockReads reads) {
+    this.blockReads = reads;
+  }
+
   /**
    * Reads, for the {@code count} keys of hashes {@code hashes}, the memory their lookups read
    * first: all the index slots, then all the records the slots point at (a record's second line
@@ -329,14 +341,21 @@ final class Keyspace {
     long[] targetOffsets = targets.offsets;
     long[] secondLines = targets.secondLines;
     int n = 0;
+    BlockReads direct = blockReads;
+    CacheFill fill = direct == null ? null : CACHE_FILL.get();
     for (int i = 0; i < count; i++) {
       long location = shard(hashes[i]).index.guessLocation(hashes[i]);
       Segment segment = location == 0 ? null : segments.get(LogLocation.slot(location));
       long offset = LogLocation.offset(location);
       long end = segment == null ? 0 : segment.end();
       // A segment read with O_DIRECT is not read through its mapping: touching it would fault its
-      // pages (and their read-ahead) into the page cache the read cache replaces.
-      if (offset < end && !segment.directReads()) {
+      // pages (and their read-ahead) into the page cache the read cache replaces. Its blocks are
+      // read ahead instead, all the batch's misses at once.
+      if (offset < end && segment.directReads()) {
+        if (fill != null) {
+          fill.add(segment, offset);
+        }
+      } else if (offset < end) {
         targetSegments[n] = segment;
         targetOffsets[n] = offset;
         // Only below the written end: the mapping may reach past the file's end.
@@ -348,6 +367,9 @@ final class Keyspace {
           touchRecords(targetSegments, targetOffsets, forWrite ? targetOffsets : secondLines, n);
     } finally {
       Arrays.fill(targetSegments, 0, n, null); // no reference kept to a segment compaction drops
+    }
+    if (fill != null && !fill.isEmpty()) {
+      digest += fill.fill(direct);
     }
     return digest;
   }

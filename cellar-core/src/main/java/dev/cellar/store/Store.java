@@ -113,11 +113,21 @@ public final class Store implements Cellar {
     if (options.io() == dev.cellar.IoMode.DIRECT) {
       readCache = new dev.cellar.cache.BlockCache(options.readCacheBytes());
       segments.readCache(readCache, io);
+      blockReads = io.blockReads();
+      keyspace.blockReads(blockReads);
     }
   }
 
+  /** What reads a batch's cache misses at once, when the store reads with O_DIRECT; else null. */
+  private dev.cellar.io.BlockReads blockReads;
+
   /** The read cache of a store that reads with O_DIRECT; null when buffered. */
   private dev.cellar.cache.BlockCache readCache;
+
+  /** What reads a batch's misses at once, for tests; null when buffered. */
+  dev.cellar.io.BlockReads blockReads() {
+    return blockReads;
+  }
 
   /** The read cache, for tests; null when buffered. */
   dev.cellar.cache.BlockCache readCache() {
@@ -360,6 +370,9 @@ public final class Store implements Cellar {
     }
     for (Segment s : segments.all()) {
       s.close();
+    }
+    if (blockReads != null) {
+      blockReads.close();
     }
     if (readCache != null) {
       readCache.close();
@@ -1049,6 +1062,9 @@ public final class Store implements Cellar {
       }
       for (Segment s : segments.all()) {
         s.close();
+      }
+      if (blockReads != null) {
+        blockReads.close();
       }
       if (readCache != null) {
         readCache.close();

@@ -93,6 +93,70 @@ class DirectIoTest {
     }
   }
 
+  /**
+   * A batch read's misses are read ahead, all at once, by each kind of batch reader; the values are
+   * those written, whether the batch's records fit one block or cross into the next.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"uring", "pool", "serial"})
+  void batchReadsReadTheirMissesAheadAndReturnWhatWasWritten(String reader) throws Exception {
+    Map<Integer, byte[]> model = new HashMap<>();
+    CellarOptions options = options();
+    try (Cellar db = Cellar.open(dir, options)) {
+      for (int i = 0; i < 3000; i++) {
+        // 100 to 6,000 bytes: records that fit a block, and records that span two or three
+        byte[] value = CompressionTest.document(i, 0);
+        byte[] longer = new byte[100 + (i * 7919) % 5900];
+        for (int j = 0; j < longer.length; j++) {
+          longer[j] = value[j % value.length];
+        }
+        model.put(i, longer);
+        db.put(CompressionTest.key(i), longer);
+      }
+      db.checkpoint();
+    }
+    String before = System.getProperty("cellar.io.batchReads");
+    System.setProperty("cellar.io.batchReads", reader);
+    try (Cellar db = Cellar.open(dir, options)) {
+      String name = ((Store) db).blockReads().name();
+      switch (reader) {
+        case "uring" -> {
+          try (var probe = dev.cellar.platform.UringBlockReads.open()) {
+            // io_uring where the kernel allows it; the pool where it does not
+            assertEquals(probe != null ? "io_uring" : "pool of 16", name);
+          }
+        }
+        case "pool" -> assertEquals("pool of 16", name);
+        default -> assertEquals("serial", name);
+      }
+      SplittableRandom random = new SplittableRandom(11);
+      for (int round = 0; round < 40; round++) {
+        byte[][] keys = new byte[48][];
+        int[] ids = new int[keys.length];
+        for (int i = 0; i < keys.length; i++) {
+          ids[i] = random.nextInt(3100); // a few absent keys among them
+          keys[i] = CompressionTest.key(ids[i]);
+        }
+        byte[][] values = db.getAll(keys);
+        for (int i = 0; i < keys.length; i++) {
+          assertArrayEquals(model.get(ids[i]), values[i], "key " + ids[i]);
+        }
+      }
+      BlockCache cache = ((Store) db).readCache();
+      assertTrue(cache.readAhead() > 500, "blocks read ahead " + cache.readAhead());
+      // Read ahead, the batch's own reads found their blocks: almost every miss was read ahead.
+      assertTrue(
+          cache.misses() - cache.readAhead() < cache.readAhead() / 10,
+          "misses " + cache.misses() + ", read ahead " + cache.readAhead());
+    } finally {
+      if (before == null) {
+        System.clearProperty("cellar.io.batchReads");
+      } else {
+        System.setProperty("cellar.io.batchReads", before);
+      }
+    }
+  }
+
   @Test
   void overwritesOfColdKeysAccountTheirGarbage() throws Exception {
     try (Cellar db = Cellar.open(dir, options())) {

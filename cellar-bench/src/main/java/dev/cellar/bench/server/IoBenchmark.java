@@ -133,7 +133,19 @@ public final class IoBenchmark implements Callable<Integer> {
   /** The engine's switch for that hint (true turns it off), for this measurement only. */
   static final String NO_HINT_PROPERTY = "cellar.io.noRandomAdvice=true";
 
-  static final List<String> MODES = List.of("buffered", "direct", BUFFERED_NO_HINT);
+  /**
+   * {@code --io direct} with a batch's cache misses read by a pool of threads, or one after
+   * another, instead of io_uring: the batch readers measured against each other in the same run.
+   */
+  static final String DIRECT_POOL = "direct-pool";
+
+  static final String DIRECT_SERIAL = "direct-serial";
+
+  /** The engine's switch for the batch reader, for this measurement only. */
+  static final String BATCH_READS_PROPERTY = "cellar.io.batchReads";
+
+  static final List<String> MODES =
+      List.of("buffered", "direct", BUFFERED_NO_HINT, DIRECT_POOL, DIRECT_SERIAL);
 
   private long limitBytes() {
     return (long) memoryLimitMb << 20;
@@ -306,9 +318,17 @@ public final class IoBenchmark implements Callable<Integer> {
       String fsync)
       throws IOException, InterruptedException {
     int port = SessionRunner.freePort();
-    String io = mode.equals(BUFFERED_NO_HINT) ? "buffered" : mode;
+    String io = mode.startsWith("direct") ? "direct" : "buffered";
     String jvm =
-        "-Xmx" + heapMb + "m" + (mode.equals(BUFFERED_NO_HINT) ? " -D" + NO_HINT_PROPERTY : "");
+        "-Xmx"
+            + heapMb
+            + "m"
+            + switch (mode) {
+              case BUFFERED_NO_HINT -> " -D" + NO_HINT_PROPERTY;
+              case DIRECT_POOL -> " -D" + BATCH_READS_PROPERTY + "=pool";
+              case DIRECT_SERIAL -> " -D" + BATCH_READS_PROPERTY + "=serial";
+              default -> "";
+            };
     List<String> server =
         new ArrayList<>(
             List.of(
@@ -402,6 +422,7 @@ public final class IoBenchmark implements Callable<Integer> {
     List<Object> rows = new ArrayList<>();
     List<Object> ratios = new ArrayList<>();
     List<Object> hints = new ArrayList<>();
+    List<Object> batchReads = new ArrayList<>();
     for (String test : List.of("get", "set")) {
       for (int pipeline : test.equals("get") ? PIPELINES : List.of(16)) {
         Map<String, Run> median = new LinkedHashMap<>();
@@ -453,8 +474,22 @@ public final class IoBenchmark implements Callable<Integer> {
                       : b.kernelMicrosPerOp() / n.kernelMicrosPerOp()));
           hints.add(hint);
         }
+        Run pool = median.get(DIRECT_POOL);
+        Run serial = median.get(DIRECT_SERIAL);
+        if (d != null && pool != null && serial != null) {
+          Map<String, Object> reads = new LinkedHashMap<>();
+          reads.put("test", test);
+          reads.put("pipeline", pipeline);
+          reads.put("throughput_uring_over_pool", round3(d.opsPerSecond() / pool.opsPerSecond()));
+          reads.put(
+              "throughput_uring_over_serial", round3(d.opsPerSecond() / serial.opsPerSecond()));
+          reads.put("cpu_uring_over_pool", round3(cpu(d) / cpu(pool)));
+          reads.put("cpu_uring_over_serial", round3(cpu(d) / cpu(serial)));
+          batchReads.add(reads);
+        }
       }
     }
+    root.put("batch_reads", batchReads);
     root.put("madvise_random", hints);
     root.put("rows", rows);
     root.put("ratios", ratios);
@@ -466,6 +501,11 @@ public final class IoBenchmark implements Callable<Integer> {
    */
   static boolean targetMet(double throughput, double kernelCpu) {
     return throughput >= THROUGHPUT_TARGET || (throughput >= 1.0 && kernelCpu <= KERNEL_CPU_TARGET);
+  }
+
+  /** User and kernel CPU per request. */
+  private static double cpu(Run r) {
+    return r.userMicrosPerOp() + r.kernelMicrosPerOp();
   }
 
   private static double round3(double v) {
@@ -548,6 +588,25 @@ public final class IoBenchmark implements Callable<Integer> {
               r.get("pipeline"),
               ((Number) r.get("madvise_random_throughput_gain")).doubleValue(),
               ((Number) r.get("madvise_random_kernel_cpu")).doubleValue()));
+    }
+    md.append(
+        "\nA batch's cache misses in direct mode read by io_uring (direct) against a pool of 16"
+            + " threads (direct-pool) and one after another (direct-serial):\n\n"
+            + "| test | pipeline | throughput io_uring/pool | io_uring/serial"
+            + " | CPU per request io_uring/pool | io_uring/serial |\n"
+            + "|---|---:|---:|---:|---:|---:|\n");
+    for (Object o : (List<Object>) report.get("batch_reads")) {
+      Map<String, Object> r = (Map<String, Object>) o;
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %s | %.2fx | %.2fx | %.2fx | %.2fx |%n",
+              r.get("test"),
+              r.get("pipeline"),
+              ((Number) r.get("throughput_uring_over_pool")).doubleValue(),
+              ((Number) r.get("throughput_uring_over_serial")).doubleValue(),
+              ((Number) r.get("cpu_uring_over_pool")).doubleValue(),
+              ((Number) r.get("cpu_uring_over_serial")).doubleValue()));
     }
     md.append(
         "\nAll runs:\n\n| round | mode | test | pipeline | ops/s | p99 ms | kernel µs/op |\n");

@@ -114,7 +114,9 @@ class IoBenchmarkTest {
             "\"kernel_cpu_direct_over_buffered\"",
             "\"target_met\"",
             "\"madvise_random_throughput_gain\"",
-            "\"buffered-no-madvise\"")) {
+            "\"buffered-no-madvise\"",
+            "\"throughput_uring_over_pool\"",
+            "\"cpu_uring_over_serial\"")) {
       assertTrue(report.contains(field), field + " in " + report);
     }
     for (String mode : IoBenchmark.MODES) {
@@ -123,5 +125,6 @@ class IoBenchmarkTest {
     String md = Files.readString(markdown);
     assertTrue(md.contains("throughput direct/buffered"), md);
     assertTrue(md.contains("The MADV_RANDOM hint"), md);
+    assertTrue(md.contains("io_uring/pool"), md);
   }
 }
