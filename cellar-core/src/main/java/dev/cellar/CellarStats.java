@@ -28,6 +28,13 @@ import dev.cellar.log.RecordDescriptor;
  *     is removed when compaction rewrites the segment holding its record (reads skip an expired key
  *     before that, and {@code keys} still counts it), so this grows with compaction, not at the
  *     moment a key expires
+ * @param readCacheBytes the capacity of the read cache of a store that reads with {@code io direct}
+ *     ({@link CellarOptions#readCacheBytes}); 0 in {@code io buffered}, which has none
+ * @param readCacheHits reads of a read-cache block that found it cached, since open
+ * @param readCacheMisses reads that had to read the block from the device, since open (those read
+ *     ahead of their readers included)
+ * @param readCacheReadAhead blocks a batch read ahead of its reads, all at once, since open: the
+ *     misses the device served in parallel
  */
 public record CellarStats(
     long keys,
@@ -43,7 +50,11 @@ public record CellarStats(
     long compactedBytes,
     long checkpoints,
     long mappedBytes,
-    long expiredKeys) {
+    long expiredKeys,
+    long readCacheBytes,
+    long readCacheHits,
+    long readCacheMisses,
+    long readCacheReadAhead) {
 
   /**
    * The bytes one key costs this store, as of these counters: its log record (framing, key, value

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 class CellarStatsTest {
 
   private static CellarStats stats(long keys, long indexBytes, long writes) {
-    return new CellarStats(keys, indexBytes, 0, 0, 1, writes, 0, 0, 0, 0, 0, 0, 0, 0);
+    return new CellarStats(keys, indexBytes, 0, 0, 1, writes, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
   }
 
   @Test

@@ -57,6 +57,15 @@ public interface StoreFile extends Closeable {
    */
   default void releaseResidentPages(MemorySegment mapping) {}
 
+  /**
+   * As {@link #releaseResidentPages}, and drops the file's pages from the page cache too ({@code
+   * posix_fadvise(DONTNEED)} on the platform), for a file nobody is expected to read again: a later
+   * access reads the file anew. A hint; this default only releases the resident pages.
+   */
+  default void dropCachedPages(MemorySegment mapping) {
+    releaseResidentPages(mapping);
+  }
+
   /** Sets the file's length. */
   void truncate(long length) throws IOException;
 

@@ -118,13 +118,14 @@ public final class RecordView {
   }
 
   /**
-   * As {@link #parse(Segment, long, long)}, from the segment's mapping even when its point reads go
-   * through the read cache: for a scan of the whole segment, which would only churn the cache.
+   * As {@link #parse(Segment, long, long)}, from {@code memory}, which holds the segment's bytes at
+   * their offsets (its mapping, or a {@link DirectScan}'s), even when its point reads go through
+   * the read cache: for a scan of the whole segment, which would only churn the cache.
    */
-  public boolean parseMapped(Segment segment, long offset) {
+  public boolean parseScanned(Segment segment, MemorySegment memory, long offset) {
     cipher(segment.cipher());
     dictionary = segment.dictionary();
-    return parse(segment.memory(), offset, segment.end());
+    return parse(memory, offset, segment.end());
   }
 
   /** The most bytes of a record header ({@link RecordDescriptor#MAX_FRAMING_LENGTH} and more). */

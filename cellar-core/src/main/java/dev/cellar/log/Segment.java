@@ -611,12 +611,15 @@ public final class Segment implements AutoCloseable, BlockCache.BlockLoader {
 
   /**
    * Compaction has moved every live record out: from now on only a racing optimistic reader or an
-   * open scan cursor reads here. Its pages leave the process's resident size now (they fault back
-   * in for such a reader) rather than when a checkpoint lets the file be deleted, minutes later.
+   * open scan cursor reads here. Its pages leave the process's resident size and the page cache now
+   * (they are read back in for such a reader) rather than when a checkpoint lets the file be
+   * deleted, minutes later: in {@code io buffered} the page cache is where the store's data is
+   * cached, and a replaced segment's pages would otherwise hold memory the live data needs until
+   * then. Measured by SegmentPageCacheTest.
    */
   public void markObsolete() {
     obsolete = true;
-    file.releaseResidentPages(memory);
+    file.dropCachedPages(memory);
   }
 
   /**

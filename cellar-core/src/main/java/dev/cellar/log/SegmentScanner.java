@@ -31,6 +31,18 @@ public final class SegmentScanner {
     void record(RecordView record);
   }
 
+  /**
+   * Bytes of the scanned memory that become readable as the scan asks for them ({@link
+   * DirectScan}): the scan calls {@link #ensure} before it reads any byte.
+   */
+  public interface Window {
+    /** Makes {@code [0, to)} readable (or as much of it as there is). */
+    void ensure(long to);
+  }
+
+  /** The most bytes of a record's header, which a parse reads before it knows the length. */
+  private static final int HEADER_BYTES = 64;
+
   /** A region that held no valid record. */
   public record Damage(long offset, long length, String reason) {}
 
@@ -163,6 +175,38 @@ public final class SegmentScanner {
       LongPredicate knownDead,
       long afterSeq,
       Visitor visitor) {
+    return scan(
+        memory,
+        cipher,
+        dictionary,
+        start,
+        limit,
+        sealed,
+        increasingSeqs,
+        knownDead,
+        afterSeq,
+        null,
+        visitor);
+  }
+
+  /**
+   * The full form: as {@link #scan(MemorySegment, SegmentCipher,
+   * dev.cellar.compress.ValueDictionary, long, long, boolean, boolean, LongPredicate, long,
+   * Visitor)}, over memory whose bytes {@code window} (null: all readable) makes readable as the
+   * scan reaches them.
+   */
+  public static Result scan(
+      MemorySegment memory,
+      SegmentCipher cipher,
+      dev.cellar.compress.ValueDictionary dictionary,
+      long start,
+      long limit,
+      boolean sealed,
+      boolean increasingSeqs,
+      LongPredicate knownDead,
+      long afterSeq,
+      Window window,
+      Visitor visitor) {
     RecordView view = new RecordView().cipher(cipher).dictionary(dictionary);
     List<Damage> damage = new ArrayList<>();
     long position = start;
@@ -170,7 +214,13 @@ public final class SegmentScanner {
     long records = 0;
     long lastSeq = afterSeq;
     while (position < limit) {
+      if (window != null) {
+        window.ensure(Math.min(limit, position + HEADER_BYTES));
+      }
       boolean parsed = view.parse(memory, position, limit);
+      if (parsed && window != null) {
+        window.ensure(position + view.length());
+      }
       boolean inOrder = parsed && (!increasingSeqs || view.seq() > lastSeq);
       if (inOrder && knownDead != null && !view.isDelete() && knownDead.test(position)) {
         lastSeq = view.seq();
@@ -185,6 +235,9 @@ public final class SegmentScanner {
         position += view.length();
         validEnd = position;
         continue;
+      }
+      if (window != null) {
+        window.ensure(limit); // damage: what follows is searched to the end
       }
       if (!sealed && allZero(memory, position, limit)) {
         break;

@@ -36,6 +36,7 @@ public final class MemoryAdvice {
   private static final int MADV_POPULATE_WRITE = 23;
   private static final int PROT_READ_WRITE = 0x1 | 0x2;
   private static final int MAP_PRIVATE_ANONYMOUS = 0x02 | 0x20;
+  private static final int MAP_NORESERVE = 0x4000;
 
   // Each function is linked on first use, in a holder class of its own, so that the handle stays a
   // constant the JIT inlines: linking costs about 10 ms of CPU a function (the FFM linker spins
@@ -105,6 +106,43 @@ public final class MemoryAdvice {
     } catch (Throwable t) {
       return arena.allocate(bytes, 64);
     }
+  }
+
+  /**
+   * Memory of {@code bytes} (page-aligned, zero) for the bytes of a scan read from a file with
+   * {@code O_DIRECT}, freed when {@code arena} closes: an anonymous mapping with no swap reserved,
+   * so only the pages the scan fills take memory, and {@link #release} gives them back behind it.
+   * Where {@code mmap} is not available, from the arena (all of it committed at once).
+   */
+  public static MemorySegment allocateScan(long bytes, Arena arena) {
+    if (Mmap.HANDLE == null || Munmap.HANDLE == null || bytes == 0) {
+      return arena.allocate(Math.max(1, bytes), 4096);
+    }
+    try {
+      MemorySegment raw =
+          (MemorySegment)
+              Mmap.HANDLE.invokeExact(
+                  MemorySegment.NULL,
+                  bytes,
+                  PROT_READ_WRITE,
+                  MAP_PRIVATE_ANONYMOUS | MAP_NORESERVE,
+                  -1,
+                  0L);
+      if (raw.address() == -1L) {
+        return arena.allocate(bytes, 4096);
+      }
+      return raw.reinterpret(bytes, arena, ignored -> unmap(raw.address(), bytes));
+    } catch (Throwable t) {
+      return arena.allocate(bytes, 4096);
+    }
+  }
+
+  /**
+   * Gives back the pages of {@code memory}, a page-aligned range of {@link #allocateScan}'s memory:
+   * they read as zeros if touched again. A hint; memory from the arena stays as it is.
+   */
+  public static void release(MemorySegment memory) {
+    advise(memory, MADV_DONTNEED);
   }
 
   private static void unmap(long address, long length) {

@@ -54,7 +54,36 @@ final class NativeFileOps {
         Libc.function("close", FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
   }
 
+  private static final class Fadvise {
+    static final MethodHandle HANDLE =
+        Libc.function(
+            "posix_fadvise",
+            FunctionDescriptor.of(
+                ValueLayout.JAVA_INT,
+                ValueLayout.JAVA_INT,
+                ValueLayout.JAVA_LONG,
+                ValueLayout.JAVA_LONG,
+                ValueLayout.JAVA_INT));
+  }
+
+  private static final int POSIX_FADV_DONTNEED = 4;
+
   private NativeFileOps() {}
+
+  /**
+   * Asks the kernel to drop the clean pages of the file open on {@code fd} from the page cache
+   * ({@code POSIX_FADV_DONTNEED}; pages still mapped by some process stay). A hint.
+   */
+  static void dropCache(int fd) {
+    if (Fadvise.HANDLE == null) {
+      return;
+    }
+    try {
+      int ignored = (int) Fadvise.HANDLE.invokeExact(fd, 0L, 0L, POSIX_FADV_DONTNEED);
+    } catch (Throwable t) {
+      // a hint: the pages stay until the kernel needs the memory
+    }
+  }
 
   /** Whether {@link #open} and {@link #fallocate} work here (with them, libc's close is there). */
   static boolean available() {

@@ -77,6 +77,19 @@ final class PlatformStoreFile implements StoreFile {
     MemoryAdvice.dontNeed(mapping);
   }
 
+  /** {@code MADV_DONTNEED} on the mapping, then {@code POSIX_FADV_DONTNEED} on the file. */
+  @Override
+  public void dropCachedPages(MemorySegment mapping) {
+    MemoryAdvice.dontNeed(mapping);
+    if (NativeFileOps.available()) {
+      try {
+        NativeFileOps.dropCache(reserveFd());
+      } catch (IOException e) {
+        // a hint: the pages leave the page cache when the kernel needs the memory
+      }
+    }
+  }
+
   @Override
   public void allocate(long offset, long length) throws IOException {
     if (NativeFileOps.available()) {

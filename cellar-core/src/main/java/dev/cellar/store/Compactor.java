@@ -9,6 +9,7 @@ import dev.cellar.compress.ValueDictionary;
 import dev.cellar.index.KeyHasher;
 import dev.cellar.io.FileIO;
 import dev.cellar.log.CodecBlockDescriptor;
+import dev.cellar.log.DirectScan;
 import dev.cellar.log.LogLocation;
 import dev.cellar.log.RecordView;
 import dev.cellar.log.Segment;
@@ -391,36 +392,47 @@ final class Compactor {
       if (sampler.full()) {
         break;
       }
-      SegmentScanner.scan(
-          victim.memory(),
-          victim.cipher(),
-          victim.dictionary(),
-          victim.dataStart(),
-          victim.end(),
-          true,
-          false,
-          offset -> !live.pointedAt(victim, offset),
-          -1,
-          record -> {
-            if (sampler.full() || record.isDelete() || record.expiredAt(now)) {
-              return;
-            }
-            credit[0] += rate;
-            if (credit[0] < 1) {
-              return;
-            }
-            credit[0] -= 1;
-            int n = (int) record.valueLength();
-            if (n < DictionarySampler.MIN_VALUE_BYTES) {
-              return;
-            }
-            if (scratch[0].length < n) {
-              scratch[0] = new byte[n];
-            }
-            MemorySegment.copy(
-                record.valueData(), ValueLayout.JAVA_BYTE, record.valueOffset(), scratch[0], 0, n);
-            sampler.add(scratch[0], 0, n);
-          });
+      try (DirectScan direct = victim.directReads() ? DirectScan.open(victim) : null) {
+        SegmentScanner.scan(
+            direct != null ? direct.memory() : victim.memory(),
+            victim.cipher(),
+            victim.dictionary(),
+            victim.dataStart(),
+            victim.end(),
+            true,
+            false,
+            offset -> !live.pointedAt(victim, offset),
+            -1,
+            direct,
+            record -> {
+              if (sampler.full() || record.isDelete() || record.expiredAt(now)) {
+                return;
+              }
+              credit[0] += rate;
+              if (credit[0] < 1) {
+                return;
+              }
+              credit[0] -= 1;
+              int n = (int) record.valueLength();
+              if (n < DictionarySampler.MIN_VALUE_BYTES) {
+                return;
+              }
+              if (scratch[0].length < n) {
+                scratch[0] = new byte[n];
+              }
+              MemorySegment.copy(
+                  record.valueData(),
+                  ValueLayout.JAVA_BYTE,
+                  record.valueOffset(),
+                  scratch[0],
+                  0,
+                  n);
+              sampler.add(scratch[0], 0, n);
+              if (direct != null) {
+                direct.releaseBefore(record.offset());
+              }
+            });
+      }
     }
     return sampler;
   }
@@ -498,9 +510,39 @@ final class Compactor {
    */
   private void copyLive(Segment victim, LiveRecords live, long lowestOtherSeq, long now)
       throws IOException {
-    MemorySegment memory = victim.memory();
-    // Read from start to end: read-ahead pays here, where point reads turned it off.
-    victim.adviseScan();
+    // A store that reads with O_DIRECT scans with O_DIRECT too, in large sequential requests: its
+    // page cache holds nothing worth the churn a victim read through the mapping would cause.
+    DirectScan direct;
+    try {
+      direct = victim.directReads() ? DirectScan.open(victim) : null;
+    } catch (RuntimeException e) {
+      throw new IOException(
+          "cannot read " + victim.path().getFileName() + ": " + e.getMessage(), e);
+    }
+    try {
+      copyLive(victim, direct, live, lowestOtherSeq, now);
+    } catch (java.io.UncheckedIOException e) {
+      throw e.getCause();
+    } finally {
+      scanMemory = null;
+      if (direct != null) {
+        direct.close();
+      }
+    }
+  }
+
+  /** The victim's bytes the pass copies from: its mapping, or a {@link DirectScan}'s memory. */
+  private MemorySegment scanMemory;
+
+  private void copyLive(
+      Segment victim, DirectScan direct, LiveRecords live, long lowestOtherSeq, long now)
+      throws IOException {
+    MemorySegment memory = direct != null ? direct.memory() : victim.memory();
+    scanMemory = memory;
+    if (direct == null) {
+      // Read from start to end: read-ahead pays here, where point reads turned it off.
+      victim.adviseScan();
+    }
     IOException[] failure = {null};
     int[] pending = {0};
     // Records the index did not point at when the pass began are stepped over without their CRC,
@@ -509,12 +551,14 @@ final class Compactor {
         SegmentScanner.scan(
             memory,
             victim.cipher(),
+            null,
             victim.dataStart(),
             victim.end(),
             true,
             false,
             offset -> !live.pointedAt(victim, offset),
             -1,
+            direct,
             record -> {
               if (failure[0] != null) {
                 return;
@@ -525,6 +569,9 @@ final class Compactor {
               if (++pending[0] == BATCH) {
                 pending[0] = 0;
                 failure[0] = considerBatch(victim, BATCH, lowestOtherSeq, now);
+                if (direct != null) {
+                  direct.releaseBefore(batchOffsets[0]);
+                }
               }
             });
     if (failure[0] == null && pending[0] > 0) {
@@ -572,7 +619,7 @@ final class Compactor {
     try {
       for (int i = 0; i < count; i++) {
         // Verified by the scan a moment ago; parsed again only to read its fields.
-        batchView.parseMapped(victim, batchOffsets[i]);
+        batchView.parseScanned(victim, scanMemory, batchOffsets[i]);
         consider(victim, batchView, batchHashes[i], lowestOtherSeq, now);
         throttle(batchView.length());
       }
@@ -595,7 +642,7 @@ final class Compactor {
     boolean olderMayExist = lowestOtherSeq < record.seq();
     if (record.isDelete()) {
       if (olderMayExist && currentLocation(hash, record.key()) == 0) {
-        outputs.copy(victim.memory(), record);
+        outputs.copy(scanMemory, record);
       }
       return;
     }
@@ -611,7 +658,7 @@ final class Compactor {
     }
     // Copied without any lock: the index is pointed at the copy later, by publishCopies, and only
     // if the key still has this record then (see the design note on abandoned copies).
-    long offset = outputs.copy(victim.memory(), record);
+    long offset = outputs.copy(scanMemory, record);
     copyHashes[copies] = hash;
     copyFrom[copies] = location;
     copyOutput[copies] = outputs.currentIndex();

@@ -124,6 +124,17 @@ public final class Store implements Cellar {
   /** The read cache of a store that reads with O_DIRECT; null when buffered. */
   private dev.cellar.cache.BlockCache readCache;
 
+  /** The files of the segments compaction replaced and no checkpoint has deleted yet, for tests. */
+  List<Path> obsoleteFiles() {
+    List<Path> files = new java.util.ArrayList<>();
+    for (Segment s : segments.all()) {
+      if (s.obsolete()) {
+        files.add(s.path());
+      }
+    }
+    return files;
+  }
+
   /** What reads a batch's misses at once, for tests; null when buffered. */
   dev.cellar.io.BlockReads blockReads() {
     return blockReads;
@@ -985,6 +996,7 @@ public final class Store implements Cellar {
           s.kind() == SegmentHeaderDescriptor.KIND_COMPACTED && s.state() != Segment.State.SEALED;
       garbage += s.obsolete() || unpublishedCopy ? s.end() : s.garbageBytes(now);
     }
+    dev.cellar.cache.BlockCache cache = health.isClosed() ? null : readCache;
     return new CellarStats(
         health.isClosed() ? 0 : size(),
         indexBytes,
@@ -999,7 +1011,11 @@ public final class Store implements Cellar {
         counters.compactedBytes.sum(),
         counters.checkpoints.sum(),
         mapped,
-        counters.expiredKeys.sum());
+        counters.expiredKeys.sum(),
+        cache == null ? 0 : cache.capacityBlocks() * dev.cellar.cache.BlockCache.BLOCK_BYTES,
+        cache == null ? 0 : cache.hits(),
+        cache == null ? 0 : cache.misses(),
+        cache == null ? 0 : cache.readAhead());
   }
 
   // ---------------------------------------------------------------- close

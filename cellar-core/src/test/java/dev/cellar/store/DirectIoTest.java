@@ -176,6 +176,110 @@ class DirectIoTest {
     }
   }
 
+  /** The platform's file system, with every O_DIRECT read of 64 KiB or more counted. */
+  private static FileIO countingLargeReads(java.util.concurrent.atomic.AtomicLong largeReadBytes) {
+    return new FileIO() {
+      private final FileIO platform = FileIO.platform();
+
+      @Override
+      public StoreFile open(Path path, boolean create) throws IOException {
+        return platform.open(path, create);
+      }
+
+      @Override
+      public StoreFile openReadOnly(Path path) throws IOException {
+        return platform.openReadOnly(path);
+      }
+
+      @Override
+      public void rename(Path source, Path target) throws IOException {
+        platform.rename(source, target);
+      }
+
+      @Override
+      public void delete(Path path) throws IOException {
+        platform.delete(path);
+      }
+
+      @Override
+      public void syncDirectory(Path directory) throws IOException {
+        platform.syncDirectory(directory);
+      }
+
+      @Override
+      public List<Path> list(Path directory) throws IOException {
+        return platform.list(directory);
+      }
+
+      @Override
+      public void createDirectories(Path directory) throws IOException {
+        platform.createDirectories(directory);
+      }
+
+      @Override
+      public DirectReader openDirect(Path path) throws IOException {
+        DirectReader direct = platform.openDirect(path);
+        return new DirectReader() {
+          @Override
+          public long read(long position, java.lang.foreign.MemorySegment into) throws IOException {
+            long n = direct.read(position, into);
+            if (into.byteSize() >= 64 << 10) {
+              largeReadBytes.addAndGet(n);
+            }
+            return n;
+          }
+
+          @Override
+          public void dropPageCache(java.lang.foreign.MemorySegment mapping) {
+            direct.dropPageCache(mapping);
+          }
+
+          @Override
+          public void close() {
+            direct.close();
+          }
+        };
+      }
+    };
+  }
+
+  /**
+   * Compaction reads its victims with O_DIRECT in large sequential requests (not through their
+   * mappings), whole, encrypted and compressed alike, and the copies read back as written.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"plain", "encrypted+compressed"})
+  void compactionScansItsVictimsWithLargeDirectReads(String kind) throws Exception {
+    java.util.concurrent.atomic.AtomicLong largeReads =
+        new java.util.concurrent.atomic.AtomicLong();
+    CellarOptions options = options().fileIO(countingLargeReads(largeReads));
+    if (kind.contains("encrypted")) {
+      byte[] key = new byte[32];
+      new SplittableRandom(9).nextBytes(key);
+      options = options.encryptionKeys(EncryptionKeys.of(key)).compression(Compression.ZSTD);
+    }
+    Map<Integer, byte[]> model = new HashMap<>();
+    try (Cellar db = Cellar.open(dir, options)) {
+      for (int version = 0; version < 2; version++) {
+        for (int i = 0; i < 3000; i++) {
+          model.put(i, CompressionTest.document(i, version));
+          db.put(CompressionTest.key(i), model.get(i));
+        }
+      }
+      long sealedBytes = db.stats().logBytes();
+      assertEquals(0, largeReads.get(), "no scan yet");
+      assertTrue(db.compact() > 0);
+      // Every victim was read whole (the first versions are all garbage, the second half live).
+      assertTrue(
+          largeReads.get() > sealedBytes / 3,
+          "bytes read in large O_DIRECT requests: " + largeReads.get() + " of " + sealedBytes);
+      CompressionTest.check(db, model);
+    }
+    try (Cellar db = Cellar.open(dir, options)) {
+      CompressionTest.check(db, model);
+    }
+  }
+
   @Test
   void aFileSystemThatRefusesDirectReadsIsRefusedAtOpen() {
     // Some file systems refuse O_DIRECT (tmpfs before Linux 6.6, some FUSE ones): as the platform

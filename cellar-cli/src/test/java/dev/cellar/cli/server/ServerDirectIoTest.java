@@ -17,7 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The server with {@code --io direct}: it serves reads of sealed segments through its read cache,
- * before and after a restart, INFO says so, and the setting comes from the flag or the config file.
+ * before and after a restart, MGET reads its misses ahead all at once, INFO says so, and the
+ * setting comes from the flag or the config file.
  */
 class ServerDirectIoTest {
   @TempDir Path tmp;
@@ -57,6 +58,20 @@ class ServerDirectIoTest {
     }
     try (ServerProcess server = ServerProcess.run(tmp, args)) {
       int port = server.awaitPort();
+      assertEquals(
+          "cellar_read_cache_bytes:" + (2 << 20),
+          ServerCompressionTest.infoLine(port, "cellar_read_cache_bytes"));
+      // A cold cache: MGET's batch read reads its keys' blocks ahead, all at once.
+      List<String> mget = new ArrayList<>(List.of("MGET"));
+      for (int i = 0; i < 2000; i += 41) {
+        mget.add("k:" + i);
+      }
+      assertEquals(
+          "*" + (mget.size() - 1), ServerProcess.command(port, mget.toArray(String[]::new)));
+      String readAhead = ServerCompressionTest.infoLine(port, "cellar_read_cache_read_ahead");
+      assertTrue(
+          Long.parseLong(readAhead.substring(readAhead.indexOf(':') + 1)) > 10,
+          readAhead + ", " + ServerCompressionTest.infoLine(port, "cellar_read_cache_misses"));
       for (int i = 0; i < 2000; i += 97) {
         assertEquals(
             "$" + (value + i).length(), ServerProcess.command(port, "GET", "k:" + i), "k:" + i);

@@ -138,6 +138,22 @@ public final class ServerMetrics {
         "cellar_log_mapped_bytes",
         "Bytes of log mapped into the address space (segments written since the start at their capacity, older ones at their length).",
         () -> engine.mappedBytes());
+    gauge(
+        "cellar_read_cache_bytes",
+        "Capacity of the read cache of io direct (0 in io buffered, which has none).",
+        () -> engine.readCacheBytes());
+    counter(
+        "cellar_read_cache_hits_total",
+        "Reads of a read-cache block that found it cached.",
+        () -> engine.readCacheHits());
+    counter(
+        "cellar_read_cache_misses_total",
+        "Reads of a read-cache block that read it from the device (read-ahead included).",
+        () -> engine.readCacheMisses());
+    counter(
+        "cellar_read_cache_read_ahead_total",
+        "Blocks a batch read ahead of its reads, all at once.",
+        () -> engine.readCacheReadAhead());
     counter(
         "cellar_puts_total",
         "Puts applied by the engine since the server started.",
