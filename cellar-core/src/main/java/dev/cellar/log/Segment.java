@@ -419,9 +419,19 @@ public final class Segment implements AutoCloseable, BlockCache.BlockLoader {
     }
   }
 
-  /** Advises sequential read-ahead while the whole segment is read (compaction of it). */
+  /**
+   * Off only to measure what it gains ({@code cellar bench io}'s scan part): the system property
+   * {@code cellar.io.noScanAdvice=true}.
+   */
+  private static final boolean SCAN_ADVICE = !Boolean.getBoolean("cellar.io.noScanAdvice");
+
+  /**
+   * Advises sequential read-ahead while the whole segment is read (compaction of it): without it a
+   * sealed segment's {@code MADV_RANDOM} would have the pass fault its pages in one by one.
+   * Measured by {@code cellar bench io}'s scan part.
+   */
   public void adviseScan() {
-    if (arena.scope().isAlive()) {
+    if (SCAN_ADVICE && arena.scope().isAlive()) {
       MemoryAdvice.sequential(memory);
     }
   }

@@ -118,6 +118,14 @@ public final class IoBenchmark implements Callable<Integer> {
       description = "Rounds, alternating the order of the modes (default ${DEFAULT-VALUE}).")
   int rounds;
 
+  @Option(
+      names = "--scan-rounds",
+      defaultValue = "3",
+      description =
+          "Rounds of the compaction scan part: every key written again, then one compaction pass"
+              + " over the garbage per mode (0: skip it; default ${DEFAULT-VALUE}).")
+  int scanRounds;
+
   @Option(names = "--json", description = "Write the results as JSON into this file.")
   Path json;
 
@@ -218,8 +226,19 @@ public final class IoBenchmark implements Callable<Integer> {
                 tools, children, runDir, placement, cgroup, name, data, mode, keys, round, log));
       }
     }
+    List<IoScanPart.ScanRun> scans = List.of();
+    if (scanRounds > 0) {
+      // Every key written again: the first versions become garbage that a compaction pass scans.
+      load(tools, children, runDir, placement, data, keys);
+      scans =
+          new IoScanPart(this, tools, children, runDir, placement, cgroup, name, data, log)
+              .run(scanRounds);
+    }
     Map<String, Object> report = report(tools, runs, keys, cgroupNote, dropped, placement);
-    String md = markdown(report, runs);
+    if (!scans.isEmpty()) {
+      report.put("compaction_scan", IoScanPart.report(scans));
+    }
+    String md = markdown(report, runs) + IoScanPart.markdown(scans);
     System.out.print(md);
     if (markdown != null) {
       Files.writeString(markdown, md);
@@ -236,6 +255,10 @@ public final class IoBenchmark implements Callable<Integer> {
     return order;
   }
 
+  /**
+   * Loads every key into {@code data}, with background compaction off (a second load leaves the
+   * first versions as garbage for the scan part, which must find them there).
+   */
   private void load(
       Tools tools, ChildProcesses children, Path runDir, Placement placement, Path data, int keys)
       throws IOException, InterruptedException {
@@ -253,10 +276,12 @@ public final class IoBenchmark implements Callable<Integer> {
                     "--dir",
                     data.toString(),
                     "--threads",
-                    "1")));
+                    "1",
+                    "--auto-aof-rewrite-percentage",
+                    "0")));
     try (ServerProcess server =
         ServerProcess.startCellar(
-            command, port, runDir.resolve("load.log"), children, Duration.ofMinutes(2))) {
+            command, port, runDir.resolve("load.log"), children, Duration.ofMinutes(5))) {
       new KeyLoader(tools, children, runDir).load(server, placement, keys, valueSize);
     }
   }
@@ -299,7 +324,7 @@ public final class IoBenchmark implements Callable<Integer> {
   }
 
   /** A fresh group for one server (none where cgroups cannot be made). */
-  private MemoryCgroup group(MemoryCgroup.Support cgroup, String name) throws IOException {
+  MemoryCgroup group(MemoryCgroup.Support cgroup, String name) throws IOException {
     return cgroup.available() ? MemoryCgroup.create(cgroup, name, limitBytes()) : null;
   }
 
@@ -307,7 +332,7 @@ public final class IoBenchmark implements Callable<Integer> {
     return runs.getLast();
   }
 
-  private ServerProcess start(
+  ServerProcess start(
       Tools tools,
       ChildProcesses children,
       Path runDir,
@@ -315,7 +340,8 @@ public final class IoBenchmark implements Callable<Integer> {
       MemoryCgroup group,
       Path data,
       String mode,
-      String fsync)
+      String fsync,
+      String... extra)
       throws IOException, InterruptedException {
     int port = SessionRunner.freePort();
     String io = mode.startsWith("direct") ? "direct" : "buffered";
@@ -327,6 +353,7 @@ public final class IoBenchmark implements Callable<Integer> {
               case BUFFERED_NO_HINT -> " -D" + NO_HINT_PROPERTY;
               case DIRECT_POOL -> " -D" + BATCH_READS_PROPERTY + "=pool";
               case DIRECT_SERIAL -> " -D" + BATCH_READS_PROPERTY + "=serial";
+              case IoScanPart.BUFFERED_NO_SCAN_HINT -> " -D" + IoScanPart.NO_SCAN_HINT_PROPERTY;
               default -> "";
             };
     List<String> server =
@@ -350,6 +377,7 @@ public final class IoBenchmark implements Callable<Integer> {
                 io,
                 "--read-cache-size",
                 readCacheMb + "mb"));
+    server.addAll(List.of(extra));
     return ServerProcess.startCellar(
         placement.onServerCpu(group == null ? server : group.command(server)),
         port,

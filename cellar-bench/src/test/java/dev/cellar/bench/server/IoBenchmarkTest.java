@@ -101,6 +101,8 @@ class IoBenchmarkTest {
                 "4",
                 "--rounds",
                 "1",
+                "--scan-rounds",
+                "1",
                 "--json",
                 json.toString(),
                 "--markdown",
@@ -116,7 +118,10 @@ class IoBenchmarkTest {
             "\"madvise_random_throughput_gain\"",
             "\"buffered-no-madvise\"",
             "\"throughput_uring_over_pool\"",
-            "\"cpu_uring_over_serial\"")) {
+            "\"cpu_uring_over_serial\"",
+            "\"compaction_scan\"",
+            "\"reclaimed_bytes\"",
+            "\"buffered-no-madv-sequential\"")) {
       assertTrue(report.contains(field), field + " in " + report);
     }
     for (String mode : IoBenchmark.MODES) {
@@ -126,5 +131,6 @@ class IoBenchmarkTest {
     assertTrue(md.contains("throughput direct/buffered"), md);
     assertTrue(md.contains("The MADV_RANDOM hint"), md);
     assertTrue(md.contains("io_uring/pool"), md);
+    assertTrue(md.contains("One compaction pass"), md);
   }
 }
