@@ -9,9 +9,9 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * A sealed segment's bytes for one scan from its start to its end (a compaction pass), read with
- * {@code O_DIRECT} in large sequential requests rather than through its mapping: for a store that
- * reads with {@code io direct}, whose page cache is not where its data is kept, so that a pass
- * neither fills the page cache with a victim nor spends the kernel's CPU evicting it again.
+ * {@code O_DIRECT} in large sequential requests (4 MiB) rather than through its mapping: for a
+ * store that reads with {@code io direct}, whose page cache is not where its data is kept, so that
+ * a pass neither fills the page cache with a victim nor spends the kernel's CPU evicting it again.
  *
  * <p>The bytes land at their own offsets in an anonymous mapping the size of the segment, so the
  * scanner and the records it hands out read them exactly as they would read the file's mapping
@@ -22,11 +22,14 @@ import java.lang.foreign.MemorySegment;
  * <p>Confined to the thread that opened it.
  */
 public final class DirectScan implements SegmentScanner.Window, AutoCloseable {
-  /** The bytes one read asks for. */
-  public static final long REQUEST_BYTES = 1L << 20;
+  /** The bytes one read asks for: the most the benchmark machine's disk takes in one request. */
+  public static final long REQUEST_BYTES = 4L << 20;
 
   /** What stays resident behind the point a caller releases before: a batch's records. */
   private static final long KEEP_BEHIND = 4L << 20;
+
+  /** Pages are given back in huge-page units (the memory is advised for them). */
+  private static final long RELEASE_UNIT = 2L << 20;
 
   private static final long PAGE = 4096;
 
@@ -95,7 +98,7 @@ public final class DirectScan implements SegmentScanner.Window, AutoCloseable {
    * records, are past them.
    */
   public void releaseBefore(long offset) {
-    long to = Math.min(filled, (offset - KEEP_BEHIND) & -PAGE);
+    long to = Math.min(filled, (offset - KEEP_BEHIND) & -RELEASE_UNIT);
     if (to > released) {
       MemoryAdvice.release(memory.asSlice(released, to - released));
       released = to;
