@@ -178,6 +178,13 @@ class DirectIoTest {
 
   /** The platform's file system, with every O_DIRECT read of 64 KiB or more counted. */
   private static FileIO countingLargeReads(java.util.concurrent.atomic.AtomicLong largeReadBytes) {
+    return countingLargeReads(largeReadBytes, new java.util.concurrent.atomic.AtomicBoolean());
+  }
+
+  /** As above; while {@code failLarge} is set, every large read fails as a device error would. */
+  private static FileIO countingLargeReads(
+      java.util.concurrent.atomic.AtomicLong largeReadBytes,
+      java.util.concurrent.atomic.AtomicBoolean failLarge) {
     return new FileIO() {
       private final FileIO platform = FileIO.platform();
 
@@ -222,6 +229,9 @@ class DirectIoTest {
         return new DirectReader() {
           @Override
           public long read(long position, java.lang.foreign.MemorySegment into) throws IOException {
+            if (into.byteSize() >= 64 << 10 && failLarge.get()) {
+              throw new IOException("EIO (injected) reading " + path.getFileName());
+            }
             long n = direct.read(position, into);
             if (into.byteSize() >= 64 << 10) {
               largeReadBytes.addAndGet(n);
@@ -273,6 +283,37 @@ class DirectIoTest {
       assertTrue(
           largeReads.get() > sealedBytes / 3,
           "bytes read in large O_DIRECT requests: " + largeReads.get() + " of " + sealedBytes);
+      CompressionTest.check(db, model);
+    }
+    try (Cellar db = Cellar.open(dir, options)) {
+      CompressionTest.check(db, model);
+    }
+  }
+
+  /** A device error in a compaction scan fails the pass, and the store loses nothing. */
+  @Test
+  void aFailedScanReadFailsThePassAndLosesNothing() throws Exception {
+    java.util.concurrent.atomic.AtomicBoolean fail =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    CellarOptions options =
+        options().fileIO(countingLargeReads(new java.util.concurrent.atomic.AtomicLong(), fail));
+    Map<Integer, byte[]> model = new HashMap<>();
+    try (Cellar db = Cellar.open(dir, options)) {
+      for (int version = 0; version < 2; version++) {
+        for (int i = 0; i < 3000; i++) {
+          model.put(i, CompressionTest.document(i, version));
+          db.put(CompressionTest.key(i), model.get(i));
+        }
+      }
+      fail.set(true);
+      RuntimeException failed = assertThrows(RuntimeException.class, db::compact);
+      assertTrue(
+          String.valueOf(failed.getMessage()).contains("EIO (injected)")
+              || String.valueOf(failed.getCause()).contains("EIO (injected)"),
+          failed.toString());
+      CompressionTest.check(db, model);
+      fail.set(false);
+      assertTrue(db.compact() > 0); // the next pass, with the device back, does the work
       CompressionTest.check(db, model);
     }
     try (Cellar db = Cellar.open(dir, options)) {
