@@ -121,6 +121,7 @@ class IoBenchmarkTest {
             "\"cpu_uring_over_serial\"",
             "\"compaction_scan\"",
             "\"reclaimed_bytes\"",
+            "\"major_faults\"",
             "\"buffered-no-madv-sequential\"")) {
       assertTrue(report.contains(field), field + " in " + report);
     }
