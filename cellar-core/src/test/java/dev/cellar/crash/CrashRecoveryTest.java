@@ -7,6 +7,7 @@ import dev.cellar.CellarOptions;
 import dev.cellar.Compression;
 import dev.cellar.EncryptionKeys;
 import dev.cellar.Fsync;
+import dev.cellar.IoMode;
 import dev.cellar.log.Segment;
 import dev.cellar.log.SegmentHeaderDescriptor;
 import dev.cellar.store.Store;
@@ -84,6 +85,34 @@ class CrashRecoveryTest {
     assertTrue(killsInCompaction >= 1, "no kill of 5 landed inside a compaction pass");
   }
 
+  /**
+   * The same with the store reading with O_DIRECT: compaction reads its victims in large O_DIRECT
+   * requests on a read-ahead thread of its own, and the reads of the writers' batches go through
+   * the read cache; kills land inside those passes.
+   */
+  @Test
+  void killDuringDirectCompactionOfCompressedEncryptedSegmentsLosesNothing() throws Exception {
+    keyHex = "8f".repeat(16) + "1e".repeat(16);
+    compression = Compression.ZSTD;
+    io = IoMode.DIRECT;
+    aimAtCompaction = true;
+    crashLoop(5, true);
+    assertSomeSegmentCompressed();
+    assertTrue(killsInCompaction >= 1, "no kill of 5 landed inside a compaction pass");
+  }
+
+  @Test
+  @Tag("slow")
+  void manyKillsDuringDirectCompactionOfCompressedEncryptedSegments() throws Exception {
+    keyHex = "8f".repeat(16) + "1e".repeat(16);
+    compression = Compression.ZSTD;
+    io = IoMode.DIRECT;
+    aimAtCompaction = true;
+    crashLoop(40, true);
+    assertSomeSegmentCompressed();
+    assertTrue(killsInCompaction >= 10, killsInCompaction + " of 40 kills inside compaction");
+  }
+
   @ParameterizedTest
   @EnumSource(
       value = Compression.class,
@@ -122,6 +151,9 @@ class CrashRecoveryTest {
 
   /** The codec the store compresses with. */
   private Compression compression = Compression.NONE;
+
+  /** How the store reads its sealed segments. */
+  private IoMode io = IoMode.BUFFERED;
 
   private EncryptionKeys keys() {
     return keyHex == null ? null : EncryptionKeys.of(HexFormat.of().parseHex(keyHex));
@@ -218,6 +250,8 @@ class CrashRecoveryTest {
             + cycles
             + " kills inside compaction ("
             + compression
+            + ", io "
+            + io
             + ")");
   }
 
@@ -253,7 +287,9 @@ class CrashRecoveryTest {
             .segmentBytes(256 << 10)
             .maxValueBytes(4 << 10)
             .encryptionKeys(keys())
-            .compression(compression);
+            .compression(compression)
+            .io(io)
+            .readCacheBytes(8 << 20);
     try (Store db = Store.open(dir, options)) {
       // A key first written by an in-flight put that landed is acknowledged from now on.
       for (Attempt a : pending.values()) {
@@ -315,7 +351,8 @@ class CrashRecoveryTest {
             Boolean.toString(maintenance),
             Long.toString(versionBase),
             keyHex == null ? "" : keyHex,
-            compression.name())
+            compression.name(),
+            io.name())
         .redirectError(ProcessBuilder.Redirect.INHERIT)
         .start();
   }

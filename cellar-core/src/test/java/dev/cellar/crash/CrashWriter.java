@@ -5,6 +5,7 @@ import dev.cellar.CellarOptions;
 import dev.cellar.Compression;
 import dev.cellar.EncryptionKeys;
 import dev.cellar.Fsync;
+import dev.cellar.IoMode;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -45,7 +46,9 @@ public final class CrashWriter {
                 args.length > 4 && !args[4].isEmpty()
                     ? EncryptionKeys.of(java.util.HexFormat.of().parseHex(args[4]))
                     : null)
-            .compression(args.length > 5 ? Compression.valueOf(args[5]) : Compression.NONE);
+            .compression(args.length > 5 ? Compression.valueOf(args[5]) : Compression.NONE)
+            .io(args.length > 6 ? IoMode.valueOf(args[6]) : IoMode.BUFFERED)
+            .readCacheBytes(8 << 20);
     PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
     Cellar db = Cellar.open(dir, options);
     out.println("open");
