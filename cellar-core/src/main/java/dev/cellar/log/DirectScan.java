@@ -9,7 +9,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * A sealed segment's bytes for one scan from its start to its end (a compaction pass), read with
+ * A sealed segment's bytes for one scan to its end (a compaction pass, a change stream), read with
  * {@code O_DIRECT} in large sequential requests (4 MiB) rather than through its mapping: for a
  * store that reads with {@code io direct}, whose page cache is not where its data is kept, so that
  * a pass neither fills the page cache with a victim nor spends the kernel's CPU evicting it again.
@@ -70,13 +70,17 @@ public final class DirectScan implements SegmentScanner.Window, AutoCloseable {
   private volatile boolean closed;
   private long released;
 
-  private DirectScan(Segment segment) {
+  private DirectScan(Segment segment, long from) {
     this.name = String.valueOf(segment.path().getFileName());
     this.reader = segment.directReader();
     long size = (segment.end() + PAGE - 1) & -PAGE;
     this.memory = MemoryAdvice.allocateScan(size, arena).asSlice(0, size);
+    long start = Math.min(size, Math.max(0, from) & -PAGE);
+    this.filled = start;
+    this.wanted = start;
+    this.released = start & -RELEASE_UNIT;
     this.readAhead =
-        Thread.ofPlatform().daemon().name("cellar-scan-" + name).start(this::readAheadLoop);
+        Thread.ofPlatform().daemon().name("cellar-scan-" + name).start(() -> readAheadLoop(start));
   }
 
   /**
@@ -86,10 +90,18 @@ public final class DirectScan implements SegmentScanner.Window, AutoCloseable {
    * @throws IllegalStateException if the segment was retired meanwhile
    */
   public static DirectScan open(Segment segment) {
+    return open(segment, 0);
+  }
+
+  /**
+   * A scan of {@code segment} from {@code from} on (a change stream's position): only bytes at or
+   * after it are read, and may be parsed.
+   */
+  public static DirectScan open(Segment segment, long from) {
     if (!segment.directReads()) {
       throw new IllegalArgumentException(segment.path().getFileName() + " is not read directly");
     }
-    return new DirectScan(segment);
+    return new DirectScan(segment, from);
   }
 
   /** The segment's bytes, at the file's offsets; read only what {@link #ensure} made readable. */
@@ -127,9 +139,9 @@ public final class DirectScan implements SegmentScanner.Window, AutoCloseable {
     }
   }
 
-  private void readAheadLoop() {
+  private void readAheadLoop(long start) {
     long size = memory.byteSize();
-    long at = 0;
+    long at = start;
     while (!closed && at < size) {
       long n = Math.min(REQUEST_BYTES, size - at);
       if (at + n > wanted + AHEAD_BYTES) {

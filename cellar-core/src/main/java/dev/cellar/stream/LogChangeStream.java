@@ -4,10 +4,12 @@ import dev.cellar.CellarException;
 import dev.cellar.ChangeBatch;
 import dev.cellar.ChangeStream;
 import dev.cellar.ChangesRemovedException;
+import dev.cellar.log.DirectScan;
 import dev.cellar.log.RecordView;
 import dev.cellar.log.Segment;
 import dev.cellar.log.SegmentHeaderDescriptor;
 import dev.cellar.log.SegmentTable;
+import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -214,11 +216,30 @@ public final class LogChangeStream implements ChangeStream {
     offset = chosen.dataStart();
     long end = chosen.end();
     view.cipher(chosen.cipher()).dictionary(chosen.dictionary());
-    while (offset < end && view.parse(chosen.readOnlyMemory(), offset, end)) {
-      if (view.seq() >= position) {
-        return;
+    // A segment read with O_DIRECT is walked with O_DIRECT too: through the mapping, the walk would
+    // fault every page of it into the page cache to read the headers.
+    try (DirectScan walk = chosen.directReads() ? DirectScan.open(chosen, offset) : null) {
+      MemorySegment memory = walk != null ? walk.memory() : chosen.readOnlyMemory();
+      while (offset < end) {
+        if (walk != null) {
+          walk.ensure(Math.min(end, offset + 64));
+        }
+        if (!view.parse(memory, offset, end)) {
+          break;
+        }
+        if (view.seq() >= position) {
+          return;
+        }
+        offset += view.length();
+        if (walk != null) {
+          walk.releaseBefore(offset);
+        }
       }
-      offset += view.length();
+    } catch (java.io.UncheckedIOException e) {
+      chosen.unpin();
+      throw new dev.cellar.StoreIOException(
+          "change stream cannot read " + chosen.path().getFileName() + ": " + e.getMessage(),
+          e.getCause());
     }
     // At the segment's end, or at damage, which the first batch reports with its offset.
   }

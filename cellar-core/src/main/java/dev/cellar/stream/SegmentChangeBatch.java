@@ -4,6 +4,7 @@ import dev.cellar.ChangeBatch;
 import dev.cellar.CorruptStoreException;
 import dev.cellar.StoreClosedException;
 import dev.cellar.log.Crc32c;
+import dev.cellar.log.DirectScan;
 import dev.cellar.log.RecordDescriptor;
 import dev.cellar.log.RecordView;
 import dev.cellar.log.Segment;
@@ -34,6 +35,24 @@ final class SegmentChangeBatch implements ChangeBatch {
   private Segment segment;
   private MemorySegment memory;
 
+  /**
+   * The batch's bytes when its segment is read with O_DIRECT ({@code io direct}): read ahead of the
+   * cursor in large requests, not faulted into the page cache through the mapping. Null otherwise.
+   */
+  private DirectScan scan;
+
+  /**
+   * Where a batch read through a {@link DirectScan} stops: everything it delivered stays readable
+   * until the next poll, so it holds at most this much more than one record.
+   */
+  static final long DIRECT_BATCH_BYTES = 8L << 20;
+
+  /** The offset at which the batch ends early (a record that starts before it is delivered). */
+  private long stopAt;
+
+  /** The most bytes of a record's header, read before its length is known. */
+  private static final int HEADER_BYTES = 64;
+
   /** {@link #memory} as a buffer, for the CRC; its position and limit are moved per record. */
   private ByteBuffer crcBuffer;
 
@@ -48,8 +67,15 @@ final class SegmentChangeBatch implements ChangeBatch {
    * {@code nextSeq} first and delivering nothing past {@code limitSeq}.
    */
   void start(Segment segment, long from, long end, long nextSeq, long limitSeq) {
+    closeScan();
     this.segment = segment;
+    this.stopAt = end;
     this.memory = segment.readOnlyMemory();
+    if (segment.directReads()) {
+      scan = DirectScan.open(segment, from);
+      memory = scan.memory();
+      stopAt = Math.min(end, from + DIRECT_BATCH_BYTES);
+    }
     view.cipher(segment.cipher()).dictionary(segment.dictionary());
     this.crcBuffer = memory.asByteBuffer();
     this.cursor = from;
@@ -61,12 +87,20 @@ final class SegmentChangeBatch implements ChangeBatch {
 
   /** An empty batch. */
   void clear() {
+    closeScan();
     segment = null;
     memory = null;
     crcBuffer = null;
     cursor = 0;
     end = 0;
     onRecord = false;
+  }
+
+  private void closeScan() {
+    if (scan != null) {
+      scan.close();
+      scan = null;
+    }
   }
 
   /** The sequence number the next call to {@link #next()} expects. */
@@ -82,12 +116,18 @@ final class SegmentChangeBatch implements ChangeBatch {
   @Override
   public boolean next() {
     onRecord = false;
-    if (cursor >= end || nextSeq > limitSeq) {
+    if (cursor >= end || cursor >= stopAt || nextSeq > limitSeq) {
       return false;
     }
     try {
+      if (scan != null) {
+        scan.ensure(Math.min(end, cursor + HEADER_BYTES));
+      }
       if (!view.parse(memory, cursor, end)) {
         throw damaged("malformed record header");
+      }
+      if (scan != null) {
+        scan.ensure(cursor + view.length());
       }
       if (view.seq() != nextSeq) {
         throw damaged("sequence " + view.seq() + " where " + nextSeq + " was expected");
@@ -102,6 +142,10 @@ final class SegmentChangeBatch implements ChangeBatch {
       // Only store close unmaps a segment a stream has pinned.
       throw new StoreClosedException(
           "store closed while a change stream read " + segment.path().getFileName(), unmapped);
+    } catch (java.io.UncheckedIOException failed) {
+      throw new dev.cellar.StoreIOException(
+          "change stream stopped at sequence " + nextSeq + ": " + failed.getMessage(),
+          failed.getCause());
     }
     cursor += view.length();
     nextSeq++;

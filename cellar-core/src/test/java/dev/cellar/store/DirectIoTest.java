@@ -290,6 +290,51 @@ class DirectIoTest {
     }
   }
 
+  /**
+   * A change stream reads sealed segments with O_DIRECT in large requests, in batches of a few MiB,
+   * and delivers every change in order, whether it starts at the beginning of the log or in the
+   * middle of a sealed segment.
+   */
+  @Test
+  void aChangeStreamReadsSealedSegmentsWithLargeDirectReads() throws Exception {
+    java.util.concurrent.atomic.AtomicLong largeReads =
+        new java.util.concurrent.atomic.AtomicLong();
+    CellarOptions options = options().fileIO(countingLargeReads(largeReads));
+    try (Cellar db = Cellar.open(dir, options)) {
+      List<byte[]> written = new java.util.ArrayList<>();
+      for (int version = 0; version < 2; version++) {
+        for (int i = 0; i < 3000; i++) {
+          written.add(CompressionTest.document(i, version));
+          db.put(CompressionTest.key(i), written.getLast());
+        }
+      }
+      for (long from : new long[] {0, 1234}) {
+        long before = largeReads.get();
+        long seq = Math.max(1, from);
+        try (dev.cellar.ChangeStream stream = db.changes(from)) {
+          while (seq <= written.size()) {
+            dev.cellar.ChangeBatch batch = stream.poll(Duration.ofSeconds(5));
+            boolean any = false;
+            while (batch.next()) {
+              any = true;
+              assertEquals(seq, batch.seq());
+              assertArrayEquals(
+                  written.get((int) seq - 1),
+                  batch.value().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
+                  "change " + seq);
+              seq++;
+            }
+            assertTrue(any, "no change at " + seq);
+          }
+        }
+        assertEquals(written.size() + 1, seq);
+        // The sealed segments (all but the last of some 7 MB) were read in large O_DIRECT requests.
+        assertTrue(
+            largeReads.get() - before > 4 << 20, "large reads " + (largeReads.get() - before));
+      }
+    }
+  }
+
   /** A device error in a compaction scan fails the pass, and the store loses nothing. */
   @Test
   void aFailedScanReadFailsThePassAndLosesNothing() throws Exception {
