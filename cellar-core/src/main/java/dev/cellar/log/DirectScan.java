@@ -54,7 +54,10 @@ public final class DirectScan implements SegmentScanner.Window, AutoCloseable {
   private final MemorySegment memory;
   private final DirectReader reader;
   private final String name;
-  private final Thread owner = Thread.currentThread();
+
+  /** The thread waiting in {@link #ensure} for the reads ahead, woken after each one. */
+  private volatile Thread waiter = Thread.currentThread();
+
   private final Thread readAhead;
 
   /** Bytes from the start that are read and may be parsed. Written by the reader only. */
@@ -127,6 +130,7 @@ public final class DirectScan implements SegmentScanner.Window, AutoCloseable {
       }
       return;
     }
+    waiter = Thread.currentThread();
     wanted = Math.max(wanted, target);
     LockSupport.unpark(readAhead);
     while (filled < target) {
@@ -158,11 +162,11 @@ public final class DirectScan implements SegmentScanner.Window, AutoCloseable {
         at = read < n ? size : at + n;
       } catch (IOException | RuntimeException e) {
         failure = e instanceof IOException io ? io : new IOException(e.toString(), e);
-        LockSupport.unpark(owner);
+        LockSupport.unpark(waiter);
         return;
       }
       filled = at;
-      LockSupport.unpark(owner);
+      LockSupport.unpark(waiter);
     }
   }
 

@@ -4,11 +4,9 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
-import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
-import java.lang.invoke.VarHandle;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -32,8 +30,6 @@ public final class DirectFile implements dev.cellar.io.DirectReader {
   private static final int O_RDONLY = 0;
   private static final int O_CLOEXEC = 0x80000;
   private static final int O_DIRECT = oDirect();
-
-  private static final StructLayoutHolder ERRNO = new StructLayoutHolder();
 
   private static final MethodHandle OPEN =
       Libc.function(
@@ -95,14 +91,14 @@ public final class DirectFile implements dev.cellar.io.DirectReader {
           "O_DIRECT is not available here: it needs Linux and native access for the engine");
     }
     try (Arena arena = Arena.ofConfined()) {
-      MemorySegment state = arena.allocate(ERRNO.layout);
+      MemorySegment state = arena.allocate(Libc.CallState.LAYOUT);
       int fd =
           (int)
               OPEN.invokeExact(
                   state, arena.allocateFrom(path.toString()), O_RDONLY | O_DIRECT | O_CLOEXEC);
       if (fd < 0) {
         throw new IOException(
-            "cannot open " + path + " with O_DIRECT: errno " + ERRNO.errno(state));
+            "cannot open " + path + " with O_DIRECT: errno " + Libc.CallState.errno(state));
       }
       return new DirectFile(path, fd);
     } catch (IOException | RuntimeException | Error e) {
@@ -122,7 +118,7 @@ public final class DirectFile implements dev.cellar.io.DirectReader {
   public long read(long position, MemorySegment into) throws IOException {
     acquire();
     try (Arena arena = Arena.ofConfined()) {
-      MemorySegment state = arena.allocate(ERRNO.layout);
+      MemorySegment state = arena.allocate(Libc.CallState.LAYOUT);
       long done = 0;
       while (done < into.byteSize()) {
         long n =
@@ -133,7 +129,7 @@ public final class DirectFile implements dev.cellar.io.DirectReader {
           break;
         }
         if (n < 0) {
-          int errno = ERRNO.errno(state);
+          int errno = Libc.CallState.errno(state);
           if (errno == EINTR) {
             continue;
           }
@@ -252,15 +248,5 @@ public final class DirectFile implements dev.cellar.io.DirectReader {
       case "ppc64le", "ppc64" -> 0x20000;
       default -> 0;
     };
-  }
-
-  /** The layout of the call state FFM captures, and errno in it. */
-  private static final class StructLayoutHolder {
-    final java.lang.foreign.StructLayout layout = Linker.Option.captureStateLayout();
-    final VarHandle errnoHandle = layout.varHandle(MemoryLayout.PathElement.groupElement("errno"));
-
-    int errno(MemorySegment state) {
-      return (int) errnoHandle.get(state, 0L);
-    }
   }
 }

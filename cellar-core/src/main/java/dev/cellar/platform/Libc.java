@@ -17,6 +17,23 @@ final class Libc {
 
   private Libc() {}
 
+  /**
+   * The layout of the call state FFM captures for a function linked with {@code
+   * captureCallState("errno")}, and errno in it.
+   */
+  static final class CallState {
+    static final java.lang.foreign.StructLayout LAYOUT = Linker.Option.captureStateLayout();
+    private static final java.lang.invoke.VarHandle ERRNO =
+        LAYOUT.varHandle(java.lang.foreign.MemoryLayout.PathElement.groupElement("errno"));
+
+    private CallState() {}
+
+    /** The errno a call left in {@code state}. */
+    static int errno(java.lang.foreign.MemorySegment state) {
+      return (int) ERRNO.get(state, 0L);
+    }
+  }
+
   /** A handle to {@code name}, or null when native access is not granted or linking fails. */
   static MethodHandle function(
       String name, FunctionDescriptor descriptor, Linker.Option... options) {

@@ -52,7 +52,7 @@ public final class MemoryAdvice {
                 ValueLayout.JAVA_INT));
   }
 
-  private static final class Mmap {
+  static final class Mmap {
     static final MethodHandle HANDLE =
         Libc.function(
             "mmap",
@@ -66,7 +66,7 @@ public final class MemoryAdvice {
                 ValueLayout.JAVA_LONG));
   }
 
-  private static final class Munmap {
+  static final class Munmap {
     static final MethodHandle HANDLE =
         Libc.function(
             "munmap",

@@ -108,7 +108,10 @@ final class NativeFileOps {
     }
   }
 
-  /** Closes a descriptor from {@link #open}; a failure to close has nothing left to lose. */
+  /**
+   * Closes a descriptor from {@link #open}, or any other this package opened natively for no writes
+   * (an io_uring instance); a failure to close has nothing left to lose.
+   */
   static void close(int fd) {
     try {
       int ignored = (int) Close.HANDLE.invokeExact(fd);

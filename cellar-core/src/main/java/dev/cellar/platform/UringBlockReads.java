@@ -62,11 +62,6 @@ public final class UringBlockReads implements BlockReads {
 
   private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
 
-  private static final java.lang.foreign.StructLayout CALL_STATE =
-      Linker.Option.captureStateLayout();
-  private static final VarHandle ERRNO =
-      CALL_STATE.varHandle(java.lang.foreign.MemoryLayout.PathElement.groupElement("errno"));
-
   private static final MethodHandle SETUP =
       Libc.function(
           "syscall",
@@ -91,23 +86,9 @@ public final class UringBlockReads implements BlockReads {
               ValueLayout.JAVA_LONG),
           Linker.Option.firstVariadicArg(1),
           Linker.Option.captureCallState("errno"));
-  private static final MethodHandle MMAP =
-      Libc.function(
-          "mmap",
-          FunctionDescriptor.of(
-              ValueLayout.ADDRESS,
-              ValueLayout.ADDRESS,
-              ValueLayout.JAVA_LONG,
-              ValueLayout.JAVA_INT,
-              ValueLayout.JAVA_INT,
-              ValueLayout.JAVA_INT,
-              ValueLayout.JAVA_LONG));
-  private static final MethodHandle MUNMAP =
-      Libc.function(
-          "munmap",
-          FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
-  private static final MethodHandle CLOSE =
-      Libc.function("close", FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+  // mmap, munmap and close are the ones MemoryAdvice and NativeFileOps link, on first use.
+  private static final MethodHandle MMAP = MemoryAdvice.Mmap.HANDLE;
+  private static final MethodHandle MUNMAP = MemoryAdvice.Munmap.HANDLE;
 
   private final ArrayBlockingQueue<Ring> idle = new ArrayBlockingQueue<>(MAX_RINGS);
   private final AtomicInteger rings = new AtomicInteger();
@@ -124,7 +105,7 @@ public final class UringBlockReads implements BlockReads {
    * kernel (or a container's seccomp profile) that refuses {@code io_uring_setup}.
    */
   public static BlockReads open() {
-    if (SETUP == null || ENTER == null || MMAP == null || MUNMAP == null || CLOSE == null) {
+    if (SETUP == null || ENTER == null || MMAP == null || MUNMAP == null) {
       return null;
     }
     Ring ring = Ring.create();
@@ -236,7 +217,7 @@ public final class UringBlockReads implements BlockReads {
       for (int i = 0; i < sqEntries; i++) {
         sq.set(ValueLayout.JAVA_INT, sqArray + 4L * i, i);
       }
-      state = arena.allocate(CALL_STATE);
+      state = arena.allocate(Libc.CallState.LAYOUT);
       buffers = arena.allocate((long) MAX_BATCH * BLOCK_BYTES, BLOCK_BYTES);
       for (int i = 0; i < MAX_BATCH; i++) {
         blocks[i] = buffers.asSlice((long) i * BLOCK_BYTES, BLOCK_BYTES);
@@ -246,7 +227,7 @@ public final class UringBlockReads implements BlockReads {
     static Ring create() {
       try (Arena scratch = Arena.ofConfined()) {
         MemorySegment params = scratch.allocate(PARAMS_BYTES, 8);
-        MemorySegment state = scratch.allocate(CALL_STATE);
+        MemorySegment state = scratch.allocate(Libc.CallState.LAYOUT);
         long fd = setup(params, state, IORING_SETUP_SUBMIT_ALL | IORING_SETUP_COOP_TASKRUN);
         if (fd < 0) {
           params.fill((byte) 0);
@@ -276,7 +257,7 @@ public final class UringBlockReads implements BlockReads {
           if (cq != sq) {
             unmap(cq);
           }
-          closeFd((int) fd);
+          NativeFileOps.close((int) fd);
           return null;
         }
         return new Ring((int) fd, params, sq, cq, sqes);
@@ -398,7 +379,7 @@ public final class UringBlockReads implements BlockReads {
           return false;
         }
         if (r < 0) {
-          int errno = (int) ERRNO.get(state, 0L);
+          int errno = Libc.CallState.errno(state);
           if ((errno != EINTR && errno != EAGAIN && errno != EBUSY) || ++failures > 1000) {
             return false;
           }
@@ -426,7 +407,7 @@ public final class UringBlockReads implements BlockReads {
       if (cq != sq) {
         unmap(cq);
       }
-      closeFd(fd);
+      NativeFileOps.close(fd);
       arena.close();
     }
 
@@ -435,7 +416,7 @@ public final class UringBlockReads implements BlockReads {
      * Happens only when {@code io_uring_enter} fails unexpectedly.
      */
     void abandon() {
-      closeFd(fd);
+      NativeFileOps.close(fd);
     }
 
     private static void unmap(MemorySegment mapping) {
@@ -446,14 +427,6 @@ public final class UringBlockReads implements BlockReads {
         int ignored = (int) MUNMAP.invokeExact(mapping, mapping.byteSize());
       } catch (Throwable t) {
         // nothing to do: the mapping goes with the process
-      }
-    }
-
-    private static void closeFd(int fd) {
-      try {
-        int ignored = (int) CLOSE.invokeExact(fd);
-      } catch (Throwable t) {
-        // nothing to do
       }
     }
   }

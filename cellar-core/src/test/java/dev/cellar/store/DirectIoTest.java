@@ -185,6 +185,43 @@ class DirectIoTest {
   private static FileIO countingLargeReads(
       java.util.concurrent.atomic.AtomicLong largeReadBytes,
       java.util.concurrent.atomic.AtomicBoolean failLarge) {
+    return withDirectReads(
+        path -> {
+          DirectReader direct = FileIO.platform().openDirect(path);
+          return new DirectReader() {
+            @Override
+            public long read(long position, java.lang.foreign.MemorySegment into)
+                throws IOException {
+              if (into.byteSize() >= 64 << 10 && failLarge.get()) {
+                throw new IOException("EIO (injected) reading " + path.getFileName());
+              }
+              long n = direct.read(position, into);
+              if (into.byteSize() >= 64 << 10) {
+                largeReadBytes.addAndGet(n);
+              }
+              return n;
+            }
+
+            @Override
+            public void dropPageCache(java.lang.foreign.MemorySegment mapping) {
+              direct.dropPageCache(mapping);
+            }
+
+            @Override
+            public void close() {
+              direct.close();
+            }
+          };
+        });
+  }
+
+  /** Opens a file for direct reads. */
+  private interface DirectOpener {
+    DirectReader open(Path path) throws IOException;
+  }
+
+  /** The platform's file system, its direct reads opened by {@code opener}. */
+  private static FileIO withDirectReads(DirectOpener opener) {
     return new FileIO() {
       private final FileIO platform = FileIO.platform();
 
@@ -225,30 +262,7 @@ class DirectIoTest {
 
       @Override
       public DirectReader openDirect(Path path) throws IOException {
-        DirectReader direct = platform.openDirect(path);
-        return new DirectReader() {
-          @Override
-          public long read(long position, java.lang.foreign.MemorySegment into) throws IOException {
-            if (into.byteSize() >= 64 << 10 && failLarge.get()) {
-              throw new IOException("EIO (injected) reading " + path.getFileName());
-            }
-            long n = direct.read(position, into);
-            if (into.byteSize() >= 64 << 10) {
-              largeReadBytes.addAndGet(n);
-            }
-            return n;
-          }
-
-          @Override
-          public void dropPageCache(java.lang.foreign.MemorySegment mapping) {
-            direct.dropPageCache(mapping);
-          }
-
-          @Override
-          public void close() {
-            direct.close();
-          }
-        };
+        return opener.open(path);
       }
     };
   }
@@ -371,49 +385,10 @@ class DirectIoTest {
     // Some file systems refuse O_DIRECT (tmpfs before Linux 6.6, some FUSE ones): as the platform
     // reports it, an IOException from the open.
     FileIO refusing =
-        new FileIO() {
-          private final FileIO platform = FileIO.platform();
-
-          @Override
-          public StoreFile open(Path path, boolean create) throws IOException {
-            return platform.open(path, create);
-          }
-
-          @Override
-          public StoreFile openReadOnly(Path path) throws IOException {
-            return platform.openReadOnly(path);
-          }
-
-          @Override
-          public void rename(Path source, Path target) throws IOException {
-            platform.rename(source, target);
-          }
-
-          @Override
-          public void delete(Path path) throws IOException {
-            platform.delete(path);
-          }
-
-          @Override
-          public void syncDirectory(Path directory) throws IOException {
-            platform.syncDirectory(directory);
-          }
-
-          @Override
-          public List<Path> list(Path directory) throws IOException {
-            return platform.list(directory);
-          }
-
-          @Override
-          public void createDirectories(Path directory) throws IOException {
-            platform.createDirectories(directory);
-          }
-
-          @Override
-          public DirectReader openDirect(Path path) throws IOException {
-            throw new IOException("cannot open " + path + " with O_DIRECT: errno 22");
-          }
-        };
+        withDirectReads(
+            path -> {
+              throw new IOException("cannot open " + path + " with O_DIRECT: errno 22");
+            });
     IllegalArgumentException refused =
         assertThrows(
             IllegalArgumentException.class, () -> Cellar.open(dir, options().fileIO(refusing)));

@@ -416,9 +416,14 @@ public final class IoBenchmark implements Callable<Integer> {
 
   /** The process's user and kernel CPU ticks, all threads ({@code /proc/PID/stat} 14 and 15). */
   static long[] userSystemTicks(long pid) throws IOException {
-    String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-    String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" +");
+    String[] f = statFields(pid);
     return new long[] {Long.parseLong(f[11]), Long.parseLong(f[12])};
+  }
+
+  /** The fields of {@code /proc/PID/stat} after the command's name: field N is at N - 3. */
+  static String[] statFields(long pid) throws IOException {
+    String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+    return stat.substring(stat.lastIndexOf(')') + 2).trim().split(" +");
   }
 
   private Map<String, Object> report(
@@ -536,7 +541,7 @@ public final class IoBenchmark implements Callable<Integer> {
     return r.userMicrosPerOp() + r.kernelMicrosPerOp();
   }
 
-  private static double round3(double v) {
+  static double round3(double v) {
     return Math.round(v * 1000) / 1000.0;
   }
 

@@ -1,5 +1,6 @@
 package dev.cellar.bench.server;
 
+import dev.cellar.bench.soak.InfoFields;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -97,7 +98,7 @@ final class IoScanPart {
 
   private ScanRun pass(String mode, int round) throws IOException, InterruptedException {
     Path copy = runDir.resolve("scan-data");
-    deleteTree(copy);
+    ScratchDirectory.delete(copy);
     copyTree(data, copy);
     IoBenchmark.dropPageCache();
     try {
@@ -136,7 +137,7 @@ final class IoScanPart {
             majorFaults(server.pid()) - faults);
       }
     } finally {
-      deleteTree(copy);
+      ScratchDirectory.delete(copy);
     }
   }
 
@@ -145,26 +146,23 @@ final class IoScanPart {
    * device, so their count says how a mapping's scan reached the disk, whatever the disk's speed.
    */
   static long majorFaults(long pid) throws IOException {
-    String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-    String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" +");
-    return Long.parseLong(f[9]);
+    return Long.parseLong(IoBenchmark.statFields(pid)[9]);
   }
 
   private static boolean inProgress(RespClient client) throws IOException {
-    return field(client.call("INFO", "persistence"), "aof_rewrite_in_progress").equals("1");
+    return persistence(client).number("aof_rewrite_in_progress", 0) == 1;
   }
 
   private static long compactedBytes(RespClient client) throws IOException {
-    return Long.parseLong(field(client.call("INFO", "persistence"), "cellar_compacted_bytes"));
+    long bytes = persistence(client).number("cellar_compacted_bytes", -1);
+    if (bytes < 0) {
+      throw new IllegalStateException("INFO has no cellar_compacted_bytes");
+    }
+    return bytes;
   }
 
-  static String field(String info, String name) {
-    for (String line : info.split("\r\n")) {
-      if (line.startsWith(name + ":")) {
-        return line.substring(name.length() + 1).trim();
-      }
-    }
-    throw new IllegalStateException("INFO has no " + name);
+  private static InfoFields persistence(RespClient client) throws IOException {
+    return new InfoFields(client.call("INFO", "persistence"));
   }
 
   private static void copyTree(Path from, Path to) throws IOException, InterruptedException {
@@ -177,19 +175,6 @@ final class IoScanPart {
       }
     }
     new ProcessBuilder("sync").inheritIO().start().waitFor();
-  }
-
-  private static void deleteTree(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> files = Files.walk(dir)) {
-      for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    } catch (java.io.UncheckedIOException e) {
-      throw e.getCause();
-    }
   }
 
   /** The median pass of each mode, and the ratios against buffered with its hint. */
@@ -210,11 +195,11 @@ final class IoScanPart {
       medians.put(mode, m);
       Map<String, Object> row = new LinkedHashMap<>();
       row.put("mode", mode);
-      row.put("seconds", round3(m.seconds()));
+      row.put("seconds", IoBenchmark.round3(m.seconds()));
       row.put("reclaimed_bytes", m.reclaimedBytes());
-      row.put("mb_per_second", round3(m.mbPerSecond()));
-      row.put("user_cpu_seconds", round3(m.userSeconds()));
-      row.put("kernel_cpu_seconds", round3(m.kernelSeconds()));
+      row.put("mb_per_second", IoBenchmark.round3(m.mbPerSecond()));
+      row.put("user_cpu_seconds", IoBenchmark.round3(m.userSeconds()));
+      row.put("kernel_cpu_seconds", IoBenchmark.round3(m.kernelSeconds()));
       row.put("major_faults", m.majorFaults());
       rows.add(row);
     }
@@ -225,7 +210,7 @@ final class IoScanPart {
     if (buffered != null && noHint != null && noHint.mbPerSecond() > 0) {
       root.put(
           "madvise_sequential_throughput_gain",
-          round3(buffered.mbPerSecond() / noHint.mbPerSecond()));
+          IoBenchmark.round3(buffered.mbPerSecond() / noHint.mbPerSecond()));
     }
     if (buffered != null
         && direct != null
@@ -233,10 +218,11 @@ final class IoScanPart {
         && buffered.kernelSeconds() > 0
         && direct.reclaimedBytes() > 0) {
       root.put(
-          "direct_over_buffered_throughput", round3(direct.mbPerSecond() / buffered.mbPerSecond()));
+          "direct_over_buffered_throughput",
+          IoBenchmark.round3(direct.mbPerSecond() / buffered.mbPerSecond()));
       root.put(
           "direct_over_buffered_kernel_cpu_per_byte",
-          round3(
+          IoBenchmark.round3(
               (direct.kernelSeconds() / Math.max(1, direct.reclaimedBytes()))
                   / (buffered.kernelSeconds() / Math.max(1, buffered.reclaimedBytes()))));
     }
@@ -298,9 +284,5 @@ final class IoScanPart {
               r.majorFaults()));
     }
     return md.toString();
-  }
-
-  private static double round3(double v) {
-    return Math.round(v * 1000) / 1000.0;
   }
 }

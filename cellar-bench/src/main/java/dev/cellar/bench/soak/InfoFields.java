@@ -4,10 +4,10 @@ import java.util.HashMap;
 import java.util.Map;
 
 /** The {@code name:value} lines of an INFO reply, by name. */
-final class InfoFields {
+public final class InfoFields {
   private final Map<String, String> fields = new HashMap<>();
 
-  InfoFields(String info) {
+  public InfoFields(String info) {
     for (String line : info.split("\r?\n")) {
       int colon = line.indexOf(':');
       if (colon > 0 && !line.startsWith("#")) {
@@ -17,7 +17,7 @@ final class InfoFields {
   }
 
   /** A numeric field; {@code missing} when the server does not report it. */
-  long number(String name, long missing) {
+  public long number(String name, long missing) {
     String value = fields.get(name);
     return value == null ? missing : Long.parseLong(value);
   }
