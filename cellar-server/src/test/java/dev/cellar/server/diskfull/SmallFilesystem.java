@@ -110,22 +110,42 @@ final class SmallFilesystem implements AutoCloseable {
     return file;
   }
 
-  /** Writes a file until the file system is full; returns it. */
-  Path fillUp(String name) throws IOException {
+  /**
+   * Writes a file until the file system is full, and keeps it full: space freed after the first
+   * refusal (ext4 hands back a deleted file's blocks only when its journal commits, and a
+   * background checkpoint that fails removes its temporary file) is taken too, until the space
+   * stays at zero across a journal commit and a quiet moment. Returns the file.
+   */
+  Path fillUp(String name) throws IOException, InterruptedException {
     Path file = mountPoint.resolve(name);
     try (FileChannel out =
         FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-      ByteBuffer chunk = ByteBuffer.allocateDirect(4096);
-      while (true) {
-        chunk.clear();
-        out.write(chunk);
-      }
-    } catch (IOException e) {
-      if (!String.valueOf(e.getMessage()).contains("No space left")) {
-        throw e;
+      ByteBuffer chunk = ByteBuffer.allocateDirect(64 << 10);
+      for (int round = 0; round < 20; round++) {
+        // Smaller and smaller writes, down to below the smallest block size, take the last blocks.
+        for (int size = chunk.capacity(); size >= 512; size /= 8) {
+          try {
+            while (true) {
+              chunk.clear().limit(size);
+              out.write(chunk);
+            }
+          } catch (IOException e) {
+            if (!String.valueOf(e.getMessage()).contains("No space left")) {
+              throw e;
+            }
+          }
+        }
+        String synced = run("sync", "-f", mountPoint.toString());
+        if (synced != null) {
+          throw new IOException("sync -f " + mountPoint + ": " + synced);
+        }
+        Thread.sleep(300);
+        if (usableBytes() == 0) {
+          return file;
+        }
       }
     }
-    return file;
+    throw new IOException(mountPoint + " does not stay full: " + usableBytes() + " bytes free");
   }
 
   @Override
