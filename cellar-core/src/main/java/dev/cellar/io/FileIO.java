@@ -82,6 +82,20 @@ public interface FileIO {
   }
 
   /**
+   * Opens {@code path}, an existing file, for appends written with {@code O_DIRECT} from memory of
+   * {@code capacity} bytes allocated in {@code arena} (see {@link DirectAppender}); {@code
+   * hugePages} asks for transparent huge pages for that memory. Returns null where that cannot be
+   * done (this default: a substitute file system; on the platform, a file system that refuses
+   * {@code O_DIRECT}, such as tmpfs), and the segment is then appended through a shared mapping of
+   * the file, as in {@code io buffered}.
+   */
+  default DirectAppender openDirectAppender(
+      Path path, long capacity, boolean hugePages, java.lang.foreign.Arena arena)
+      throws IOException {
+    return null;
+  }
+
+  /**
    * What reads a batch's blocks at once for {@link #openDirect}'s files: the platform uses io_uring
    * where it can. This default reads them one after another, through the readers.
    */

@@ -63,6 +63,7 @@ public final class LogWriter {
   private volatile long appendedSeq;
   private volatile boolean zeroFill;
   private volatile boolean hugePages = true;
+  private volatile boolean directAppends;
 
   /** The keys new segments are encrypted with, or null; set before the first append. */
   private EncryptionKeys keys;
@@ -102,6 +103,15 @@ public final class LogWriter {
    */
   public void zeroFill(boolean enabled) {
     this.zeroFill = enabled;
+  }
+
+  /**
+   * Appends with O_DIRECT from memory of the process's own, written out by each {@link #sync} (see
+   * {@link Segment}): only for a store whose writes wait for a sync before they are acknowledged
+   * ({@code io direct} with {@code fsync always}), since a process crash loses what no sync wrote.
+   */
+  public void directAppends(boolean enabled) {
+    this.directAppends = enabled;
   }
 
   /**
@@ -352,7 +362,10 @@ public final class LogWriter {
               segmentBytes,
               clock.getAsLong(),
               hugePages,
-              keys == null ? null : SegmentCipher.create(keys, path.getFileName().toString()));
+              keys == null ? null : SegmentCipher.create(keys, path.getFileName().toString()),
+              null,
+              0,
+              directAppends);
       // From the header on: the zero-filling fallback of reserve() would erase it otherwise.
       if (zeroFill) {
         next.zeroFill(next.dataStart(), Math.min(segmentBytes, RESERVE_CHUNK));

@@ -3,6 +3,7 @@ package dev.cellar.log;
 import dev.cellar.cache.BlockCache;
 import dev.cellar.compress.Dictionaries;
 import dev.cellar.compress.ValueDictionary;
+import dev.cellar.io.DirectAppender;
 import dev.cellar.io.DirectReader;
 import dev.cellar.io.FileIO;
 import dev.cellar.io.StoreFile;
@@ -24,8 +25,18 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * ACTIVE (the log writer appends through a writable mapping) → FULL (no more appends; not yet known
  * durable) → SEALED (fsynced, header rewritten with the final length, file truncated to it).
- * Segments found on disk at open are SEALED, or are recovered and sealed by recovery. A segment
- * replaced by compaction becomes obsolete and is deleted once a checkpoint no longer names it.
+ *
+ * <h2>Appends with O_DIRECT</h2>
+ *
+ * A segment created or reopened with {@code directAppend} (and a file system that allows it) is
+ * appended in memory of the process's own ({@link DirectAppender}) instead of a shared mapping:
+ * {@link #force} first writes the blocks appended since the last force to the file with {@code
+ * O_DIRECT}, and {@link #seal} then puts a read-only mapping of the file over the same addresses.
+ * Its appends never pass through the page cache; but what no force has written out yet lives only
+ * in the process, so only a writer that forces before it acknowledges ({@code fsync always}, and
+ * compaction's outputs, which are sealed before they are used) appends this way. Segments found on
+ * disk at open are SEALED, or are recovered and sealed by recovery. A segment replaced by
+ * compaction becomes obsolete and is deleted once a checkpoint no longer names it.
  *
  * <h2>Concurrency</h2>
  *
@@ -47,6 +58,17 @@ public final class Segment implements AutoCloseable, BlockCache.BlockLoader {
   private final StoreFile file;
   private final Arena arena;
   private final MemorySegment memory;
+
+  /** Writes appends out with O_DIRECT, or null: appends go through a shared mapping of the file. */
+  private final DirectAppender appender;
+
+  /** How far appends have been written out (guarded by {@link #appender}). */
+  private long writtenOut;
+
+  /**
+   * Whether {@link #memory} is a mapping of the file (false while an appender's memory holds it).
+   */
+  private volatile boolean fileMapped;
 
   /** Where the records start: after the header, and the cipher block if encrypted. */
   private final int dataStart;
@@ -107,13 +129,16 @@ public final class Segment implements AutoCloseable, BlockCache.BlockLoader {
       Arena arena,
       MemorySegment memory,
       State state,
-      long end) {
+      long end,
+      DirectAppender appender) {
     this.id = id;
     this.kind = kind;
     this.path = path;
     this.file = file;
     this.arena = arena;
     this.memory = memory;
+    this.appender = appender;
+    this.fileMapped = appender == null;
     this.readOnlyMemory = memory.asReadOnly();
     this.state = state;
     this.end = end;
@@ -130,6 +155,12 @@ public final class Segment implements AutoCloseable, BlockCache.BlockLoader {
             ? SegmentHeaderDescriptor.PLAIN_DATA_START
             : start;
   }
+
+  /**
+   * Off only to measure what appending with O_DIRECT changes ({@code cellar bench io}): the system
+   * property {@code cellar.io.noDirectAppends=true}.
+   */
+  private static final boolean DIRECT_APPENDS = !Boolean.getBoolean("cellar.io.noDirectAppends");
 
   /** The file name of segment {@code id}: ids sort by name. */
   public static String fileName(long id) {
@@ -182,13 +213,14 @@ public final class Segment implements AutoCloseable, BlockCache.BlockLoader {
       boolean hugePages,
       SegmentCipher cipher)
       throws IOException {
-    return create(io, path, id, kind, capacity, nowMillis, hugePages, cipher, null, 0);
+    return create(io, path, id, kind, capacity, nowMillis, hugePages, cipher, null, 0, false);
   }
 
   /**
    * As {@link #create(FileIO, Path, long, short, long, long, boolean, SegmentCipher)}, compressed
    * with {@code dictionary} if not null (trained on {@code samples} values), whose codec block then
-   * follows the header and any cipher block.
+   * follows the header and any cipher block; appended with O_DIRECT if {@code directAppend} and the
+   * file system allows it (see "Appends with O_DIRECT" above).
    */
   public static Segment create(
       FileIO io,
@@ -200,10 +232,12 @@ public final class Segment implements AutoCloseable, BlockCache.BlockLoader {
       boolean hugePages,
       SegmentCipher cipher,
       ValueDictionary dictionary,
-      int samples)
+      int samples,
+      boolean directAppend)
       throws IOException {
     StoreFile file = io.open(path, true);
     Arena arena = Arena.ofShared();
+    DirectAppender appender = null;
     int blockOffset =
         cipher == null
             ? SegmentHeaderDescriptor.PLAIN_DATA_START
@@ -238,13 +272,31 @@ public final class Segment implements AutoCloseable, BlockCache.BlockLoader {
       if (codecBlock != null) {
         MemorySegment.copy(MemorySegment.ofArray(codecBlock), 0, h, blockOffset, codecBlock.length);
       }
-      file.write(header, 0);
-      MemorySegment memory = mapForAppend(file, capacity, arena, hugePages);
-      Segment created = new Segment(id, kind, path, file, arena, memory, State.ACTIVE, dataStart);
+      appender =
+          directAppend && DIRECT_APPENDS
+              ? io.openDirectAppender(path, capacity, hugePages, arena)
+              : null;
+      MemorySegment memory;
+      if (appender != null) {
+        // Through the appender's memory, like every later write of this file: a buffered write of
+        // block 0 would leave a page-cache copy of it that the O_DIRECT writes must then evict.
+        memory = appender.memory();
+        MemorySegment.copy(h, 0, memory, 0, dataStart);
+        appender.writeOut(0, dataStart);
+      } else {
+        file.write(header, 0);
+        memory = mapForAppend(file, capacity, arena, hugePages);
+      }
+      Segment created =
+          new Segment(id, kind, path, file, arena, memory, State.ACTIVE, dataStart, appender);
+      created.writtenOut = dataStart;
       created.cipher = cipher;
       created.dictionary = dictionary;
       return created;
     } catch (IOException | RuntimeException e) {
+      if (appender != null) {
+        appender.close();
+      }
       arena.close();
       file.close();
       // The file is ours and useless; left behind on a full disk it would hold the space it lacked.
@@ -275,7 +327,7 @@ public final class Segment implements AutoCloseable, BlockCache.BlockLoader {
           size >= SegmentHeaderDescriptor.LENGTH
               ? SegmentHeaderDescriptor.kind(memory)
               : SegmentHeaderDescriptor.KIND_LOG;
-      return new Segment(id, kind, path, file, arena, memory, State.SEALED, size);
+      return new Segment(id, kind, path, file, arena, memory, State.SEALED, size, null);
     } catch (IOException | RuntimeException e) {
       arena.close();
       file.close();
@@ -286,23 +338,48 @@ public final class Segment implements AutoCloseable, BlockCache.BlockLoader {
   /**
    * Reopens a sealed log segment for appending (the last, still small segment of a store that was
    * closed cleanly), so that reopening a store does not leave a trail of small files. The header is
-   * rewritten unsealed and made durable before any append.
+   * rewritten unsealed and made durable before any append. With {@code directAppend} (and a file
+   * system that allows it) the records so far are read into the appender's memory, and appends
+   * continue there with O_DIRECT.
    */
-  public static Segment reopenForAppend(FileIO io, Segment sealed, long capacity, boolean hugePages)
+  public static Segment reopenForAppend(
+      FileIO io, Segment sealed, long capacity, boolean hugePages, boolean directAppend)
       throws IOException {
     StoreFile file = io.open(sealed.path, false);
     Arena arena = Arena.ofShared();
+    DirectAppender appender = null;
     try {
-      MemorySegment memory = mapForAppend(file, capacity, arena, hugePages);
       ByteBuffer header = ByteBuffer.allocate(SegmentHeaderDescriptor.LENGTH);
       MemorySegment h = MemorySegment.ofBuffer(header);
       SegmentHeaderDescriptor.writeOpen(
           h, sealed.kind, sealed.id, SegmentHeaderDescriptor.createdMillis(sealed.memory));
-      file.write(header, 0);
+      appender =
+          directAppend && DIRECT_APPENDS
+              ? io.openDirectAppender(sealed.path, capacity, hugePages, arena)
+              : null;
+      MemorySegment memory;
+      if (appender != null) {
+        memory = appender.memory();
+        MemorySegment.copy(sealed.memory, 0, memory, 0, sealed.end);
+        MemorySegment.copy(h, 0, memory, 0, SegmentHeaderDescriptor.LENGTH);
+        appender.writeOut(0, SegmentHeaderDescriptor.LENGTH);
+      } else {
+        memory = mapForAppend(file, capacity, arena, hugePages);
+        file.write(header, 0);
+      }
       file.force();
       Segment reopened =
           new Segment(
-              sealed.id, sealed.kind, sealed.path, file, arena, memory, State.ACTIVE, sealed.end);
+              sealed.id,
+              sealed.kind,
+              sealed.path,
+              file,
+              arena,
+              memory,
+              State.ACTIVE,
+              sealed.end,
+              appender);
+      reopened.writtenOut = sealed.end;
       reopened.restoreAccounting(
           sealed.deadBytes(),
           sealed.ttlLiveBytes(),
@@ -311,6 +388,9 @@ public final class Segment implements AutoCloseable, BlockCache.BlockLoader {
           sealed.maxSeq);
       return reopened;
     } catch (IOException | RuntimeException e) {
+      if (appender != null) {
+        appender.close();
+      }
       arena.close();
       file.close();
       throw e;
@@ -341,14 +421,43 @@ public final class Segment implements AutoCloseable, BlockCache.BlockLoader {
     file.allocate(from, to - from);
   }
 
-  /** Reserves {@code [from, to)} by writing zeros there (see {@link StoreFile#zeroFill}). */
+  /**
+   * Reserves {@code [from, to)} by writing zeros there (see {@link StoreFile#zeroFill}); appended
+   * with O_DIRECT, by writing out the memory there, which holds zeros past the tail (and, in the
+   * block the tail is in, the records before it, which a write-out writes anyway).
+   */
   public void zeroFill(long from, long to) throws IOException {
+    if (appender != null) {
+      synchronized (appender) {
+        appender.writeOut(from, to);
+      }
+      return;
+    }
     file.zeroFill(from, to - from);
   }
 
-  /** Flushes this segment's data to stable storage. */
+  /** Flushes this segment's data to stable storage (first writing appends out, with O_DIRECT). */
   public void force() throws IOException {
+    if (appender != null) {
+      writeOut();
+    }
     file.force();
+  }
+
+  /**
+   * Writes what was appended since the last write-out to the file, with O_DIRECT: from the block
+   * the last one ended in (again, as it has grown) to the block {@link #end} is in. Bytes past
+   * {@code end} in that block may be a record being copied in; they are not a record yet, and the
+   * next write-out writes the block again.
+   */
+  private void writeOut() throws IOException {
+    synchronized (appender) {
+      long to = end;
+      if (to > writtenOut) {
+        appender.writeOut(writtenOut, to);
+        writtenOut = to;
+      }
+    }
   }
 
   /**
@@ -363,11 +472,36 @@ public final class Segment implements AutoCloseable, BlockCache.BlockLoader {
     MemorySegment.copy(memory, 0, h, 0, SegmentHeaderDescriptor.LENGTH);
     long lo = minSeq == Long.MAX_VALUE ? 0 : minSeq;
     SegmentHeaderDescriptor.seal(h, length, lo, maxSeq);
-    file.write(header, 0);
+    if (appender != null) {
+      try {
+        synchronized (appender) {
+          MemorySegment.copy(h, 0, memory, 0, SegmentHeaderDescriptor.LENGTH);
+          appender.writeOut(0, SegmentHeaderDescriptor.LENGTH);
+        }
+      } catch (IOException e) {
+        SyncFailedException failed =
+            new SyncFailedException(
+                "write of " + path.getFileName() + "'s header failed: " + e.getMessage());
+        failed.initCause(e);
+        throw failed;
+      }
+    } else {
+      file.write(header, 0);
+    }
     forceOrReport();
     file.truncate(length);
+    if (appender != null && !fileMapped) {
+      // The file now holds every byte the memory does: read it from there, and give the memory
+      // back. If the remap fails, the memory stays, correct but resident.
+      fileMapped = appender.mapFile();
+    }
     state = State.SEALED;
     adviseRandomReads();
+  }
+
+  /** Whether this segment is appended with O_DIRECT (see "Appends with O_DIRECT" above). */
+  public boolean appendsDirect() {
+    return appender != null;
   }
 
   /**
@@ -376,7 +510,7 @@ public final class Segment implements AutoCloseable, BlockCache.BlockLoader {
    */
   private void forceOrReport() throws SyncFailedException {
     try {
-      file.force();
+      force();
     } catch (IOException e) {
       SyncFailedException failed =
           new SyncFailedException("fsync of " + path.getFileName() + " failed: " + e.getMessage());
@@ -509,7 +643,10 @@ public final class Segment implements AutoCloseable, BlockCache.BlockLoader {
             cacheFileId = BlockCache.newFileId();
             // From now on the cache holds what reads need: the pages the writer and earlier reads
             // left in the page cache are only memory taken from the cache and the application.
-            opened.dropPageCache(memory);
+            // (Memory of the process's own, if a remap failed, would lose its bytes instead.)
+            if (fileMapped) {
+              opened.dropPageCache(memory);
+            }
             direct = opened;
           } catch (IOException e) {
             throw new dev.cellar.StoreIOException(
@@ -629,7 +766,9 @@ public final class Segment implements AutoCloseable, BlockCache.BlockLoader {
    */
   public void markObsolete() {
     obsolete = true;
-    file.dropCachedPages(memory);
+    if (fileMapped) {
+      file.dropCachedPages(memory);
+    }
   }
 
   /**
@@ -767,6 +906,9 @@ public final class Segment implements AutoCloseable, BlockCache.BlockLoader {
       if (d != null) {
         d.close(); // the descriptor closes when the last read in progress ends
       }
+    }
+    if (appender != null) {
+      appender.close();
     }
     try {
       arena.close();

@@ -29,7 +29,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class DirectFile implements dev.cellar.io.DirectReader {
   private static final int O_RDONLY = 0;
   private static final int O_CLOEXEC = 0x80000;
-  private static final int O_DIRECT = oDirect();
+  static final int O_DIRECT = oDirect();
 
   private static final MethodHandle OPEN =
       Libc.function(

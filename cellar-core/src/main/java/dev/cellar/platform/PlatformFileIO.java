@@ -77,6 +77,14 @@ public final class PlatformFileIO implements FileIO {
     return DirectFile.open(path);
   }
 
+  /** With {@code O_DIRECT} and anonymous memory, through FFM ({@link DirectAppendFile}). */
+  @Override
+  public dev.cellar.io.DirectAppender openDirectAppender(
+      Path path, long capacity, boolean hugePages, java.lang.foreign.Arena arena)
+      throws IOException {
+    return DirectAppendFile.open(path, capacity, hugePages, arena);
+  }
+
   /**
    * io_uring ({@link UringBlockReads}) where the kernel allows it, else a pool of 16 threads. The
    * system property {@code cellar.io.batchReads} ({@code uring}, {@code pool} or {@code serial})

@@ -248,7 +248,10 @@ final class CompactionOutputs {
                 ? null
                 : SegmentCipher.create(options.encryptionKeys(), Segment.fileName(id)),
             dictionary,
-            dictionary == null ? 0 : dictionary.samples());
+            dictionary == null ? 0 : dictionary.samples(),
+            // Outputs are sealed before anything is acknowledged from them: with io direct they
+            // are written with O_DIRECT, under every fsync mode.
+            options.io() == dev.cellar.IoMode.DIRECT);
     outputs.add(output);
     // Registered now, for a slot: keys are pointed at copies here as they are made.
     segments.add(output);

@@ -125,6 +125,13 @@ public final class Store implements Cellar {
   private dev.cellar.cache.BlockCache readCache;
 
   /** The files of the segments compaction replaced and no checkpoint has deleted yet, for tests. */
+  /** The segments, in id order (tests). */
+  List<Segment> segmentsForTest() {
+    List<Segment> all = new java.util.ArrayList<>(segments.all());
+    all.sort(java.util.Comparator.comparingLong(Segment::id));
+    return all;
+  }
+
   List<Path> obsoleteFiles() {
     List<Path> files = new java.util.ArrayList<>();
     for (Segment s : segments.all()) {
@@ -291,6 +298,7 @@ public final class Store implements Cellar {
             System::currentTimeMillis);
     log.zeroFill(options.zeroFillLog());
     log.hugePages(options.hugePageLogTail());
+    log.directAppends(logAppendsDirect());
     log.encryption(options.encryptionKeys());
     String name = directory.getFileName() + "";
     durability =
@@ -341,10 +349,22 @@ public final class Store implements Cellar {
       return null;
     }
     Segment reopened =
-        Segment.reopenForAppend(io, last, options.segmentBytes(), options.hugePageLogTail());
+        Segment.reopenForAppend(
+            io, last, options.segmentBytes(), options.hugePageLogTail(), logAppendsDirect());
     segments.replace(last, reopened);
     last.close();
     return reopened;
+  }
+
+  /**
+   * Whether the log is appended with O_DIRECT: with {@code io direct}, where every write waits for
+   * its sync ({@code fsync always}). Under {@code no} and {@code everysec} the tail stays in the
+   * page cache, as a database's write-ahead log does (RocksDB never writes its WAL with O_DIRECT):
+   * there an acknowledged write must survive a crash of the process, and an O_DIRECT write-out
+   * before each acknowledgment would wait for the device (docs/direct-io.md).
+   */
+  private boolean logAppendsDirect() {
+    return options.io() == dev.cellar.IoMode.DIRECT && options.fsync() == Fsync.ALWAYS;
   }
 
   private void startAgents() {

@@ -101,6 +101,25 @@ class CrashRecoveryTest {
     assertTrue(killsInCompaction >= 1, "no kill of 5 landed inside a compaction pass");
   }
 
+  /**
+   * A store that reads and writes with O_DIRECT: under {@code fsync always} (the writer's mode) the
+   * log is appended in the process's own memory and written out with O_DIRECT by the group commit
+   * before each acknowledgment, and compaction's outputs are written the same way; a kill loses
+   * nothing acknowledged, during writes, checkpoints and compaction alike.
+   */
+  @Test
+  void killDuringDirectAppendsLosesNothingAcknowledged() throws Exception {
+    io = IoMode.DIRECT;
+    crashLoop(6, true);
+  }
+
+  @Test
+  @Tag("slow")
+  void manyKillsDuringDirectAppends() throws Exception {
+    io = IoMode.DIRECT;
+    crashLoop(40, true);
+  }
+
   @Test
   @Tag("slow")
   void manyKillsDuringDirectCompactionOfCompressedEncryptedSegments() throws Exception {

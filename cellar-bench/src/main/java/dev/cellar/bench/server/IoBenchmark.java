@@ -152,8 +152,27 @@ public final class IoBenchmark implements Callable<Integer> {
   /** The engine's switch for the batch reader, for this measurement only. */
   static final String BATCH_READS_PROPERTY = "cellar.io.batchReads";
 
+  /**
+   * {@code --io direct} with the log appended through a shared mapping of its file (the page cache)
+   * instead of with O_DIRECT: what O_DIRECT appends change under {@code always}, in the same run.
+   * Only the write-heavy run: reads do not differ.
+   */
+  static final String DIRECT_MAPPED_APPENDS = "direct-mapped-appends";
+
+  /** The engine's switch for O_DIRECT appends (true turns them off), for this measurement only. */
+  static final String NO_DIRECT_APPENDS_PROPERTY = "cellar.io.noDirectAppends=true";
+
   static final List<String> MODES =
-      List.of("buffered", "direct", BUFFERED_NO_HINT, DIRECT_POOL, DIRECT_SERIAL);
+      List.of(
+          "buffered",
+          "direct",
+          BUFFERED_NO_HINT,
+          DIRECT_POOL,
+          DIRECT_SERIAL,
+          DIRECT_MAPPED_APPENDS);
+
+  /** Per mode, the segment files' bytes in the page cache after each write-heavy run (fincore). */
+  private final Map<String, List<Long>> cachedAfterWrites = new LinkedHashMap<>();
 
   private long limitBytes() {
     return (long) memoryLimitMb << 20;
@@ -301,6 +320,81 @@ public final class IoBenchmark implements Callable<Integer> {
       throws IOException, InterruptedException {
     List<Run> out = new ArrayList<>();
     dropPageCache();
+    if (!mode.equals(DIRECT_MAPPED_APPENDS)) {
+      measureReads(tools, children, runDir, placement, cgroup, name, data, mode, keys, round, log)
+          .forEach(out::add);
+    }
+    dropPageCache();
+    try (MemoryCgroup group = group(cgroup, name);
+        ServerProcess server =
+            start(tools, children, runDir, placement, group, data, mode, "always")) {
+      RedisBenchmarkRunner bench = new RedisBenchmarkRunner(tools, children, runDir);
+      long n = mode.equals(BUFFERED_NO_HINT) ? noHintRequests / 2 : writeRequests;
+      out.add(timed(bench, server, placement, mode, "set", 16, n, keys, round));
+      long cached = cachedSegmentBytes(data);
+      if (cached >= 0) {
+        cachedAfterWrites.computeIfAbsent(mode, m -> new ArrayList<>()).add(cached);
+      }
+      log.printf(
+          Locale.ROOT,
+          "bench io: round %d %s %s; segments in the page cache %,d bytes%n",
+          round,
+          mode,
+          last(out),
+          cached);
+    }
+    return out;
+  }
+
+  /**
+   * The bytes of the store's segment files in the page cache, by {@code fincore} (util-linux); -1
+   * where it cannot tell.
+   */
+  static long cachedSegmentBytes(Path data) throws IOException, InterruptedException {
+    List<String> command =
+        new ArrayList<>(List.of("fincore", "--bytes", "--noheadings", "--raw", "--output", "RES"));
+    try (java.util.stream.Stream<Path> files = Files.list(data)) {
+      files
+          .filter(f -> f.getFileName().toString().matches("seg-[0-9a-f]{16}\\.log"))
+          .forEach(f -> command.add(f.toString()));
+    }
+    Process p;
+    try {
+      p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    } catch (IOException e) {
+      return -1;
+    }
+    String out =
+        new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    if (p.waitFor() != 0) {
+      return -1;
+    }
+    long total = 0;
+    for (String line : out.split("\n")) {
+      if (!line.isBlank()) {
+        if (!line.trim().matches("\\d+")) {
+          return -1;
+        }
+        total += Long.parseLong(line.trim());
+      }
+    }
+    return total;
+  }
+
+  private List<Run> measureReads(
+      Tools tools,
+      ChildProcesses children,
+      Path runDir,
+      Placement placement,
+      MemoryCgroup.Support cgroup,
+      String name,
+      Path data,
+      String mode,
+      int keys,
+      int round,
+      PrintStream log)
+      throws IOException, InterruptedException {
+    List<Run> out = new ArrayList<>();
     try (MemoryCgroup group = group(cgroup, name);
         ServerProcess server = start(tools, children, runDir, placement, group, data, mode, "no")) {
       RedisBenchmarkRunner bench = new RedisBenchmarkRunner(tools, children, runDir);
@@ -310,15 +404,6 @@ public final class IoBenchmark implements Callable<Integer> {
         out.add(timed(bench, server, placement, mode, "get", pipeline, n, keys, round));
         log.printf(Locale.ROOT, "bench io: round %d %s %s%n", round, mode, last(out));
       }
-    }
-    dropPageCache();
-    try (MemoryCgroup group = group(cgroup, name);
-        ServerProcess server =
-            start(tools, children, runDir, placement, group, data, mode, "always")) {
-      RedisBenchmarkRunner bench = new RedisBenchmarkRunner(tools, children, runDir);
-      long n = mode.equals(BUFFERED_NO_HINT) ? noHintRequests / 2 : writeRequests;
-      out.add(timed(bench, server, placement, mode, "set", 16, n, keys, round));
-      log.printf(Locale.ROOT, "bench io: round %d %s %s%n", round, mode, last(out));
     }
     return out;
   }
@@ -353,6 +438,7 @@ public final class IoBenchmark implements Callable<Integer> {
               case BUFFERED_NO_HINT -> " -D" + NO_HINT_PROPERTY;
               case DIRECT_POOL -> " -D" + BATCH_READS_PROPERTY + "=pool";
               case DIRECT_SERIAL -> " -D" + BATCH_READS_PROPERTY + "=serial";
+              case DIRECT_MAPPED_APPENDS -> " -D" + NO_DIRECT_APPENDS_PROPERTY;
               case IoScanPart.BUFFERED_NO_SCAN_HINT -> " -D" + IoScanPart.NO_SCAN_HINT_PROPERTY;
               default -> "";
             };
@@ -523,6 +609,31 @@ public final class IoBenchmark implements Callable<Integer> {
       }
     }
     root.put("batch_reads", batchReads);
+    Run direct = median(runs, "direct", "set", 16);
+    Run mapped = median(runs, DIRECT_MAPPED_APPENDS, "set", 16);
+    Map<String, Object> appends = new LinkedHashMap<>();
+    if (direct != null && mapped != null) {
+      appends.put("test", "set");
+      appends.put("pipeline", 16);
+      appends.put("fsync", "always");
+      appends.put(
+          "throughput_o_direct_over_mapped", round3(direct.opsPerSecond() / mapped.opsPerSecond()));
+      appends.put("cpu_o_direct_over_mapped", round3(cpu(direct) / cpu(mapped)));
+      appends.put(
+          "kernel_cpu_o_direct_over_mapped",
+          round3(direct.kernelMicrosPerOp() / mapped.kernelMicrosPerOp()));
+      appends.put("p99_o_direct_over_mapped", round3(direct.p99Ms() / mapped.p99Ms()));
+    }
+    for (String mode : List.of("buffered", "direct", DIRECT_MAPPED_APPENDS)) {
+      List<Long> cached = cachedAfterWrites.get(mode);
+      if (cached != null && !cached.isEmpty()) {
+        List<Long> sorted = cached.stream().sorted().toList();
+        appends.put(
+            "segment_page_cache_mib_after_writes_" + mode.replace('-', '_'),
+            round3(sorted.get(sorted.size() / 2) / (double) (1 << 20)));
+      }
+    }
+    root.put("direct_appends", appends);
     root.put("madvise_random", hints);
     root.put("rows", rows);
     root.put("ratios", ratios);
@@ -640,6 +751,27 @@ public final class IoBenchmark implements Callable<Integer> {
               ((Number) r.get("throughput_uring_over_serial")).doubleValue(),
               ((Number) r.get("cpu_uring_over_pool")).doubleValue(),
               ((Number) r.get("cpu_uring_over_serial")).doubleValue()));
+    }
+    Map<String, Object> appends = (Map<String, Object>) report.get("direct_appends");
+    if (appends.containsKey("throughput_o_direct_over_mapped")) {
+      md.append(
+          "\nThe log appended with O_DIRECT (direct) against through a shared mapping"
+              + " (direct-mapped-appends), SET under `always`:\n\n"
+              + "| throughput | CPU per request | kernel CPU per request | p99 |"
+              + " page cache after the run, MiB: buffered / direct / direct-mapped-appends |\n"
+              + "|---:|---:|---:|---:|---|\n");
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "| %.2fx | %.2fx | %.2fx | %.2fx | %s / %s / %s |%n",
+              ((Number) appends.get("throughput_o_direct_over_mapped")).doubleValue(),
+              ((Number) appends.get("cpu_o_direct_over_mapped")).doubleValue(),
+              ((Number) appends.get("kernel_cpu_o_direct_over_mapped")).doubleValue(),
+              ((Number) appends.get("p99_o_direct_over_mapped")).doubleValue(),
+              appends.getOrDefault("segment_page_cache_mib_after_writes_buffered", "–"),
+              appends.getOrDefault("segment_page_cache_mib_after_writes_direct", "–"),
+              appends.getOrDefault(
+                  "segment_page_cache_mib_after_writes_direct_mapped_appends", "–")));
     }
     md.append(
         "\nAll runs:\n\n| round | mode | test | pipeline | ops/s | p99 ms | kernel µs/op |\n");

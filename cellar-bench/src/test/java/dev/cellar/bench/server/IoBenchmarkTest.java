@@ -122,6 +122,9 @@ class IoBenchmarkTest {
             "\"compaction_scan\"",
             "\"reclaimed_bytes\"",
             "\"major_faults\"",
+            "\"direct_appends\"",
+            "\"throughput_o_direct_over_mapped\"",
+            "\"segment_page_cache_mib_after_writes_direct\"",
             "\"buffered-no-madv-sequential\"")) {
       assertTrue(report.contains(field), field + " in " + report);
     }
@@ -133,5 +136,6 @@ class IoBenchmarkTest {
     assertTrue(md.contains("The MADV_RANDOM hint"), md);
     assertTrue(md.contains("io_uring/pool"), md);
     assertTrue(md.contains("One compaction pass"), md);
+    assertTrue(md.contains("appended with O_DIRECT"), md);
   }
 }
