@@ -112,6 +112,10 @@ public final class RecordView {
     cipher(segment.cipher());
     dictionary = segment.dictionary();
     if (segment.directReads()) {
+      MemorySegment scanned = segment.scannedAt(offset);
+      if (scanned != null) {
+        return parse(scanned, offset, limit);
+      }
       return parseDirect(segment, offset, limit);
     }
     return parse(segment.memory(), offset, limit);

@@ -499,6 +499,37 @@ public final class Segment implements AutoCloseable, BlockCache.BlockLoader {
     adviseRandomReads();
   }
 
+  /**
+   * Recovery's copy of this segment's bytes from {@link #scannedFrom} on, read with O_DIRECT while
+   * it replays the segment ({@link DirectScan}), or null: the index's key comparisons against this
+   * segment's records read them there instead of through the read cache, one miss at a time.
+   */
+  private volatile MemorySegment scanned;
+
+  private volatile long scannedFrom;
+
+  /**
+   * Has reads of this segment at {@code from} or after come from {@code memory} (a {@link
+   * DirectScan}'s, at the file's offsets) until it is called with null: for recovery, which reads a
+   * record only after its scan made it readable, and clears this before the scan is closed.
+   */
+  public void scanned(MemorySegment memory, long from) {
+    scannedFrom = from;
+    scanned = memory;
+  }
+
+  /** The memory {@link #scanned} set, if it holds {@code offset}; else null. */
+  public MemorySegment scannedAt(long offset) {
+    MemorySegment memory = scanned;
+    return memory != null && offset >= scannedFrom ? memory : null;
+  }
+
+  /** The memory replay reads this segment's records from: {@link #scanned}'s, else the mapping. */
+  public MemorySegment replayMemory() {
+    MemorySegment memory = scanned;
+    return memory != null ? memory : this.memory;
+  }
+
   /** Whether this segment is appended with O_DIRECT (see "Appends with O_DIRECT" above). */
   public boolean appendsDirect() {
     return appender != null;

@@ -11,6 +11,7 @@ import dev.cellar.checkpoint.SegmentEntry;
 import dev.cellar.compress.Dictionaries;
 import dev.cellar.io.FileIO;
 import dev.cellar.log.CipherBlockDescriptor;
+import dev.cellar.log.DirectScan;
 import dev.cellar.log.Segment;
 import dev.cellar.log.SegmentCipher;
 import dev.cellar.log.SegmentHeaderDescriptor;
@@ -462,13 +463,25 @@ public final class Recovery {
     } else {
       limit = s.memory().byteSize();
     }
-    SegmentScanner.Result result =
-        pipeline == null
-            ? scanRest(s, start, limit, sealed, -1, null)
-            : scanInBatches(s, start, limit, sealed, pipeline);
-    if (pipeline != null) {
-      // Everything below may trim or seal the segment: its records must all be applied first.
-      pipeline.drain();
+    SegmentScanner.Result result;
+    DirectScan scan = directScan(s, start, limit);
+    try {
+      if (scan != null) {
+        s.scanned(scan.memory(), start & -4096L);
+      }
+      result =
+          pipeline == null
+              ? scanRest(s, scan, start, limit, sealed, -1, null)
+              : scanInBatches(s, scan, start, limit, sealed, pipeline);
+      if (pipeline != null) {
+        // Everything below may trim or seal the segment: its records must all be applied first.
+        pipeline.drain();
+      }
+    } finally {
+      if (scan != null) {
+        s.scanned(null, 0);
+        scan.close();
+      }
     }
     if (toReplay.contains(s)) {
       report.replayed(result.records(), result.validEnd() - start);
@@ -507,14 +520,41 @@ public final class Recovery {
   }
 
   /**
+   * Off only to measure what it gains ({@code cellar bench replay --io direct}): the system
+   * property {@code cellar.io.noDirectRecovery=true}.
+   */
+  private static final boolean DIRECT_RECOVERY = !Boolean.getBoolean("cellar.io.noDirectRecovery");
+
+  /**
+   * A scan of {@code [start, limit)} of {@code s} with O_DIRECT in large requests, for a store that
+   * reads with {@code io direct} ({@link Segment#directReads}); null otherwise. Replay reads the
+   * segment once from start to end, which through its mapping would fill the page cache with it
+   * (and have the kernel evict it again) in a store that keeps its own cache. The whole range stays
+   * resident until the segment is replayed: the index's key comparisons read this segment's records
+   * from it ({@link Segment#scanned}), by then anywhere behind the scan.
+   */
+  private static DirectScan directScan(Segment s, long start, long limit) {
+    if (!DIRECT_RECOVERY || !s.directReads() || limit <= start) {
+      return null;
+    }
+    return DirectScan.open(s, start);
+  }
+
+  /**
    * Scans {@code [start, limit)} of {@code s} into batches for {@code pipeline}: its valid records
-   * by {@link ReplayScanner}, from the first position that holds none by {@link #scanRest}.
+   * by {@link ReplayScanner}, from the first position that holds none by {@link #scanRest}; from
+   * {@code scan}'s memory if it is not null, else from the mapping.
    */
   private SegmentScanner.Result scanInBatches(
-      Segment s, long start, long limit, boolean sealed, ReplayPipeline pipeline) {
+      Segment s, DirectScan scan, long start, long limit, boolean sealed, ReplayPipeline pipeline) {
     ReplayScanner scanner =
         new ReplayScanner(
-            s.memory(), s.cipher(), start, limit, s.kind() == SegmentHeaderDescriptor.KIND_LOG);
+            scan == null ? s.memory() : scan.memory(),
+            s.cipher(),
+            scan,
+            start,
+            limit,
+            s.kind() == SegmentHeaderDescriptor.KIND_LOG);
     boolean more = true;
     while (more) {
       ReplayBatch batch = pipeline.acquire(s);
@@ -531,7 +571,7 @@ public final class Recovery {
       maxSeq = Math.max(maxSeq, scanner.maxSeq());
     }
     SegmentScanner.Result rest =
-        scanRest(s, scanner.position(), limit, sealed, scanner.lastSeq(), pipeline);
+        scanRest(s, scan, scanner.position(), limit, sealed, scanner.lastSeq(), pipeline);
     return new SegmentScanner.Result(
         rest.validEnd(), scanner.records() + rest.records(), rest.damage());
   }
@@ -542,17 +582,25 @@ public final class Recovery {
    * damage path, and the segments recovery only seals.
    */
   private SegmentScanner.Result scanRest(
-      Segment s, long start, long limit, boolean sealed, long afterSeq, ReplayPipeline pipeline) {
+      Segment s,
+      DirectScan scan,
+      long start,
+      long limit,
+      boolean sealed,
+      long afterSeq,
+      ReplayPipeline pipeline) {
     SegmentScanner.Result result =
         SegmentScanner.scan(
-            s.memory(),
+            scan == null ? s.memory() : scan.memory(),
             s.cipher(),
+            null,
             start,
             limit,
             sealed,
             s.kind() == SegmentHeaderDescriptor.KIND_LOG,
             null,
             afterSeq,
+            scan,
             record -> {
               maxSeq = Math.max(maxSeq, record.seq());
               s.noteSeq(record.seq());

@@ -62,10 +62,11 @@ public final class ReplayBatch {
 
   /**
    * The memory the records' {@link #keyOffset(int) key offsets} are offsets into: the segment's
-   * mapping, or, for an encrypted segment, the batch's copy of the decrypted keys.
+   * mapping (or the O_DIRECT scan recovery reads it through, {@link Segment#replayMemory}), or, for
+   * an encrypted segment, the batch's copy of the decrypted keys.
    */
   public MemorySegment keys() {
-    return segment.cipher() == null ? segment.memory() : MemorySegment.ofArray(keyBytes);
+    return segment.cipher() == null ? segment.replayMemory() : MemorySegment.ofArray(keyBytes);
   }
 
   /** The segment the records are in. */

@@ -34,8 +34,12 @@ import java.lang.foreign.MemorySegment;
  * <p>Used by the scanning thread only.
  */
 final class ReplayScanner {
+  /** The most bytes of a record's header, which a parse reads before it knows the length. */
+  private static final int HEADER_BYTES = 64;
+
   private final RecordView view = new RecordView();
   private final MemorySegment memory;
+  private final SegmentScanner.Window window;
   private final long limit;
   private final boolean increasingSeqs;
   private long position;
@@ -48,16 +52,24 @@ final class ReplayScanner {
    * Scans {@code [start, limit)} of a segment's {@code memory}; {@code increasingSeqs} for logs.
    */
   ReplayScanner(MemorySegment memory, long start, long limit, boolean increasingSeqs) {
-    this(memory, null, start, limit, increasingSeqs);
+    this(memory, null, null, start, limit, increasingSeqs);
   }
 
   /**
-   * As {@link #ReplayScanner(MemorySegment, long, long, boolean)}, decrypting with {@code cipher}.
+   * As {@link #ReplayScanner(MemorySegment, long, long, boolean)}, decrypting with {@code cipher},
+   * over memory whose bytes {@code window} (null: all readable) makes readable as the scan reaches
+   * them.
    */
   ReplayScanner(
-      MemorySegment memory, SegmentCipher cipher, long start, long limit, boolean increasingSeqs) {
+      MemorySegment memory,
+      SegmentCipher cipher,
+      SegmentScanner.Window window,
+      long start,
+      long limit,
+      boolean increasingSeqs) {
     view.cipher(cipher);
     this.memory = memory;
+    this.window = window;
     this.position = start;
     this.limit = limit;
     this.increasingSeqs = increasingSeqs;
@@ -72,8 +84,18 @@ final class ReplayScanner {
     long p = position;
     long last = lastSeq;
     boolean full = false;
+    SegmentScanner.Window w = window;
     while (!full && p < limit) {
-      if (!v.parse(memory, p, limit) || (increasingSeqs && v.seq() <= last) || !v.checksumValid()) {
+      if (w != null) {
+        w.ensure(Math.min(limit, p + HEADER_BYTES));
+      }
+      if (!v.parse(memory, p, limit)) {
+        break;
+      }
+      if (w != null) {
+        w.ensure(p + v.length());
+      }
+      if ((increasingSeqs && v.seq() <= last) || !v.checksumValid()) {
         break;
       }
       last = v.seq();

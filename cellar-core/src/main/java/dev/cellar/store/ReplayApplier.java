@@ -154,6 +154,13 @@ final class ReplayApplier implements Recovery.Target, AutoCloseable {
     if (s == null || offset + Long.BYTES > s.end()) {
       return 0;
     }
+    if (s.directReads()) {
+      // Read with O_DIRECT: the mapping would fault the page (and the read-ahead around it) into
+      // the page cache. The segment being replayed is in its scan's memory; others are left to the
+      // read cache, which the comparison reads anyway.
+      MemorySegment scanned = s.scannedAt(offset);
+      return scanned == null ? 0 : scanned.get(ValueLayout.JAVA_LONG_UNALIGNED, offset);
+    }
     return s.memory().get(ValueLayout.JAVA_LONG_UNALIGNED, offset);
   }
 

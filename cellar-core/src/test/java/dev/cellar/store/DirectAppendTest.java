@@ -11,7 +11,6 @@ import dev.cellar.Fsync;
 import dev.cellar.IoMode;
 import dev.cellar.log.Segment;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,7 +18,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -137,17 +135,10 @@ class DirectAppendTest {
   }
 
   private long cachedBytes() throws IOException, InterruptedException {
-    long total = 0;
-    for (Path f : segmentFiles()) {
-      total += Math.max(0, SegmentPageCacheTest.cachedBytes(f));
-    }
-    return total;
+    return SegmentPageCacheTest.cachedSegmentBytes(dir);
   }
 
   private List<Path> segmentFiles() throws IOException {
-    try (Stream<Path> files = Files.list(dir)) {
-      return new ArrayList<>(
-          files.filter(f -> Segment.idOf(f.getFileName().toString()) >= 0).sorted().toList());
-    }
+    return SegmentPageCacheTest.segmentFiles(dir);
   }
 }

@@ -177,7 +177,7 @@ class DirectIoTest {
   }
 
   /** The platform's file system, with every O_DIRECT read of 64 KiB or more counted. */
-  private static FileIO countingLargeReads(java.util.concurrent.atomic.AtomicLong largeReadBytes) {
+  static FileIO countingLargeReads(java.util.concurrent.atomic.AtomicLong largeReadBytes) {
     return countingLargeReads(largeReadBytes, new java.util.concurrent.atomic.AtomicBoolean());
   }
 

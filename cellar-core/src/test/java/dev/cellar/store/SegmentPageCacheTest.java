@@ -48,7 +48,19 @@ class SegmentPageCacheTest {
     return Long.parseLong(out);
   }
 
-  private List<Path> segmentFiles() throws IOException {
+  /**
+   * Bytes of the segment files of the store in {@code dir} in the page cache, by {@code fincore}.
+   */
+  static long cachedSegmentBytes(Path dir) throws IOException, InterruptedException {
+    long total = 0;
+    for (Path f : segmentFiles(dir)) {
+      total += Math.max(0, cachedBytes(f));
+    }
+    return total;
+  }
+
+  /** The segment files of the store in {@code dir}, by name. */
+  static List<Path> segmentFiles(Path dir) throws IOException {
     try (Stream<Path> files = Files.list(dir)) {
       return new ArrayList<>(
           files.filter(f -> Segment.idOf(f.getFileName().toString()) >= 0).sorted().toList());
@@ -74,7 +86,7 @@ class SegmentPageCacheTest {
         }
       }
       db.sync();
-      List<Path> before = segmentFiles();
+      List<Path> before = segmentFiles(dir);
       Path active = before.getLast();
       long cachedBefore = 0;
       for (Path f : before) {
@@ -96,7 +108,7 @@ class SegmentPageCacheTest {
       }
       assertEquals(0, cachedReplaced, "bytes of replaced segments still cached");
       long cachedLive = 0;
-      for (Path f : segmentFiles()) {
+      for (Path f : segmentFiles(dir)) {
         if (!replaced.contains(f)) {
           cachedLive += cachedBytes(f);
         }
