@@ -3,7 +3,9 @@ package dev.cellar.bench.replay;
 import dev.cellar.Cellar;
 import dev.cellar.CellarOptions;
 import dev.cellar.Fsync;
+import dev.cellar.IoMode;
 import dev.cellar.RecoveryReport;
+import dev.cellar.bench.PageCache;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -89,6 +91,25 @@ public final class ReplayBenchmark implements Callable<Integer> {
       description = "replays of the same log, each a fresh open (default: ${DEFAULT-VALUE})")
   int rounds;
 
+  @Option(
+      names = "--io",
+      defaultValue = "buffered",
+      description =
+          "the store's io mode, buffered or direct (direct: replay reads the log with O_DIRECT;"
+              + " default: ${DEFAULT-VALUE})")
+  String ioName;
+
+  private IoMode io() {
+    return IoMode.parse(ioName);
+  }
+
+  @Option(
+      names = "--cold",
+      description =
+          "drop the store's segment files from the page cache before each replay, and report how"
+              + " much of them it holds after the open")
+  boolean cold;
+
   @Option(names = "--load-only", hidden = true, description = "the child of --crash")
   boolean loadOnly;
 
@@ -127,6 +148,9 @@ public final class ReplayBenchmark implements Callable<Integer> {
       double replaySeconds = 0;
       for (int round = 0; round < rounds; round++) {
         deleteCheckpoints(store);
+        if (cold && !PageCache.dropSegments(store)) {
+          throw new IllegalStateException("cannot drop the segments from the page cache (dd)");
+        }
         long start = System.nanoTime();
         long cpuStart = THREADS.getCurrentThreadCpuTime();
         long processCpuStart = PROCESS.getProcessCpuTime();
@@ -145,6 +169,7 @@ public final class ReplayBenchmark implements Callable<Integer> {
           }
         }
         replaySeconds = (System.nanoTime() - start) / 1e9;
+        long cached = cold ? PageCache.cachedSegmentBytes(store) : -1;
         double recoverySeconds = report.elapsedNanos() / 1e9;
         System.out.printf(
             Locale.ROOT,
@@ -157,14 +182,21 @@ public final class ReplayBenchmark implements Callable<Integer> {
                 Locale.ROOT,
                 "recovery %.2f s (open: %.2f s CPU of its thread, %.2f s of the process): %,.1f MB"
                     + " replayed at %,.0f MB/s, %,.0f records/s; first GET answered %.2f s after"
-                    + " open began",
+                    + " open began%s",
                 recoverySeconds,
                 openCpuSeconds,
                 openProcessCpuSeconds,
                 report.replayedBytes() / 1e6,
                 report.replayedBytes() / 1e6 / recoverySeconds,
                 report.replayedRecords() / recoverySeconds,
-                firstGetSeconds));
+                firstGetSeconds,
+                cached < 0
+                    ? ""
+                    : String.format(
+                        Locale.ROOT,
+                        "; the page cache held %.1f MB of the segments after (io %s)",
+                        cached / 1e6,
+                        io().label())));
       }
       details.forEach(System.out::println);
       if (!Double.isNaN(recordSeconds)) {
@@ -185,7 +217,7 @@ public final class ReplayBenchmark implements Callable<Integer> {
   }
 
   private CellarOptions options() {
-    CellarOptions options = CellarOptions.defaults().fsync(Fsync.NO).expectedKeys(keys);
+    CellarOptions options = CellarOptions.defaults().fsync(Fsync.NO).expectedKeys(keys).io(io());
     // A crashed server's last checkpoint is as old as the interval allows; the child writes none.
     return crash ? options.checkpointInterval(Duration.ZERO) : options;
   }
@@ -225,7 +257,9 @@ public final class ReplayBenchmark implements Callable<Integer> {
             "--value-size",
             Integer.toString(valueSize),
             "--dir",
-            store.toString()));
+            store.toString(),
+            "--io",
+            ioName));
     Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
     try (BufferedReader out =
         new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {

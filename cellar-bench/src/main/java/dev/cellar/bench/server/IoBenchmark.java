@@ -331,7 +331,7 @@ public final class IoBenchmark implements Callable<Integer> {
       RedisBenchmarkRunner bench = new RedisBenchmarkRunner(tools, children, runDir);
       long n = mode.equals(BUFFERED_NO_HINT) ? noHintRequests / 2 : writeRequests;
       out.add(timed(bench, server, placement, mode, "set", 16, n, keys, round));
-      long cached = cachedSegmentBytes(data);
+      long cached = dev.cellar.bench.PageCache.cachedSegmentBytes(data);
       if (cached >= 0) {
         cachedAfterWrites.computeIfAbsent(mode, m -> new ArrayList<>()).add(cached);
       }
@@ -344,41 +344,6 @@ public final class IoBenchmark implements Callable<Integer> {
           cached);
     }
     return out;
-  }
-
-  /**
-   * The bytes of the store's segment files in the page cache, by {@code fincore} (util-linux); -1
-   * where it cannot tell.
-   */
-  static long cachedSegmentBytes(Path data) throws IOException, InterruptedException {
-    List<String> command =
-        new ArrayList<>(List.of("fincore", "--bytes", "--noheadings", "--raw", "--output", "RES"));
-    try (java.util.stream.Stream<Path> files = Files.list(data)) {
-      files
-          .filter(f -> f.getFileName().toString().matches("seg-[0-9a-f]{16}\\.log"))
-          .forEach(f -> command.add(f.toString()));
-    }
-    Process p;
-    try {
-      p = new ProcessBuilder(command).redirectErrorStream(true).start();
-    } catch (IOException e) {
-      return -1;
-    }
-    String out =
-        new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-    if (p.waitFor() != 0) {
-      return -1;
-    }
-    long total = 0;
-    for (String line : out.split("\n")) {
-      if (!line.isBlank()) {
-        if (!line.trim().matches("\\d+")) {
-          return -1;
-        }
-        total += Long.parseLong(line.trim());
-      }
-    }
-    return total;
   }
 
   private List<Run> measureReads(
