@@ -2,6 +2,8 @@ package dev.cellar.store;
 
 import dev.cellar.index.HashIndex;
 import dev.cellar.index.KeyHasher;
+import dev.cellar.io.BlockReads;
+import dev.cellar.log.CacheFill;
 import dev.cellar.log.LogLocation;
 import dev.cellar.log.RecordView;
 import dev.cellar.log.Segment;
@@ -32,7 +34,11 @@ import java.lang.foreign.ValueLayout;
  *       still cached) and its slot in the tombstone index if there is one; the next group's slots
  *       are touched before this group is applied;
  *   <li>for every key whose slot holds an entry with its fingerprint, touch that entry's record
- *       (the key comparison reads it): it depends on the slot, so it waits for stage 2;
+ *       (the key comparison reads it): it depends on the slot, so it waits for stage 2. In a store
+ *       read with O_DIRECT the record is not in memory but on the device, unless it is in the
+ *       segment being replayed (whose scan holds it): the group's such records are read into the
+ *       read cache at once ({@link CacheFill}, io_uring), where the comparisons would each wait for
+ *       one read in turn;
  *   <li>apply the records one by one, in log order, exactly as without the stages.
  * </ol>
  *
@@ -56,13 +62,23 @@ final class ReplayApplier implements Recovery.Target, AutoCloseable {
   private final SegmentTable segments;
   private final GarbageAccounting accounting;
   private final HashIndex[] tombstones;
+
+  /** What reads a group's candidate records at once, in a store read with O_DIRECT; else null. */
+  private final BlockReads blockReads;
+
+  private final CacheFill fill = new CacheFill();
   private final RecordView scratch = new RecordView();
 
   /** Where the stages put what they load, so that the JIT keeps the loads; never read. */
   private long touched;
 
   ReplayApplier(
-      Shard[] shards, KeyHasher hasher, SegmentTable segments, GarbageAccounting accounting) {
+      Shard[] shards,
+      KeyHasher hasher,
+      SegmentTable segments,
+      GarbageAccounting accounting,
+      BlockReads blockReads) {
+    this.blockReads = blockReads;
     this.shards = shards;
     this.shardMask = shards.length - 1;
     this.hasher = hasher;
@@ -104,6 +120,9 @@ final class ReplayApplier implements Recovery.Target, AutoCloseable {
   @Override
   public void apply(Segment segment, ReplayBatch batch) {
     int n = batch.size();
+    if (blockReads != null) {
+      readCandidatesAhead(batch, n);
+    }
     touchSlots(batch, 0, Math.min(n, GROUP));
     for (int from = 0; from < n; from += GROUP) {
       int to = Math.min(n, from + GROUP);
@@ -144,6 +163,39 @@ final class ReplayApplier implements Recovery.Target, AutoCloseable {
     touched ^= sink;
   }
 
+  /**
+   * In a store read with O_DIRECT: reads the batch's candidate records that are on the device (not
+   * in the segment being replayed) into the read cache at once. Per group there are too few (a
+   * candidate is a key whose slot holds another key's fingerprint, a few in a hundred) for the
+   * device to serve them together; per batch there are dozens.
+   */
+  private void readCandidatesAhead(ReplayBatch batch, int n) {
+    touchSlots(batch, 0, n);
+    for (int i = 0; i < n; i++) {
+      long hash = batch.hash(i);
+      int shardId = (int) hash & shardMask;
+      readAhead(shards[shardId].index.guessLocation(hash));
+      HashIndex t = tombstones[shardId];
+      if (t != null) {
+        readAhead(t.guessLocation(hash));
+      }
+    }
+    if (!fill.isEmpty()) {
+      touched ^= fill.fill(blockReads);
+    }
+  }
+
+  private void readAhead(long location) {
+    if (location == 0) {
+      return;
+    }
+    Segment s = segments.get(LogLocation.slot(location));
+    long offset = LogLocation.offset(location);
+    if (s != null && offset < s.end() && s.directReads() && s.scannedAt(offset) == null) {
+      fill.add(s, offset);
+    }
+  }
+
   /** Loads the first word of the record at {@code location}; 0 if none. */
   private long touchRecord(long location) {
     if (location == 0) {
@@ -156,8 +208,8 @@ final class ReplayApplier implements Recovery.Target, AutoCloseable {
     }
     if (s.directReads()) {
       // Read with O_DIRECT: the mapping would fault the page (and the read-ahead around it) into
-      // the page cache. The segment being replayed is in its scan's memory; others are left to the
-      // read cache, which the comparison reads anyway.
+      // the page cache. The segment being replayed is in its scan's memory; the records of others
+      // were read into the read cache with the batch's (readCandidatesAhead).
       MemorySegment scanned = s.scannedAt(offset);
       return scanned == null ? 0 : scanned.get(ValueLayout.JAVA_LONG_UNALIGNED, offset);
     }

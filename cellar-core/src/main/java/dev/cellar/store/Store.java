@@ -272,7 +272,7 @@ public final class Store implements Cellar {
         shard.index = new HashIndex(shard, expectedKeys / shards.length);
       }
     }
-    ReplayApplier applier = new ReplayApplier(shards, hasher, segments, accounting);
+    ReplayApplier applier = new ReplayApplier(shards, hasher, segments, accounting, blockReads);
     try {
       recovery.replay(applier);
     } finally {

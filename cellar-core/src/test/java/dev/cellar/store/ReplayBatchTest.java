@@ -129,7 +129,7 @@ class ReplayBatchTest {
         shard.index = new HashIndex(shard, 0); // small: the replay grows the tables too
       }
       try (ReplayApplier applier =
-          new ReplayApplier(shards, hasher, segments, new GarbageAccounting(segments))) {
+          new ReplayApplier(shards, hasher, segments, new GarbageAccounting(segments), null)) {
         recovery.replay(applier);
       }
       assertTrue(
