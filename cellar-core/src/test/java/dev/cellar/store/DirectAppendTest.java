@@ -51,7 +51,7 @@ class DirectAppendTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"plain", "encrypted", "compressed"})
+  @ValueSource(strings = {"plain", "encrypted", "compressed", "zero-filled"})
   void alwaysAppendsPastThePageCacheAndReadsBackEverything(String kind) throws Exception {
     CellarOptions options = options(Fsync.ALWAYS);
     if (kind.equals("encrypted")) {
@@ -61,6 +61,10 @@ class DirectAppendTest {
     }
     if (kind.equals("compressed")) {
       options = options.compression(Compression.ZSTD);
+    }
+    if (kind.equals("zero-filled")) {
+      // Space reserved by writing zeros, which for such a segment are written out with O_DIRECT.
+      options = options.zeroFillLog(true);
     }
     Map<Integer, byte[]> model = new HashMap<>();
     try (Cellar db = Cellar.open(dir, options)) {
