@@ -7,6 +7,7 @@ import dev.cellar.io.DirectAppender;
 import dev.cellar.io.DirectReader;
 import dev.cellar.io.FileIO;
 import dev.cellar.io.StoreFile;
+import dev.cellar.platform.IoSwitches;
 import dev.cellar.platform.MemoryAdvice;
 import java.io.IOException;
 import java.io.SyncFailedException;
@@ -60,15 +61,7 @@ public final class Segment implements AutoCloseable, BlockCache.BlockLoader {
   private final MemorySegment memory;
 
   /** Writes appends out with O_DIRECT, or null: appends go through a shared mapping of the file. */
-  private final DirectAppender appender;
-
-  /** How far appends have been written out (guarded by {@link #appender}). */
-  private long writtenOut;
-
-  /**
-   * Whether {@link #memory} is a mapping of the file (false while an appender's memory holds it).
-   */
-  private volatile boolean fileMapped;
+  private final DirectTail tail;
 
   /** Where the records start: after the header, and the cipher block if encrypted. */
   private final int dataStart;
@@ -130,15 +123,14 @@ public final class Segment implements AutoCloseable, BlockCache.BlockLoader {
       MemorySegment memory,
       State state,
       long end,
-      DirectAppender appender) {
+      DirectTail tail) {
     this.id = id;
     this.kind = kind;
     this.path = path;
     this.file = file;
     this.arena = arena;
     this.memory = memory;
-    this.appender = appender;
-    this.fileMapped = appender == null;
+    this.tail = tail;
     this.readOnlyMemory = memory.asReadOnly();
     this.state = state;
     this.end = end;
@@ -155,12 +147,6 @@ public final class Segment implements AutoCloseable, BlockCache.BlockLoader {
             ? SegmentHeaderDescriptor.PLAIN_DATA_START
             : start;
   }
-
-  /**
-   * Off only to measure what appending with O_DIRECT changes ({@code cellar bench io}): the system
-   * property {@code cellar.io.noDirectAppends=true}.
-   */
-  private static final boolean DIRECT_APPENDS = !Boolean.getBoolean("cellar.io.noDirectAppends");
 
   /** The file name of segment {@code id}: ids sort by name. */
   public static String fileName(long id) {
@@ -273,7 +259,7 @@ public final class Segment implements AutoCloseable, BlockCache.BlockLoader {
         MemorySegment.copy(MemorySegment.ofArray(codecBlock), 0, h, blockOffset, codecBlock.length);
       }
       appender =
-          directAppend && DIRECT_APPENDS
+          directAppend && IoSwitches.DIRECT_APPENDS
               ? io.openDirectAppender(path, capacity, hugePages, arena)
               : null;
       MemorySegment memory;
@@ -288,8 +274,16 @@ public final class Segment implements AutoCloseable, BlockCache.BlockLoader {
         memory = mapForAppend(file, capacity, arena, hugePages);
       }
       Segment created =
-          new Segment(id, kind, path, file, arena, memory, State.ACTIVE, dataStart, appender);
-      created.writtenOut = dataStart;
+          new Segment(
+              id,
+              kind,
+              path,
+              file,
+              arena,
+              memory,
+              State.ACTIVE,
+              dataStart,
+              appender == null ? null : new DirectTail(appender, dataStart));
       created.cipher = cipher;
       created.dictionary = dictionary;
       return created;
@@ -354,7 +348,7 @@ public final class Segment implements AutoCloseable, BlockCache.BlockLoader {
       SegmentHeaderDescriptor.writeOpen(
           h, sealed.kind, sealed.id, SegmentHeaderDescriptor.createdMillis(sealed.memory));
       appender =
-          directAppend && DIRECT_APPENDS
+          directAppend && IoSwitches.DIRECT_APPENDS
               ? io.openDirectAppender(sealed.path, capacity, hugePages, arena)
               : null;
       MemorySegment memory;
@@ -378,8 +372,7 @@ public final class Segment implements AutoCloseable, BlockCache.BlockLoader {
               memory,
               State.ACTIVE,
               sealed.end,
-              appender);
-      reopened.writtenOut = sealed.end;
+              appender == null ? null : new DirectTail(appender, sealed.end));
       reopened.restoreAccounting(
           sealed.deadBytes(),
           sealed.ttlLiveBytes(),
@@ -427,10 +420,8 @@ public final class Segment implements AutoCloseable, BlockCache.BlockLoader {
    * block the tail is in, the records before it, which a write-out writes anyway).
    */
   public void zeroFill(long from, long to) throws IOException {
-    if (appender != null) {
-      synchronized (appender) {
-        appender.writeOut(from, to);
-      }
+    if (tail != null) {
+      tail.writeRange(from, to);
       return;
     }
     file.zeroFill(from, to - from);
@@ -438,26 +429,10 @@ public final class Segment implements AutoCloseable, BlockCache.BlockLoader {
 
   /** Flushes this segment's data to stable storage (first writing appends out, with O_DIRECT). */
   public void force() throws IOException {
-    if (appender != null) {
-      writeOut();
+    if (tail != null) {
+      tail.writeOut(end);
     }
     file.force();
-  }
-
-  /**
-   * Writes what was appended since the last write-out to the file, with O_DIRECT: from the block
-   * the last one ended in (again, as it has grown) to the block {@link #end} is in. Bytes past
-   * {@code end} in that block may be a record being copied in; they are not a record yet, and the
-   * next write-out writes the block again.
-   */
-  private void writeOut() throws IOException {
-    synchronized (appender) {
-      long to = end;
-      if (to > writtenOut) {
-        appender.writeOut(writtenOut, to);
-        writtenOut = to;
-      }
-    }
   }
 
   /**
@@ -472,12 +447,9 @@ public final class Segment implements AutoCloseable, BlockCache.BlockLoader {
     MemorySegment.copy(memory, 0, h, 0, SegmentHeaderDescriptor.LENGTH);
     long lo = minSeq == Long.MAX_VALUE ? 0 : minSeq;
     SegmentHeaderDescriptor.seal(h, length, lo, maxSeq);
-    if (appender != null) {
+    if (tail != null) {
       try {
-        synchronized (appender) {
-          MemorySegment.copy(h, 0, memory, 0, SegmentHeaderDescriptor.LENGTH);
-          appender.writeOut(0, SegmentHeaderDescriptor.LENGTH);
-        }
+        tail.writeHeader(h);
       } catch (IOException e) {
         SyncFailedException failed =
             new SyncFailedException(
@@ -490,10 +462,8 @@ public final class Segment implements AutoCloseable, BlockCache.BlockLoader {
     }
     forceOrReport();
     file.truncate(length);
-    if (appender != null && !fileMapped) {
-      // The file now holds every byte the memory does: read it from there, and give the memory
-      // back. If the remap fails, the memory stays, correct but resident.
-      fileMapped = appender.mapFile();
+    if (tail != null) {
+      tail.mapFile(); // the file now holds every byte the memory does
     }
     state = State.SEALED;
     adviseRandomReads();
@@ -532,7 +502,12 @@ public final class Segment implements AutoCloseable, BlockCache.BlockLoader {
 
   /** Whether this segment is appended with O_DIRECT (see "Appends with O_DIRECT" above). */
   public boolean appendsDirect() {
-    return appender != null;
+    return tail != null;
+  }
+
+  /** Whether {@link #memory} maps the file (not while O_DIRECT appends keep it in memory). */
+  private boolean fileMapped() {
+    return tail == null || tail.fileMapped();
   }
 
   /**
@@ -567,28 +542,16 @@ public final class Segment implements AutoCloseable, BlockCache.BlockLoader {
   }
 
   /**
-   * Off only to measure what it gains ({@code cellar bench io}): the system property {@code
-   * cellar.io.noRandomAdvice=true}.
-   */
-  private static final boolean RANDOM_ADVICE = !Boolean.getBoolean("cellar.io.noRandomAdvice");
-
-  /**
    * Advises the kernel that this sealed segment is read at random (point reads through its mapping
    * in {@code io buffered}; in {@code io direct} only what still reads the mapping): no read-ahead
    * on a page fault. Measured by {@code cellar bench io}, against the same server without it. Scans
    * of the whole segment ask for sequential read-ahead for their duration ({@link #adviseScan}).
    */
   public void adviseRandomReads() {
-    if (RANDOM_ADVICE && arena.scope().isAlive()) {
+    if (IoSwitches.RANDOM_ADVICE && arena.scope().isAlive()) {
       MemoryAdvice.random(memory);
     }
   }
-
-  /**
-   * Off only to measure what it gains ({@code cellar bench io}'s scan part): the system property
-   * {@code cellar.io.noScanAdvice=true}.
-   */
-  private static final boolean SCAN_ADVICE = !Boolean.getBoolean("cellar.io.noScanAdvice");
 
   /**
    * Advises sequential read-ahead while the whole segment is read (compaction of it): without it a
@@ -596,7 +559,7 @@ public final class Segment implements AutoCloseable, BlockCache.BlockLoader {
    * Measured by {@code cellar bench io}'s scan part.
    */
   public void adviseScan() {
-    if (SCAN_ADVICE && arena.scope().isAlive()) {
+    if (IoSwitches.SCAN_ADVICE && arena.scope().isAlive()) {
       MemoryAdvice.sequential(memory);
     }
   }
@@ -675,7 +638,7 @@ public final class Segment implements AutoCloseable, BlockCache.BlockLoader {
             // From now on the cache holds what reads need: the pages the writer and earlier reads
             // left in the page cache are only memory taken from the cache and the application.
             // (Memory of the process's own, if a remap failed, would lose its bytes instead.)
-            if (fileMapped) {
+            if (fileMapped()) {
               opened.dropPageCache(memory);
             }
             direct = opened;
@@ -797,7 +760,7 @@ public final class Segment implements AutoCloseable, BlockCache.BlockLoader {
    */
   public void markObsolete() {
     obsolete = true;
-    if (fileMapped) {
+    if (fileMapped()) {
       file.dropCachedPages(memory);
     }
   }
@@ -938,8 +901,8 @@ public final class Segment implements AutoCloseable, BlockCache.BlockLoader {
         d.close(); // the descriptor closes when the last read in progress ends
       }
     }
-    if (appender != null) {
-      appender.close();
+    if (tail != null) {
+      tail.close();
     }
     try {
       arena.close();

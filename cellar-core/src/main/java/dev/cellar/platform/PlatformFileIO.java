@@ -87,12 +87,12 @@ public final class PlatformFileIO implements FileIO {
 
   /**
    * io_uring ({@link UringBlockReads}) where the kernel allows it, else a pool of 16 threads. The
-   * system property {@code cellar.io.batchReads} ({@code uring}, {@code pool} or {@code serial})
-   * picks one, to measure them against each other ({@code cellar bench io}).
+   * system property {@code cellar.io.batchReads} ({@link IoSwitches#batchReads}) picks one, to
+   * measure them against each other ({@code cellar bench io}).
    */
   @Override
   public dev.cellar.io.BlockReads blockReads() {
-    String choice = System.getProperty("cellar.io.batchReads", "uring");
+    String choice = IoSwitches.batchReads();
     if (choice.equals("serial")) {
       return dev.cellar.io.BlockReads.serial();
     }

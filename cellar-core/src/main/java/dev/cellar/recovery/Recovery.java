@@ -520,12 +520,6 @@ public final class Recovery {
   }
 
   /**
-   * Off only to measure what it gains ({@code cellar bench replay --io direct}): the system
-   * property {@code cellar.io.noDirectRecovery=true}.
-   */
-  private static final boolean DIRECT_RECOVERY = !Boolean.getBoolean("cellar.io.noDirectRecovery");
-
-  /**
    * A scan of {@code [start, limit)} of {@code s} with O_DIRECT in large requests, for a store that
    * reads with {@code io direct} ({@link Segment#directReads}); null otherwise. Replay reads the
    * segment once from start to end, which through its mapping would fill the page cache with it
@@ -534,7 +528,7 @@ public final class Recovery {
    * from it ({@link Segment#scanned}), by then anywhere behind the scan.
    */
   private static DirectScan directScan(Segment s, long start, long limit) {
-    if (!DIRECT_RECOVERY || !s.directReads() || limit <= start) {
+    if (!dev.cellar.platform.IoSwitches.DIRECT_RECOVERY || !s.directReads() || limit <= start) {
       return null;
     }
     return DirectScan.open(s, start);
