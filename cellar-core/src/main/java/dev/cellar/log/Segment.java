@@ -466,7 +466,29 @@ public final class Segment implements AutoCloseable, BlockCache.BlockLoader {
       tail.mapFile(); // the file now holds every byte the memory does
     }
     state = State.SEALED;
+    sealedSinceCheckpoint = true;
     adviseRandomReads();
+  }
+
+  /** Set by {@link #seal}, taken by the first checkpoint after it. */
+  private volatile boolean sealedSinceCheckpoint;
+
+  /** Whether this segment was sealed since the last call (which this one clears). */
+  public boolean takeSealedSinceCheckpoint() {
+    boolean sealed = sealedSinceCheckpoint;
+    sealedSinceCheckpoint = false;
+    return sealed;
+  }
+
+  /**
+   * Drops this sealed segment's pages from the process's mapping and the page cache: a hint, which
+   * a later read undoes by reading the file again. Not while O_DIRECT appends keep its bytes in
+   * memory of the process's own, which a drop would zero.
+   */
+  public void dropCachedPages() {
+    if (state == State.SEALED && fileMapped()) {
+      file.dropCachedPages(memory);
+    }
   }
 
   /**

@@ -29,6 +29,14 @@ public final class IoSwitches {
   public static final boolean DIRECT_APPENDS = !Boolean.getBoolean("cellar.io.noDirectAppends");
 
   /**
+   * In {@code io buffered}, dropping the segments sealed since the last checkpoint from the page
+   * cache after a checkpoint, when memory is tight. Off: it showed no gain where it was measured
+   * ({@code cellar bench io}'s pressure part, docs/benchmarks.md); on with {@code
+   * cellar.io.checkpointDrop=true}, to measure it again elsewhere.
+   */
+  public static final boolean CHECKPOINT_DROP = Boolean.getBoolean("cellar.io.checkpointDrop");
+
+  /**
    * Recovery's replay with O_DIRECT scans ({@code io direct}); off with {@code
    * cellar.io.noDirectRecovery=true} ({@code cellar bench replay --io direct}).
    */

@@ -43,6 +43,8 @@ final class Maintenance {
 
   private final Dictionaries dictionaries;
 
+  private final CheckpointedPages checkpointedPages;
+
   Maintenance(
       Path directory,
       CellarOptions options,
@@ -71,6 +73,14 @@ final class Maintenance {
     this.counters = counters;
     this.checkpointSequence = new AtomicLong(checkpointSequence);
     this.recoveryReport = recoveryReport;
+    this.checkpointedPages =
+        new CheckpointedPages(
+            options.io() == dev.cellar.IoMode.BUFFERED, dev.cellar.platform.MemoryPressure::tight);
+  }
+
+  /** Segments the page cache was told to drop after checkpoints, since open (tests). */
+  long checkpointDroppedSegments() {
+    return checkpointedPages.dropped();
   }
 
   MaintenanceLock lock() {
@@ -107,6 +117,7 @@ final class Maintenance {
               throw e;
             }
             health.checkpointDone(null);
+            checkpointedPages.afterCheckpoint(segments.all());
             checkpointedSeq = seq;
             counters.checkpoints.increment();
             obsolete.delete(deletable);

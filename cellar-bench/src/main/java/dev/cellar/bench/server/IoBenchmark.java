@@ -126,6 +126,26 @@ public final class IoBenchmark implements Callable<Integer> {
               + " over the garbage per mode (0: skip it; default ${DEFAULT-VALUE}).")
   int scanRounds;
 
+  @Option(
+      names = "--pressure-rounds",
+      defaultValue = "0",
+      description =
+          "Rounds of the memory-pressure part: hot GETs while SETs write through the limit, with"
+              + " and without the checkpoint drop hint (0: skip it; default ${DEFAULT-VALUE}).")
+  int pressureRounds;
+
+  @Option(
+      names = "--pressure-sets",
+      defaultValue = "1000000",
+      description = "SETs of each memory-pressure run (default ${DEFAULT-VALUE}).")
+  long pressureSets;
+
+  @Option(
+      names = "--pressure-gets",
+      defaultValue = "600000",
+      description = "Hot GETs timed in each memory-pressure run (default ${DEFAULT-VALUE}).")
+  long pressureGets;
+
   @Option(names = "--json", description = "Write the results as JSON into this file.")
   Path json;
 
@@ -253,11 +273,21 @@ public final class IoBenchmark implements Callable<Integer> {
           new IoScanPart(this, tools, children, runDir, placement, cgroup, name, data, log)
               .run(scanRounds);
     }
+    List<IoPressurePart.PressureRun> pressure = List.of();
+    if (pressureRounds > 0) {
+      pressure =
+          new IoPressurePart(this, tools, children, runDir, placement, cgroup, name, data, log)
+              .run(pressureRounds, keys, valueSize, pressureGets, pressureSets);
+    }
     Map<String, Object> report = report(tools, runs, keys, cgroupNote, dropped, placement);
+    if (!pressure.isEmpty()) {
+      report.put("memory_pressure", IoPressurePart.report(pressure));
+    }
     if (!scans.isEmpty()) {
       report.put("compaction_scan", IoScanPart.report(scans));
     }
-    String md = markdown(report, runs) + IoScanPart.markdown(scans);
+    String md =
+        markdown(report, runs) + IoScanPart.markdown(scans) + IoPressurePart.markdown(pressure);
     System.out.print(md);
     if (markdown != null) {
       Files.writeString(markdown, md);
@@ -404,6 +434,8 @@ public final class IoBenchmark implements Callable<Integer> {
               case DIRECT_POOL -> " -D" + BATCH_READS_PROPERTY + "=pool";
               case DIRECT_SERIAL -> " -D" + BATCH_READS_PROPERTY + "=serial";
               case DIRECT_MAPPED_APPENDS -> " -D" + NO_DIRECT_APPENDS_PROPERTY;
+              case IoPressurePart.BUFFERED_CHECKPOINT_DROP ->
+                  " -D" + IoPressurePart.CHECKPOINT_DROP_PROPERTY;
               case IoScanPart.BUFFERED_NO_SCAN_HINT -> " -D" + IoScanPart.NO_SCAN_HINT_PROPERTY;
               default -> "";
             };

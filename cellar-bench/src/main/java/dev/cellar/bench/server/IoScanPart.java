@@ -165,7 +165,7 @@ final class IoScanPart {
     return new InfoFields(client.call("INFO", "persistence"));
   }
 
-  private static void copyTree(Path from, Path to) throws IOException, InterruptedException {
+  static void copyTree(Path from, Path to) throws IOException, InterruptedException {
     Files.createDirectories(to);
     try (Stream<Path> files = Files.list(from)) {
       for (Path f : files.toList()) {

@@ -103,6 +103,12 @@ class IoBenchmarkTest {
                 "1",
                 "--scan-rounds",
                 "1",
+                "--pressure-rounds",
+                "1",
+                "--pressure-sets",
+                "4000",
+                "--pressure-gets",
+                "2000",
                 "--json",
                 json.toString(),
                 "--markdown",
@@ -123,6 +129,9 @@ class IoBenchmarkTest {
             "\"reclaimed_bytes\"",
             "\"major_faults\"",
             "\"direct_appends\"",
+            "\"memory_pressure\"",
+            "\"hot_get_throughput_with_over_without\"",
+            "\"buffered-checkpoint-drop\"",
             "\"throughput_o_direct_over_mapped\"",
             "\"segment_page_cache_mib_after_writes_direct\"",
             "\"buffered-no-madv-sequential\"")) {
@@ -137,5 +146,6 @@ class IoBenchmarkTest {
     assertTrue(md.contains("io_uring/pool"), md);
     assertTrue(md.contains("One compaction pass"), md);
     assertTrue(md.contains("appended with O_DIRECT"), md);
+    assertTrue(md.contains("Memory pressure"), md);
   }
 }
