@@ -359,9 +359,10 @@ public final class Store implements Cellar {
   /**
    * Whether the log is appended with O_DIRECT: with {@code io direct}, where every write waits for
    * its sync ({@code fsync always}). Under {@code no} and {@code everysec} the tail stays in the
-   * page cache, as a database's write-ahead log does (RocksDB never writes its WAL with O_DIRECT):
-   * there an acknowledged write must survive a crash of the process, and an O_DIRECT write-out
-   * before each acknowledgment would wait for the device (docs/direct-io.md).
+   * page cache, as a database's write-ahead log does (RocksDB's direct I/O options cover reads,
+   * flushes and compactions, not its WAL): there an acknowledged write must survive a crash of the
+   * process, and an O_DIRECT write-out before each acknowledgment would wait for the device
+   * (docs/direct-io.md).
    */
   private boolean logAppendsDirect() {
     return options.io() == dev.cellar.IoMode.DIRECT && options.fsync() == Fsync.ALWAYS;
