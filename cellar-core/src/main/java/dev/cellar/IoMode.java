@@ -8,7 +8,11 @@ package dev.cellar;
  * sealed segments with {@code O_DIRECT} through the store's own off-heap read cache ({@code
  * CellarOptions.readCacheBytes}, S3-FIFO), and drops their pages from the page cache: for data
  * larger than memory, where the page cache would spend kernel CPU churning pages the next read does
- * not want. The segment being written is read through its mapping in both modes.
+ * not want. It also replays the log at open and scans compaction's victims with {@code O_DIRECT} in
+ * large requests, writes compaction's outputs with {@code O_DIRECT}, and, under {@code
+ * Fsync.ALWAYS}, appends the log with {@code O_DIRECT} (each sync writes the new blocks out before
+ * it acknowledges); under {@code NO} and {@code EVERYSEC} the segment being written stays in the
+ * page cache, so that a crash of the process loses nothing acknowledged.
  */
 public enum IoMode {
   BUFFERED,
