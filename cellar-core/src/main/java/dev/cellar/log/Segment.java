@@ -462,11 +462,18 @@ public final class Segment implements AutoCloseable, BlockCache.BlockLoader {
     }
     forceOrReport();
     file.truncate(length);
-    if (tail != null) {
-      tail.mapFile(); // the file now holds every byte the memory does
-    }
+    // Sealed before the remap: from now on point reads of an io-direct store go to the read cache,
+    // and the file holds every byte the memory does.
     state = State.SEALED;
     sealedSinceCheckpoint = true;
+    if (tail != null) {
+      tail.mapFile();
+      // A reader that chose the memory just before the state changed may have faulted pages of the
+      // file in through the new mapping, with the read-ahead around them: give them back.
+      if (tail.fileMapped()) {
+        file.dropCachedPages(memory);
+      }
+    }
     adviseRandomReads();
   }
 
