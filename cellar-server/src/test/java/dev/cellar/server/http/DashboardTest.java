@@ -75,7 +75,14 @@ class DashboardTest {
           look.near("log", "cellar_log_bytes", 0.5);
           look.near("mapped", "cellar_log_mapped_bytes", 0.25);
           look.near("segments", "cellar_log_segments", 0.5);
-          look.near("heap-committed", "cellar_memory_heap_committed_bytes", 1.0);
+          // The server shares this test JVM's heap, whose committed size a collection moves by 4x
+          // between two scrapes a second apart (seen: 228 MB on the page, 60 MB in both scrapes):
+          // no scrape brackets it. It must be a committed heap: at least the page's used heap, at
+          // most the JVM's maximum.
+          assertTrue(
+              look.page("heap-committed") > 0
+                  && look.page("heap-committed") <= Runtime.getRuntime().maxMemory(),
+              "heap committed within the JVM's maximum: " + look.page("heap-committed"));
           look.near("rss", "cellar_memory_rss_bytes", 0.5);
           assertTrue(
               look.page("heap") > 0 && look.page("heap") <= look.page("heap-committed"),
