@@ -1,7 +1,6 @@
 package dev.cellar.store;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -106,7 +105,11 @@ class SegmentPageCacheTest {
         assertTrue(Files.exists(f), f + " is deleted only by a later checkpoint");
         cachedReplaced += cachedBytes(f);
       }
-      assertEquals(0, cachedReplaced, "bytes of replaced segments still cached");
+      // Megabytes before; after, at most a page each (a header read again after the drop, which
+      // happened once in CI: a reader may still read a replaced segment, from the file).
+      assertTrue(
+          cachedReplaced <= 4096L * replaced.size(),
+          "bytes of replaced segments still cached: " + cachedReplaced);
       long cachedLive = 0;
       for (Path f : segmentFiles(dir)) {
         if (!replaced.contains(f)) {
