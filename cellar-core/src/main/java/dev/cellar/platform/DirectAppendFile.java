@@ -38,12 +38,6 @@ final class DirectAppendFile implements DirectAppender {
 
   /** Linked on first use: a store that never appends with O_DIRECT pays nothing for them. */
   private static final class Calls {
-    static final MethodHandle OPEN =
-        Libc.function(
-            "open",
-            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT),
-            Linker.Option.firstVariadicArg(2),
-            Linker.Option.captureCallState("errno"));
     static final MethodHandle PWRITE =
         Libc.function(
             "pwrite",
@@ -71,7 +65,7 @@ final class DirectAppendFile implements DirectAppender {
   /** Whether this platform can append with O_DIRECT at all (Linux, native access). */
   static boolean supported() {
     return DirectFile.O_DIRECT != 0
-        && Calls.OPEN != null
+        && DirectFile.OPEN != null
         && Calls.PWRITE != null
         && MemoryAdvice.Mmap.HANDLE != null
         && MemoryAdvice.Munmap.HANDLE != null;
@@ -91,7 +85,7 @@ final class DirectAppendFile implements DirectAppender {
       MemorySegment state = call.allocate(Libc.CallState.LAYOUT);
       fd =
           (int)
-              Calls.OPEN.invokeExact(
+              DirectFile.OPEN.invokeExact(
                   state,
                   call.allocateFrom(path.toString()),
                   O_RDWR | DirectFile.O_DIRECT | O_CLOEXEC);

@@ -31,12 +31,14 @@ public final class DirectFile implements dev.cellar.io.DirectReader {
   private static final int O_CLOEXEC = 0x80000;
   static final int O_DIRECT = oDirect();
 
-  private static final MethodHandle OPEN =
+  /** {@code open(2)} capturing errno; {@link DirectAppendFile} opens with it too. */
+  static final MethodHandle OPEN =
       Libc.function(
           "open",
           FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT),
           Linker.Option.firstVariadicArg(2),
           Linker.Option.captureCallState("errno"));
+
   private static final MethodHandle PREAD =
       Libc.function(
           "pread",

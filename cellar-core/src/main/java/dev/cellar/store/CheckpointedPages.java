@@ -29,12 +29,8 @@ final class CheckpointedPages {
   private final BooleanSupplier tight;
   private long dropped;
 
-  CheckpointedPages(boolean bufferedIo, BooleanSupplier tight) {
-    this(bufferedIo && IoSwitches.CHECKPOINT_DROP, tight, true);
-  }
-
-  /** As above, switched on or off by {@code enabled} alone (tests). */
-  CheckpointedPages(boolean enabled, BooleanSupplier tight, boolean unused) {
+  /** {@code enabled}: {@code io buffered} and {@link IoSwitches#CHECKPOINT_DROP}. */
+  CheckpointedPages(boolean enabled, BooleanSupplier tight) {
     this.enabled = enabled;
     this.tight = tight;
   }

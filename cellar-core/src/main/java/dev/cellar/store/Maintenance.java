@@ -75,7 +75,9 @@ final class Maintenance {
     this.recoveryReport = recoveryReport;
     this.checkpointedPages =
         new CheckpointedPages(
-            options.io() == dev.cellar.IoMode.BUFFERED, dev.cellar.platform.MemoryPressure::tight);
+            options.io() == dev.cellar.IoMode.BUFFERED
+                && dev.cellar.platform.IoSwitches.CHECKPOINT_DROP,
+            dev.cellar.platform.MemoryPressure::tight);
   }
 
   /** Segments the page cache was told to drop after checkpoints, since open (tests). */

@@ -59,7 +59,7 @@ class CheckpointedPagesTest {
   void tightMemoryDropsWhatWasSealedSinceTheLastCheckpoint() throws Exception {
     try {
       AtomicBoolean tight = new AtomicBoolean(false);
-      CheckpointedPages pages = new CheckpointedPages(true, tight::get, true);
+      CheckpointedPages pages = new CheckpointedPages(true, tight::get);
       Segment first = sealedSegment(1);
       assumeTrue(cached(first) >= 0, "fincore cannot tell what is cached here");
       assertTrue(cached(first) > BYTES / 2, "written pages cached: " + cached(first));
@@ -80,7 +80,7 @@ class CheckpointedPagesTest {
           (BYTES - 8) * 31 + 2, second.memory().get(ValueLayout.JAVA_LONG_UNALIGNED, BYTES - 8));
 
       Segment third = sealedSegment(3);
-      new CheckpointedPages(false, () -> true, true).afterCheckpoint(List.of(third)); // off
+      new CheckpointedPages(false, () -> true).afterCheckpoint(List.of(third)); // off
       assertTrue(cached(third) > BYTES / 2, "switched off, it leaves it: " + cached(third));
     } finally {
       opened.forEach(Segment::close);

@@ -349,10 +349,11 @@ public final class IoBenchmark implements Callable<Integer> {
       PrintStream log)
       throws IOException, InterruptedException {
     List<Run> out = new ArrayList<>();
-    dropPageCache();
     if (!mode.equals(DIRECT_MAPPED_APPENDS)) {
-      measureReads(tools, children, runDir, placement, cgroup, name, data, mode, keys, round, log)
-          .forEach(out::add);
+      dropPageCache();
+      out.addAll(
+          measureReads(
+              tools, children, runDir, placement, cgroup, name, data, mode, keys, round, log));
     }
     dropPageCache();
     try (MemoryCgroup group = group(cgroup, name);
