@@ -151,3 +151,55 @@ def test_server_commands(r):
     assert r.echo("hello") == "hello"
     assert r.flushdb() is True
     assert r.keys("*") == []
+
+
+def _next_message(p):
+    """The next pub/sub message or confirmation, waiting up to 5 s."""
+    deadline = time.time() + 5
+    while time.time() < deadline:
+        m = p.get_message(timeout=0.5)
+        if m is not None:
+            return m
+    raise AssertionError("no pub/sub message within 5 s")
+
+
+def test_pubsub(r):
+    p = r.pubsub()
+    p.subscribe("news")
+    p.psubscribe("ev.*")
+    assert [_next_message(p)["type"] for _ in range(2)] == ["subscribe", "psubscribe"]
+    assert r.publish("news", "hello") == 1
+    assert r.publish("ev.click", "x") == 1
+    assert r.publish("nobody", "y") == 0
+    m = _next_message(p)
+    assert (m["type"], m["channel"], m["data"]) == ("message", "news", "hello")
+    m = _next_message(p)
+    assert (m["type"], m["pattern"], m["channel"], m["data"]) == ("pmessage", "ev.*", "ev.click", "x")
+    assert r.pubsub_channels() == ["news"]
+    assert r.pubsub_numsub("news", "none") == [("news", 1), ("none", 0)]
+    assert r.pubsub_numpat() == 1
+    p.unsubscribe()
+    p.punsubscribe()
+    assert sorted(_next_message(p)["type"] for _ in range(2)) == ["punsubscribe", "unsubscribe"]
+    assert r.publish("news", "gone") == 0
+    p.close()
+
+
+def test_pubsub_worker_thread(r):
+    got = []
+    p = r.pubsub(ignore_subscribe_messages=True)
+    p.subscribe(**{"jobs": lambda m: got.append(m["data"])})
+    worker = p.run_in_thread(sleep_time=0.05, daemon=True)
+    try:
+        deadline = time.time() + 5
+        while r.pubsub_numsub("jobs")[0][1] == 0 and time.time() < deadline:
+            time.sleep(0.02)
+        for i in range(100):
+            r.publish("jobs", str(i))
+        while len(got) < 100 and time.time() < deadline:
+            time.sleep(0.02)
+        assert got == [str(i) for i in range(100)]
+    finally:
+        worker.stop()
+        worker.join(timeout=5)  # before the close, so the worker never reads a closed socket
+        p.close()

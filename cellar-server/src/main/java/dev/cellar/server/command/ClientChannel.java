@@ -1,5 +1,7 @@
 package dev.cellar.server.command;
 
+import dev.cellar.server.resp.ReplyWriter;
+
 /**
  * What commands may do to a client's connection from any thread: push output it did not ask for
  * ({@code MONITOR}'s feed), close it ({@code CLIENT KILL}), and shield it from client eviction
@@ -18,6 +20,9 @@ public interface ClientChannel {
         public void push(byte[] bytes) {}
 
         @Override
+        public void deliver(long bytes, java.util.function.Consumer<ReplyWriter> message) {}
+
+        @Override
         public void close() {}
 
         @Override
@@ -31,6 +36,15 @@ public interface ClientChannel {
    * Writes {@code bytes} to the client, after anything already written; callable from any thread.
    */
   void push(byte[] bytes);
+
+  /**
+   * Hands the client a message to write on its own thread, after everything queued for it before:
+   * {@code message} appends it to the client's output in the client's protocol, or appends nothing
+   * to drop it. {@code bytes} is about what it will take; a client whose undelivered messages pass
+   * its output limit is disconnected instead, so that one that does not read cannot make the server
+   * hold without bound what is published to it. Callable from any thread.
+   */
+  void deliver(long bytes, java.util.function.Consumer<ReplyWriter> message);
 
   /** Closes the connection (once what is already written is sent). */
   void close();

@@ -52,7 +52,7 @@ final class ClientKill {
           if (!List.of("normal", "master", "replica", "slave", "pubsub").contains(type)) {
             throw new CommandError("ERR Unknown client type '" + value + "'");
           }
-          filters.add(other -> type.equals("normal")); // every client here is a normal one
+          filters.add(other -> type.equals(ConnectionCommands.clientType(other)));
         }
         case "user" -> {
           if (!value.equals("default")) {

@@ -11,6 +11,8 @@ public final class Commands {
     StringCommands.register(t);
     KeyspaceCommands.register(t);
     IntrospectionCommands.register(t);
+    PubSubCommands.register(t);
+    BitCommands.register(t);
     return t;
   }
 }

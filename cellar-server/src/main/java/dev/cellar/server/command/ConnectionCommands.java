@@ -85,6 +85,16 @@ final class ConnectionCommands {
             "Changes the selected database.",
             ConnectionCommands::select)
         .add(
+            "reset",
+            1,
+            "noscript loading stale fast no_auth allow_busy",
+            0,
+            0,
+            0,
+            "connection",
+            "Resets the connection.",
+            ConnectionCommands::reset)
+        .add(
             "client",
             -2,
             "stale",
@@ -100,7 +110,16 @@ final class ConnectionCommands {
     if (r.argc() > 2) {
       throw CommandError.arity("ping");
     }
-    if (r.argc() == 2) {
+    if (s.pubSubOnly()) {
+      // Redis's answer on a RESP2 connection that carries messages: a message-shaped array.
+      out.array(2);
+      out.bulk("pong");
+      if (r.argc() == 2) {
+        out.bulk(r.buffer(), r.offset(1), r.length(1));
+      } else {
+        out.bulk("");
+      }
+    } else if (r.argc() == 2) {
       out.bulk(r.buffer(), r.offset(1), r.length(1));
     } else {
       out.simple("PONG");
@@ -126,6 +145,24 @@ final class ConnectionCommands {
     out.integer(self.pid());
     out.bulk("start");
     out.integer(self.info().startInstant().map(java.time.Instant::toEpochMilli).orElse(0L));
+  }
+
+  /**
+   * {@code RESET}, as Redis's {@code clearClientConnectionState}: out of MONITOR and every
+   * subscription, back to RESP2, the default authentication (none when there is no {@code
+   * requirepass}), no name and no no-evict. The library name and version stay: they still describe
+   * the client behind the connection.
+   */
+  static void reset(Session s, Request r, ReplyWriter out) {
+    s.server().monitors().remove(s);
+    s.monitoring(false);
+    s.server().pubsub().leave(s);
+    out.protocol(2);
+    s.authenticated(s.server().config().requirePass() == null);
+    s.name("");
+    s.noEvict(false);
+    s.channel().noEvict(false);
+    out.simple("RESET");
   }
 
   static void quit(Session s, Request r, ReplyWriter out) {
@@ -351,7 +388,7 @@ final class ConnectionCommands {
       if (!java.util.List.of("normal", "master", "replica", "slave", "pubsub").contains(type)) {
         throw new CommandError("ERR Unknown client type '" + r.string(3) + "'");
       }
-      wanted = other -> type.equals("normal");
+      wanted = other -> type.equals(clientType(other));
     } else if (argc > 3 && r.is(2, "id")) {
       java.util.Set<Long> ids = new java.util.HashSet<>();
       for (int i = 3; i < argc; i++) {
@@ -393,6 +430,13 @@ final class ConnectionCommands {
   }
 
   /**
+   * Redis's client type: {@code pubsub} while subscribed, else {@code normal} (no replicas here).
+   */
+  static String clientType(Session s) {
+    return s.subscribed() ? "pubsub" : "normal";
+  }
+
+  /**
    * One {@code CLIENT LIST} line, with Redis 7.2's fields in its order. Flags: {@code O}
    * monitoring, {@code e} no-evict, else {@code N}. {@code fd} is -1 under NIO, which does not
    * expose it; {@code tot-mem} is what the client's buffers hold (its {@code maxmemory-clients}
@@ -400,7 +444,11 @@ final class ConnectionCommands {
    */
   static String describe(Session s) {
     long now = System.currentTimeMillis();
-    String flags = (s.monitoring() ? "O" : "") + (s.noEvict() ? "e" : "");
+    int[] subs = s.subscriptionCounts();
+    String flags =
+        (s.monitoring() ? "O" : "")
+            + (subs[0] + subs[1] + subs[2] > 0 ? "P" : "")
+            + (s.noEvict() ? "e" : "");
     return "id="
         + s.id()
         + " addr="
@@ -417,7 +465,13 @@ final class ConnectionCommands {
         + (now - s.lastCommandMillis()) / 1000
         + " flags="
         + (flags.isEmpty() ? "N" : flags)
-        + " db=0 sub=0 psub=0 ssub=0 multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0"
+        + " db=0 sub="
+        + subs[0]
+        + " psub="
+        + subs[1]
+        + " ssub="
+        + subs[2]
+        + " multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0"
         + " rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem="
         + s.channel().memory()
         + " events=r"

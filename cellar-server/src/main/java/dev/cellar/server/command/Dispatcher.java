@@ -63,6 +63,14 @@ public final class Dispatcher {
       out.error("ERR wrong number of arguments for '" + spec.name() + "' command");
       return startNanos;
     }
+    if (session.pubSubOnly() && !PubSub.allowedWhileSubscribed(spec)) {
+      out.error(
+          "ERR Can't execute '"
+              + spec.name()
+              + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in"
+              + " this context");
+      return startNanos;
+    }
     CommandStats.Counters c = counters.get(spec);
     int mark = out.size();
     try {

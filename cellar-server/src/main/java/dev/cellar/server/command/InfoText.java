@@ -336,8 +336,15 @@ final class InfoText {
         .append("cellar_read_cache_read_ahead:")
         .append(stats.readCacheReadAhead())
         .append("\r\n")
-        .append("pubsub_channels:0\r\n")
-        .append("pubsub_patterns:0\r\n")
+        .append("pubsub_channels:")
+        .append(server.pubsub().channelCount())
+        .append("\r\n")
+        .append("pubsub_patterns:")
+        .append(server.pubsub().patternCount())
+        .append("\r\n")
+        .append("pubsubshard_channels:")
+        .append(server.pubsub().shardChannelCount())
+        .append("\r\n")
         .append("latest_fork_usec:0\r\n");
   }
 

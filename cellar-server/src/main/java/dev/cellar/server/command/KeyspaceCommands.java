@@ -1,6 +1,8 @@
 package dev.cellar.server.command;
 
 import static dev.cellar.server.command.Values.stripe;
+import static dev.cellar.server.config.KeyspaceEventFlags.GENERIC;
+import static dev.cellar.server.config.KeyspaceEventFlags.NEW;
 
 import dev.cellar.Cellar;
 import dev.cellar.Cursor;
@@ -218,6 +220,7 @@ final class KeyspaceCommands {
       try {
         if (server.store().delete(r.segment(i))) {
           removed++;
+          KeyspaceEvents.notify(server, GENERIC, "del", r, i);
         }
       } finally {
         server.locks().unlock(stripe);
@@ -262,6 +265,10 @@ final class KeyspaceCommands {
         // New record first: a crash between the two leaves both keys, never neither.
         server.store().put(to, MemorySegment.ofArray(current.value()), current.expireAt());
         server.store().delete(from);
+        // Redis deletes the target, adds it again (new), then names both ends of the move.
+        KeyspaceEvents.notify(server, NEW, "new", r, 2);
+        KeyspaceEvents.notify(server, GENERIC, "rename_from", r, 1);
+        KeyspaceEvents.notify(server, GENERIC, "rename_to", r, 2);
       }
       if (onlyIfAbsent) {
         out.integer(1);
@@ -332,8 +339,10 @@ final class KeyspaceCommands {
       }
       if (expireAt <= Values.now()) {
         server.store().delete(key); // an expiry in the past deletes, as in Redis
+        KeyspaceEvents.notify(server, GENERIC, "del", r, 1);
       } else {
         server.store().put(key, MemorySegment.ofArray(current.value()), expireAt);
+        KeyspaceEvents.notify(server, GENERIC, "expire", r, 1);
       }
       out.integer(1);
     } finally {
@@ -377,6 +386,7 @@ final class KeyspaceCommands {
         return;
       }
       server.store().put(key, MemorySegment.ofArray(current.value()), Cellar.NO_EXPIRY);
+      KeyspaceEvents.notify(server, GENERIC, "persist", r, 1);
       out.integer(1);
     } finally {
       server.locks().unlock(stripe);

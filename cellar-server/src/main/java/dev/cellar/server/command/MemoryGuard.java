@@ -44,7 +44,17 @@ public final class MemoryGuard {
    */
   private final AtomicLong used = new AtomicLong();
 
-  public MemoryGuard(Cellar store, ServerConfig config, CommandStats stats) {
+  private final java.util.function.Consumer<byte[]> evicted;
+
+  /**
+   * @param evicted told of each key this guard deletes (its {@code evicted} keyspace event)
+   */
+  public MemoryGuard(
+      Cellar store,
+      ServerConfig config,
+      CommandStats stats,
+      java.util.function.Consumer<byte[]> evicted) {
+    this.evicted = evicted;
     this.store = store;
     this.config = config;
     this.stats = stats;
@@ -145,6 +155,7 @@ public final class MemoryGuard {
     Integer size = store.read(victim, v -> (int) v.byteSize());
     if (store.delete(victim)) {
       stats.evictedKeys.increment();
+      evicted.accept(victim);
       used.addAndGet(-(victim.length + (size == null ? 0 : size) + RECORD_OVERHEAD));
     }
     return true;

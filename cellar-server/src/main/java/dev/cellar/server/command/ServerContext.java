@@ -19,6 +19,7 @@ public final class ServerContext {
   private final SlowLog slowLog = new SlowLog();
   private final LatencyMonitor latencyMonitor = new LatencyMonitor();
   private final MonitorFeed monitors = new MonitorFeed();
+  private final PubSub pubsub = new PubSub();
   private final StatsSampler sampler;
 
   public ServerContext(Cellar store, ServerConfig config, ServerControl control) {
@@ -27,7 +28,14 @@ public final class ServerContext {
     this.control = control;
     this.locks = KeyLocks.forServer(config);
     this.clientMemory = new ClientMemory(config::maxMemoryClients);
-    this.memory = new MemoryGuard(store, config, stats);
+    this.memory =
+        new MemoryGuard(
+            store,
+            config,
+            stats,
+            key ->
+                KeyspaceEvents.notify(
+                    this, dev.cellar.server.config.KeyspaceEventFlags.EVICTED, "evicted", key));
     this.commands = Commands.table();
     this.sampler = new StatsSampler(stats, memory, new ExpirySampler(store));
   }
@@ -90,6 +98,10 @@ public final class ServerContext {
 
   public MonitorFeed monitors() {
     return monitors;
+  }
+
+  public PubSub pubsub() {
+    return pubsub;
   }
 
   /** Rates and peaks sampled every 100 ms (the server schedules {@link StatsSampler#sample}). */

@@ -31,6 +31,9 @@ public final class Session {
   private long lastCommandMillis = createdMillis;
   private String lastCommand = "NULL";
 
+  /** Pub/sub subscriptions; made at the first SUBSCRIBE (see {@link PubSub}). */
+  private Subscriptions subscriptions;
+
   private boolean closeAfterReply;
   private boolean wroteInBatch;
 
@@ -168,6 +171,36 @@ public final class Session {
   void commandStarted(CommandSpec spec, long nowMillis) {
     lastCommand = spec.name();
     lastCommandMillis = nowMillis;
+  }
+
+  /** This client's subscriptions; made when {@code create} and there are none yet, else null. */
+  Subscriptions subscriptions(boolean create) {
+    if (subscriptions == null && create) {
+      subscriptions = new Subscriptions();
+    }
+    return subscriptions;
+  }
+
+  /** Subscribed channels, patterns and shard channels, for {@code CLIENT LIST} (any thread). */
+  int[] subscriptionCounts() {
+    Subscriptions subs = subscriptions;
+    return subs == null
+        ? new int[3]
+        : new int[] {subs.channels(), subs.patterns(), subs.shardChannels()};
+  }
+
+  /** Whether the client holds any subscription (Redis's {@code CLIENT_PUBSUB}). */
+  public boolean subscribed() {
+    Subscriptions subs = subscriptions;
+    return subs != null && subs.any();
+  }
+
+  /**
+   * A RESP2 client with subscriptions: its connection carries messages, and it may only run the
+   * commands that manage them (and PING, QUIT, RESET).
+   */
+  boolean pubSubOnly() {
+    return subscriptions != null && out.protocol() == 2 && subscriptions.any();
   }
 
   /** The connection closes once the replies so far are written ({@code QUIT}, protocol error). */

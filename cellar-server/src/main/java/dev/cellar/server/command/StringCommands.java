@@ -1,6 +1,9 @@
 package dev.cellar.server.command;
 
 import static dev.cellar.server.command.Values.stripe;
+import static dev.cellar.server.config.KeyspaceEventFlags.GENERIC;
+import static dev.cellar.server.config.KeyspaceEventFlags.NEW;
+import static dev.cellar.server.config.KeyspaceEventFlags.STRING;
 
 import dev.cellar.Cellar;
 import dev.cellar.server.resp.Numbers;
@@ -243,7 +246,9 @@ final class StringCommands {
       int stripe = stripe(r, 1);
       server.locks().lock(stripe);
       try {
+        boolean created = KeyspaceEvents.absentBefore(server, r.segment(1));
         put(store, r, Cellar.NO_EXPIRY);
+        written(server, r, created, "set");
       } finally {
         server.locks().unlock(stripe);
       }
@@ -273,12 +278,17 @@ final class StringCommands {
     int stripe = stripe(r, 1);
     server.locks().lock(stripe);
     try {
-      Values.Current current =
-          (flags & (NX | XX | GET | KEEPTTL)) != 0 ? Values.current(store, r.segment(1)) : null;
+      boolean looked = (flags & (NX | XX | GET | KEEPTTL)) != 0;
+      Values.Current current = looked ? Values.current(store, r.segment(1)) : null;
       boolean exists = current != null;
       boolean write = !((flags & NX) != 0 && exists) && !((flags & XX) != 0 && !exists);
       if (write) {
+        boolean created = looked ? !exists : KeyspaceEvents.absentBefore(server, r.segment(1));
         put(store, r, (flags & KEEPTTL) != 0 && exists ? current.expireAt() : expireAt);
+        written(server, r, created, "set");
+        if (expiryOption != 0) {
+          KeyspaceEvents.notify(server, GENERIC, "expire", r, 1);
+        }
       }
       if ((flags & GET) != 0) {
         if (exists) {
@@ -294,6 +304,18 @@ final class StringCommands {
     } finally {
       server.locks().unlock(stripe);
     }
+  }
+
+  /**
+   * Publishes the keyspace events of a write to the key that is argument 1: {@code new} first when
+   * it created the key, then {@code event} (a string event), as Redis's {@code setKey} and the
+   * command's own notification do.
+   */
+  private static void written(ServerContext server, Request r, boolean created, String event) {
+    if (created) {
+      KeyspaceEvents.notify(server, NEW, "new", r, 1);
+    }
+    KeyspaceEvents.notify(server, STRING, event, r, 1);
   }
 
   /** Stores argument 2 under argument 1, handing the engine ranges of the input: no allocation. */
@@ -347,6 +369,7 @@ final class StringCommands {
         return;
       }
       server.store().put(key, r.segment(2), Cellar.NO_EXPIRY);
+      written(server, r, true, "set");
       out.integer(1);
     } finally {
       server.locks().unlock(stripe);
@@ -371,7 +394,10 @@ final class StringCommands {
     int stripe = stripe(r, 1);
     server.locks().lock(stripe);
     try {
+      boolean created = KeyspaceEvents.absentBefore(server, r.segment(1));
       server.store().put(r.segment(1), r.segment(3), expireAt);
+      written(server, r, created, "set");
+      KeyspaceEvents.notify(server, GENERIC, "expire", r, 1);
     } finally {
       server.locks().unlock(stripe);
     }
@@ -386,6 +412,7 @@ final class StringCommands {
       MemorySegment key = r.segment(1);
       byte[] old = Values.get(server.store(), key);
       server.store().put(key, r.segment(2), Cellar.NO_EXPIRY);
+      written(server, r, old == null, "set");
       bulkOrNull(out, old);
     } finally {
       server.locks().unlock(stripe);
@@ -401,6 +428,7 @@ final class StringCommands {
       byte[] old = Values.get(server.store(), key);
       if (old != null) {
         server.store().delete(key);
+        KeyspaceEvents.notify(server, GENERIC, "del", r, 1);
       }
       bulkOrNull(out, old);
     } finally {
@@ -437,11 +465,14 @@ final class StringCommands {
         long expireAt = expiryOption(r, expiryOption, "getex");
         if (expireAt <= Values.now()) {
           server.store().delete(key); // an expiry in the past deletes, as in Redis
+          KeyspaceEvents.notify(server, GENERIC, "del", r, 1);
         } else {
           server.store().put(key, MemorySegment.ofArray(current.value()), expireAt);
+          KeyspaceEvents.notify(server, GENERIC, "expire", r, 1);
         }
       } else if (persist && current.expireAt() != Cellar.NO_EXPIRY) {
         server.store().put(key, MemorySegment.ofArray(current.value()), Cellar.NO_EXPIRY);
+        KeyspaceEvents.notify(server, GENERIC, "persist", r, 1);
       }
       out.bulk(current.value());
     } finally {
@@ -477,6 +508,7 @@ final class StringCommands {
       // One batch write: the keys' cache misses overlap, each shard is locked once, and under
       // appendfsync always the command waits for one group commit. Every key and value is checked
       // before any is written, so an oversized one fails the command with nothing set.
+      boolean[] created = newKeys(server, r, keys);
       long[] keyOffsets = new long[keys];
       long[] keyLengths = new long[keys];
       long[] valueOffsets = new long[keys];
@@ -497,6 +529,12 @@ final class StringCommands {
               valueLengths,
               keys,
               Cellar.NO_EXPIRY);
+      for (int k = 0; k < keys; k++) {
+        if (created != null && created[k]) {
+          KeyspaceEvents.notify(server, NEW, "new", r, 1 + 2 * k);
+        }
+        KeyspaceEvents.notify(server, STRING, "set", r, 1 + 2 * k);
+      }
     } finally {
       server.locks().unlockAll(stripes, locked);
     }
@@ -505,6 +543,25 @@ final class StringCommands {
     } else {
       out.ok();
     }
+  }
+
+  /**
+   * For {@code new} events: which of MSET's keys it creates (absent before, and not named earlier
+   * in the same command); null when {@code new} events are off.
+   */
+  private static boolean[] newKeys(ServerContext server, Request r, int keys) {
+    if (!KeyspaceEvents.wants(server, NEW)) {
+      return null;
+    }
+    boolean[] created = new boolean[keys];
+    java.util.Set<java.nio.ByteBuffer> seen = new java.util.HashSet<>();
+    for (int k = 0; k < keys; k++) {
+      byte[] key = r.bytes(1 + 2 * k);
+      created[k] =
+          seen.add(java.nio.ByteBuffer.wrap(key))
+              && server.store().expiryOf(r.segment(1 + 2 * k)) == Cellar.ABSENT;
+    }
+    return created;
   }
 
   static void append(Session s, Request r, ReplyWriter out) {
@@ -518,6 +575,7 @@ final class StringCommands {
       if (current == null) {
         checkSize(server, addLength);
         server.store().put(key, r.segment(2), Cellar.NO_EXPIRY);
+        written(server, r, true, "append");
         out.integer(addLength);
         return;
       }
@@ -526,6 +584,7 @@ final class StringCommands {
       byte[] joined = java.util.Arrays.copyOf(current.value(), (int) total);
       System.arraycopy(r.buffer(), r.offset(2), joined, current.value().length, addLength);
       server.store().put(key, MemorySegment.ofArray(joined), current.expireAt());
+      written(server, r, false, "append");
       out.integer(total);
     } finally {
       server.locks().unlock(stripe);
@@ -601,8 +660,9 @@ final class StringCommands {
         out.integer(old.length);
         return;
       }
+      // offset + length may overflow a long: checked as Redis does, before adding.
+      checkSize(server, offset > Long.MAX_VALUE - addLength ? Long.MAX_VALUE : offset + addLength);
       long total = Math.max(old.length, offset + addLength);
-      checkSize(server, total);
       byte[] joined = java.util.Arrays.copyOf(old, (int) total);
       System.arraycopy(r.buffer(), r.offset(3), joined, (int) offset, addLength);
       server
@@ -611,6 +671,7 @@ final class StringCommands {
               key,
               MemorySegment.ofArray(joined),
               current == null ? Cellar.NO_EXPIRY : current.expireAt());
+      written(server, r, current == null, "setrange");
       out.integer(total);
     } finally {
       server.locks().unlock(stripe);
@@ -662,6 +723,7 @@ final class StringCommands {
               key,
               MemorySegment.ofArray(Numbers.toBytes(result)),
               current == null ? Cellar.NO_EXPIRY : current.expireAt());
+      written(server, r, current == null, "incrby");
       out.integer(result);
     } finally {
       server.locks().unlock(stripe);
@@ -689,6 +751,7 @@ final class StringCommands {
               key,
               MemorySegment.ofArray(text.getBytes(StandardCharsets.US_ASCII)),
               current == null ? Cellar.NO_EXPIRY : current.expireAt());
+      written(server, r, current == null, "incrbyfloat");
       out.bulk(text);
     } finally {
       server.locks().unlock(stripe);

@@ -164,7 +164,6 @@ final class RedisDirectives {
           "latency-monitor-threshold",
           "latency-tracking",
           "latency-tracking-info-percentiles",
-          "notify-keyspace-events",
           "tracking-table-max-keys",
           "lua-time-limit",
           "busy-reply-threshold",

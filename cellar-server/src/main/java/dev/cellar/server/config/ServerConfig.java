@@ -83,6 +83,7 @@ public final class ServerConfig {
   private volatile long slowlogSlowerThan = 10_000;
   private volatile int slowlogMaxLen = 128;
   private volatile long latencyMonitorThreshold = 0;
+  private volatile int notifyKeyspaceEvents = 0;
   private static final long MIN_SEGMENT_SIZE = 256 << 10;
 
   private volatile long segmentSize = CellarOptions.DEFAULT_SEGMENT_BYTES;
@@ -228,6 +229,11 @@ public final class ServerConfig {
         v ->
             latencyMonitorThreshold =
                 longIn("latency-monitor-threshold", v, 0, Long.MAX_VALUE / 1_000_000));
+    define(
+        "notify-keyspace-events",
+        true,
+        () -> KeyspaceEventFlags.format(notifyKeyspaceEvents),
+        v -> notifyKeyspaceEvents = KeyspaceEventFlags.parse(v));
     define(
         "http-header-timeout",
         true,
@@ -559,6 +565,11 @@ public final class ServerConfig {
 
   public int slowlogMaxLen() {
     return slowlogMaxLen;
+  }
+
+  /** {@code notify-keyspace-events} as {@link KeyspaceEventFlags} bits; 0 when off. */
+  public int notifyKeyspaceEvents() {
+    return notifyKeyspaceEvents;
   }
 
   /** {@code latency-monitor-threshold}: milliseconds; 0 turns the latency monitor off. */

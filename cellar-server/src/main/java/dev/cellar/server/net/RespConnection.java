@@ -130,6 +130,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
     if (session != null) {
       server.clients().remove(session);
       server.monitors().remove(session);
+      server.pubsub().leave(session);
     }
     if (memory != null) {
       server.clientMemory().close(memory);
@@ -318,6 +319,10 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
     private final ChannelHandlerContext ctx;
     private final ClientMemory.Account account;
 
+    /** Bytes handed to {@link #deliver} and not yet written: queued on this loop. */
+    private final java.util.concurrent.atomic.AtomicLong undelivered =
+        new java.util.concurrent.atomic.AtomicLong();
+
     Control(ChannelHandlerContext ctx, ClientMemory.Account account) {
       this.ctx = ctx;
       this.account = account;
@@ -340,6 +345,47 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
       }
       server.sampler().netOutputBytes.add(bytes.length);
       ctx.writeAndFlush(io.netty.buffer.Unpooled.wrappedBuffer(bytes), ctx.voidPromise());
+    }
+
+    /**
+     * Always queued on this loop, even from it: a write from the publisher's stack would overtake
+     * deliveries already queued (see {@code PubSub}). The task runs after the batch in progress, so
+     * a message never lands inside another command's reply; it goes out through {@link #writeOut},
+     * behind output waiting for an fsync.
+     */
+    @Override
+    public void deliver(
+        long bytes, java.util.function.Consumer<dev.cellar.server.resp.ReplyWriter> message) {
+      var outbound = ctx.channel().unsafe().outboundBuffer();
+      long unsent = outbound == null ? 0 : outbound.totalPendingWriteBytes();
+      if (undelivered.addAndGet(bytes) + unsent + heldBytes > server.config().outputBufferLimit()) {
+        undelivered.addAndGet(-bytes);
+        if (ctx.channel().isActive()) {
+          server.stats().outputLimitDisconnects.increment();
+          LOG.log(
+              System.Logger.Level.WARNING,
+              "closing client "
+                  + session.address()
+                  + ": messages published to it are over client-output-buffer-limit");
+          ctx.channel().close();
+        }
+        return;
+      }
+      try {
+        ctx.executor()
+            .execute(
+                () -> {
+                  undelivered.addAndGet(-bytes);
+                  if (!ctx.channel().isActive() || session.closing()) {
+                    return;
+                  }
+                  message.accept(out);
+                  writeOut();
+                  ctx.flush();
+                });
+      } catch (java.util.concurrent.RejectedExecutionException stopping) {
+        undelivered.addAndGet(-bytes); // the server is shutting down: nothing to deliver to
+      }
     }
 
     @Override

@@ -452,6 +452,7 @@ final class ShmConnection implements DurableReplies.Waiter {
     }
     server.clients().remove(session);
     server.monitors().remove(session);
+    server.pubsub().leave(session);
     server.clientMemory().close(memory);
   }
 
@@ -469,6 +470,36 @@ final class ShmConnection implements DurableReplies.Waiter {
             if (!closed) {
               server.sampler().netOutputBytes.add(bytes.length);
               send(bytes, 0, bytes.length);
+            }
+          });
+    }
+
+    /** Bytes handed to {@link #deliver} and not yet written: queued on the agent. */
+    private final java.util.concurrent.atomic.AtomicLong undelivered =
+        new java.util.concurrent.atomic.AtomicLong();
+
+    /** Queued on the agent, like every other write to this client (see {@code PubSub}). */
+    @Override
+    public void deliver(
+        long bytes, java.util.function.Consumer<dev.cellar.server.resp.ReplyWriter> message) {
+      if (undelivered.addAndGet(bytes) > server.config().outputBufferLimit()) {
+        undelivered.addAndGet(-bytes);
+        agent.execute(
+            () -> {
+              if (!closed) {
+                server.stats().outputLimitDisconnects.increment();
+                ShmConnection.this.close(
+                    "messages published to it are over client-output-buffer-limit");
+              }
+            });
+        return;
+      }
+      agent.execute(
+          () -> {
+            undelivered.addAndGet(-bytes);
+            if (!closed && !session.closing()) {
+              message.accept(out);
+              writeOut();
             }
           });
     }

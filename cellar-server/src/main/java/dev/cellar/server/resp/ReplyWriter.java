@@ -217,6 +217,14 @@ public final class ReplyWriter {
     header((byte) '*', n);
   }
 
+  /**
+   * Out-of-band data the client did not ask for (a pub/sub message, a subscription's confirmation):
+   * a push ({@code >n}) in RESP3, an array in RESP2, as Redis's {@code addReplyPushLen}.
+   */
+  public void push(long n) {
+    header(protocol == 3 ? (byte) '>' : (byte) '*', n);
+  }
+
   /** A map of {@code n} pairs: {@code %n} in RESP3, a flat array of 2n in RESP2. */
   public void map(long n) {
     if (protocol == 3) {

@@ -270,8 +270,14 @@ class HostileClientTest {
               .write(
                   "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
                       .getBytes(StandardCharsets.US_ASCII));
-          String answer =
-              new String(again.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+          String answer;
+          try {
+            answer = new String(again.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+          } catch (java.net.SocketException reset) {
+            // Still over the cap: the 503 and close came before the server read the request, so
+            // the kernel reset the connection (seen in CI). Refused, as a 503 would be.
+            answer = "reset: " + reset.getMessage();
+          }
           if (answer.startsWith("HTTP/1.1 200") || System.nanoTime() > deadline) {
             assertTrue(
                 answer.startsWith("HTTP/1.1 200"),

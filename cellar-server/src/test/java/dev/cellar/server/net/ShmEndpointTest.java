@@ -139,6 +139,38 @@ class ShmEndpointTest {
   }
 
   @Test
+  void pubSubWorksOverSharedMemoryBothWays() throws Exception {
+    start();
+    try (Client c = new Client(discovery(), 64 * 1024);
+        RawClient tcp = new RawClient(server.port())) {
+      c.send("SUBSCRIBE", "news");
+      assertEquals("*3\r\n", c.line());
+      assertEquals("$9\r\n", c.line());
+      assertEquals("subscribe\r\n", c.line());
+      assertEquals("$4\r\n", c.line());
+      assertEquals("news\r\n", c.line());
+      assertEquals(":1\r\n", c.line());
+      assertEquals(":1\r\n", tcp.send("PUBLISH", "news", "from tcp").readLine());
+      String message = "";
+      for (int i = 0; i < 7; i++) {
+        message += c.line();
+      }
+      assertEquals("*3\r\n$7\r\nmessage\r\n$4\r\nnews\r\n$8\r\nfrom tcp\r\n", message);
+      // A shared-memory publisher reaches a TCP subscriber.
+      try (Client publisher = new Client(discovery(), 64 * 1024)) {
+        tcp.send("SUBSCRIBE", "back");
+        for (int i = 0; i < 6; i++) {
+          tcp.readLine();
+        }
+        assertEquals(":1\r\n", publisher.send("PUBLISH", "back", "from shm").line());
+        assertEquals(
+            "*3\r\n$7\r\nmessage\r\n$4\r\nback\r\n$8\r\nfrom shm\r\n",
+            tcp.read("*3\r\n$7\r\nmessage\r\n$4\r\nback\r\n$8\r\nfrom shm\r\n".length()));
+      }
+    }
+  }
+
+  @Test
   void aLongPipelineThroughSmallRingsIsAnsweredInFullBothWaysBlocked() throws Exception {
     start();
     int n = 20_000;

@@ -1,0 +1,83 @@
+package dev.cellar.server.command;
+
+import static dev.cellar.server.config.KeyspaceEventFlags.KEYEVENT;
+import static dev.cellar.server.config.KeyspaceEventFlags.KEYSPACE;
+
+import dev.cellar.Cellar;
+import dev.cellar.server.command.Subscriptions.Kind;
+import dev.cellar.server.resp.Request;
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Keyspace notifications ({@code notify-keyspace-events}): a command that changes a key publishes
+ * what it did, as Redis does, to {@code __keyspace@0__:<key>} (the event's name as the message) and
+ * to {@code __keyevent@0__:<event>} (the key as the message), through {@link PubSub}.
+ *
+ * <p>Commands call {@link #notify} where Redis calls {@code notifyKeyspaceEvent}, with the same
+ * class and event name, after the change and inside the key's lock, so that the events of one key
+ * come in the order its changes were made. When notifications are off (the default) a call costs
+ * one volatile read; the key is copied only when an event is published.
+ *
+ * <p>Not yet published: {@code expired} (keys expire lazily here, with no sweep to notice them) and
+ * {@code keymiss}; see docs/server.md.
+ */
+final class KeyspaceEvents {
+  private static final byte[] KEYSPACE_PREFIX =
+      "__keyspace@0__:".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] KEYEVENT_PREFIX =
+      "__keyevent@0__:".getBytes(StandardCharsets.US_ASCII);
+
+  private KeyspaceEvents() {}
+
+  /** Whether events of class {@code type} are published now. */
+  static boolean wants(ServerContext server, int type) {
+    int flags = server.config().notifyKeyspaceEvents();
+    return (flags & type) != 0 && (flags & (KEYSPACE | KEYEVENT)) != 0;
+  }
+
+  /** Publishes {@code event} of class {@code type} on the key that is argument {@code i}. */
+  static void notify(ServerContext server, int type, String event, Request r, int i) {
+    if (wants(server, type)) {
+      publish(server, event, r.bytes(i));
+    }
+  }
+
+  static void notify(ServerContext server, int type, String event, MemorySegment key) {
+    if (wants(server, type)) {
+      publish(server, event, key.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+    }
+  }
+
+  static void notify(ServerContext server, int type, String event, byte[] key) {
+    if (wants(server, type)) {
+      publish(server, event, key);
+    }
+  }
+
+  /**
+   * Whether the key is absent before a write that may create it, so that the write can publish
+   * {@code new}; asked of the store only when {@code new} events are wanted.
+   */
+  static boolean absentBefore(ServerContext server, MemorySegment key) {
+    return wants(server, dev.cellar.server.config.KeyspaceEventFlags.NEW)
+        && server.store().expiryOf(key) == Cellar.ABSENT;
+  }
+
+  private static void publish(ServerContext server, String event, byte[] key) {
+    int flags = server.config().notifyKeyspaceEvents();
+    byte[] name = event.getBytes(StandardCharsets.US_ASCII);
+    if ((flags & KEYSPACE) != 0) {
+      server.pubsub().publish(Kind.CHANNEL, concat(KEYSPACE_PREFIX, key), name);
+    }
+    if ((flags & KEYEVENT) != 0) {
+      server.pubsub().publish(Kind.CHANNEL, concat(KEYEVENT_PREFIX, name), key);
+    }
+  }
+
+  private static byte[] concat(byte[] a, byte[] b) {
+    byte[] joined = java.util.Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, joined, a.length, b.length);
+    return joined;
+  }
+}

@@ -1,0 +1,217 @@
+package dev.cellar.server.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Keyspace notifications ({@code notify-keyspace-events}): which events each command publishes, on
+ * which channels and in which order, compared with Redis's exact sequence. A subscriber listens on
+ * {@code __key*__:*} while another connection runs a script of commands, each written so that some
+ * succeed and some change nothing; a message on a sentinel channel ends the sequence.
+ */
+class KeyspaceEventsConformanceTest extends AbstractConformanceTest {
+  @AfterEach
+  void notificationsOff() throws IOException {
+    try (RawClient admin = server.connect()) {
+      admin.call("CONFIG", "SET", "notify-keyspace-events", "");
+    }
+  }
+
+  /** The two messages one event publishes: on the key's channel, then on the event's. */
+  private static List<String> event(String name, String key) {
+    return List.of("__keyspace@0__:" + key + " " + name, "__keyevent@0__:" + name + " " + key);
+  }
+
+  private static List<String> events(List<List<String>> each) {
+    List<String> all = new ArrayList<>();
+    each.forEach(all::addAll);
+    return all;
+  }
+
+  /** Runs the commands on a second connection and returns what the subscriber {@link #c} got. */
+  private List<String> published(String flags, String[]... commands) throws IOException {
+    try (RawClient admin = server.connect()) {
+      assertEquals(OK, admin.call("CONFIG", "SET", "notify-keyspace-events", flags));
+      c.send("PSUBSCRIBE", "__key*__:*");
+      c.readReply();
+      c.send("SUBSCRIBE", "sentinel");
+      c.readReply();
+      for (String[] command : commands) {
+        admin.call(command);
+      }
+      admin.call("PUBLISH", "sentinel", "done");
+    }
+    List<String> got = new ArrayList<>();
+    while (true) {
+      @SuppressWarnings("unchecked")
+      List<Object> message = (List<Object>) RawClient.parse(c.readReply());
+      if (message.get(0).equals("message")) {
+        return got;
+      }
+      got.add(message.get(2) + " " + message.get(3));
+    }
+  }
+
+  @Test
+  void everyCommandPublishesRedisEventsAndNoneWhenItChangesNothing() throws IOException {
+    List<String> got =
+        published(
+            "KEA",
+            new String[] {"SET", "a", "1"},
+            new String[] {"SET", "a", "2", "EX", "100"},
+            new String[] {"SET", "a", "3", "NX"},
+            new String[] {"SET", "b", "1", "XX"},
+            new String[] {"SETNX", "a", "x"},
+            new String[] {"SETNX", "b", "1"},
+            new String[] {"SETEX", "c", "100", "v"},
+            new String[] {"GETSET", "c", "w"},
+            new String[] {"APPEND", "c", "x"},
+            new String[] {"SETRANGE", "c", "0", ""},
+            new String[] {"SETRANGE", "c", "1", "z"},
+            new String[] {"INCR", "n"},
+            new String[] {"INCRBY", "n", "5"},
+            new String[] {"DECR", "n"},
+            new String[] {"INCRBYFLOAT", "f", "1.5"},
+            new String[] {"MSET", "m1", "1", "m2", "2"},
+            new String[] {"MSETNX", "m1", "x", "q", "y"},
+            new String[] {"EXPIRE", "m1", "100"},
+            new String[] {"EXPIRE", "m1", "100", "NX"},
+            new String[] {"PERSIST", "m1"},
+            new String[] {"PERSIST", "m1"},
+            new String[] {"EXPIRE", "m2", "-1"},
+            new String[] {"RENAME", "m1", "r1"},
+            new String[] {"RENAMENX", "r1", "a"},
+            new String[] {"GETEX", "a", "PERSIST"},
+            new String[] {"GETEX", "a", "EX", "50"},
+            new String[] {"GETDEL", "a"},
+            new String[] {"GETDEL", "a"},
+            new String[] {"DEL", "b", "c", "nosuch"},
+            new String[] {"UNLINK", "r1"},
+            new String[] {"GET", "nosuch"});
+    assertEquals(
+        events(
+            List.of(
+                event("set", "a"),
+                event("set", "a"),
+                event("expire", "a"),
+                event("set", "b"),
+                event("set", "c"),
+                event("expire", "c"),
+                event("set", "c"),
+                event("append", "c"),
+                event("setrange", "c"),
+                event("incrby", "n"),
+                event("incrby", "n"),
+                event("incrby", "n"),
+                event("incrbyfloat", "f"),
+                event("set", "m1"),
+                event("set", "m2"),
+                event("expire", "m1"),
+                event("persist", "m1"),
+                event("del", "m2"),
+                event("rename_from", "m1"),
+                event("rename_to", "r1"),
+                event("persist", "a"),
+                event("expire", "a"),
+                event("del", "a"),
+                event("del", "b"),
+                event("del", "c"),
+                event("del", "r1"))),
+        got);
+  }
+
+  @Test
+  void newKeysAreAnnouncedFirstWhenAsked() throws IOException {
+    List<String> got =
+        published(
+            "KEg$n",
+            new String[] {"SET", "x", "1"},
+            new String[] {"SET", "x", "2"},
+            new String[] {"MSET", "y", "1", "y", "2"},
+            new String[] {"INCR", "z"},
+            new String[] {"APPEND", "w", "a"},
+            new String[] {"GETSET", "g", "v"},
+            new String[] {"SET", "e", "1", "EX", "10"},
+            new String[] {"RENAME", "x", "x2"});
+    assertEquals(
+        events(
+            List.of(
+                event("new", "x"),
+                event("set", "x"),
+                event("set", "x"),
+                event("new", "y"),
+                event("set", "y"),
+                event("set", "y"),
+                event("new", "z"),
+                event("incrby", "z"),
+                event("new", "w"),
+                event("append", "w"),
+                event("new", "g"),
+                event("set", "g"),
+                event("new", "e"),
+                event("set", "e"),
+                event("expire", "e"),
+                event("new", "x2"),
+                event("rename_from", "x"),
+                event("rename_to", "x2"))),
+        got);
+  }
+
+  @Test
+  void bitCommandsPublishSetbitAndBitopPublishesSetOrDel() throws IOException {
+    List<String> got =
+        published(
+            "KEA",
+            new String[] {"SETBIT", "b", "3", "1"},
+            new String[] {"SETBIT", "b", "3", "1"},
+            new String[] {"SETBIT", "b", "3", "0"},
+            new String[] {"BITFIELD", "b", "SET", "u4", "0", "9"},
+            new String[] {"BITFIELD", "b", "OVERFLOW", "FAIL", "INCRBY", "u4", "0", "100"},
+            new String[] {"BITFIELD", "b", "GET", "u4", "0"},
+            new String[] {"BITOP", "NOT", "n", "b"},
+            new String[] {"BITOP", "AND", "n", "nothing"});
+    assertEquals(
+        events(
+            List.of(
+                event("setbit", "b"),
+                event("setbit", "b"),
+                event("setbit", "b"),
+                event("set", "n"),
+                event("del", "n"))),
+        got);
+  }
+
+  @Test
+  void onlyTheChosenClassesAndChannelKindsArePublished() throws IOException {
+    // Key-space channel only, generic events only: SET is a string event and publishes nothing.
+    List<String> got =
+        published(
+            "Kg",
+            new String[] {"SET", "k", "v"},
+            new String[] {"EXPIRE", "k", "100"},
+            new String[] {"DEL", "k"});
+    assertEquals(List.of("__keyspace@0__:k expire", "__keyspace@0__:k del"), got);
+  }
+
+  @Test
+  void theSettingReadsBackInRedisOrderAndRefusesUnknownClasses() throws IOException {
+    assertEquals(OK, c.call("CONFIG", "SET", "notify-keyspace-events", "KEA"));
+    assertEquals(
+        array("notify-keyspace-events", "AKE"), c.call("CONFIG", "GET", "notify-keyspace-events"));
+    assertEquals(OK, c.call("CONFIG", "SET", "notify-keyspace-events", "Ex$g"));
+    assertEquals(
+        array("notify-keyspace-events", "g$xE"), c.call("CONFIG", "GET", "notify-keyspace-events"));
+    assertEquals(
+        error(
+            "ERR CONFIG SET failed (possibly related to argument 'notify-keyspace-events') -"
+                + " Invalid event class character. Use 'Ag$lshzxeKEtmdn'."),
+        c.call("CONFIG", "SET", "notify-keyspace-events", "KEQ"));
+    assertEquals(
+        array("notify-keyspace-events", "g$xE"), c.call("CONFIG", "GET", "notify-keyspace-events"));
+  }
+}
