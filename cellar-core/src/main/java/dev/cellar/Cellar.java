@@ -279,6 +279,28 @@ public interface Cellar extends AutoCloseable {
   }
 
   /**
+   * Active expiry, first half: the keys whose values have expired but are still in the index (so
+   * still counted by {@link #size()}), among about {@code count} index entries after {@code
+   * cursor}. The cursor is {@link #scanPage}'s, with the same guarantees: a full iteration visits
+   * every key once. Nothing is changed; pass each key to {@link #deleteIfExpired} to reclaim it.
+   * Keys expire lazily otherwise: reads treat them as absent, and compaction reclaims them when it
+   * rewrites their segment.
+   *
+   * @throws CellarException of category {@code INVALID_ARGUMENT} as {@link #scanPage} does
+   */
+  ScanPage expiredKeys(long cursor, int count);
+
+  /**
+   * Active expiry, second half: removes {@code key} if, at this moment, its value has expired,
+   * writing a tombstone as {@link #delete} does (but without waiting for it to be durable under
+   * {@code fsync always}: a lost tombstone leaves a value that is expired anyway). Returns whether
+   * it removed the key; false when the key is absent, lives, or was written again since it was
+   * found expired, so a caller can never delete a live value by mistake. Counted in {@link
+   * CellarStats#expiredKeys()}.
+   */
+  boolean deleteIfExpired(byte[] key);
+
+  /**
    * A live key chosen at random, for Redis's {@code RANDOMKEY} and for eviction sampling, or {@code
    * null} if the store is empty. Costs a few reads of the index (2 to 3 on average), however many
    * keys there are. Every key is about equally likely (exactly, while all shards' index tables have

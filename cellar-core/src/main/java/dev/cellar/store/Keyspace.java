@@ -732,6 +732,37 @@ final class Keyspace {
     return view.key().toArray(ValueLayout.JAVA_BYTE);
   }
 
+  /**
+   * A copy of the key of the record at {@code location} if that record is a value that has expired
+   * at {@code now}; otherwise null. Locking and the checksum as in {@link #liveKeyAt}.
+   */
+  byte[] expiredKeyAt(long location, long now, RecordView view) {
+    Segment segment = segments.get(LogLocation.slot(location));
+    if (segment == null
+        || !view.parse(segment, LogLocation.offset(location))
+        || view.isDelete()
+        || view.expireAt() == 0
+        || !view.expiredAt(now)
+        || (view.encrypted() && !view.checksumValid())) {
+      return null;
+    }
+    return view.key().toArray(ValueLayout.JAVA_BYTE);
+  }
+
+  /**
+   * Whether the record at {@code location}, an index entry's, is a value that has expired at {@code
+   * now}; the caller holds its shard's lock.
+   */
+  boolean expiredAt(long location, long now) {
+    RecordView view = LOOKUP_VIEW.get();
+    Segment segment = segments.get(LogLocation.slot(location));
+    return segment != null
+        && view.parse(segment, LogLocation.offset(location))
+        && !view.isDelete()
+        && view.expireAt() != 0
+        && view.expiredAt(now);
+  }
+
   /** Copies the locations in shard {@code i} at one instant. */
   long[] snapshotLocations(int i) {
     Shard shard = shards[i];

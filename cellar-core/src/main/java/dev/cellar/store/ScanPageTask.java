@@ -70,10 +70,14 @@ final class ScanPageTask implements LongConsumer {
   private long examined;
   private long slotsRead;
 
+  /**
+   * @param prefix the keys' prefix; null for a page of expired keys instead of live ones ({@link
+   *     Store#expiredKeys})
+   */
   ScanPageTask(Keyspace keyspace, byte[] prefix, int count) {
     this.keyspace = keyspace;
     this.shards = keyspace.shards();
-    this.prefix = MemorySegment.ofArray(prefix.clone());
+    this.prefix = prefix == null ? null : MemorySegment.ofArray(prefix.clone());
     this.count = count;
     this.slotBudget = SLOTS_PER_ENTRY * (long) count;
   }
@@ -139,7 +143,10 @@ final class ScanPageTask implements LongConsumer {
   @Override
   public void accept(long location) {
     examined++;
-    byte[] key = keyspace.liveKeyAt(location, prefix, now, view);
+    byte[] key =
+        prefix == null
+            ? keyspace.expiredKeyAt(location, now, view)
+            : keyspace.liveKeyAt(location, prefix, now, view);
     if (key != null) {
       keys.add(key);
     }

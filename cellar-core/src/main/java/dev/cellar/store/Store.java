@@ -511,6 +511,42 @@ public final class Store implements Cellar {
   }
 
   @Override
+  public boolean deleteIfExpired(byte[] key) {
+    Objects.requireNonNull(key, "key");
+    checkKey(key.length);
+    health.checkWritable();
+    MemorySegment k = segmentOf(key);
+    long hash = hasher.hash(k);
+    Shard shard = keyspace.shard(hash);
+    long stamp = shard.lock.writeLock();
+    try {
+      health.checkOpen();
+      long location = shard.index.get(hash, k, 0, key.length);
+      if (location == 0 || !keyspace.expiredAt(location, System.currentTimeMillis())) {
+        return false;
+      }
+      appendLocked(shard, RecordDescriptor.DELETE, k, 0, key.length, hash, null, 0, 0, 0);
+      counters.expiredKeys.increment();
+      return true;
+    } catch (DiskFullException e) {
+      health.diskFull(e);
+      throw e;
+    } finally {
+      shard.lock.unlockWrite(stamp);
+    }
+  }
+
+  @Override
+  public ScanPage expiredKeys(long cursor, int count) {
+    if (count < 1) {
+      throw new CellarException(
+          CellarException.Category.INVALID_ARGUMENT, "scan count " + count + " must be at least 1");
+    }
+    health.checkOpen();
+    return new ScanPageTask(keyspace, null, count).run(cursor);
+  }
+
+  @Override
   public boolean delete(MemorySegment key) {
     Objects.requireNonNull(key, "key");
     return write(RecordDescriptor.DELETE, key, 0, key.byteSize(), hasher.hash(key), null, 0, 0, 0);

@@ -65,7 +65,11 @@ public enum ServerKind {
                   "--fsync",
                   durability.id(),
                   "--http-port",
-                  "0"));
+                  "0",
+                  // Nothing here uses shared memory; with it off, one event loop runs every
+                  // command and the key locks lock nothing (as before its agents were counted).
+                  "--ipc",
+                  "no"));
       if (placement.cellarThreads() != null) {
         command.addAll(List.of("--threads", placement.cellarThreads().toString()));
       }

@@ -44,7 +44,8 @@ class ServerOperationsTest {
           "dir",
           "appendfsync",
           "auto-aof-rewrite-percentage",
-          "client-output-buffer-limit");
+          "client-output-buffer-limit",
+          "notify-keyspace-events");
 
   @TempDir Path tmp;
 

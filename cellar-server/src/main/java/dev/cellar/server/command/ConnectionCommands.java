@@ -87,7 +87,7 @@ final class ConnectionCommands {
         .add(
             "reset",
             1,
-            "noscript loading stale fast no_auth allow_busy",
+            "noscript loading stale fast noauth allow_busy",
             0,
             0,
             0,

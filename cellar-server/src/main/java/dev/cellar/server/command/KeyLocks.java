@@ -37,11 +37,16 @@ public final class KeyLocks {
 
   /**
    * The locks a server with {@code config} needs: serial when one event loop runs every RESP
-   * command and no HTTP or HTTPS endpoint (whose requests run on worker threads) writes beside it.
+   * command and nothing writes beside it: no HTTP or HTTPS endpoint (whose requests run on worker
+   * threads) and no shared-memory endpoint (whose agents run commands on threads of their own).
    * None of these settings changes at run time.
    */
   public static KeyLocks forServer(ServerConfig config) {
-    return new KeyLocks(config.threads() == 1 && config.httpPort() == 0 && config.httpsPort() == 0);
+    return new KeyLocks(
+        config.threads() == 1
+            && config.httpPort() == 0
+            && config.httpsPort() == 0
+            && !config.ipc());
   }
 
   /** Whether these locks lock nothing, because one thread runs every command. */

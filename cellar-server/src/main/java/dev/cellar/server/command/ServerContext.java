@@ -20,6 +20,7 @@ public final class ServerContext {
   private final LatencyMonitor latencyMonitor = new LatencyMonitor();
   private final MonitorFeed monitors = new MonitorFeed();
   private final PubSub pubsub = new PubSub();
+  private final ActiveExpiry activeExpiry = new ActiveExpiry(this);
   private final StatsSampler sampler;
 
   public ServerContext(Cellar store, ServerConfig config, ServerControl control) {
@@ -102,6 +103,11 @@ public final class ServerContext {
 
   public PubSub pubsub() {
     return pubsub;
+  }
+
+  /** Reclaims expired keys; the server runs {@link ActiveExpiry#sweep} every 100 ms. */
+  public ActiveExpiry activeExpiry() {
+    return activeExpiry;
   }
 
   /** Rates and peaks sampled every 100 ms (the server schedules {@link StatsSampler#sample}). */

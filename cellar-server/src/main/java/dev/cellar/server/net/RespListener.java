@@ -49,6 +49,7 @@ public final class RespListener implements AutoCloseable {
 
   private final ScheduledFuture<?> memoryRefresh;
   private final ScheduledFuture<?> statsSample;
+  private final ScheduledFuture<?> expirySweep;
   private final DeadPeerSweep deadPeers;
 
   /**
@@ -109,6 +110,10 @@ public final class RespListener implements AutoCloseable {
         loops.next().scheduleAtFixedRate(server.memory()::refresh, 100, 100, TimeUnit.MILLISECONDS);
     statsSample =
         loops.next().scheduleAtFixedRate(server.sampler()::sample, 100, 100, TimeUnit.MILLISECONDS);
+    expirySweep =
+        loops
+            .next()
+            .scheduleWithFixedDelay(server.activeExpiry()::sweep, 100, 100, TimeUnit.MILLISECONDS);
     deadPeers =
         new DeadPeerSweep(
             loops,
@@ -214,6 +219,7 @@ public final class RespListener implements AutoCloseable {
   public void close() {
     memoryRefresh.cancel(false);
     statsSample.cancel(false);
+    expirySweep.cancel(false);
     deadPeers.close();
     for (Channel listening : new Channel[] {resp, respTls, http, https}) {
       if (listening != null) {

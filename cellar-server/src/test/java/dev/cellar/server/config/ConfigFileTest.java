@@ -38,6 +38,18 @@ class ConfigFileTest {
   }
 
   @Test
+  void notifyKeyspaceEventsIsASettingQuotedOrNot() throws Exception {
+    ServerConfig config = new ServerConfig();
+    assertEquals(List.of(), ConfigFile.read(write("notify-keyspace-events KEA\n"), config));
+    assertEquals("AKE", config.matching("notify-keyspace-events").get("notify-keyspace-events"));
+    assertEquals(List.of(), ConfigFile.read(write("notify-keyspace-events \"\"\n"), config));
+    assertEquals(0, config.notifyKeyspaceEvents(), "the stock redis.conf's empty value: off");
+    assertThrows(
+        ConfigException.class,
+        () -> ConfigFile.read(write("notify-keyspace-events KEQ\n"), config));
+  }
+
+  @Test
   void directivesCellarCannotHonourAreRefusedWithTheLineAndWhy() throws Exception {
     for (String line :
         List.of(

@@ -186,6 +186,35 @@ class KeyspaceEventsConformanceTest extends AbstractConformanceTest {
         got);
   }
 
+  /**
+   * Keys whose time passes are reclaimed in the background: each announces itself with an {@code
+   * expired} event and DBSIZE drops, with no command touching them.
+   */
+  @Test
+  void expiredKeysAreReclaimedInTheBackgroundAndAnnounced() throws IOException {
+    try (RawClient admin = server.connect()) {
+      assertEquals(OK, admin.call("CONFIG", "SET", "notify-keyspace-events", "Ex"));
+      c.send("SUBSCRIBE", "__keyevent@0__:expired");
+      c.readReply();
+      java.util.Set<String> due = new java.util.HashSet<>();
+      for (int i = 0; i < 200; i++) {
+        admin.call("SET", "e" + i, "v", "PX", Integer.toString(100 + i));
+        due.add("e" + i);
+      }
+      admin.call("SET", "lives", "v", "EX", "1000");
+      admin.call("SET", "forever", "v");
+      java.util.Set<String> announced = new java.util.HashSet<>();
+      while (announced.size() < due.size()) {
+        @SuppressWarnings("unchecked")
+        List<Object> message = (List<Object>) RawClient.parse(c.readReply());
+        assertEquals(List.of("message", "__keyevent@0__:expired"), message.subList(0, 2));
+        announced.add((String) message.get(2));
+      }
+      assertEquals(due, announced);
+      assertEquals(integer(2), admin.call("DBSIZE"), "only the live keys are counted");
+    }
+  }
+
   @Test
   void onlyTheChosenClassesAndChannelKindsArePublished() throws IOException {
     // Key-space channel only, generic events only: SET is a string event and publishes nothing.

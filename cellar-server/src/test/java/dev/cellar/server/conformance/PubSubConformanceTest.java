@@ -116,6 +116,23 @@ class PubSubConformanceTest extends AbstractConformanceTest {
   }
 
   @Test
+  void resetNeedsNoAuthenticationAndRestoresTheDefaultOne() throws IOException {
+    assertEquals(OK, c.call("CONFIG", "SET", "requirepass", "secret"));
+    try (RawClient stranger = server.connect()) {
+      assertEquals(simple("RESET"), stranger.call("RESET"));
+      assertEquals(error("NOAUTH Authentication required."), stranger.call("GET", "k"));
+      assertEquals(OK, stranger.call("AUTH", "secret"));
+      stranger.call("HELLO", "3");
+      assertEquals(simple("RESET"), stranger.call("RESET"));
+      assertEquals(error("NOAUTH Authentication required."), stranger.call("GET", "k"));
+      assertEquals(OK, stranger.call("AUTH", "secret"));
+      assertEquals(
+          NIL, stranger.call("GET", "k"), "back to RESP2: a missing key is $-1, not RESP3's _");
+      assertEquals(OK, stranger.call("CONFIG", "SET", "requirepass", ""));
+    }
+  }
+
+  @Test
   void resp3SubscribersGetPushesAndMayRunAnyCommand() throws IOException {
     c.call("HELLO", "3");
     c.send("SUBSCRIBE", "ch");

@@ -170,6 +170,47 @@ class ShmEndpointTest {
     }
   }
 
+  /**
+   * With one event loop and no HTTP, the shared-memory agent still runs commands on a thread of its
+   * own: the key locks must lock, or increments from both sides are lost.
+   */
+  @Test
+  void oneEventLoopAndAnAgentDoNotLoseIncrements() throws Exception {
+    start("threads", "1", "http-port", "0");
+    int batches = 100;
+    int batch = 200;
+    byte[] incrs = new byte[0];
+    for (int i = 0; i < batch; i++) {
+      byte[] one = RawClient.command("INCR", "n");
+      byte[] joined = java.util.Arrays.copyOf(incrs, incrs.length + one.length);
+      System.arraycopy(one, 0, joined, incrs.length, one.length);
+      incrs = joined;
+    }
+    byte[] pipeline = incrs;
+    try (Client shm = new Client(discovery(), 64 * 1024);
+        RawClient tcp = new RawClient(server.port())) {
+      Thread other =
+          new Thread(
+              () -> {
+                for (int b = 0; b < batches; b++) {
+                  shm.channel.write(pipeline, 0, pipeline.length);
+                  for (int i = 0; i < batch; i++) {
+                    shm.line();
+                  }
+                }
+              });
+      other.start();
+      for (int b = 0; b < batches; b++) {
+        tcp.send(pipeline);
+        for (int i = 0; i < batch; i++) {
+          tcp.readLine();
+        }
+      }
+      other.join();
+      assertEquals(Integer.toString(2 * batches * batch), bulk(tcp.send("GET", "n")));
+    }
+  }
+
   @Test
   void aLongPipelineThroughSmallRingsIsAnsweredInFullBothWaysBlocked() throws Exception {
     start();
