@@ -13,6 +13,7 @@ public final class Commands {
     IntrospectionCommands.register(t);
     PubSubCommands.register(t);
     BitCommands.register(t);
+    ObjectCommand.register(t);
     return t;
   }
 }

@@ -26,6 +26,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class MemoryGuard {
   private static final int SAMPLE = 5;
+  private static final int USE_SAMPLE = 16;
   private static final int MAX_EVICTIONS_PER_COMMAND = 64;
 
   private final Cellar store;
@@ -45,6 +46,7 @@ public final class MemoryGuard {
   private final AtomicLong used = new AtomicLong();
 
   private final java.util.function.Consumer<byte[]> evicted;
+  private final java.util.function.Supplier<AccessTracker> tracker;
 
   /**
    * @param evicted told of each key this guard deletes (its {@code evicted} keyspace event)
@@ -53,7 +55,9 @@ public final class MemoryGuard {
       Cellar store,
       ServerConfig config,
       CommandStats stats,
+      java.util.function.Supplier<AccessTracker> tracker,
       java.util.function.Consumer<byte[]> evicted) {
+    this.tracker = tracker;
     this.evicted = evicted;
     this.store = store;
     this.config = config;
@@ -121,6 +125,53 @@ public final class MemoryGuard {
   }
 
   private boolean evictOne(EvictionPolicy policy) {
+    byte[] victim = policy.lru() || policy.lfu() ? leastUsed(policy) : sampled(policy);
+    if (victim == null) {
+      return false;
+    }
+    Integer size = store.read(victim, v -> (int) v.byteSize());
+    if (store.delete(victim)) {
+      stats.evictedKeys.increment();
+      evicted.accept(victim);
+      used.addAndGet(-(victim.length + (size == null ? 0 : size) + RECORD_OVERHEAD));
+    }
+    return true;
+  }
+
+  /**
+   * LRU and LFU: of {@link #USE_SAMPLE} keys drawn (only keys with an expiry for the volatile
+   * policies), the one used longest ago, or least often, by the {@link AccessTracker}. Redis draws
+   * 5 and keeps a pool of 16 candidates across evictions; drawing 16 each time gives about the same
+   * choice without state shared between threads.
+   */
+  private byte[] leastUsed(EvictionPolicy policy) {
+    AccessTracker uses = tracker.get();
+    byte[] victim = null;
+    long victimScore = Long.MAX_VALUE;
+    int seen = 0;
+    for (int draw = 0; draw < USE_SAMPLE * 8 && seen < USE_SAMPLE; draw++) {
+      byte[] key = store.randomKey();
+      if (key == null) {
+        break;
+      }
+      if (policy.volatileOnly()) {
+        long expiry = store.expiryOf(key);
+        if (expiry == Cellar.ABSENT || expiry == Cellar.NO_EXPIRY) {
+          continue;
+        }
+      }
+      seen++;
+      long score = policy.lfu() ? uses.frequency(key) : -uses.idleMillis(key);
+      if (score < victimScore) {
+        victim = key;
+        victimScore = score;
+      }
+    }
+    return victim;
+  }
+
+  /** The random and TTL policies: a key drawn as {@link #evictOne} describes. */
+  private byte[] sampled(EvictionPolicy policy) {
     byte[] victim = null;
     long victimExpiry = Long.MAX_VALUE;
     int volatileSeen = 0;
@@ -149,15 +200,6 @@ public final class MemoryGuard {
         break;
       }
     }
-    if (victim == null) {
-      return false;
-    }
-    Integer size = store.read(victim, v -> (int) v.byteSize());
-    if (store.delete(victim)) {
-      stats.evictedKeys.increment();
-      evicted.accept(victim);
-      used.addAndGet(-(victim.length + (size == null ? 0 : size) + RECORD_OVERHEAD));
-    }
-    return true;
+    return victim;
   }
 }

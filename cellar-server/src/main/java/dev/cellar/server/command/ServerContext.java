@@ -21,6 +21,7 @@ public final class ServerContext {
   private final MonitorFeed monitors = new MonitorFeed();
   private final PubSub pubsub = new PubSub();
   private final ActiveExpiry activeExpiry = new ActiveExpiry(this);
+  private volatile AccessTracker accessTracker;
   private final StatsSampler sampler;
 
   public ServerContext(Cellar store, ServerConfig config, ServerControl control) {
@@ -34,6 +35,7 @@ public final class ServerContext {
             store,
             config,
             stats,
+            this::accessTracker,
             key ->
                 KeyspaceEvents.notify(
                     this, dev.cellar.server.config.KeyspaceEventFlags.EVICTED, "evicted", key));
@@ -103,6 +105,23 @@ public final class ServerContext {
 
   public PubSub pubsub() {
     return pubsub;
+  }
+
+  /**
+   * Access times and counts for the LRU and LFU policies, made the first time one is in effect and
+   * kept for the server's life (a later policy change may come back to it).
+   */
+  AccessTracker accessTracker() {
+    AccessTracker t = accessTracker;
+    if (t == null) {
+      synchronized (this) {
+        t = accessTracker;
+        if (t == null) {
+          t = accessTracker = new AccessTracker(AccessTracker.bitsFor(config.maxMemory()));
+        }
+      }
+    }
+    return t;
   }
 
   /** Reclaims expired keys; the server runs {@link ActiveExpiry#sweep} every 100 ms. */

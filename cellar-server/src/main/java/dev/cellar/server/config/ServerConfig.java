@@ -38,10 +38,32 @@ public final class ServerConfig {
     NOEVICTION,
     ALLKEYS_RANDOM,
     VOLATILE_RANDOM,
-    VOLATILE_TTL;
+    VOLATILE_TTL,
+    ALLKEYS_LRU,
+    VOLATILE_LRU,
+    ALLKEYS_LFU,
+    VOLATILE_LFU;
 
     String redisName() {
       return name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+
+    /** Whether it evicts by least recent use, and so needs access times kept. */
+    public boolean lru() {
+      return this == ALLKEYS_LRU || this == VOLATILE_LRU;
+    }
+
+    /** Whether it evicts by least frequent use, and so needs use counts kept. */
+    public boolean lfu() {
+      return this == ALLKEYS_LFU || this == VOLATILE_LFU;
+    }
+
+    /** Whether it evicts only keys with an expiry. */
+    public boolean volatileOnly() {
+      return this == VOLATILE_RANDOM
+          || this == VOLATILE_TTL
+          || this == VOLATILE_LRU
+          || this == VOLATILE_LFU;
     }
   }
 
@@ -846,7 +868,8 @@ public final class ServerConfig {
     throw new ConfigException(
         "argument '"
             + v
-            + "' for 'maxmemory-policy' must be one of noeviction, allkeys-random, volatile-random, volatile-ttl");
+            + "' for 'maxmemory-policy' must be one of noeviction, allkeys-lru, allkeys-lfu,"
+            + " allkeys-random, volatile-lru, volatile-lfu, volatile-random, volatile-ttl");
   }
 
   private static boolean parseYesNo(String name, String v) {

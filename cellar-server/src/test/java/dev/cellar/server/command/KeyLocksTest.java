@@ -31,11 +31,17 @@ class KeyLocksTest {
 
   @Test
   void locksAreElidedOnlyWhenOneEventLoopRunsEveryCommand() {
-    assertTrue(KeyLocks.forServer(config("1", "0")).serial());
-    assertFalse(KeyLocks.forServer(config("2", "0")).serial(), "two event loops");
-    assertFalse(KeyLocks.forServer(config("1", "6380")).serial(), "HTTP writes on its own threads");
+    assertTrue(KeyLocks.forServer(config("1", "0").set("ipc", "no")).serial());
     assertFalse(
-        KeyLocks.forServer(config("1", "0").set("https-port", "6443")).serial(), "so does HTTPS");
+        KeyLocks.forServer(config("1", "0")).serial(),
+        "the shared-memory agent runs commands on its own thread");
+    assertFalse(KeyLocks.forServer(config("2", "0").set("ipc", "no")).serial(), "two event loops");
+    assertFalse(
+        KeyLocks.forServer(config("1", "6380").set("ipc", "no")).serial(),
+        "HTTP writes on its own threads");
+    assertFalse(
+        KeyLocks.forServer(config("1", "0").set("ipc", "no").set("https-port", "6443")).serial(),
+        "so does HTTPS");
   }
 
   @Test

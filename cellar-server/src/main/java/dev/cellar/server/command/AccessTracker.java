@@ -1,0 +1,141 @@
+package dev.cellar.server.command;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * When each key was last used and how often, approximately: what the LRU and LFU eviction policies
+ * and {@code OBJECT IDLETIME}/{@code FREQ} need. Redis keeps 24 bits of this in every object;
+ * Cellar's records are immutable log entries, so it is kept beside them, off the heap, in a
+ * count-min sketch.
+ *
+ * <h2>The sketch</h2>
+ *
+ * A table of 64-bit cells; a key hashes to two of them. Each cell holds a last-access time (32
+ * bits, hundredths of a second since the tracker started: 497 days before it wraps) and Redis's LFU
+ * state (a 16-bit time of the last decay in minutes and an 8-bit logarithmic counter). A use of the
+ * key updates both cells; a question about the key takes the smaller answer of the two. Keys that
+ * share a cell make each other look more recent and more frequent, never less: a cold key may be
+ * kept too long, a hot key is never taken for cold. With the table sized at about a cell per 64
+ * bytes of {@code maxmemory} most keys have a cell of their own.
+ *
+ * <p>A key never used since the tracker started reads as idle since then and with frequency 0, so
+ * it is the first to go. Updates are plain writes from any thread: two racing uses may lose one,
+ * which only makes a key look a little older.
+ *
+ * <p>The counter follows Redis's {@code LFULogIncr} (log factor 10: about a million uses to
+ * saturate at 255) and {@code LFUDecrAndReturn} (one step down per minute unused), starting at 5
+ * for a key first seen, so that new keys are not evicted before they have a chance. (A cell last
+ * used under LRU only, with no LFU state, counts up from 0.)
+ */
+final class AccessTracker {
+  static final int LFU_INIT = 5;
+  private static final int LOG_FACTOR = 10;
+  private static final long DECAY_MINUTES = 1;
+
+  private final MemorySegment cells;
+  private final long mask;
+  private final long startMillis = System.currentTimeMillis();
+
+  /**
+   * A table of {@code 2^bits} cells ({@code 8 * 2^bits} bytes off the heap, for the server's life).
+   */
+  AccessTracker(int bits) {
+    this.cells = Arena.ofAuto().allocate(8L << bits, 8);
+    this.mask = (1L << bits) - 1;
+  }
+
+  /**
+   * The table size for a {@code maxmemory} of {@code bytes}: a cell per 64 bytes, within bounds.
+   */
+  static int bitsFor(long maxMemory) {
+    long wanted = maxMemory == 0 ? 1L << 20 : Math.max(1L << 16, maxMemory / 64);
+    return Math.min(23, 64 - Long.numberOfLeadingZeros(wanted - 1));
+  }
+
+  /** A use of the key {@code b[offset, offset + length)}. */
+  void touch(byte[] b, int offset, int length, boolean lfu) {
+    long h = hash(b, offset, length);
+    long ticks = ticksNow();
+    long minutes = minutesNow();
+    update(h & mask, ticks, minutes, lfu);
+    update((h >>> 32) & mask, ticks, minutes, lfu);
+  }
+
+  private void update(long i, long ticks, long minutes, boolean lfu) {
+    long cell = cells.getAtIndex(ValueLayout.JAVA_LONG, i);
+    long counter = cell & 0xFF;
+    long decayTime = (cell >>> 8) & 0xFFFF;
+    if (lfu) {
+      // A cell never used starts at LFU_INIT, as Redis starts a new key; later uses count up.
+      counter = cell == 0 ? LFU_INIT : increment(decayed(counter, decayTime, minutes));
+      decayTime = minutes & 0xFFFF;
+    }
+    cells.setAtIndex(ValueLayout.JAVA_LONG, i, (ticks << 24) | (decayTime << 8) | counter);
+  }
+
+  /** Milliseconds since the key's last use (or since the tracker started, if never), to 10 ms. */
+  long idleMillis(byte[] key) {
+    long h = hash(key, 0, key.length);
+    long last =
+        Math.min(
+            cells.getAtIndex(ValueLayout.JAVA_LONG, h & mask) >>> 24,
+            cells.getAtIndex(ValueLayout.JAVA_LONG, (h >>> 32) & mask) >>> 24);
+    return Math.max(0, ticksNow() - last) * 10;
+  }
+
+  /** The key's logarithmic use count, decayed to now: Redis's {@code OBJECT FREQ}. */
+  int frequency(byte[] key) {
+    long h = hash(key, 0, key.length);
+    long minutes = minutesNow();
+    return (int)
+        Math.min(
+            frequencyOf(cells.getAtIndex(ValueLayout.JAVA_LONG, h & mask), minutes),
+            frequencyOf(cells.getAtIndex(ValueLayout.JAVA_LONG, (h >>> 32) & mask), minutes));
+  }
+
+  private static long frequencyOf(long cell, long minutes) {
+    return decayed(cell & 0xFF, (cell >>> 8) & 0xFFFF, minutes);
+  }
+
+  /** Redis's {@code LFUDecrAndReturn}: a step down per period unused. */
+  private static long decayed(long counter, long decayTime, long minutes) {
+    long elapsed = (minutes - decayTime) & 0xFFFF; // 16-bit minutes wrap, as Redis's do
+    long periods = elapsed / DECAY_MINUTES;
+    return periods >= counter ? 0 : counter - periods;
+  }
+
+  /** Redis's {@code LFULogIncr}: the likelier, the smaller the count. */
+  private static long increment(long counter) {
+    if (counter == 255) {
+      return 255;
+    }
+    double base = Math.max(0, counter - LFU_INIT);
+    double p = 1.0 / (base * LOG_FACTOR + 1);
+    return ThreadLocalRandom.current().nextDouble() < p ? counter + 1 : counter;
+  }
+
+  /** Hundredths of a second since the start, from 1: a cell's 0 means never used. */
+  private long ticksNow() {
+    return ((System.currentTimeMillis() - startMillis) / 10 + 1) & 0xFFFF_FFFFL;
+  }
+
+  private static long minutesNow() {
+    return (System.currentTimeMillis() / 60_000) & 0xFFFF;
+  }
+
+  /** A 64-bit hash of the key (FNV-1a, then a finaliser): two cell indexes from its halves. */
+  private static long hash(byte[] b, int offset, int length) {
+    long h = 0xcbf29ce484222325L;
+    for (int i = offset; i < offset + length; i++) {
+      h = (h ^ (b[i] & 0xFF)) * 0x100000001b3L;
+    }
+    h ^= h >>> 33;
+    h *= 0xff51afd7ed558ccdL;
+    h ^= h >>> 33;
+    h *= 0xc4ceb9fe1a85ec53L;
+    return h ^ (h >>> 33);
+  }
+}

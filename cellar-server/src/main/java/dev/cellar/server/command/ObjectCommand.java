@@ -1,0 +1,131 @@
+package dev.cellar.server.command;
+
+import dev.cellar.server.config.ServerConfig.EvictionPolicy;
+import dev.cellar.server.resp.Numbers;
+import dev.cellar.server.resp.ReplyWriter;
+import dev.cellar.server.resp.Request;
+import java.util.Locale;
+
+/**
+ * {@code OBJECT ENCODING|FREQ|IDLETIME|REFCOUNT|HELP}: what Redis says of a key's value, with its
+ * replies and errors. A missing key answers nil.
+ *
+ * <ul>
+ *   <li>{@code ENCODING}: strings only here, named as Redis names them from the value: {@code int}
+ *       (a canonical 64-bit decimal of at most 20 characters), {@code embstr} (at most 44 bytes),
+ *       else {@code raw}. Redis also answers {@code raw} for a short string it has modified in
+ *       place (APPEND, SETRANGE); here the value alone decides.
+ *   <li>{@code FREQ} and {@code IDLETIME}: from the {@link AccessTracker}, under an LFU or an LRU
+ *       {@code maxmemory-policy} respectively, with Redis's errors for the other kind. Redis keeps
+ *       idle times under every policy but LFU; Cellar keeps them only while an LRU policy is in
+ *       effect (tracking costs every command a few memory writes), and says so.
+ *   <li>{@code REFCOUNT}: 1, or Redis's 2147483647 for the integers 0 to 9999 it shares (unless an
+ *       LRU or LFU policy with a limit stops it sharing them).
+ * </ul>
+ */
+final class ObjectCommand {
+  private ObjectCommand() {}
+
+  private static final String SWITCHING =
+      " Please note that when switching between policies at runtime LRU and LFU data will take"
+          + " some time to adjust.";
+
+  static void register(CommandTable t) {
+    t.add(
+        "object",
+        -2,
+        "",
+        0,
+        0,
+        0,
+        "generic",
+        "A container for object introspection commands.",
+        ObjectCommand::run);
+  }
+
+  static void run(Session s, Request r, ReplyWriter out) {
+    String sub = r.string(1).toLowerCase(Locale.ROOT);
+    s.subcommand("object", sub);
+    if (sub.equals("help")) {
+      help(out);
+      return;
+    }
+    if (!java.util.List.of("encoding", "freq", "idletime", "refcount").contains(sub)) {
+      throw new CommandError("ERR unknown subcommand '" + r.string(1) + "'. Try OBJECT HELP.");
+    }
+    if (r.argc() != 3) {
+      throw CommandError.arity("object|" + sub);
+    }
+    ServerContext server = s.server();
+    byte[] value = Values.get(server.store(), r.segment(2));
+    if (value == null) {
+      out.nullBulk();
+      return;
+    }
+    EvictionPolicy policy = server.config().evictionPolicy();
+    switch (sub) {
+      case "encoding" -> out.bulk(encoding(value));
+      case "refcount" -> out.integer(shared(value, policy, server) ? Integer.MAX_VALUE : 1);
+      case "freq" -> {
+        if (!policy.lfu()) {
+          throw new CommandError(
+              "ERR An LFU maxmemory policy is not selected, access frequency not tracked."
+                  + SWITCHING);
+        }
+        out.integer(server.accessTracker().frequency(r.bytes(2)));
+      }
+      default -> {
+        if (policy.lfu()) {
+          throw new CommandError(
+              "ERR An LFU maxmemory policy is selected, idle time not tracked." + SWITCHING);
+        }
+        if (!policy.lru()) {
+          throw new CommandError(
+              "ERR idle time is not tracked: OBJECT IDLETIME needs maxmemory-policy allkeys-lru or"
+                  + " volatile-lru (Cellar keeps access times only then)");
+        }
+        out.integer(server.accessTracker().idleMillis(r.bytes(2)) / 1000);
+      }
+    }
+  }
+
+  static String encoding(byte[] value) {
+    if (value.length <= 20 && Numbers.isLong(value, 0, value.length)) {
+      return "int";
+    }
+    return value.length <= 44 ? "embstr" : "raw";
+  }
+
+  private static boolean shared(byte[] value, EvictionPolicy policy, ServerContext server) {
+    if (!encoding(value).equals("int")) {
+      return false;
+    }
+    long n = Numbers.parseLong(value, 0, value.length);
+    boolean noSharing = server.config().maxMemory() != 0 && (policy.lru() || policy.lfu());
+    return n >= 0 && n < 10_000 && !noSharing;
+  }
+
+  private static void help(ReplyWriter out) {
+    String[] lines = {
+      "OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "ENCODING <key>",
+      "    Return the kind of internal representation used in order to store the value",
+      "    associated with a <key>.",
+      "FREQ <key>",
+      "    Return the access frequency index of the <key>. The returned integer is",
+      "    proportional to the logarithm of the recent access frequency of the key.",
+      "IDLETIME <key>",
+      "    Return the idle time of the <key>, that is the approximated number of",
+      "    seconds elapsed since the last access to the key.",
+      "REFCOUNT <key>",
+      "    Return the number of references of the value associated with the specified",
+      "    <key>.",
+      "HELP",
+      "    Print this help."
+    };
+    out.array(lines.length);
+    for (String line : lines) {
+      out.simple(line);
+    }
+  }
+}

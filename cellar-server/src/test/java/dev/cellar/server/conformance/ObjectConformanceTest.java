@@ -1,0 +1,81 @@
+package dev.cellar.server.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code OBJECT}: encodings of strings, reference counts, idle times under an LRU policy and use
+ * counts under an LFU one, with Redis's errors for the rest.
+ */
+class ObjectConformanceTest extends AbstractConformanceTest {
+  @AfterEach
+  void policyBack() throws IOException {
+    try (RawClient admin = server.connect()) {
+      admin.call("CONFIG", "SET", "maxmemory-policy", "noeviction");
+    }
+  }
+
+  @Test
+  void encodingsAndReferenceCountsOfStrings() throws IOException {
+    c.call(
+        "MSET",
+        "i",
+        "12345",
+        "neg",
+        "-7",
+        "zero",
+        "0",
+        "lead",
+        "0123",
+        "big",
+        "99999999999999999999");
+    c.call("SET", "short", "x".repeat(44));
+    c.call("SET", "long", "x".repeat(45));
+    assertEquals(bulk("int"), c.call("OBJECT", "ENCODING", "i"));
+    assertEquals(bulk("int"), c.call("OBJECT", "ENCODING", "neg"));
+    assertEquals(bulk("int"), c.call("OBJECT", "encoding", "zero"));
+    assertEquals(bulk("embstr"), c.call("OBJECT", "ENCODING", "lead"));
+    assertEquals(bulk("embstr"), c.call("OBJECT", "ENCODING", "big"));
+    assertEquals(bulk("embstr"), c.call("OBJECT", "ENCODING", "short"));
+    assertEquals(bulk("raw"), c.call("OBJECT", "ENCODING", "long"));
+    assertEquals(NIL, c.call("OBJECT", "ENCODING", "missing"));
+    assertEquals(integer(2147483647), c.call("OBJECT", "REFCOUNT", "zero"));
+    assertEquals(integer(1), c.call("OBJECT", "REFCOUNT", "i"));
+    assertEquals(integer(1), c.call("OBJECT", "REFCOUNT", "long"));
+    assertEquals(NIL, c.call("OBJECT", "REFCOUNT", "missing"));
+    assertEquals(arity("object|encoding"), c.call("OBJECT", "ENCODING"));
+    assertEquals(
+        error("ERR unknown subcommand 'NOPE'. Try OBJECT HELP."), c.call("OBJECT", "NOPE", "i"));
+    assertTrue(c.call("OBJECT", "HELP").startsWith("*"));
+  }
+
+  @Test
+  void useCountsUnderAnLfuPolicyAndErrorsOtherwise() throws IOException {
+    c.call("SET", "lfu-key", "v");
+    assertTrue(
+        c.call("OBJECT", "FREQ", "lfu-key")
+            .startsWith(
+                "-ERR An LFU maxmemory policy is not selected, access frequency not tracked."));
+    assertEquals(OK, c.call("CONFIG", "SET", "maxmemory-policy", "allkeys-lfu"));
+    c.call("SET", "fresh", "v");
+    assertEquals(integer(5), c.call("OBJECT", "FREQ", "fresh"), "a new key starts at 5");
+    c.call("GET", "fresh");
+    assertEquals(integer(6), c.call("OBJECT", "FREQ", "fresh"), "the first use always counts");
+    assertEquals(NIL, c.call("OBJECT", "FREQ", "missing"));
+    assertTrue(
+        c.call("OBJECT", "IDLETIME", "fresh")
+            .startsWith("-ERR An LFU maxmemory policy is selected, idle time not tracked."));
+  }
+
+  @Test
+  void idleTimesUnderAnLruPolicy() throws IOException {
+    assertEquals(OK, c.call("CONFIG", "SET", "maxmemory-policy", "volatile-lru"));
+    c.call("SET", "lru-key", "v");
+    assertEquals(integer(0), c.call("OBJECT", "IDLETIME", "lru-key"));
+    assertEquals(NIL, c.call("OBJECT", "IDLETIME", "missing"));
+  }
+}
