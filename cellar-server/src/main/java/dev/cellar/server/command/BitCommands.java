@@ -2,7 +2,6 @@ package dev.cellar.server.command;
 
 import static dev.cellar.server.command.Values.stripe;
 import static dev.cellar.server.config.KeyspaceEventFlags.GENERIC;
-import static dev.cellar.server.config.KeyspaceEventFlags.NEW;
 import static dev.cellar.server.config.KeyspaceEventFlags.STRING;
 
 import dev.cellar.Cellar;
@@ -176,16 +175,8 @@ final class BitCommands {
       int old = (value[byteAt] >> shift) & 1;
       if (grown || old != on) {
         value[byteAt] = (byte) ((value[byteAt] & ~(1 << shift)) | (on << shift));
-        server
-            .store()
-            .put(
-                key,
-                MemorySegment.ofArray(value),
-                current == null ? Cellar.NO_EXPIRY : current.expireAt());
-        if (current == null) {
-          KeyspaceEvents.notify(server, NEW, "new", r, 1);
-        }
-        KeyspaceEvents.notify(server, STRING, "setbit", r, 1);
+        Values.rewrite(server.store(), key, value, current);
+        KeyspaceEvents.written(server, r, 1, current == null, STRING, "setbit");
       }
       out.integer(old);
     } finally {
@@ -406,10 +397,7 @@ final class BitCommands {
       }
       boolean created = KeyspaceEvents.absentBefore(server, target);
       server.store().put(target, MemorySegment.ofArray(result), Cellar.NO_EXPIRY);
-      if (created) {
-        KeyspaceEvents.notify(server, NEW, "new", r, 2);
-      }
-      KeyspaceEvents.notify(server, STRING, "set", r, 2);
+      KeyspaceEvents.written(server, r, 2, created, STRING, "set");
       out.integer(length);
     } finally {
       server.locks().unlockAll(stripes, locked);

@@ -4,7 +4,6 @@ import static dev.cellar.server.command.Values.stripe;
 import static dev.cellar.server.config.KeyspaceEventFlags.NEW;
 import static dev.cellar.server.config.KeyspaceEventFlags.STRING;
 
-import dev.cellar.Cellar;
 import dev.cellar.server.resp.ReplyWriter;
 import dev.cellar.server.resp.Request;
 import java.lang.foreign.MemorySegment;
@@ -66,12 +65,7 @@ final class BitfieldCommand {
       int[] changes = {0};
       reply(out, ops, value, changes);
       if (grown || changes[0] > 0) {
-        server
-            .store()
-            .put(
-                key,
-                MemorySegment.ofArray(value),
-                current == null ? Cellar.NO_EXPIRY : current.expireAt());
+        Values.rewrite(server.store(), key, value, current);
         if (current == null) {
           KeyspaceEvents.notify(server, NEW, "new", r, 1);
         }

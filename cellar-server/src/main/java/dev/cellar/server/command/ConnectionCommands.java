@@ -369,10 +369,7 @@ final class ConnectionCommands {
           "HELP",
           "    Print this help."
         };
-        out.array(lines.length);
-        for (String line : lines) {
-          out.simple(line);
-        }
+        out.simpleLines(lines);
       }
       default ->
           throw new CommandError("ERR unknown subcommand '" + r.string(1) + "'. Try CLIENT HELP.");

@@ -309,10 +309,7 @@ final class IntrospectionCommands {
   // ------------------------------------------------------------------ shared
 
   static void help(ReplyWriter out, String... lines) {
-    out.array(lines.length);
-    for (String line : lines) {
-      out.simple(line);
-    }
+    out.simpleLines(lines);
   }
 
   static CommandError unknownSubcommand(Request r, String container) {

@@ -56,6 +56,19 @@ final class KeyspaceEvents {
   }
 
   /**
+   * Publishes the events of a write to the key that is argument {@code i}: {@code new} first when
+   * the write created the key, then {@code event} of class {@code type}, as Redis's {@code setKey}
+   * and the command's own notification do.
+   */
+  static void written(
+      ServerContext server, Request r, int i, boolean created, int type, String event) {
+    if (created) {
+      notify(server, dev.cellar.server.config.KeyspaceEventFlags.NEW, "new", r, i);
+    }
+    notify(server, type, event, r, i);
+  }
+
+  /**
    * Whether the key is absent before a write that may create it, so that the write can publish
    * {@code new}; asked of the store only when {@code new} events are wanted.
    */

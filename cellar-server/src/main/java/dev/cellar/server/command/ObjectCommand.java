@@ -123,9 +123,6 @@ final class ObjectCommand {
       "HELP",
       "    Print this help."
     };
-    out.array(lines.length);
-    for (String line : lines) {
-      out.simple(line);
-    }
+    out.simpleLines(lines);
   }
 }

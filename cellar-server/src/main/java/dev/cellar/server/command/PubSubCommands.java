@@ -211,10 +211,7 @@ final class PubSubCommands {
           "HELP",
           "    Print this help."
         };
-        out.array(lines.length);
-        for (String line : lines) {
-          out.simple(line);
-        }
+        out.simpleLines(lines);
       }
       default ->
           throw new CommandError("ERR unknown subcommand '" + r.string(1) + "'. Try PUBSUB HELP.");

@@ -306,16 +306,9 @@ final class StringCommands {
     }
   }
 
-  /**
-   * Publishes the keyspace events of a write to the key that is argument 1: {@code new} first when
-   * it created the key, then {@code event} (a string event), as Redis's {@code setKey} and the
-   * command's own notification do.
-   */
+  /** {@link KeyspaceEvents#written} for the string event {@code event} on argument 1. */
   private static void written(ServerContext server, Request r, boolean created, String event) {
-    if (created) {
-      KeyspaceEvents.notify(server, NEW, "new", r, 1);
-    }
-    KeyspaceEvents.notify(server, STRING, event, r, 1);
+    KeyspaceEvents.written(server, r, 1, created, STRING, event);
   }
 
   /** Stores argument 2 under argument 1, handing the engine ranges of the input: no allocation. */
@@ -665,12 +658,7 @@ final class StringCommands {
       long total = Math.max(old.length, offset + addLength);
       byte[] joined = java.util.Arrays.copyOf(old, (int) total);
       System.arraycopy(r.buffer(), r.offset(3), joined, (int) offset, addLength);
-      server
-          .store()
-          .put(
-              key,
-              MemorySegment.ofArray(joined),
-              current == null ? Cellar.NO_EXPIRY : current.expireAt());
+      Values.rewrite(server.store(), key, joined, current);
       written(server, r, current == null, "setrange");
       out.integer(total);
     } finally {
@@ -717,12 +705,7 @@ final class StringCommands {
       } catch (ArithmeticException e) {
         throw CommandError.OVERFLOW;
       }
-      server
-          .store()
-          .put(
-              key,
-              MemorySegment.ofArray(Numbers.toBytes(result)),
-              current == null ? Cellar.NO_EXPIRY : current.expireAt());
+      Values.rewrite(server.store(), key, Numbers.toBytes(result), current);
       written(server, r, current == null, "incrby");
       out.integer(result);
     } finally {
@@ -745,12 +728,7 @@ final class StringCommands {
         throw LongDouble.NAN_OR_INFINITY;
       }
       String text = LongDouble.format(sum);
-      server
-          .store()
-          .put(
-              key,
-              MemorySegment.ofArray(text.getBytes(StandardCharsets.US_ASCII)),
-              current == null ? Cellar.NO_EXPIRY : current.expireAt());
+      Values.rewrite(server.store(), key, text.getBytes(StandardCharsets.US_ASCII), current);
       written(server, r, current == null, "incrbyfloat");
       out.bulk(text);
     } finally {

@@ -32,6 +32,15 @@ final class Values {
     return value == null ? null : new Current(value, expireAt);
   }
 
+  /**
+   * Stores {@code value} under {@code key} with the expiry of {@code current}, the value it
+   * replaces (none when the key was absent): a value rewritten in place keeps its TTL, as in Redis.
+   */
+  static void rewrite(Cellar store, MemorySegment key, byte[] value, Current current) {
+    store.put(
+        key, MemorySegment.ofArray(value), current == null ? Cellar.NO_EXPIRY : current.expireAt());
+  }
+
   /** The stripe of argument {@code i}. */
   static int stripe(dev.cellar.server.resp.Request r, int i) {
     return KeyLocks.stripe(r.buffer(), r.offset(i), r.length(i));

@@ -225,6 +225,14 @@ public final class ReplyWriter {
     header(protocol == 3 ? (byte) '>' : (byte) '*', n);
   }
 
+  /** An array of simple strings, one per line: the shape of every {@code HELP} reply. */
+  public void simpleLines(String[] lines) {
+    array(lines.length);
+    for (String line : lines) {
+      simple(line);
+    }
+  }
+
   /** A map of {@code n} pairs: {@code %n} in RESP3, a flat array of 2n in RESP2. */
   public void map(long n) {
     if (protocol == 3) {

@@ -117,7 +117,9 @@ class BitCommandsFuzzTest {
       Cellar store = Cellar.open(dir, CellarOptions.defaults().fsync(Fsync.NO));
       server =
           new ServerContext(
-              store, new ServerConfig().set("proto-max-bulk-len", "4096"), new NoControl());
+              store,
+              new ServerConfig().set("proto-max-bulk-len", "4096"),
+              new dev.cellar.server.testsupport.NoServerControl());
       session = new Session(1, "fuzz", "fuzz", out, server);
       dispatcher = new Dispatcher(server);
     }
@@ -136,56 +138,6 @@ class BitCommandsFuzzTest {
     byte[] value(String key) {
       byte[] v = server.store().get(key.getBytes(StandardCharsets.UTF_8));
       return v == null ? new byte[0] : v;
-    }
-  }
-
-  private static final class NoControl implements ServerControl {
-    @Override
-    public void shutdownAsync() {}
-
-    @Override
-    public boolean checkpointAsync() {
-      return false;
-    }
-
-    @Override
-    public boolean compactAsync() {
-      return false;
-    }
-
-    @Override
-    public boolean checkpointRunning() {
-      return false;
-    }
-
-    @Override
-    public boolean compactionRunning() {
-      return false;
-    }
-
-    @Override
-    public String transport() {
-      return "none";
-    }
-
-    @Override
-    public int port() {
-      return 0;
-    }
-
-    @Override
-    public int tlsPort() {
-      return 0;
-    }
-
-    @Override
-    public int httpPort() {
-      return 0;
-    }
-
-    @Override
-    public int httpsPort() {
-      return 0;
     }
   }
 }

@@ -2,7 +2,6 @@ package dev.cellar.server.http;
 
 import dev.cellar.Cellar;
 import dev.cellar.server.command.ServerContext;
-import dev.cellar.server.command.ServerControl;
 import dev.cellar.server.config.ServerConfig;
 import dev.cellar.server.metrics.ServerMetrics;
 import java.nio.charset.StandardCharsets;
@@ -18,7 +17,8 @@ final class RouterFixture implements AutoCloseable {
   RouterFixture(Cellar store, ServerConfig config) {
     this.store = store;
     this.config = config;
-    this.server = new ServerContext(store, config, new Control());
+    this.server =
+        new ServerContext(store, config, new dev.cellar.server.testsupport.NoServerControl());
     this.router = new HttpRouter(server, new ServerMetrics(server));
   }
 
@@ -52,55 +52,5 @@ final class RouterFixture implements AutoCloseable {
   @Override
   public void close() {
     store.close();
-  }
-
-  private static final class Control implements ServerControl {
-    @Override
-    public void shutdownAsync() {}
-
-    @Override
-    public boolean checkpointAsync() {
-      return false;
-    }
-
-    @Override
-    public boolean compactAsync() {
-      return false;
-    }
-
-    @Override
-    public boolean checkpointRunning() {
-      return false;
-    }
-
-    @Override
-    public boolean compactionRunning() {
-      return false;
-    }
-
-    @Override
-    public String transport() {
-      return "none";
-    }
-
-    @Override
-    public int port() {
-      return 0;
-    }
-
-    @Override
-    public int httpPort() {
-      return 0;
-    }
-
-    @Override
-    public int tlsPort() {
-      return 0;
-    }
-
-    @Override
-    public int httpsPort() {
-      return 0;
-    }
   }
 }
