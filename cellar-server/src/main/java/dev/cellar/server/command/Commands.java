@@ -14,6 +14,7 @@ public final class Commands {
     PubSubCommands.register(t);
     BitCommands.register(t);
     ObjectCommand.register(t);
+    CopyCommand.register(t);
     return t;
   }
 }

@@ -137,7 +137,10 @@ class KeyspaceEventsConformanceTest extends AbstractConformanceTest {
             new String[] {"APPEND", "w", "a"},
             new String[] {"GETSET", "g", "v"},
             new String[] {"SET", "e", "1", "EX", "10"},
-            new String[] {"RENAME", "x", "x2"});
+            new String[] {"RENAME", "x", "x2"},
+            new String[] {"COPY", "x2", "x3"},
+            new String[] {"COPY", "x2", "x3"},
+            new String[] {"COPY", "x2", "x3", "REPLACE"});
     assertEquals(
         events(
             List.of(
@@ -158,7 +161,11 @@ class KeyspaceEventsConformanceTest extends AbstractConformanceTest {
                 event("expire", "e"),
                 event("new", "x2"),
                 event("rename_from", "x"),
-                event("rename_to", "x2"))),
+                event("rename_to", "x2"),
+                event("new", "x3"),
+                event("copy_to", "x3"),
+                event("new", "x3"),
+                event("copy_to", "x3"))),
         got);
   }
 

@@ -72,6 +72,27 @@ class ObjectConformanceTest extends AbstractConformanceTest {
   }
 
   @Test
+  void copyDuplicatesValueAndExpiryAndRefusesWhatRedisRefuses() throws IOException {
+    c.call("SET", "src", "value", "EX", "100");
+    assertEquals(integer(1), c.call("COPY", "src", "dst"));
+    assertEquals(bulk("value"), c.call("GET", "dst"));
+    assertEquals(integer(100), c.call("TTL", "dst"));
+    c.call("SET", "other", "x");
+    assertEquals(integer(0), c.call("COPY", "other", "dst"), "the destination exists");
+    assertEquals(bulk("value"), c.call("GET", "dst"));
+    assertEquals(integer(1), c.call("COPY", "other", "dst", "REPLACE"));
+    assertEquals(bulk("x"), c.call("GET", "dst"));
+    assertEquals(integer(-1), c.call("TTL", "dst"), "the replaced value's TTL goes with it");
+    assertEquals(integer(0), c.call("COPY", "missing", "dst2"));
+    assertEquals(integer(1), c.call("COPY", "src", "dst3", "DB", "0"));
+    assertEquals(
+        error("ERR source and destination objects are the same"), c.call("COPY", "src", "src"));
+    assertEquals(SYNTAX, c.call("COPY", "src", "d", "FOO"));
+    assertEquals(NOT_INTEGER, c.call("COPY", "src", "d", "DB", "x"));
+    assertEquals(arity("copy"), c.call("COPY", "src"));
+  }
+
+  @Test
   void idleTimesUnderAnLruPolicy() throws IOException {
     assertEquals(OK, c.call("CONFIG", "SET", "maxmemory-policy", "volatile-lru"));
     c.call("SET", "lru-key", "v");
