@@ -5,7 +5,6 @@ import dev.cellar.DiskFullException;
 import dev.cellar.LimitExceededException;
 import dev.cellar.StoreClosedException;
 import dev.cellar.StoreIOException;
-import dev.cellar.server.config.ServerConfig;
 import dev.cellar.server.resp.ReplyWriter;
 import dev.cellar.server.resp.Request;
 import java.nio.charset.StandardCharsets;
@@ -27,26 +26,6 @@ public final class Dispatcher {
     this.server = server;
     for (CommandSpec spec : server.commands().all()) {
       counters.put(spec, server.stats().of(spec.name()));
-    }
-  }
-
-  /** Commands that look at a key without using it, as Redis's {@code LOOKUP_NOTOUCH} ones. */
-  private static final java.util.Set<String> NO_TOUCH =
-      java.util.Set.of(
-          "object", "type", "ttl", "pttl", "expiretime", "pexpiretime", "exists", "lcs");
-
-  /**
-   * Records a use of each key the command names (its key positions as {@code COMMAND} reports
-   * them), for the LRU and LFU policies.
-   */
-  private void touchKeys(CommandSpec spec, Request request, boolean lfu) {
-    if (NO_TOUCH.contains(spec.name())) {
-      return;
-    }
-    int last = spec.lastKey() < 0 ? request.argc() + spec.lastKey() : spec.lastKey();
-    AccessTracker tracker = server.accessTracker();
-    for (int i = spec.firstKey(); i <= last && i < request.argc(); i += Math.max(1, spec.step())) {
-      tracker.touch(request.buffer(), request.offset(i), request.length(i), lfu);
     }
   }
 
@@ -108,10 +87,6 @@ public final class Dispatcher {
       spec.handler().run(session, request, out);
       if (spec.isWrite()) {
         session.wrote();
-      }
-      ServerConfig.EvictionPolicy policy = server.config().evictionPolicy();
-      if ((policy.lru() || policy.lfu()) && spec.firstKey() > 0) {
-        touchKeys(spec, request, policy.lfu());
       }
     } catch (RuntimeException e) {
       out.truncate(mark);

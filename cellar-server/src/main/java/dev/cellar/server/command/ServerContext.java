@@ -111,7 +111,7 @@ public final class ServerContext {
    * Access times and counts for the LRU and LFU policies, made the first time one is in effect and
    * kept for the server's life (a later policy change may come back to it).
    */
-  AccessTracker accessTracker() {
+  public AccessTracker accessTracker() {
     AccessTracker t = accessTracker;
     if (t == null) {
       synchronized (this) {

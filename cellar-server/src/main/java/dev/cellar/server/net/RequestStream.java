@@ -1,9 +1,11 @@
 package dev.cellar.server.net;
 
+import dev.cellar.server.command.AccessTracker;
 import dev.cellar.server.command.ClientMemory;
 import dev.cellar.server.command.Dispatcher;
 import dev.cellar.server.command.ServerContext;
 import dev.cellar.server.command.Session;
+import dev.cellar.server.config.ServerConfig;
 import dev.cellar.server.resp.ProtocolException;
 import dev.cellar.server.resp.ReplyWriter;
 import dev.cellar.server.resp.Request;
@@ -75,6 +77,9 @@ final class RequestStream {
   private final long[] prefetchOffsets = new long[LOOKAHEAD];
 
   private final long[] prefetchLengths = new long[LOOKAHEAD];
+
+  /** Scratch for the access tracker's run of key hashes (see {@link AccessTracker#touchRun}). */
+  private final long[] keyHashes = new long[AccessTracker.RUN];
 
   /** What the engine's prefetch read; kept so the reads are not optimised away. */
   private long prefetchDigest;
@@ -223,6 +228,12 @@ final class RequestStream {
       }
       if (parsed > 1 && session.authenticated()) {
         prefetch(parsed);
+      }
+      ServerConfig.EvictionPolicy policy = server.config().evictionPolicy();
+      if ((policy.lru() || policy.lfu()) && parsed > 0 && session.authenticated()) {
+        server
+            .accessTracker()
+            .touchRun(server.commands(), pending, parsed, policy.lfu(), keyHashes);
       }
       long now = System.nanoTime();
       long batchMillis = System.currentTimeMillis();
