@@ -34,6 +34,7 @@ import picocli.CommandLine.Spec;
       MemoryLatencyBenchmark.class,
       ServerBenchmark.class,
       dev.cellar.bench.server.IoBenchmark.class,
+      dev.cellar.bench.server.EvictionTrackingBenchmark.class,
       IpcBenchmark.class,
       SoakBenchmark.class,
       CrashCommand.class,
