@@ -101,9 +101,12 @@ public final class AccessTracker {
       touched += cells.getAtIndex(ValueLayout.JAVA_LONG, hashes[k] & mask);
       touched += cells.getAtIndex(ValueLayout.JAVA_LONG, (hashes[k] >>> 32) & mask);
     }
+    ThreadLocalRandom random = ThreadLocalRandom.current();
     for (int k = 0; k < n; k++) {
-      update(hashes[k] & mask, ticks, minutes, lfu);
-      update((hashes[k] >>> 32) & mask, ticks, minutes, lfu);
+      // One draw a use, for both cells: they count the same use.
+      long draw = lfu ? random.nextLong() >>> 1 : 0;
+      update(hashes[k] & mask, ticks, minutes, lfu, draw);
+      update((hashes[k] >>> 32) & mask, ticks, minutes, lfu, draw);
     }
     sink = touched;
   }
@@ -112,13 +115,13 @@ public final class AccessTracker {
   @SuppressWarnings("unused")
   private long sink;
 
-  private void update(long i, long ticks, long minutes, boolean lfu) {
+  private void update(long i, long ticks, long minutes, boolean lfu, long draw) {
     long cell = cells.getAtIndex(ValueLayout.JAVA_LONG, i);
     long counter = cell & 0xFF;
     long decayTime = (cell >>> 8) & 0xFFFF;
     if (lfu) {
       // A cell never used starts at LFU_INIT, as Redis starts a new key; later uses count up.
-      counter = cell == 0 ? LFU_INIT : increment(decayed(counter, decayTime, minutes));
+      counter = cell == 0 ? LFU_INIT : increment(decayed(counter, decayTime, minutes), draw);
       decayTime = minutes & 0xFFFF;
     }
     cells.setAtIndex(ValueLayout.JAVA_LONG, i, (ticks << 24) | (decayTime << 8) | counter);
@@ -155,14 +158,22 @@ public final class AccessTracker {
     return periods >= counter ? 0 : counter - periods;
   }
 
-  /** Redis's {@code LFULogIncr}: the likelier, the smaller the count. */
-  private static long increment(long counter) {
-    if (counter == 255) {
-      return 255;
+  /**
+   * Redis's {@code LFULogIncr}: a count of c goes up with probability 1 / ((c - 5) * 10 + 1), so
+   * the likelier, the smaller the count. The probabilities are a table of thresholds for a uniform
+   * 63-bit draw: no floating point per use.
+   */
+  private static long increment(long counter, long draw) {
+    return counter < 255 && draw < INCREMENT_BELOW[(int) counter] ? counter + 1 : counter;
+  }
+
+  private static final long[] INCREMENT_BELOW = new long[256];
+
+  static {
+    for (int c = 0; c < 256; c++) {
+      double p = 1.0 / (Math.max(0, c - LFU_INIT) * LOG_FACTOR + 1);
+      INCREMENT_BELOW[c] = p >= 1 ? Long.MAX_VALUE : (long) (p * Long.MAX_VALUE);
     }
-    double base = Math.max(0, counter - LFU_INIT);
-    double p = 1.0 / (base * LOG_FACTOR + 1);
-    return ThreadLocalRandom.current().nextDouble() < p ? counter + 1 : counter;
   }
 
   /** Hundredths of a second since the start, from 1: a cell's 0 means never used. */
