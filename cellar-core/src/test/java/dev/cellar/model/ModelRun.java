@@ -141,6 +141,7 @@ final class ModelRun implements AutoCloseable {
           }
         }
         case Op.RandomKey r -> randomKey();
+        case Op.Expire e -> expire(e.count());
         case Op.Reopen r -> reopen(r.replay());
         case Op.Compact c -> compact();
         case Op.Checkpoint c -> checkpoint();
@@ -488,6 +489,54 @@ final class ModelRun implements AutoCloseable {
     boolean anyExpired =
         keys.values().stream().anyMatch(s -> s.anyVisible(v -> v.present() && !v.surelyLiveAt(t1)));
     check(!anyLive || anyExpired, () -> "randomKey returned null, but live keys exist");
+  }
+
+  /**
+   * Every key {@code expiredKeys} returns must be one that may have expired; {@code
+   * deleteIfExpired} may remove only such a key, and a removed key reads as absent from then on (a
+   * power loss may bring back its expired value, which reads as absent too: the tombstone is not
+   * waited for).
+   */
+  private void expire(int count) {
+    java.util.List<byte[]> found = new java.util.ArrayList<>();
+    long cursor = ScanPage.START;
+    do {
+      ScanPage page = db.expiredKeys(cursor, count);
+      found.addAll(page.keys());
+      cursor = page.nextCursor();
+    } while (cursor != ScanPage.START);
+    long t1 = now();
+    for (byte[] k : found) {
+      String key = new String(k, UTF_8);
+      KeyState state = keys.get(key);
+      check(state != null, () -> "expiredKeys returned " + key + ", never written");
+      check(
+          state.anyVisible(v -> v.present() && v.expires() && v.expireFrom() <= t1),
+          () -> "expiredKeys returned " + key + ", which cannot have expired: " + state.visible);
+    }
+    for (byte[] k : found) {
+      String key = new String(k, UTF_8);
+      KeyState state = state(key);
+      Set<Version> before = Set.copyOf(state.visible);
+      boolean removed;
+      try {
+        removed = db.deleteIfExpired(k);
+      } catch (StoreIOException e) {
+        check(writesDisabled, () -> "deleteIfExpired failed with writes enabled: " + e);
+        continue;
+      } catch (DiskFullException e) {
+        check(diskFull, () -> "deleteIfExpired refused as disk full on a disk with room: " + e);
+        continue;
+      }
+      long t2 = now();
+      if (removed) {
+        check(
+            before.stream().anyMatch(v -> v.present() && v.expires() && v.expireFrom() <= t2),
+            () -> "deleteIfExpired removed " + key + ", which cannot have expired: " + before);
+        state.acknowledged(Version.ABSENT, false);
+        iteration.changed(key, state);
+      }
+    }
   }
 
   private static void sleep(int millis) {

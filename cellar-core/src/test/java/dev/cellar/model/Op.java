@@ -64,6 +64,12 @@ sealed interface Op {
 
   record RandomKey() implements Op {}
 
+  /**
+   * Active expiry: a full {@code expiredKeys} iteration in pages of {@code count}, then {@code
+   * deleteIfExpired} on every key it found.
+   */
+  record Expire(int count) implements Op {}
+
   /** A clean close and open; {@code replay} deletes the checkpoints in between. */
   record Reopen(boolean replay) implements Op {}
 
@@ -137,8 +143,11 @@ sealed interface Op {
     if (draw < 59) {
       return new Scan(c.nextInt(PREFIXES));
     }
-    if (draw < 71) {
+    if (draw < 69) {
       return new Page(1 + c.nextInt(c.nextBoolean() ? 8 : 300));
+    }
+    if (draw < 71) {
+      return new Expire(1 + c.nextInt(c.nextBoolean() ? 8 : 300));
     }
     if (draw < 74) {
       int[] every = {0, 1, 4, 16, 64};
