@@ -150,6 +150,9 @@ final class BitCommands {
                                 >> (7 - (offset & 7)))
                             & 1
                         : 0);
+    if (bit == null) {
+      KeyspaceEvents.miss(s.server(), r, 1);
+    }
     out.integer(bit == null ? 0 : bit);
   }
 
@@ -248,6 +251,9 @@ final class BitCommands {
     long end = argc > 2 ? longArg(r, 3) : -1;
     boolean bits = argc == 5 && unitIsBit(r, 4);
     byte[] value = Values.get(s.server().store(), r.segment(1));
+    if (value == null) {
+      KeyspaceEvents.miss(s.server(), r, 1);
+    }
     if (value == null || (argc > 2 && start < 0 && end < 0 && start > end)) {
       out.integer(0);
       return;
@@ -284,6 +290,7 @@ final class BitCommands {
     long end = endGiven ? longArg(r, 4) : 0;
     byte[] value = Values.get(s.server().store(), r.segment(1));
     if (value == null) {
+      KeyspaceEvents.miss(s.server(), r, 1);
       // A missing key is an endless run of zero bits.
       out.integer(bit == 1 ? -1 : 0);
       return;
@@ -370,6 +377,9 @@ final class BitCommands {
       int length = 0;
       for (int k = 0; k < sources.length; k++) {
         byte[] v = Values.get(server.store(), r.segment(3 + k));
+        if (v == null) {
+          KeyspaceEvents.miss(server, r, 3 + k);
+        }
         sources[k] = v == null ? new byte[0] : v;
         length = Math.max(length, sources[k].length);
       }

@@ -43,6 +43,9 @@ final class BitfieldCommand {
     boolean writes = ops.stream().anyMatch(op -> op.kind() != Kind.GET);
     if (!writes) {
       byte[] value = Values.get(server.store(), r.segment(1));
+      if (value == null) {
+        KeyspaceEvents.miss(server, r, 1);
+      }
       reply(out, ops, value == null ? new byte[0] : value, null);
       return;
     }

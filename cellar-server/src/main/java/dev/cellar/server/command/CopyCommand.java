@@ -58,6 +58,9 @@ final class CopyCommand {
     int locked = server.locks().lockAll(stripes, 2);
     try {
       Values.Current current = Values.current(server.store(), from);
+      if (current == null) {
+        KeyspaceEvents.miss(server, r, 1);
+      }
       if (current == null
           || (!replace && server.store().expiryOf(to) != dev.cellar.Cellar.ABSENT)) {
         out.integer(0);

@@ -234,13 +234,19 @@ final class KeyspaceCommands {
     for (int i = 1; i < r.argc(); i++) {
       if (s.server().store().expiryOf(r.segment(i)) != Cellar.ABSENT) {
         found++;
+      } else {
+        KeyspaceEvents.miss(s.server(), r, i);
       }
     }
     out.integer(found);
   }
 
   static void type(Session s, Request r, ReplyWriter out) {
-    out.simple(s.server().store().expiryOf(r.segment(1)) == Cellar.ABSENT ? "none" : "string");
+    boolean absent = s.server().store().expiryOf(r.segment(1)) == Cellar.ABSENT;
+    if (absent) {
+      KeyspaceEvents.miss(s.server(), r, 1);
+    }
+    out.simple(absent ? "none" : "string");
   }
 
   static void rename(Session s, Request r, ReplyWriter out, boolean onlyIfAbsent) {
@@ -353,6 +359,7 @@ final class KeyspaceCommands {
   static void expireTime(Session s, Request r, ReplyWriter out, long unitMillis) {
     long expireAt = s.server().store().expiryOf(r.segment(1));
     if (expireAt == Cellar.ABSENT) {
+      KeyspaceEvents.miss(s.server(), r, 1);
       out.integer(-2);
     } else if (expireAt == Cellar.NO_EXPIRY) {
       out.integer(-1);
@@ -365,6 +372,7 @@ final class KeyspaceCommands {
   static void ttl(Session s, Request r, ReplyWriter out, long unitMillis) {
     long expireAt = s.server().store().expiryOf(r.segment(1));
     if (expireAt == Cellar.ABSENT) {
+      KeyspaceEvents.miss(s.server(), r, 1);
       out.integer(-2);
     } else if (expireAt == Cellar.NO_EXPIRY) {
       out.integer(-1);

@@ -19,8 +19,7 @@ import java.nio.charset.StandardCharsets;
  * come in the order its changes were made. When notifications are off (the default) a call costs
  * one volatile read; the key is copied only when an event is published.
  *
- * <p>Not yet published: {@code expired} (keys expire lazily here, with no sweep to notice them) and
- * {@code keymiss}; see docs/server.md.
+ * <p>{@code expired} comes from {@link ActiveExpiry}, {@code evicted} from {@link MemoryGuard}.
  */
 final class KeyspaceEvents {
   private static final byte[] KEYSPACE_PREFIX =
@@ -66,6 +65,14 @@ final class KeyspaceEvents {
       notify(server, dev.cellar.server.config.KeyspaceEventFlags.NEW, "new", r, i);
     }
     notify(server, type, event, r, i);
+  }
+
+  /**
+   * A read found no key that is argument {@code i}: Redis's {@code keymiss} event, published where
+   * Redis's read lookups publish it (not by writes, nor by OBJECT).
+   */
+  static void miss(ServerContext server, Request r, int i) {
+    notify(server, dev.cellar.server.config.KeyspaceEventFlags.KEY_MISS, "keymiss", r, i);
   }
 
   /**

@@ -25,6 +25,15 @@ final class LcsCommand {
   static final long MAX_CELLS_LEN = 1L << 30;
 
   static void run(Session s, Request r, ReplyWriter out) {
+    // Redis looks both keys up before it reads the options.
+    byte[] a = Values.get(s.server().store(), r.segment(1));
+    byte[] b = Values.get(s.server().store(), r.segment(2));
+    if (a == null) {
+      KeyspaceEvents.miss(s.server(), r, 1);
+    }
+    if (b == null) {
+      KeyspaceEvents.miss(s.server(), r, 2);
+    }
     boolean len = false;
     boolean idx = false;
     boolean withMatchLen = false;
@@ -46,8 +55,6 @@ final class LcsCommand {
         throw CommandError.SYNTAX;
       }
     }
-    byte[] a = Values.get(s.server().store(), r.segment(1));
-    byte[] b = Values.get(s.server().store(), r.segment(2));
     a = a == null ? new byte[0] : a;
     b = b == null ? new byte[0] : b;
     if (idx && len) {

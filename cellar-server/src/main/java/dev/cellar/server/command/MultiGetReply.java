@@ -23,6 +23,9 @@ final class MultiGetReply implements BatchValueSink {
   private long[] lengths = new long[16];
   private int misses;
 
+  /** The keys (their indexes) the last {@link #write} did not find, in order; {@link #misses}. */
+  private int[] missed = new int[16];
+
   /**
    * Writes the reply to {@code MGET key...} in {@code r} to {@code out}, each value found through
    * {@code values} (the session's way of writing a value: into {@code out}, or where the client
@@ -60,6 +63,19 @@ final class MultiGetReply implements BatchValueSink {
   @Override
   public void absent(int index) {
     out.nullBulk();
-    misses++;
+    if (misses == missed.length) {
+      missed = java.util.Arrays.copyOf(missed, misses * 2);
+    }
+    missed[misses++] = index;
+  }
+
+  /** How many keys the last {@link #write} did not find. */
+  int misses() {
+    return misses;
+  }
+
+  /** The index (from 0) of the {@code i}th key the last {@link #write} did not find. */
+  int missed(int i) {
+    return missed[i];
   }
 }

@@ -228,6 +228,7 @@ final class StringCommands {
     if (!server.store().read(r.input(), r.offset(1), r.length(1), s.bulkReply)) {
       out.nullBulk();
       server.stats().keyspaceMisses.increment();
+      KeyspaceEvents.miss(server, r, 1);
     } else {
       server.stats().keyspaceHits.increment();
     }
@@ -281,6 +282,9 @@ final class StringCommands {
       boolean looked = (flags & (NX | XX | GET | KEEPTTL)) != 0;
       Values.Current current = looked ? Values.current(store, r.segment(1)) : null;
       boolean exists = current != null;
+      if (!exists && (flags & GET) != 0) {
+        KeyspaceEvents.miss(server, r, 1); // SET ... GET reads the old value as GET does
+      }
       boolean write = !((flags & NX) != 0 && exists) && !((flags & XX) != 0 && !exists);
       if (write) {
         boolean created = looked ? !exists : KeyspaceEvents.absentBefore(server, r.segment(1));
@@ -404,6 +408,9 @@ final class StringCommands {
     try {
       MemorySegment key = r.segment(1);
       byte[] old = Values.get(server.store(), key);
+      if (old == null) {
+        KeyspaceEvents.miss(server, r, 1);
+      }
       server.store().put(key, r.segment(2), Cellar.NO_EXPIRY);
       written(server, r, old == null, "set");
       bulkOrNull(out, old);
@@ -422,6 +429,8 @@ final class StringCommands {
       if (old != null) {
         server.store().delete(key);
         KeyspaceEvents.notify(server, GENERIC, "del", r, 1);
+      } else {
+        KeyspaceEvents.miss(server, r, 1);
       }
       bulkOrNull(out, old);
     } finally {
@@ -451,6 +460,7 @@ final class StringCommands {
       MemorySegment key = r.segment(1);
       Values.Current current = Values.current(server.store(), key);
       if (current == null) {
+        KeyspaceEvents.miss(server, r, 1);
         out.nullBulk();
         return;
       }
@@ -476,6 +486,9 @@ final class StringCommands {
   static void mget(Session s, Request r, ReplyWriter out) {
     ServerContext server = s.server();
     s.multiGetReply.write(server.store(), r, out, server.stats(), s.bulkReply);
+    for (int i = 0; i < s.multiGetReply.misses(); i++) {
+      KeyspaceEvents.miss(server, r, s.multiGetReply.missed(i) + 1);
+    }
   }
 
   static void mset(Session s, Request r, ReplyWriter out, boolean onlyIfNoneExist) {
@@ -592,6 +605,9 @@ final class StringCommands {
 
   static void strlen(Session s, Request r, ReplyWriter out) {
     Integer length = s.server().store().read(r.segment(1), v -> (int) v.byteSize());
+    if (length == null) {
+      KeyspaceEvents.miss(s.server(), r, 1);
+    }
     out.integer(length == null ? 0 : length);
   }
 
@@ -603,6 +619,7 @@ final class StringCommands {
     long end = r.longValue(3);
     byte[] value = Values.get(s.server().store(), r.segment(1));
     if (value == null) {
+      KeyspaceEvents.miss(s.server(), r, 1);
       out.bulk(new byte[0]);
       return;
     }

@@ -222,6 +222,56 @@ class KeyspaceEventsConformanceTest extends AbstractConformanceTest {
     }
   }
 
+  /** Reads that find no key publish {@code keymiss}; writes, OBJECT and KEYS-like scans do not. */
+  @Test
+  void readsThatFindNoKeyPublishKeymiss() throws IOException {
+    List<String> got =
+        published(
+            "Em",
+            new String[] {"SET", "here", "v"},
+            new String[] {"GET", "m1"},
+            new String[] {"GET", "here"},
+            new String[] {"MGET", "m2", "here", "m3"},
+            new String[] {"STRLEN", "m4"},
+            new String[] {"GETRANGE", "m5", "0", "1"},
+            new String[] {"EXISTS", "m6", "here"},
+            new String[] {"TOUCH", "m7"},
+            new String[] {"TYPE", "m8"},
+            new String[] {"TTL", "m9"},
+            new String[] {"PEXPIRETIME", "m10"},
+            new String[] {"GETEX", "m11"},
+            new String[] {"GETDEL", "m12"},
+            new String[] {"GETSET", "m13", "v"},
+            new String[] {"SET", "m14", "v", "GET"},
+            new String[] {"GETBIT", "m15", "3"},
+            new String[] {"BITCOUNT", "m16"},
+            new String[] {"BITPOS", "m17", "1"},
+            new String[] {"BITFIELD", "m18", "GET", "u8", "0"},
+            new String[] {"BITFIELD_RO", "m19", "GET", "u8", "0"},
+            new String[] {"LCS", "m20", "here"},
+            new String[] {"COPY", "m21", "x"},
+            new String[] {"BITOP", "OR", "dest", "here", "m22"},
+            // Writes and introspection publish no keymiss.
+            new String[] {"INCR", "w1"},
+            new String[] {"APPEND", "w2", "x"},
+            new String[] {"SETNX", "w3", "x"},
+            new String[] {"SETBIT", "w4", "1", "1"},
+            new String[] {"BITFIELD", "w5", "SET", "u8", "0", "1"},
+            new String[] {"EXPIRE", "w6", "10"},
+            new String[] {"PERSIST", "w7"},
+            new String[] {"DEL", "w8"},
+            new String[] {"OBJECT", "ENCODING", "w9"},
+            new String[] {"KEYS", "w10*"});
+    List<String> expected = new ArrayList<>();
+    for (String key :
+        List.of(
+            "m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8", "m9", "m10", "m11", "m12", "m13", "m14",
+            "m15", "m16", "m17", "m18", "m19", "m20", "m21", "m22")) {
+      expected.add("__keyevent@0__:keymiss " + key);
+    }
+    assertEquals(expected, got);
+  }
+
   @Test
   void onlyTheChosenClassesAndChannelKindsArePublished() throws IOException {
     // Key-space channel only, generic events only: SET is a string event and publishes nothing.
