@@ -740,9 +740,7 @@ final class Keyspace {
     Segment segment = segments.get(LogLocation.slot(location));
     if (segment == null
         || !view.parse(segment, LogLocation.offset(location))
-        || view.isDelete()
-        || view.expireAt() == 0
-        || !view.expiredAt(now)
+        || !expiredValue(view, now)
         || (view.encrypted() && !view.checksumValid())) {
       return null;
     }
@@ -758,9 +756,12 @@ final class Keyspace {
     Segment segment = segments.get(LogLocation.slot(location));
     return segment != null
         && view.parse(segment, LogLocation.offset(location))
-        && !view.isDelete()
-        && view.expireAt() != 0
-        && view.expiredAt(now);
+        && expiredValue(view, now);
+  }
+
+  /** Whether the parsed record is a value with an expiry that has passed at {@code now}. */
+  private static boolean expiredValue(RecordView view, long now) {
+    return !view.isDelete() && view.expireAt() != 0 && view.expiredAt(now);
   }
 
   /** Copies the locations in shard {@code i} at one instant. */

@@ -536,12 +536,16 @@ public final class Store implements Cellar {
     }
   }
 
-  @Override
-  public ScanPage expiredKeys(long cursor, int count) {
+  private static void checkScanCount(int count) {
     if (count < 1) {
       throw new CellarException(
           CellarException.Category.INVALID_ARGUMENT, "scan count " + count + " must be at least 1");
     }
+  }
+
+  @Override
+  public ScanPage expiredKeys(long cursor, int count) {
+    checkScanCount(count);
     health.checkOpen();
     return new ScanPageTask(keyspace, null, count).run(cursor);
   }
@@ -928,10 +932,7 @@ public final class Store implements Cellar {
   @Override
   public ScanPage scanPage(long cursor, byte[] prefix, int count) {
     Objects.requireNonNull(prefix, "prefix");
-    if (count < 1) {
-      throw new CellarException(
-          CellarException.Category.INVALID_ARGUMENT, "scan count " + count + " must be at least 1");
-    }
+    checkScanCount(count);
     health.checkOpen();
     return new ScanPageTask(keyspace, prefix, count).run(cursor);
   }

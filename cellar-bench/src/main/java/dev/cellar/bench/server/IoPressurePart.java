@@ -32,7 +32,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * the writes, the timed GETs of the hot set. The measure is the GETs' throughput and p99; the SETs'
  * throughput is reported beside them.
  */
-final class IoPressurePart {
+final class IoPressurePart extends IoPart {
   /** Buffered with the hint, which is off by default. */
   static final String BUFFERED_CHECKPOINT_DROP = "buffered-checkpoint-drop";
 
@@ -48,16 +48,6 @@ final class IoPressurePart {
   record PressureRun(
       String mode, int round, double getOpsPerSecond, double getP99Ms, double setOpsPerSecond) {}
 
-  private final IoBenchmark bench;
-  private final Tools tools;
-  private final ChildProcesses children;
-  private final Path runDir;
-  private final Placement placement;
-  private final MemoryCgroup.Support cgroup;
-  private final String name;
-  private final Path data;
-  private final PrintStream log;
-
   IoPressurePart(
       IoBenchmark bench,
       Tools tools,
@@ -68,15 +58,7 @@ final class IoPressurePart {
       String name,
       Path data,
       PrintStream log) {
-    this.bench = bench;
-    this.tools = tools;
-    this.children = children;
-    this.runDir = runDir;
-    this.placement = placement;
-    this.cgroup = cgroup;
-    this.name = name;
-    this.data = data;
-    this.log = log;
+    super(bench, tools, children, runDir, placement, cgroup, name, data, log);
   }
 
   List<PressureRun> run(int rounds, int keys, int valueSize, long getRequests, long setRequests)

@@ -29,7 +29,7 @@ import java.util.stream.Stream;
  * end: its wall time, the log bytes it reclaimed ({@code cellar_compacted_bytes}) and the server's
  * user and kernel CPU.
  */
-final class IoScanPart {
+final class IoScanPart extends IoPart {
   /** Buffered without {@code MADV_SEQUENTIAL} on compaction victims. */
   static final String BUFFERED_NO_SCAN_HINT = "buffered-no-madv-sequential";
 
@@ -52,16 +52,6 @@ final class IoScanPart {
     }
   }
 
-  private final IoBenchmark bench;
-  private final Tools tools;
-  private final ChildProcesses children;
-  private final Path runDir;
-  private final Placement placement;
-  private final MemoryCgroup.Support cgroup;
-  private final String name;
-  private final Path data;
-  private final PrintStream log;
-
   IoScanPart(
       IoBenchmark bench,
       Tools tools,
@@ -72,15 +62,7 @@ final class IoScanPart {
       String name,
       Path data,
       PrintStream log) {
-    this.bench = bench;
-    this.tools = tools;
-    this.children = children;
-    this.runDir = runDir;
-    this.placement = placement;
-    this.cgroup = cgroup;
-    this.name = name;
-    this.data = data;
-    this.log = log;
+    super(bench, tools, children, runDir, placement, cgroup, name, data, log);
   }
 
   List<ScanRun> run(int rounds) throws IOException, InterruptedException {

@@ -70,10 +70,15 @@ public final class AccessTracker {
    * keys). The cells' misses are overlapped: every hash is computed first, then every cell read,
    * then every cell written, so a pipelined run pays about one memory latency instead of two per
    * key (per key, one at a time, the tracker cost GETs a quarter of their throughput).
+   *
+   * @return a digest of the cells read, for the caller to keep: the reads must not be optimised
+   *     away, and a field of this shared tracker written by every event loop would bounce its cache
+   *     line between cores
    */
-  public void touchRun(
+  public long touchRun(
       CommandTable commands, Request[] requests, int count, boolean lfu, long[] hashes) {
     int n = 0;
+    long digest = 0;
     for (int q = 0; q < count; q++) {
       Request r = requests[q];
       CommandSpec spec = commands.find(r);
@@ -83,21 +88,22 @@ public final class AccessTracker {
       int last = spec.lastKey() < 0 ? r.argc() + spec.lastKey() : spec.lastKey();
       for (int i = spec.firstKey(); i <= last && i < r.argc(); i += Math.max(1, spec.step())) {
         if (n == RUN) {
-          record(hashes, n, lfu);
+          digest += record(hashes, n, lfu);
           n = 0;
         }
         hashes[n++] = hash(r.buffer(), r.offset(i), r.length(i));
       }
     }
-    record(hashes, n, lfu);
+    return digest + record(hashes, n, lfu);
   }
 
-  private void record(long[] hashes, int n, boolean lfu) {
+  /** Records the uses of {@code n} hashed keys; returns the sum of the cells read first. */
+  private long record(long[] hashes, int n, boolean lfu) {
     long ticks = ticksNow();
     long minutes = minutesNow();
     long touched = 0;
     for (int k = 0; k < n; k++) {
-      // Independent loads: their misses overlap; the sum only keeps them from being dropped.
+      // Independent loads: their misses overlap; the sum keeps them from being dropped.
       touched += cells.getAtIndex(ValueLayout.JAVA_LONG, hashes[k] & mask);
       touched += cells.getAtIndex(ValueLayout.JAVA_LONG, (hashes[k] >>> 32) & mask);
     }
@@ -108,12 +114,8 @@ public final class AccessTracker {
       update(hashes[k] & mask, ticks, minutes, lfu, draw);
       update((hashes[k] >>> 32) & mask, ticks, minutes, lfu, draw);
     }
-    sink = touched;
+    return touched;
   }
-
-  /** Where {@link #record}'s loads go, so that they are not removed as dead code. */
-  @SuppressWarnings("unused")
-  private long sink;
 
   private void update(long i, long ticks, long minutes, boolean lfu, long draw) {
     long cell = cells.getAtIndex(ValueLayout.JAVA_LONG, i);

@@ -42,12 +42,6 @@ final class KeyspaceEvents {
     }
   }
 
-  static void notify(ServerContext server, int type, String event, MemorySegment key) {
-    if (wants(server, type)) {
-      publish(server, event, key.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
-    }
-  }
-
   static void notify(ServerContext server, int type, String event, byte[] key) {
     if (wants(server, type)) {
       publish(server, event, key);

@@ -231,9 +231,10 @@ final class RequestStream {
       }
       ServerConfig.EvictionPolicy policy = server.config().evictionPolicy();
       if ((policy.lru() || policy.lfu()) && parsed > 0 && session.authenticated()) {
-        server
-            .accessTracker()
-            .touchRun(server.commands(), pending, parsed, policy.lfu(), keyHashes);
+        prefetchDigest ^=
+            server
+                .accessTracker()
+                .touchRun(server.commands(), pending, parsed, policy.lfu(), keyHashes);
       }
       long now = System.nanoTime();
       long batchMillis = System.currentTimeMillis();
