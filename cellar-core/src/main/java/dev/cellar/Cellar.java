@@ -213,6 +213,27 @@ public interface Cellar extends AutoCloseable {
     }
   }
 
+  /**
+   * Applies every operation of {@code batch} as one atomic unit: its records go into the log as one
+   * contiguous unit that recovery applies whole or not at all (docs/format/log.md, "Atomic units"),
+   * and they reach the index under the write locks of all their keys at once, so no reader sees
+   * some of them before the others. Under {@link Fsync#ALWAYS} it returns once the whole unit is
+   * durable. Deletes of absent keys and puts whose expiry is past (which delete) write what single
+   * calls would.
+   *
+   * @throws LimitExceededException if a key or value exceeds its limit, or the unit's records do
+   *     not fit in one log segment; nothing is written
+   */
+  void write(WriteBatch batch);
+
+  /**
+   * A number that changes whenever {@code key}'s value does: the sequence number of the record
+   * holding its current value, or 0 if it is absent or expired. For optimistic concurrency (the
+   * server's {@code WATCH}): a key whose version is unchanged has not been written since, except
+   * that a value may also stop being current by expiring, which reads as 0.
+   */
+  long version(byte[] key);
+
   /** {@link #expiryOf(byte[])} with the key given as the bytes of a segment. */
   long expiryOf(MemorySegment key);
 

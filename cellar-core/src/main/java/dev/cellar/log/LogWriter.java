@@ -267,6 +267,77 @@ public final class LogWriter {
     return appended;
   }
 
+  /**
+   * Appends {@code count} records of {@code records} as one atomic unit (docs/format/log.md,
+   * "Atomic units"): contiguous in one segment, with consecutive seqs, each marked with its place
+   * in the unit, in one copy under the append lock, so that a reader after a crash finds either all
+   * of them or a unit it must drop whole. Stores item {@code i}'s location in {@code locations[i]}.
+   * One record is appended as a plain record.
+   *
+   * @throws dev.cellar.LimitExceededException when the unit does not fit in one segment; nothing
+   *     was written
+   * @throws DiskFullException when no block could be reserved; nothing was written
+   */
+  public void appendUnit(UnitRecords records, int count, long[] locations) {
+    appendLock.lock();
+    try {
+      long seq = nextSeq;
+      checkSeq(seq + count - 1);
+      long bytes = 0;
+      for (int i = 0; i < count; i++) {
+        bytes += recordLength(records, i, seq + i);
+      }
+      if (bytes > maxUnitBytes()) {
+        throw new dev.cellar.LimitExceededException(
+            "an atomic write of "
+                + count
+                + " records takes "
+                + bytes
+                + " bytes of log, more than one segment holds ("
+                + maxUnitBytes()
+                + " bytes of "
+                + segmentBytes
+                + "); split it, or open the store with larger segments");
+      }
+      ensureRoom(bytes);
+      long offset = tail;
+      byte[] buffer = scratch(bytes);
+      int at = 0;
+      int slot = active.slot();
+      for (int i = 0; i < count; i++) {
+        int start = at;
+        int type = records.type(i) | RecordDescriptor.unitBits(i, count);
+        at = encode(records, i, type, seq + i, buffer, at, active.cipher(), offset);
+        locations[i] = LogLocation.of(slot, offset + start);
+        long expireAt = records.expiry(i);
+        if (expireAt != 0) {
+          active.addTtl(at - start, expireAt);
+        }
+      }
+      assert at == bytes : "encoded " + at + " bytes of " + bytes;
+      MemorySegment.copy(buffer, 0, active.memory(), ValueLayout.JAVA_BYTE, offset, at);
+      long last = seq + count - 1;
+      tail = offset + at;
+      active.end(tail);
+      active.noteSeq(seq);
+      active.noteSeq(last);
+      assert seq > appendedSeq : "seq " + seq + " after " + appendedSeq;
+      nextSeq = last + 1;
+      appendedSeq = last;
+    } finally {
+      appendLock.unlock();
+    }
+    appendSignal.appended();
+  }
+
+  /**
+   * The most bytes of records one atomic unit may take: what a fresh segment holds after its header
+   * and cipher block (docs/format/encryption.md), whichever segment the unit lands in.
+   */
+  public long maxUnitBytes() {
+    return segmentBytes - 2L * SegmentHeaderDescriptor.LENGTH;
+  }
+
   private long recordLength(PutRecords records, int item, long seq) {
     return RecordDescriptor.length(
             records.keyLength(item), records.valueLength(item), seq, records.expiry(item) != 0)
@@ -280,11 +351,24 @@ public final class LogWriter {
    */
   private static int encode(
       PutRecords records, int item, long seq, byte[] out, int at, SegmentCipher cipher, long base) {
+    return encode(records, item, RecordDescriptor.PUT, seq, out, at, cipher, base);
+  }
+
+  /** As the form above, for a record of type byte {@code type} (flags included, expiry aside). */
+  private static int encode(
+      PutRecords records,
+      int item,
+      int type,
+      long seq,
+      byte[] out,
+      int at,
+      SegmentCipher cipher,
+      long base) {
     int keyLength = (int) records.keyLength(item);
     int valueLength = (int) records.valueLength(item);
     int keyAt =
         RecordDescriptor.encodeHeader(
-            out, at, RecordDescriptor.PUT, keyLength, valueLength, seq, records.expiry(item));
+            out, at, type, keyLength, valueLength, seq, records.expiry(item));
     records.copyKey(item, out, keyAt);
     records.copyValue(item, out, keyAt + keyLength);
     int end = keyAt + keyLength + valueLength;

@@ -52,13 +52,37 @@ public final class RecordDescriptor {
    */
   public static final int FLAG_BITS = EXPIRY_BIT | COMPRESSED_BIT;
 
+  /**
+   * Set on every record of an atomic unit but its last: another record of the same unit follows
+   * this one, immediately (docs/format/log.md, "Atomic units").
+   */
+  public static final int UNIT_MORE_BIT = 0x10;
+
+  /** Set on every record of an atomic unit but its first: this one continues the unit. */
+  public static final int UNIT_CONTINUES_BIT = 0x20;
+
+  /** Both unit bits; a record with neither stands alone. */
+  public static final int UNIT_BITS = UNIT_MORE_BIT | UNIT_CONTINUES_BIT;
+
   /** Whether {@code typeByte} is the first byte of some valid record's type field. */
   public static boolean validTypeByte(int typeByte) {
     int type = typeByte & TYPE_MASK;
-    if ((typeByte & ~(TYPE_MASK | FLAG_BITS)) != 0) {
+    if ((typeByte & ~(TYPE_MASK | FLAG_BITS | UNIT_BITS)) != 0) {
       return false;
     }
     return type == PUT || (type == DELETE && (typeByte & FLAG_BITS) == 0);
+  }
+
+  /**
+   * The unit bits a record at position {@code item} of a unit of {@code count} records carries:
+   * none when it stands alone, {@link #UNIT_MORE_BIT} on all but the last, {@link
+   * #UNIT_CONTINUES_BIT} on all but the first.
+   */
+  public static int unitBits(int item, int count) {
+    if (count <= 1) {
+      return 0;
+    }
+    return (item < count - 1 ? UNIT_MORE_BIT : 0) | (item > 0 ? UNIT_CONTINUES_BIT : 0);
   }
 
   /**

@@ -27,6 +27,7 @@ public final class RecordView {
   private CompressedField field;
 
   private boolean compressed;
+  private int unitBits;
 
   /** The value's own length when compressed, once read from its field; else -1. */
   private long rawLength;
@@ -216,6 +217,14 @@ public final class RecordView {
   }
 
   /**
+   * The record's {@link RecordDescriptor#UNIT_BITS}: 0 when it stands alone, else where it sits in
+   * its atomic unit. Meaningful in log segments only (compaction copies records with their bits).
+   */
+  public int unitBits() {
+    return unitBits;
+  }
+
+  /**
    * Sets the cipher of the segment the next {@link #parse(MemorySegment, long, long)} reads (null
    * for a plaintext one); returns this view.
    */
@@ -279,6 +288,7 @@ public final class RecordView {
       return 0;
     }
     compressed = (typeByte & RecordDescriptor.COMPRESSED_BIT) != 0;
+    unitBits = typeByte & RecordDescriptor.UNIT_BITS;
     keyLength = keyLen;
     valueLength = valueLen;
     seq = sequence;
@@ -330,6 +340,7 @@ public final class RecordView {
       return false;
     }
     compressed = (typeByte & RecordDescriptor.COMPRESSED_BIT) != 0;
+    unitBits = typeByte & RecordDescriptor.UNIT_BITS;
     long at = offset + RecordDescriptor.VARINTS_OFFSET;
     long v = Varint.read(log, at, limit, Varint.MAX_INT_BYTES);
     if (v < 0) {

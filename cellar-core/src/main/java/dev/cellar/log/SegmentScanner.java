@@ -222,6 +222,27 @@ public final class SegmentScanner {
         window.ensure(position + view.length());
       }
       boolean inOrder = parsed && (!increasingSeqs || view.seq() > lastSeq);
+      if (inOrder && increasingSeqs && view.unitBits() != 0) {
+        // An atomic unit: visited whole once every record of it is found valid, else not at all.
+        long end =
+            view.unitBits() == RecordDescriptor.UNIT_MORE_BIT
+                ? unitEnd(memory, cipher, window, position, limit)
+                : -1;
+        if (end > 0) {
+          for (long p = position; p < end; p += view.length()) {
+            view.parse(memory, p, end);
+            if (knownDead == null || view.isDelete() || !knownDead.test(p)) {
+              visitor.record(view);
+              records++;
+            }
+            lastSeq = view.seq();
+          }
+          position = end;
+          validEnd = end;
+          continue;
+        }
+        inOrder = false; // a unit cut short, or a continuation without its start: damage
+      }
       if (inOrder && knownDead != null && !view.isDelete() && knownDead.test(position)) {
         lastSeq = view.seq();
         position += view.length();
@@ -242,20 +263,77 @@ public final class SegmentScanner {
       if (!sealed && allZero(memory, position, limit)) {
         break;
       }
-      long next = resync(memory, position + 1, limit, view, increasingSeqs ? lastSeq : -1);
+      long next = resync(memory, position + 1, limit, view, increasingSeqs, lastSeq);
       long length = next - position;
       if (next == limit && !sealed) {
         // A torn tail: count the bytes up to the last written one, not the unwritten zeros after.
         length = lastNonZero(memory, position, limit) + 1 - position;
       }
-      String reason =
-          view.parse(memory, position, limit) && view.checksumValid()
-              ? "sequence " + view.seq() + " not after " + lastSeq + " (out of order)"
-              : describe(memory, cipher, position, limit);
+      String reason = reason(memory, cipher, position, limit, view, increasingSeqs, lastSeq);
       damage.add(new Damage(position, length, reason));
       position = next;
     }
     return new Result(validEnd, records, damage);
+  }
+
+  /** Why the bytes at {@code position} are not a record the scan takes. */
+  private static String reason(
+      MemorySegment memory,
+      SegmentCipher cipher,
+      long position,
+      long limit,
+      RecordView view,
+      boolean increasingSeqs,
+      long lastSeq) {
+    if (!view.parse(memory, position, limit) || !view.checksumValid()) {
+      return describe(memory, cipher, position, limit);
+    }
+    if (increasingSeqs && view.seq() > lastSeq) {
+      return (view.unitBits() & RecordDescriptor.UNIT_CONTINUES_BIT) != 0
+          ? "continuation of an atomic unit without its first record"
+          : "atomic unit cut short (a crash during its write)";
+    }
+    return "sequence " + view.seq() + " not after " + lastSeq + " (out of order)";
+  }
+
+  /**
+   * The end of the atomic unit whose first record starts at {@code start}, or -1 if it is not
+   * complete: every record up to one without {@link RecordDescriptor#UNIT_MORE_BIT} must parse, be
+   * marked as a continuation, carry the next seq and have a matching CRC. The writer copies a unit
+   * into the log in one piece with consecutive seqs, so anything else is a unit a crash cut short.
+   */
+  public static long unitEnd(
+      MemorySegment memory, SegmentCipher cipher, Window window, long start, long limit) {
+    RecordView v = new RecordView().cipher(cipher);
+    long p = start;
+    long seq = -1;
+    while (p < limit) {
+      if (window != null) {
+        window.ensure(Math.min(limit, p + HEADER_BYTES));
+      }
+      if (!v.parse(memory, p, limit)) {
+        return -1;
+      }
+      if (window != null) {
+        window.ensure(p + v.length());
+      }
+      int bits = v.unitBits();
+      boolean first = p == start;
+      if (first
+          ? bits != RecordDescriptor.UNIT_MORE_BIT
+          : (bits & RecordDescriptor.UNIT_CONTINUES_BIT) == 0 || v.seq() != seq + 1) {
+        return -1;
+      }
+      if (!v.checksumValid()) {
+        return -1;
+      }
+      seq = v.seq();
+      p += v.length();
+      if ((bits & RecordDescriptor.UNIT_MORE_BIT) == 0) {
+        return p;
+      }
+    }
+    return -1;
   }
 
   private static long lastNonZero(MemorySegment memory, long from, long limit) {
@@ -287,9 +365,18 @@ public final class SegmentScanner {
     return view.parse(memory, position, limit) ? "checksum mismatch" : "malformed record header";
   }
 
-  /** The next offset from {@code from} where a valid record starts, or {@code limit}. */
+  /**
+   * The next offset from {@code from} where a valid record starts, or {@code limit}. In a log
+   * segment ({@code increasingSeqs}) that excludes the continuation of an atomic unit, whose start
+   * is then lost, and, after a record of seq {@code lastSeq} (-1: none), a seq that cannot follow.
+   */
   private static long resync(
-      MemorySegment memory, long from, long limit, RecordView view, long lastSeq) {
+      MemorySegment memory,
+      long from,
+      long limit,
+      RecordView view,
+      boolean increasingSeqs,
+      long lastSeq) {
     for (long p = from; p + RecordDescriptor.MIN_LENGTH <= limit; p++) {
       int type =
           memory.get(java.lang.foreign.ValueLayout.JAVA_BYTE, p + RecordDescriptor.TYPE_OFFSET)
@@ -298,7 +385,10 @@ public final class SegmentScanner {
         continue;
       }
       if (view.parse(memory, p, limit) && view.checksumValid()) {
-        if (lastSeq < 0) {
+        if (increasingSeqs && (view.unitBits() & RecordDescriptor.UNIT_CONTINUES_BIT) != 0) {
+          continue; // the middle of a unit whose start is lost: part of the damage
+        }
+        if (!increasingSeqs || lastSeq < 0) {
           return p;
         }
         long maxLost = (p - from + 1) / RecordDescriptor.MIN_LENGTH + 1;

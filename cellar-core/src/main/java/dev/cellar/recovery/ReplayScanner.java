@@ -1,5 +1,6 @@
 package dev.cellar.recovery;
 
+import dev.cellar.log.RecordDescriptor;
 import dev.cellar.log.RecordView;
 import dev.cellar.log.SegmentCipher;
 import dev.cellar.log.SegmentScanner;
@@ -39,6 +40,7 @@ final class ReplayScanner {
 
   private final RecordView view = new RecordView();
   private final MemorySegment memory;
+  private final SegmentCipher cipher;
   private final SegmentScanner.Window window;
   private final long limit;
   private final boolean increasingSeqs;
@@ -47,6 +49,9 @@ final class ReplayScanner {
   private long minSeq = Long.MAX_VALUE;
   private long maxSeq = -1;
   private long records;
+
+  /** The end of the atomic unit being taken, validated whole; before {@link #position} if none. */
+  private long unitEnd = -1;
 
   /**
    * Scans {@code [start, limit)} of a segment's {@code memory}; {@code increasingSeqs} for logs.
@@ -68,6 +73,7 @@ final class ReplayScanner {
       long limit,
       boolean increasingSeqs) {
     view.cipher(cipher);
+    this.cipher = cipher;
     this.memory = memory;
     this.window = window;
     this.position = start;
@@ -97,6 +103,20 @@ final class ReplayScanner {
       }
       if ((increasingSeqs && v.seq() <= last) || !v.checksumValid()) {
         break;
+      }
+      if (increasingSeqs && v.unitBits() != 0 && p >= unitEnd) {
+        // The first record of an atomic unit: taken only once the whole unit is found valid, and
+        // then record by record (a batch may end inside it). Anything else, a unit cut short or a
+        // continuation without its start, is the general scanner's to report.
+        long end =
+            v.unitBits() == RecordDescriptor.UNIT_MORE_BIT
+                ? SegmentScanner.unitEnd(memory, cipher, w, p, limit)
+                : -1;
+        if (end < 0) {
+          break;
+        }
+        unitEnd = end;
+        v.parse(memory, p, limit);
       }
       last = v.seq();
       p += v.length();

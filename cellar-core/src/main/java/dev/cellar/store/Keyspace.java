@@ -614,6 +614,18 @@ final class Keyspace {
     return view.expireAt();
   }
 
+  /** The seq of the live record for {@code k}, or 0 if it is absent or expired. */
+  long version(MemorySegment k) {
+    checkOpen();
+    long hash = hasher.hash(k);
+    RecordView view = LOOKUP_VIEW.get();
+    Segment segment = locate(shard(hash), hash, k, 0, k.byteSize(), view, 0);
+    if (segment == null || view.expiredAt(System.currentTimeMillis())) {
+      return 0;
+    }
+    return view.seq();
+  }
+
   boolean contains(byte[] key) {
     return readMeta(segmentOf(key)) != ABSENT;
   }

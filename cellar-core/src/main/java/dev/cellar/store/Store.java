@@ -20,6 +20,7 @@ import dev.cellar.StoreIOException;
 import dev.cellar.StoreSnapshot;
 import dev.cellar.TypedMap;
 import dev.cellar.ValueSink;
+import dev.cellar.WriteBatch;
 import dev.cellar.checkpoint.CheckpointImage;
 import dev.cellar.index.HashIndex;
 import dev.cellar.index.KeyHasher;
@@ -657,6 +658,103 @@ public final class Store implements Cellar {
     long previous = shard.index.put(hash, key, keyOffset, keyLength, location);
     shard.puts++;
     return previous != 0 && accounting.retire(previous);
+  }
+
+  @Override
+  public void write(WriteBatch batch) {
+    Objects.requireNonNull(batch, "batch");
+    for (int i = 0; i < batch.size(); i++) {
+      checkKey(batch.key(i).length);
+      byte[] value = batch.value(i);
+      if (value != null) {
+        checkValue(value.length);
+      }
+    }
+    if (batch.isEmpty()) {
+      return;
+    }
+    AtomicWrite unit = AtomicWrite.of(batch, hasher, keyspace);
+    health.checkWritable();
+    boolean waits = durability.beginWrite();
+    try {
+      applyLocked(unit);
+      if (waits) {
+        durability.awaitAppended();
+      }
+    } catch (DiskFullException e) {
+      health.diskFull(e);
+      throw e;
+    } finally {
+      durability.endWrite(waits);
+    }
+  }
+
+  /**
+   * {@link #applyUnit} under the write locks of every shard the unit writes, taken in ascending
+   * order as close() takes them: a reader of any of its keys waits until the whole unit is in the
+   * index.
+   */
+  private void applyLocked(AtomicWrite unit) {
+    Shard[] locked = new Shard[unit.count];
+    long[] stamps = new long[unit.count];
+    int shards = 0;
+    try {
+      for (int j = 0; j < unit.count; j++) {
+        Shard shard = keyspace.shard(unit.hashes[j]);
+        if (shards == 0 || locked[shards - 1] != shard) {
+          stamps[shards] = shard.lock.writeLock();
+          locked[shards++] = shard;
+        }
+      }
+      health.checkOpen();
+      applyUnit(unit);
+    } finally {
+      for (int i = shards - 1; i >= 0; i--) {
+        locked[i].lock.unlockWrite(stamps[i]);
+      }
+    }
+  }
+
+  /**
+   * Plans {@code unit}'s records (a put whose expiry has passed deletes; a delete of an absent key
+   * writes nothing), appends them as one unit and points the index at them; the caller holds the
+   * write locks of every shard the unit touches.
+   */
+  private void applyUnit(AtomicWrite unit) {
+    long now = System.currentTimeMillis();
+    unit.clearPlan();
+    for (int j = 0; j < unit.count; j++) {
+      boolean delete =
+          unit.values[j] == null || (unit.expiries[j] != NO_EXPIRY && unit.expiries[j] <= now);
+      if (!delete) {
+        unit.plan(j, RecordDescriptor.PUT);
+      } else if (keyspace.shard(unit.hashes[j]).index.get(unit.hashes[j], unit.keys[j]) != 0) {
+        unit.plan(j, RecordDescriptor.DELETE);
+      }
+    }
+    int n = unit.records();
+    if (n == 0) {
+      return;
+    }
+    log.appendUnit(unit, n, unit.locations);
+    for (int r = 0; r < n; r++) {
+      int j = unit.op(r);
+      Shard shard = keyspace.shard(unit.hashes[j]);
+      MemorySegment key = unit.keys[j];
+      if (unit.type(r) == RecordDescriptor.PUT) {
+        indexPut(shard, unit.hashes[j], key, 0, key.byteSize(), unit.locations[r]);
+      } else {
+        long previous = shard.index.remove(unit.hashes[j], key);
+        accounting.retire(previous);
+        accounting.deadAt(unit.locations[r]);
+        shard.deletes++;
+      }
+    }
+  }
+
+  @Override
+  public long version(byte[] key) {
+    return keyspace.version(segmentOf(Objects.requireNonNull(key, "key")));
   }
 
   @Override

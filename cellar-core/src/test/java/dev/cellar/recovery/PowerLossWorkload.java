@@ -7,6 +7,7 @@ import dev.cellar.CellarOptions;
 import dev.cellar.Cursor;
 import dev.cellar.Entry;
 import dev.cellar.Fsync;
+import dev.cellar.WriteBatch;
 import dev.cellar.io.DiskEvent;
 import dev.cellar.io.SimulatedFileIO;
 import java.nio.file.Path;
@@ -74,6 +75,10 @@ final class PowerLossWorkload {
   final List<Op> ops = java.util.Collections.synchronizedList(new ArrayList<>());
 
   final Map<String, Op> byValue = new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** The ops of each atomic batch, one per key. */
+  final List<List<Op>> batches = java.util.Collections.synchronizedList(new ArrayList<>());
+
   boolean zeroFill;
 
   /** Keys are key-0 .. key-(keys - 1): few, for many overwrites, or enough to grow the index. */
@@ -127,7 +132,7 @@ final class PowerLossWorkload {
             if (random.nextInt(60) == 0) {
               db = w.reopen(db, disk, directory, i);
             } else {
-              w.step(db, disk, i, random.nextInt(w.keys), random);
+              w.step(db, disk, i, random.nextInt(w.keys), random, r -> r.nextInt(w.keys));
             }
           }
         }
@@ -156,7 +161,13 @@ final class PowerLossWorkload {
                     try {
                       for (int i = 0; i < length / writers; i++) {
                         int key = writer + writers * random.nextInt(Math.max(1, keys / writers));
-                        step(db, disk, writer * length + i, key, random);
+                        step(
+                            db,
+                            disk,
+                            writer * length + i,
+                            key,
+                            random,
+                            r -> writer + writers * r.nextInt(Math.max(1, keys / writers)));
                       }
                     } catch (Throwable e) {
                       failures.add(e);
@@ -187,8 +198,18 @@ final class PowerLossWorkload {
     return reopened;
   }
 
-  private void step(Cellar db, SimulatedFileIO disk, int index, int key, Random random) {
+  private void step(
+      Cellar db,
+      SimulatedFileIO disk,
+      int index,
+      int key,
+      Random random,
+      java.util.function.ToIntFunction<Random> anotherKey) {
     int draw = random.nextInt(100);
+    if (draw >= 55 && draw < 61) {
+      batch(db, disk, index, key, random, anotherKey);
+      return;
+    }
     Kind kind;
     String value = null;
     long expireAt = 0;
@@ -237,6 +258,52 @@ final class PowerLossWorkload {
     if (value != null) {
       byValue.put(value, op);
     }
+  }
+
+  /**
+   * One {@link Cellar#write(WriteBatch)} of puts and deletes to a few distinct keys (those {@code
+   * anotherKey} draws: the same writer's), recorded as one op per key sharing the call's index,
+   * begin and end, and remembered in {@link #batches} for the atomicity check.
+   */
+  private void batch(
+      Cellar db,
+      SimulatedFileIO disk,
+      int index,
+      int key,
+      Random random,
+      java.util.function.ToIntFunction<Random> anotherKey) {
+    java.util.Set<Integer> keysOfBatch = new java.util.LinkedHashSet<>();
+    keysOfBatch.add(key);
+    int size = 2 + random.nextInt(4);
+    for (int tries = 0; keysOfBatch.size() < size && tries < 20; tries++) {
+      keysOfBatch.add(anotherKey.applyAsInt(random));
+    }
+    WriteBatch batch = new WriteBatch();
+    List<String> values = new ArrayList<>();
+    for (int k : keysOfBatch) {
+      String value = random.nextInt(4) == 0 ? null : valueFor(k, index, random);
+      values.add(value);
+      if (value == null) {
+        batch.delete(keyBytes(k));
+      } else {
+        batch.put(keyBytes(k), value.getBytes(UTF_8));
+      }
+    }
+    int begin = disk.mark("BATCH " + index);
+    db.write(batch);
+    int end = disk.mark("done " + index);
+    List<Op> members = new ArrayList<>();
+    int i = 0;
+    for (int k : keysOfBatch) {
+      String value = values.get(i++);
+      Op op = new Op(index, value == null ? Kind.DELETE : Kind.PUT, k, value, 0, begin, end);
+      members.add(op);
+      ops.add(op);
+      if (value != null) {
+        byValue.put(value, op);
+      }
+    }
+    batches.add(members);
   }
 
   /** A value no other operation writes: its key and index, then filler of a random length. */
@@ -330,7 +397,67 @@ final class PowerLossWorkload {
     if (!scanned.isEmpty()) {
       problems.add("scan returned keys never written: " + scanned.keySet());
     }
+    String half = halfBatch(got, cut);
+    if (half != null) {
+      problems.add(half);
+    }
     return problems.isEmpty() ? null : String.join("; ", problems);
+  }
+
+  /**
+   * A batch some key of which shows the batch's own put while another key of it shows an op older
+   * than the batch (or nothing, with no delete of it since the batch began): half a unit. Null if
+   * every batch is whole or absent.
+   */
+  private String halfBatch(Map<Integer, byte[]> got, int cut) {
+    synchronized (batches) {
+      for (List<Op> batch : batches) {
+        int index = batch.getFirst().index();
+        boolean shown = false;
+        for (Op op : batch) {
+          byte[] seen = got.get(op.key());
+          shown |= seen != null && byValue.get(new String(seen, UTF_8)) == op;
+        }
+        if (!shown) {
+          continue;
+        }
+        for (Op op : batch) {
+          byte[] seen = got.get(op.key());
+          if (seen == null
+              ? !deletedSince(op.key(), batch.getFirst(), cut)
+              : !atOrAfter(seen, op)) {
+            return "key-"
+                + op.key()
+                + " shows "
+                + describe(seen)
+                + " though another key of batch op "
+                + index
+                + " shows the batch: half a unit";
+          }
+        }
+      }
+    }
+    return null;
+  }
+
+  /** Whether value {@code seen} was written by {@code member}'s batch or a later call. */
+  private boolean atOrAfter(byte[] seen, Op member) {
+    Op writer = byValue.get(new String(seen, UTF_8));
+    return writer != null && (writer == member || writer.begin() > member.begin());
+  }
+
+  /**
+   * Whether {@code key} was deleted (or given an expiry) by the batch of {@code first} or a call
+   * begun after it.
+   */
+  private boolean deletedSince(int key, Op first, int cut) {
+    for (Op op : ops) {
+      boolean removes = op.kind() == Kind.DELETE || (op.kind() == Kind.PUT && op.expireAt() != 0);
+      if (op.key() == key && removes && op.begin() >= first.begin() && op.begin() < cut) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private String judge(byte[] seen, List<Op> allowed, int key, long before, long after) {

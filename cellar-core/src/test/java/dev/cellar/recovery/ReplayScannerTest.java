@@ -29,10 +29,12 @@ class ReplayScannerTest {
     SplittableRandom random = new SplittableRandom(20261126);
     int damaged = 0;
     int outOfOrder = 0;
+    int units = 0;
     for (int c = 0; c < CASES; c++) {
       long seed = random.nextLong();
       Log log = write(new SplittableRandom(seed));
       outOfOrder += log.outOfOrder;
+      units += log.units;
       byte[] bytes = log.bytes;
       damaged += damage(bytes, log.written, new SplittableRandom(seed + 1));
       MemorySegment memory = MemorySegment.ofArray(bytes);
@@ -59,6 +61,7 @@ class ReplayScannerTest {
     }
     assertTrue(damaged > CASES / 2, "few segments were damaged: the test proves little");
     assertTrue(outOfOrder > CASES / 10, "few seqs out of order: the test proves little");
+    assertTrue(units > CASES, "few atomic units: the test proves little");
   }
 
   /** The general scanner alone, as recovery used to scan. */
@@ -111,7 +114,7 @@ class ReplayScannerTest {
         + result.damage();
   }
 
-  private record Log(byte[] bytes, int written, int outOfOrder) {}
+  private record Log(byte[] bytes, int written, int outOfOrder, int units) {}
 
   /** Records back to back, with unwritten zeros after them; seqs mostly increasing. */
   private static Log write(SplittableRandom random) {
@@ -121,6 +124,9 @@ class ReplayScannerTest {
     long seq = 1 + random.nextInt(1000);
     int outOfOrder = 0;
     int count = 1 + random.nextInt(40);
+    int unitSize = 0;
+    int unitPos = 0;
+    int units = 0;
     for (int i = 0; i < count; i++) {
       byte[] key = new byte[1 + random.nextInt(24)];
       random.nextBytes(key);
@@ -130,13 +136,22 @@ class ReplayScannerTest {
         random.nextBytes(value);
       }
       long expireAt = !delete && random.nextInt(6) == 0 ? 4_102_444_800_000L : 0;
-      if (random.nextInt(25) == 0) {
+      if (unitPos == unitSize && random.nextInt(6) == 0) {
+        unitSize = 2 + random.nextInt(5); // an atomic unit: consecutive seqs, marked records
+        unitPos = 0;
+        units++;
+      }
+      int bits = 0;
+      if (unitPos < unitSize) {
+        bits = RecordDescriptor.unitBits(unitPos++, unitSize);
+        seq += 1;
+      } else if (random.nextInt(25) == 0) {
         seq -= random.nextInt(3); // the same seq again, or an older one
         outOfOrder++;
       } else {
         seq += 1 + random.nextInt(3);
       }
-      int type = delete ? RecordDescriptor.DELETE : RecordDescriptor.PUT;
+      int type = (delete ? RecordDescriptor.DELETE : RecordDescriptor.PUT) | bits;
       long length =
           RecordDescriptor.length(key.length, value == null ? 0 : value.length, seq, expireAt != 0);
       if (at + length > bytes.length) {
@@ -152,7 +167,7 @@ class ReplayScannerTest {
               seq,
               expireAt);
     }
-    return new Log(bytes, at, outOfOrder);
+    return new Log(bytes, at, outOfOrder, units);
   }
 
   /** Damages {@code bytes} (records in its first {@code written}); returns 1 if it did. */
