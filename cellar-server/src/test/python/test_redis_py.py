@@ -113,7 +113,6 @@ def test_errors_raise_and_the_connection_goes_on(r):
 
 
 def test_pipeline_without_transaction(r):
-    # transaction=False: MULTI/EXEC are not part of the command set under test.
     with r.pipeline(transaction=False) as p:
         for i in range(1000):
             p.set(f"p:{i}", f"v{i}")
@@ -128,6 +127,50 @@ def test_pipeline_without_transaction(r):
         assert results[3 * i + 2] == i + 1
     assert isinstance(results[3000], redis.exceptions.ResponseError)
     assert results[3001] == "v999"
+
+
+def test_pipeline_is_a_transaction_by_default(r):
+    with r.pipeline() as p:
+        for i in range(200):
+            p.set(f"t:{i}", i)
+        p.incr("t:count")
+        p.get("t:199")
+        results = p.execute()
+    assert results[:200] == [True] * 200
+    assert results[200] == 1
+    assert results[201] == "199"
+    # A command failing inside EXEC raises, and the others were applied.
+    with r.pipeline() as p:
+        p.set("t:text", "x")
+        p.incr("t:text")
+        p.set("t:after", "y")
+        with pytest.raises(redis.exceptions.ResponseError):
+            p.execute()
+    assert r.get("t:after") == "y"
+
+
+def test_watch_and_optimistic_retry(r):
+    r.set("balance", 100)
+
+    def withdraw(pipe):
+        current = int(pipe.get("balance"))
+        pipe.multi()
+        pipe.set("balance", current - 10)
+
+    # transaction() watches, reads, queues and retries until EXEC succeeds.
+    r.transaction(withdraw, "balance")
+    assert r.get("balance") == "90"
+    # A write between WATCH and EXEC makes EXEC fail with WatchError.
+    other = redis.Redis(host="127.0.0.1", port=PORT, decode_responses=True, socket_timeout=10)
+    with r.pipeline() as p:
+        p.watch("balance")
+        p.multi()
+        p.set("balance", 0)
+        other.set("balance", 5)
+        with pytest.raises(redis.exceptions.WatchError):
+            p.execute()
+    other.close()
+    assert r.get("balance") == "5"
 
 
 def test_binary_values(raw):

@@ -15,6 +15,7 @@ public final class Commands {
     BitCommands.register(t);
     ObjectCommand.register(t);
     CopyCommand.register(t);
+    TransactionCommands.register(t);
     return t;
   }
 }

@@ -157,6 +157,8 @@ final class ConnectionCommands {
     s.server().monitors().remove(s);
     s.monitoring(false);
     s.server().pubsub().leave(s);
+    s.transaction(null);
+    s.unwatch();
     out.protocol(2);
     s.authenticated(s.server().config().requirePass() == null);
     s.name("");
@@ -445,6 +447,7 @@ final class ConnectionCommands {
     String flags =
         (s.monitoring() ? "O" : "")
             + (subs[0] + subs[1] + subs[2] > 0 ? "P" : "")
+            + (s.inTransaction() ? "x" : "")
             + (s.noEvict() ? "e" : "");
     return "id="
         + s.id()
@@ -468,7 +471,10 @@ final class ConnectionCommands {
         + subs[1]
         + " ssub="
         + subs[2]
-        + " multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0"
+        + " multi="
+        + s.queuedCommands()
+        + " qbuf=0 qbuf-free=0 argv-mem=0 multi-mem="
+        + s.queuedBytes()
         + " rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem="
         + s.channel().memory()
         + " events=r"

@@ -52,15 +52,15 @@ public final class Dispatcher {
       Session session, Request request, ReplyWriter out, long startNanos, long batchMillis) {
     CommandSpec spec = server.commands().find(request);
     if (spec == null) {
-      out.error(unknownCommand(request));
+      refuse(session, out, unknownCommand(request));
       return startNanos;
     }
     if (!session.authenticated() && !spec.isNoAuth()) {
-      out.error("NOAUTH Authentication required.");
+      refuse(session, out, "NOAUTH Authentication required.");
       return startNanos;
     }
     if (!spec.arityAccepts(request.argc())) {
-      out.error("ERR wrong number of arguments for '" + spec.name() + "' command");
+      refuse(session, out, "ERR wrong number of arguments for '" + spec.name() + "' command");
       return startNanos;
     }
     if (session.pubSubOnly() && !PubSub.allowedWhileSubscribed(spec)) {
@@ -69,6 +69,16 @@ public final class Dispatcher {
               + spec.name()
               + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in"
               + " this context");
+      return startNanos;
+    }
+    if (session.inTransaction() && !TransactionCommands.runsInsideMulti(spec)) {
+      // Queued, not run: only what Redis checks at queueing (and memory, since a queue that grows
+      // past maxmemory is refused as a command would be).
+      if (server.memory().limited() && !server.memory().admit(argumentBytes(request))) {
+        refuse(session, out, OOM);
+      } else {
+        TransactionCommands.queue(session, request, out);
+      }
       return startNanos;
     }
     CommandStats.Counters c = counters.get(spec);
@@ -102,6 +112,35 @@ public final class Dispatcher {
     return end;
   }
 
+  /** Answers {@code error}; inside MULTI it also dooms the transaction, as in Redis. */
+  private static void refuse(Session session, ReplyWriter out, String error) {
+    QueuedCommands queued = session.transaction();
+    if (queued != null) {
+      queued.flagError();
+    }
+    out.error(error);
+  }
+
+  /**
+   * Runs one command queued by MULTI, inside EXEC: its reply or its error goes into EXEC's array,
+   * and it counts as a call of its own in the command statistics, as in Redis.
+   */
+  static void runQueued(Session session, CommandSpec spec, Request request, ReplyWriter out) {
+    CommandStats.Counters c = session.server().stats().of(spec.name());
+    int mark = out.size();
+    long start = System.nanoTime();
+    try {
+      session.commandStarted(spec, System.currentTimeMillis());
+      spec.handler().run(session, request, out);
+    } catch (RuntimeException e) {
+      out.truncate(mark);
+      out.error(errorText(spec, e));
+      c.failed.increment();
+    }
+    c.calls.increment();
+    c.nanos.add(System.nanoTime() - start);
+  }
+
   /**
    * SLOWLOG, LATENCY and MONITOR. Each is off or under its threshold for nearly every command, so
    * this costs three volatile reads and compares; only a slow command, or one run while somebody
@@ -123,7 +162,7 @@ public final class Dispatcher {
     }
   }
 
-  private static String errorText(CommandSpec spec, RuntimeException e) {
+  static String errorText(CommandSpec spec, RuntimeException e) {
     return switch (e) {
       case CommandError error -> error.getMessage();
       case ReplyWriter.ReplyTooLarge large -> "ERR " + large.getMessage();

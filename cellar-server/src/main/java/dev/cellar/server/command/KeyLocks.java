@@ -15,7 +15,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * and unlock are two atomic instructions per write, about 5% of a pipelined SET.
  */
 public final class KeyLocks {
-  private static final int STRIPES = 1024;
+  static final int STRIPES = 1024;
   private final ReentrantLock[] locks;
   private final boolean serial;
 

@@ -6,6 +6,9 @@ import dev.cellar.server.config.ServerConfig;
 /** Everything a command can reach: the store, settings, clients, counters and the server. */
 public final class ServerContext {
   private final Cellar store;
+  private final ThreadLocal<Cellar> transactionView = new ThreadLocal<>();
+  private final java.util.concurrent.atomic.AtomicInteger transactionsRunning =
+      new java.util.concurrent.atomic.AtomicInteger();
   private final ServerConfig config;
   private final CommandTable commands;
   private final KeyLocks locks;
@@ -43,8 +46,30 @@ public final class ServerContext {
     this.sampler = new StatsSampler(stats, memory, new ExpirySampler(store));
   }
 
+  /**
+   * The store as the calling thread's command sees it: inside an {@code EXEC}, the transaction's
+   * view ({@link TransactionView}), else the store. Outside transactions this costs one read of a
+   * counter that is zero.
+   */
   public Cellar store() {
+    if (transactionsRunning.get() != 0) {
+      Cellar view = transactionView.get();
+      if (view != null) {
+        return view;
+      }
+    }
     return store;
+  }
+
+  /** Makes {@code view} what {@link #store()} returns on this thread, until {@link #endView}. */
+  void beginView(Cellar view) {
+    transactionView.set(view);
+    transactionsRunning.incrementAndGet();
+  }
+
+  void endView() {
+    transactionsRunning.decrementAndGet();
+    transactionView.remove();
   }
 
   public ServerConfig config() {

@@ -34,6 +34,9 @@ public final class Session {
   /** Pub/sub subscriptions; made at the first SUBSCRIBE (see {@link PubSub}). */
   private Subscriptions subscriptions;
 
+  private volatile QueuedCommands transaction;
+  private WatchedKeys watched;
+
   private boolean closeAfterReply;
   private boolean wroteInBatch;
 
@@ -201,6 +204,45 @@ public final class Session {
    */
   boolean pubSubOnly() {
     return subscriptions != null && out.protocol() == 2 && subscriptions.any();
+  }
+
+  /** The commands queued since {@code MULTI}, or null outside a transaction. */
+  QueuedCommands transaction() {
+    return transaction;
+  }
+
+  void transaction(QueuedCommands queued) {
+    this.transaction = queued;
+  }
+
+  /** Whether the client is between {@code MULTI} and {@code EXEC}/{@code DISCARD} (any thread). */
+  public boolean inTransaction() {
+    return transaction != null;
+  }
+
+  /** Commands queued in the transaction, -1 outside one (CLIENT LIST's {@code multi}). */
+  int queuedCommands() {
+    QueuedCommands q = transaction;
+    return q == null ? -1 : q.size();
+  }
+
+  /** Bytes of the commands queued in the transaction (CLIENT LIST's {@code multi-mem}). */
+  long queuedBytes() {
+    QueuedCommands q = transaction;
+    return q == null ? 0 : q.bytes();
+  }
+
+  /** The keys this client watches, or null. */
+  WatchedKeys watched(boolean create) {
+    if (watched == null && create) {
+      watched = new WatchedKeys();
+    }
+    return watched;
+  }
+
+  /** Forgets every watched key ({@code UNWATCH}, and after {@code EXEC} or {@code DISCARD}). */
+  void unwatch() {
+    watched = null;
   }
 
   /** The connection closes once the replies so far are written ({@code QUIT}, protocol error). */

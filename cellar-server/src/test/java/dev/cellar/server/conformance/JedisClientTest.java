@@ -2,6 +2,7 @@ package dev.cellar.server.conformance;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -193,6 +194,39 @@ class JedisClientTest extends AbstractConformanceTest {
       assertThrows(JedisDataException.class, failed::get);
       assertEquals("v1999", afterError.get());
       assertEquals("2000", jedis.get("p:count"));
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(RedisProtocol.class)
+  void transactionsAndWatch(RedisProtocol protocol) {
+    try (Jedis jedis = connect(protocol);
+        Jedis other = connect(protocol)) {
+      jedis.set("tx:n", "1");
+      redis.clients.jedis.Transaction t = jedis.multi();
+      t.incr("tx:n");
+      t.set("tx:s", "v");
+      t.get("tx:s");
+      t.incr("tx:s"); // fails inside EXEC; the others stand
+      List<Object> results = t.exec();
+      assertEquals(4, results.size());
+      assertEquals(2L, results.get(0));
+      assertEquals("OK", results.get(1));
+      assertEquals("v", results.get(2));
+      assertInstanceOf(redis.clients.jedis.exceptions.JedisDataException.class, results.get(3));
+      assertEquals("2", jedis.get("tx:n"));
+
+      jedis.watch("tx:n");
+      other.set("tx:n", "100");
+      t = jedis.multi();
+      t.set("tx:n", "mine");
+      assertNull(t.exec(), "a watched key written by another client aborts EXEC");
+      assertEquals("100", jedis.get("tx:n"));
+
+      t = jedis.multi();
+      t.set("tx:gone", "1");
+      t.discard();
+      assertNull(jedis.get("tx:gone"));
     }
   }
 

@@ -172,4 +172,32 @@ class LettuceClientTest extends AbstractConformanceTest {
       assertEquals("3000", async.get("a:count").get(10, TimeUnit.SECONDS));
     }
   }
+
+  @ParameterizedTest
+  @EnumSource(ProtocolVersion.class)
+  void transactionsAndWatch(ProtocolVersion protocol) {
+    try (StatefulRedisConnection<String, String> connection = connect(protocol);
+        StatefulRedisConnection<String, String> otherConnection = connect(protocol)) {
+      RedisCommands<String, String> redis = connection.sync();
+      RedisCommands<String, String> other = otherConnection.sync();
+      redis.set("lt:n", "1");
+      assertEquals("OK", redis.multi());
+      redis.incr("lt:n");
+      redis.append("lt:s", "ab");
+      redis.get("lt:s");
+      io.lettuce.core.TransactionResult result = redis.exec();
+      assertFalse(result.wasDiscarded());
+      assertEquals(3, result.size());
+      assertEquals(2L, (Long) result.get(0));
+      assertEquals(2L, (Long) result.get(1));
+      assertEquals("ab", result.get(2));
+
+      assertEquals("OK", redis.watch("lt:n"));
+      other.set("lt:n", "9");
+      redis.multi();
+      redis.set("lt:n", "mine");
+      assertTrue(redis.exec().wasDiscarded(), "a watched key written by another client");
+      assertEquals("9", redis.get("lt:n"));
+    }
+  }
 }
