@@ -23,6 +23,7 @@ public final class ServerContext {
   private final LatencyMonitor latencyMonitor = new LatencyMonitor();
   private final MonitorFeed monitors = new MonitorFeed();
   private final PubSub pubsub = new PubSub();
+  private final CommitGate commits = new CommitGate();
   private final ActiveExpiry activeExpiry = new ActiveExpiry(this);
   private volatile AccessTracker accessTracker;
   private final StatsSampler sampler;
@@ -59,6 +60,11 @@ public final class ServerContext {
       }
     }
     return store;
+  }
+
+  /** Transactions' commits, for readers of several keys (see {@link CommitGate}). */
+  CommitGate commits() {
+    return commits;
   }
 
   /** Makes {@code view} what {@link #store()} returns on this thread, until {@link #endView}. */

@@ -485,7 +485,15 @@ final class StringCommands {
 
   static void mget(Session s, Request r, ReplyWriter out) {
     ServerContext server = s.server();
-    s.multiGetReply.write(server.store(), r, out, server.stats(), s.bulkReply);
+    int mark = out.size();
+    // Read again if a transaction committed meanwhile: MGET sees it whole or not at all.
+    for (long seen = server.commits().quiet(); ; seen = server.commits().quiet()) {
+      s.multiGetReply.write(server.store(), r, out, server.stats(), s.bulkReply);
+      if (server.commits().unchanged(seen)) {
+        break;
+      }
+      out.truncate(mark);
+    }
     for (int i = 0; i < s.multiGetReply.misses(); i++) {
       KeyspaceEvents.miss(server, r, s.multiGetReply.missed(i) + 1);
     }

@@ -197,6 +197,7 @@ final class TransactionCommands {
     } finally {
       server.endView();
     }
+    server.commits().begin();
     try {
       if (view.commit()) {
         s.wrote();
@@ -206,6 +207,8 @@ final class TransactionCommands {
       out.error(
           "EXECABORT Transaction not applied, nothing of it was written: "
               + Dispatcher.errorText(server.commands().get("exec"), e).replaceFirst("^ERR ", ""));
+    } finally {
+      server.commits().end();
     }
   }
 

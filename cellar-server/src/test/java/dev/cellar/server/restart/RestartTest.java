@@ -194,6 +194,113 @@ class RestartTest {
     }
   }
 
+  /**
+   * Clients write MULTI/EXEC transactions (each sets every key of its writer's group to one
+   * version) until SIGKILL, under {@code always} and then {@code everysec}; after each restart
+   * every group holds one version throughout, the last acknowledged or the one in flight: never
+   * half a transaction, never a lost acknowledged one.
+   */
+  @Test
+  void sigkillNeverLeavesHalfATransaction() throws Exception {
+    Map<String, Long> acked = new ConcurrentHashMap<>();
+    Map<String, Long> inFlight = new ConcurrentHashMap<>();
+    Child child = start("always");
+    killWhileTransacting(child, acked, inFlight);
+    child = start("everysec");
+    try (Jedis jedis = client(child)) {
+      verifyGroups(jedis, acked, inFlight, "after SIGKILL under appendfsync always");
+    }
+    killWhileTransacting(child, acked, inFlight);
+    child = start("always");
+    try (Jedis jedis = client(child)) {
+      verifyGroups(jedis, acked, inFlight, "after SIGKILL under appendfsync everysec");
+    } finally {
+      stop(child);
+    }
+  }
+
+  private static final int GROUP_KEYS = 12;
+
+  private static void killWhileTransacting(
+      Child child, Map<String, Long> acked, Map<String, Long> inFlight) throws Exception {
+    AtomicLong acks = new AtomicLong();
+    AtomicBoolean killed = new AtomicBoolean();
+    CountDownLatch done = new CountDownLatch(WRITERS);
+    List<Throwable> unexpected = Collections.synchronizedList(new ArrayList<>());
+    for (int t = 0; t < WRITERS; t++) {
+      String group = "g" + t;
+      long base = acked.getOrDefault(group, 0L) + 1_000_000;
+      Thread.ofPlatform()
+          .daemon()
+          .name("transactions-" + group)
+          .start(
+              () -> {
+                try (Jedis jedis = client(child)) {
+                  for (long version = base; ; version++) {
+                    inFlight.put(group, version);
+                    redis.clients.jedis.Transaction tx = jedis.multi();
+                    for (int k = 0; k < GROUP_KEYS; k++) {
+                      tx.set(group + ":" + k, version + ":" + "x".repeat(k * 40));
+                    }
+                    tx.exec();
+                    acked.put(group, version);
+                    inFlight.remove(group);
+                    acks.incrementAndGet();
+                  }
+                } catch (RuntimeException e) {
+                  if (!killed.get()) {
+                    unexpected.add(e);
+                  }
+                } finally {
+                  done.countDown();
+                }
+              });
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (acks.get() < 1500 && unexpected.isEmpty() && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    killed.set(true);
+    child.process().toHandle().destroyForcibly();
+    assertExited(child, 137);
+    assertTrue(done.await(60, TimeUnit.SECONDS), "writers did not notice the kill");
+    assertEquals(List.of(), unexpected, "writers failed before the kill");
+    assertTrue(acks.get() >= 1500, "only " + acks.get() + " transactions acknowledged");
+  }
+
+  private static void verifyGroups(
+      Jedis jedis, Map<String, Long> acked, Map<String, Long> inFlight, String when) {
+    for (int t = 0; t < WRITERS; t++) {
+      String group = "g" + t;
+      Long held = null;
+      for (int k = 0; k < GROUP_KEYS; k++) {
+        String value = jedis.get(group + ":" + k);
+        assertTrue(value != null, group + ":" + k + " lost " + when);
+        long version = Long.parseLong(value.substring(0, value.indexOf(':')));
+        assertEquals("x".repeat(k * 40), value.substring(value.indexOf(':') + 1));
+        if (held != null) {
+          assertEquals(held, version, group + " holds half a transaction " + when);
+        }
+        held = version;
+      }
+      Long last = acked.get(group);
+      Long pending = inFlight.get(group);
+      assertTrue(
+          held.equals(last) || held.equals(pending),
+          group
+              + " holds "
+              + held
+              + ", acknowledged "
+              + last
+              + ", in flight "
+              + pending
+              + " "
+              + when);
+      acked.put(group, held);
+    }
+    inFlight.clear();
+  }
+
   private static final int WRITERS = 4;
   private static final int KEYS_PER_WRITER = 200;
 
