@@ -155,7 +155,52 @@ public final class PubSub {
     return Glob.matches(pattern, 0, pattern.length, channel, 0, channel.length);
   }
 
-  private static void deliver(
+  /**
+   * Holds back this thread's deliveries until {@link #release}: an EXEC's messages (its keyspace
+   * events, its PUBLISHes) reach subscribers only once its writes are visible, as Redis's do after
+   * its single thread ran the transaction. The publish counts stay those of the moment of
+   * publishing.
+   */
+  void holdDeliveries() {
+    held.set(new ArrayList<>());
+  }
+
+  /**
+   * Ends {@link #holdDeliveries}: makes the held deliveries, in their order and under the lock that
+   * orders every delivery (so every subscriber sees them in one place of the one order), or drops
+   * them when the transaction was not applied.
+   */
+  void release(boolean deliver) {
+    List<Runnable> deliveries = held.get();
+    held.remove();
+    if (deliver && deliveries != null && !deliveries.isEmpty()) {
+      order.lock();
+      try {
+        deliveries.forEach(Runnable::run);
+      } finally {
+        order.unlock();
+      }
+    }
+  }
+
+  private final ThreadLocal<List<Runnable>> held = new ThreadLocal<>();
+
+  private void deliver(
+      Session to,
+      Kind kind,
+      ChannelName subscription,
+      byte[] pattern,
+      byte[] channel,
+      byte[] message) {
+    List<Runnable> holding = held.get();
+    if (holding != null) {
+      holding.add(() -> deliverNow(to, kind, subscription, pattern, channel, message));
+    } else {
+      deliverNow(to, kind, subscription, pattern, channel, message);
+    }
+  }
+
+  private static void deliverNow(
       Session to,
       Kind kind,
       ChannelName subscription,

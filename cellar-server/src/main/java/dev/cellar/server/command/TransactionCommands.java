@@ -188,27 +188,34 @@ final class TransactionCommands {
     out.array(q.size());
     Request request = new Request();
     server.beginView(view);
+    server.pubsub().holdDeliveries();
+    boolean applied = false;
     try {
-      for (byte[][] args : q.commands()) {
-        request.set(args);
-        CommandSpec spec = server.commands().find(request);
-        Dispatcher.runQueued(s, spec, request, out);
+      try {
+        for (byte[][] args : q.commands()) {
+          request.set(args);
+          CommandSpec spec = server.commands().find(request);
+          Dispatcher.runQueued(s, spec, request, out);
+        }
+      } finally {
+        server.endView();
+      }
+      server.commits().begin();
+      try {
+        if (view.commit()) {
+          s.wrote();
+        }
+        applied = true;
+      } catch (RuntimeException e) {
+        out.truncate(mark);
+        out.error(
+            "EXECABORT Transaction not applied, nothing of it was written: "
+                + Dispatcher.errorText(server.commands().get("exec"), e).replaceFirst("^ERR ", ""));
+      } finally {
+        server.commits().end();
       }
     } finally {
-      server.endView();
-    }
-    server.commits().begin();
-    try {
-      if (view.commit()) {
-        s.wrote();
-      }
-    } catch (RuntimeException e) {
-      out.truncate(mark);
-      out.error(
-          "EXECABORT Transaction not applied, nothing of it was written: "
-              + Dispatcher.errorText(server.commands().get("exec"), e).replaceFirst("^ERR ", ""));
-    } finally {
-      server.commits().end();
+      server.pubsub().release(applied);
     }
   }
 

@@ -58,6 +58,37 @@ class KeyspaceEventsConformanceTest extends AbstractConformanceTest {
   }
 
   @Test
+  void aTransactionPublishesItsCommandsEventsInOrderAndADiscardedOneNone() throws IOException {
+    List<String> got =
+        published(
+            "KEA",
+            new String[] {"MULTI"},
+            new String[] {"SET", "t", "1"},
+            new String[] {"INCR", "t"},
+            new String[] {"INCRBY", "t", "x"},
+            new String[] {"DEL", "t"},
+            new String[] {"EXEC"},
+            new String[] {"MULTI"},
+            new String[] {"SET", "u", "1"},
+            new String[] {"DISCARD"},
+            new String[] {"SET", "w", "1"},
+            new String[] {"WATCH", "w"},
+            new String[] {"SET", "w", "2"},
+            new String[] {"MULTI"},
+            new String[] {"SET", "v", "1"},
+            new String[] {"EXEC"});
+    assertEquals(
+        events(
+            List.of(
+                event("set", "t"),
+                event("incrby", "t"),
+                event("del", "t"),
+                event("set", "w"),
+                event("set", "w"))),
+        got);
+  }
+
+  @Test
   void everyCommandPublishesRedisEventsAndNoneWhenItChangesNothing() throws IOException {
     List<String> got =
         published(
