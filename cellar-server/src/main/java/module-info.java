@@ -3,6 +3,11 @@
  * dev.cellar.core} exports nothing else, so a reach past it does not compile).
  *
  * <p>Exported to the command line: the server itself, its configuration and its logging.
+ *
+ * <p>LuaJ (scripting) is not a module and cannot be one (its jar has classes in the unnamed
+ * package), so it stays on the class path, and the build lets this module read it there ({@code
+ * --add-reads dev.cellar.server=ALL-UNNAMED}, compile time only: the server runs from the class
+ * path).
  */
 module dev.cellar.server {
   requires dev.cellar.core;

@@ -16,6 +16,7 @@ public final class Commands {
     ObjectCommand.register(t);
     CopyCommand.register(t);
     TransactionCommands.register(t);
+    ScriptCommands.register(t);
     return t;
   }
 }

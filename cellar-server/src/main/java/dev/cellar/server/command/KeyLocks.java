@@ -68,8 +68,52 @@ public final class KeyLocks {
 
   public void lock(int stripe) {
     if (!serial) {
+      if (guarding.get() != 0 && guarded.get() != null) {
+        lockGuarded(stripe);
+        return;
+      }
       locks[stripe].lock();
     }
+  }
+
+  /**
+   * Scripts: how many threads run one, and on each such thread a mark. A script holds the stripes
+   * of the keys it declared (KEYS), in order; a stripe it has not declared may be held by a client
+   * that waits for one the script holds, so it is only tried, for a moment, and the command that
+   * wanted it fails instead of deadlocking both.
+   */
+  private final java.util.concurrent.atomic.AtomicInteger guarding =
+      new java.util.concurrent.atomic.AtomicInteger();
+
+  private final ThreadLocal<Boolean> guarded = new ThreadLocal<>();
+
+  /** From now on this thread's locks of stripes it does not hold are tried, not waited for. */
+  void guard() {
+    guarded.set(Boolean.TRUE);
+    guarding.incrementAndGet();
+  }
+
+  void unguard() {
+    guarding.decrementAndGet();
+    guarded.remove();
+  }
+
+  private void lockGuarded(int stripe) {
+    java.util.concurrent.locks.ReentrantLock lock = locks[stripe];
+    try {
+      if (lock.isHeldByCurrentThread()) {
+        lock.lock(); // again: the caller unlocks as often as it locked
+        return;
+      }
+      if (lock.tryLock(200, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+        return;
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    throw new CommandError(
+        "ERR the script touched a key it did not declare in KEYS while another client was writing"
+            + " it; declare every key a script writes");
   }
 
   public void unlock(int stripe) {
@@ -90,8 +134,18 @@ public final class KeyLocks {
         stripes[unique++] = stripes[i];
       }
     }
+    boolean guardedHere = guarding.get() != 0 && guarded.get() != null;
     for (int i = 0; i < unique; i++) {
-      locks[stripes[i]].lock();
+      if (guardedHere) {
+        try {
+          lockGuarded(stripes[i]);
+        } catch (CommandError e) {
+          unlockAll(stripes, i);
+          throw e;
+        }
+      } else {
+        locks[stripes[i]].lock();
+      }
     }
     return unique;
   }

@@ -161,14 +161,19 @@ public final class PubSub {
    * its single thread ran the transaction. The publish counts stay those of the moment of
    * publishing.
    */
-  void holdDeliveries() {
+  boolean holdDeliveries() {
+    if (held.get() != null) {
+      return false; // already held by an enclosing run (a script inside an EXEC)
+    }
     held.set(new ArrayList<>());
+    return true;
   }
 
   /**
    * Ends {@link #holdDeliveries}: makes the held deliveries, in their order and under the lock that
    * orders every delivery (so every subscriber sees them in one place of the one order), or drops
-   * them when the transaction was not applied.
+   * them when the transaction was not applied. Only the call whose {@link #holdDeliveries} returned
+   * true releases.
    */
   void release(boolean deliver) {
     List<Runnable> deliveries = held.get();

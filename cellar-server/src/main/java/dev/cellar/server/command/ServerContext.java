@@ -24,6 +24,7 @@ public final class ServerContext {
   private final MonitorFeed monitors = new MonitorFeed();
   private final PubSub pubsub = new PubSub();
   private final CommitGate commits = new CommitGate();
+  private final Scripts scripts = new Scripts(this);
   private final ActiveExpiry activeExpiry = new ActiveExpiry(this);
   private volatile AccessTracker accessTracker;
   private final StatsSampler sampler;
@@ -62,20 +63,34 @@ public final class ServerContext {
     return store;
   }
 
+  /** Scripts and functions: the cache, the running ones, each thread's interpreter. */
+  Scripts scripts() {
+    return scripts;
+  }
+
   /** Transactions' commits, for readers of several keys (see {@link CommitGate}). */
   CommitGate commits() {
     return commits;
   }
 
-  /** Makes {@code view} what {@link #store()} returns on this thread, until {@link #endView}. */
-  void beginView(Cellar view) {
+  /**
+   * Makes {@code view} what {@link #store()} returns on this thread, until {@link #endView} with
+   * the value this returns (the view it replaces: a script inside an EXEC runs over the EXEC's).
+   */
+  Cellar beginView(Cellar view) {
+    Cellar previous = transactionView.get();
     transactionView.set(view);
     transactionsRunning.incrementAndGet();
+    return previous;
   }
 
-  void endView() {
+  void endView(Cellar previous) {
     transactionsRunning.decrementAndGet();
-    transactionView.remove();
+    if (previous == null) {
+      transactionView.remove();
+    } else {
+      transactionView.set(previous);
+    }
   }
 
   public ServerConfig config() {

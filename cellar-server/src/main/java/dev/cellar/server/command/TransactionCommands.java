@@ -183,48 +183,20 @@ final class TransactionCommands {
   /** Runs the queued commands into EXEC's array reply and applies their writes as one unit. */
   private static void run(Session s, QueuedCommands q, ReplyWriter out) {
     ServerContext server = s.server();
-    TransactionView view = new TransactionView(server.store(), budget(server));
-    int mark = out.size();
-    out.array(q.size());
-    Request request = new Request();
-    server.beginView(view);
-    server.pubsub().holdDeliveries();
-    boolean applied = false;
-    try {
-      try {
-        for (byte[][] args : q.commands()) {
-          request.set(args);
-          CommandSpec spec = server.commands().find(request);
-          Dispatcher.runQueued(s, spec, request, out);
-        }
-      } finally {
-        server.endView();
-      }
-      server.commits().begin();
-      try {
-        if (view.commit()) {
-          s.wrote();
-        }
-        applied = true;
-      } catch (RuntimeException e) {
-        out.truncate(mark);
-        out.error(
-            "EXECABORT Transaction not applied, nothing of it was written: "
-                + Dispatcher.errorText(server.commands().get("exec"), e).replaceFirst("^ERR ", ""));
-      } finally {
-        server.commits().end();
-      }
-    } finally {
-      server.pubsub().release(applied);
-    }
-  }
-
-  /**
-   * The most bytes of keys and values one transaction may write: what one atomic unit of the log
-   * holds, a segment, less room for the records' framing.
-   */
-  private static long budget(ServerContext server) {
-    return server.config().segmentSize() / 2;
+    AtomicRun.run(
+        s,
+        out,
+        "EXECABORT Transaction not applied, nothing of it was written: ",
+        () -> {
+          out.array(q.size());
+          Request request = new Request();
+          for (byte[][] args : q.commands()) {
+            request.set(args);
+            CommandSpec spec = server.commands().find(request);
+            Dispatcher.runQueued(s, spec, request, out);
+          }
+          return true;
+        });
   }
 
   /**
@@ -266,9 +238,14 @@ final class TransactionCommands {
     return Arrays.stream(out, 0, n).sorted().distinct().toArray();
   }
 
-  /** A keyless command that reads or writes the keyspace as a whole (FLUSHALL, KEYS, SCAN...). */
+  /**
+   * A command whose keys the table cannot name that reads or writes the keyspace as a whole
+   * (FLUSHALL, KEYS, SCAN...) or keys its arguments name (EVAL, FCALL).
+   */
   private static boolean touchesKeyspace(CommandSpec spec) {
-    return spec.group().equals("generic") || spec.group().equals("server");
+    return spec.group().equals("generic")
+        || spec.group().equals("server")
+        || spec.group().equals("scripting");
   }
 
   private static int[] allStripes() {

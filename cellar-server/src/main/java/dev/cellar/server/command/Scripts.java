@@ -1,0 +1,172 @@
+package dev.cellar.server.command;
+
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.luaj.vm2.Globals;
+import org.luaj.vm2.Prototype;
+
+/**
+ * The server's scripts: compiled scripts by SHA-1 (shared by every thread; a compiled {@link
+ * Prototype} is immutable), one {@link LuaRuntime} per thread that runs scripts, and the scripts
+ * running now, which {@code SCRIPT KILL} stops.
+ *
+ * <p>Bounded: scripts added by {@code EVAL} are kept up to {@link #EVAL_SCRIPTS} (the oldest is
+ * forgotten first, as Redis 7.4 does), and scripts loaded by {@code SCRIPT LOAD} up to {@link
+ * #LOADED_BYTES} of source, past which loading is refused until {@code SCRIPT FLUSH}: no client can
+ * fill the heap with scripts.
+ */
+final class Scripts {
+  static final int EVAL_SCRIPTS = 500;
+  static final long LOADED_BYTES = 64L << 20;
+
+  /** A compiled script. */
+  record Script(String sha, Prototype prototype, int sourceBytes) {}
+
+  /** A script or function running now. */
+  static final class Run {
+    private final String name;
+    private final boolean readOnly;
+    private volatile boolean killed;
+
+    Run(String name, boolean readOnly) {
+      this.name = name;
+      this.readOnly = readOnly;
+    }
+
+    String name() {
+      return name;
+    }
+
+    boolean readOnly() {
+      return readOnly;
+    }
+
+    boolean killed() {
+      return killed;
+    }
+
+    void kill() {
+      killed = true;
+    }
+  }
+
+  private final ServerContext server;
+  private final Map<String, Script> loaded = new ConcurrentHashMap<>();
+  private long loadedBytes;
+
+  /** Scripts EVAL compiled, oldest first; guarded by {@code this}. */
+  private final LinkedHashMap<String, Script> evaluated = new LinkedHashMap<>();
+
+  private final Set<Run> running = ConcurrentHashMap.newKeySet();
+  private final ThreadLocal<LuaRuntime> runtimes;
+  private final ThreadLocal<Globals> compilers = ThreadLocal.withInitial(Scripts::compiler);
+
+  Scripts(ServerContext server) {
+    this.server = server;
+    this.runtimes = ThreadLocal.withInitial(() -> new LuaRuntime(server));
+  }
+
+  private static Globals compiler() {
+    Globals g = new Globals();
+    org.luaj.vm2.LoadState.install(g);
+    org.luaj.vm2.compiler.LuaC.install(g);
+    return g;
+  }
+
+  LuaRuntime runtime() {
+    return runtimes.get();
+  }
+
+  /** The script with this SHA-1 (lower or upper case), or null. */
+  Script find(String sha) {
+    String key = sha.toLowerCase(java.util.Locale.ROOT);
+    Script s = loaded.get(key);
+    if (s != null) {
+      return s;
+    }
+    synchronized (this) {
+      return evaluated.get(key);
+    }
+  }
+
+  /** The script of {@code body}, compiled now if not known; kept as EVAL keeps scripts. */
+  Script forEval(byte[] body) {
+    String sha = LuaRuntime.sha1hex(body);
+    Script known = find(sha);
+    if (known != null) {
+      return known;
+    }
+    Script s = new Script(sha, LuaRuntime.compile(compilers.get(), body), body.length);
+    synchronized (this) {
+      evaluated.put(sha, s);
+      Iterator<String> oldest = evaluated.keySet().iterator();
+      while (evaluated.size() > EVAL_SCRIPTS && oldest.hasNext()) {
+        oldest.next();
+        oldest.remove();
+      }
+    }
+    return s;
+  }
+
+  /** {@code SCRIPT LOAD}: compiles and keeps {@code body}; returns its SHA-1. */
+  String load(byte[] body) {
+    String sha = LuaRuntime.sha1hex(body);
+    if (loaded.containsKey(sha)) {
+      return sha;
+    }
+    Script s = new Script(sha, LuaRuntime.compile(compilers.get(), body), body.length);
+    synchronized (this) {
+      if (loadedBytes + body.length > LOADED_BYTES) {
+        throw new CommandError(
+            "ERR the script cache holds "
+                + loadedBytes
+                + " bytes of loaded scripts, its limit is "
+                + LOADED_BYTES
+                + "; SCRIPT FLUSH to empty it");
+      }
+      if (loaded.putIfAbsent(sha, s) == null) {
+        loadedBytes += body.length;
+      }
+      evaluated.remove(sha);
+    }
+    return sha;
+  }
+
+  /** {@code SCRIPT FLUSH}. */
+  synchronized void flush() {
+    loaded.clear();
+    evaluated.clear();
+    loadedBytes = 0;
+  }
+
+  /** Marks {@code run} as running (for SCRIPT KILL) until {@link #finished}. */
+  void started(Run run) {
+    running.add(run);
+  }
+
+  void finished(Run run) {
+    running.remove(run);
+  }
+
+  /** {@code SCRIPT KILL}: kills every script running now; false if none runs. */
+  boolean killAll() {
+    boolean any = false;
+    for (Run run : running) {
+      run.kill();
+      any = true;
+    }
+    return any;
+  }
+
+  /** How many scripts are known (INFO's {@code number_of_cached_scripts}). */
+  synchronized int size() {
+    return loaded.size() + evaluated.size();
+  }
+
+  ServerContext server() {
+    return server;
+  }
+}
