@@ -173,6 +173,34 @@ def test_watch_and_optimistic_retry(r):
     assert r.get("balance") == "5"
 
 
+def test_lock_acquires_extends_and_releases(r):
+    # redis-py's Lock releases and extends with Lua scripts (EVALSHA, loading them on NOSCRIPT).
+    lock = r.lock("resource", timeout=5)
+    assert lock.acquire(blocking=False)
+    assert not r.lock("resource", timeout=5).acquire(blocking=False)
+    assert lock.extend(10)
+    assert 5 < r.pttl("resource") / 1000 <= 15
+    lock.release()
+    assert r.get("resource") is None
+    # The release script checks the token: a lock somebody else now holds is not released.
+    other = r.lock("resource2", timeout=5)
+    assert other.acquire(blocking=False)
+    r.set("resource2", "somebody else")
+    with pytest.raises(redis.exceptions.LockNotOwnedError):
+        other.release()
+    assert r.get("resource2") == "somebody else"
+    with r.lock("resource", timeout=5, blocking_timeout=1):
+        assert r.exists("resource") == 1
+    assert r.exists("resource") == 0
+
+
+def test_registered_script(r):
+    add = r.register_script("return redis.call('incrby', KEYS[1], ARGV[1])")
+    assert add(keys=["total"], args=[5]) == 5
+    r.script_flush()
+    assert add(keys=["total"], args=[2]) == 7  # NOSCRIPT, then loaded again
+
+
 def test_binary_values(raw):
     every = bytes(range(256))
     assert raw.set(every, every) is True

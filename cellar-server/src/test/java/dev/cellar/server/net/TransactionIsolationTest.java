@@ -21,8 +21,9 @@ import redis.clients.jedis.Transaction;
 
 /**
  * Transactions on a server with two event loops, so that clients really run at once: transfers
- * between accounts in MULTI/EXEC never show a wrong total to readers using MGET or a transaction of
- * GETs, and increments done with WATCH/MULTI/EXEC and retried on conflict lose no increment.
+ * between accounts in MULTI/EXEC or in scripts never show a wrong total to readers using MGET or a
+ * transaction of GETs, and increments done with WATCH/MULTI/EXEC and retried on conflict lose no
+ * increment.
  */
 class TransactionIsolationTest {
   private static final int ACCOUNTS = 8;
@@ -83,10 +84,19 @@ class TransactionIsolationTest {
                         int from = random.nextInt(ACCOUNTS);
                         int to = (from + 1 + random.nextInt(ACCOUNTS - 1)) % ACCOUNTS;
                         long amount = 1 + random.nextInt(50);
-                        Transaction tx = jedis.multi();
-                        tx.decrBy("acct:" + from, amount);
-                        tx.incrBy("acct:" + to, amount);
-                        tx.exec();
+                        if (seed == 2) {
+                          // The same transfer as a script, which must be as atomic.
+                          jedis.eval(
+                              "redis.call('decrby', KEYS[1], ARGV[1]);"
+                                  + " redis.call('incrby', KEYS[2], ARGV[1])",
+                              List.of("acct:" + from, "acct:" + to),
+                              List.of(Long.toString(amount)));
+                        } else {
+                          Transaction tx = jedis.multi();
+                          tx.decrBy("acct:" + from, amount);
+                          tx.incrBy("acct:" + to, amount);
+                          tx.exec();
+                        }
                         transfers.incrementAndGet();
                       }
                     }

@@ -1,0 +1,244 @@
+package dev.cellar.server.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * EVAL and its family, SCRIPT, and the Lua environment: reply conversions both ways, the redis and
+ * cjson libraries, errors raised by scripts and by the commands they call (with Redis 7's texts and
+ * line numbers), read-only scripts, the sandbox, and SCRIPT KILL of a runaway script. Where the
+ * text comes from the Lua interpreter itself (compile errors, the VM's own runtime errors), LuaJ's
+ * words differ from Lua 5.1's, and only the part Redis adds is compared.
+ */
+class ScriptingConformanceTest extends AbstractConformanceTest {
+  @AfterEach
+  void flushScripts() throws IOException {
+    try (RawClient admin = server.connect()) {
+      admin.call("SCRIPT", "FLUSH");
+    }
+  }
+
+  /** EVAL of {@code script} with numkeys and the rest as given, or numkeys 0 if nothing is. */
+  private String eval(String script, String... keysAndArgs) throws IOException {
+    if (keysAndArgs.length == 0) {
+      keysAndArgs = new String[] {"0"};
+    }
+    String[] command = new String[2 + keysAndArgs.length];
+    command[0] = "EVAL";
+    command[1] = script;
+    System.arraycopy(keysAndArgs, 0, command, 2, keysAndArgs.length);
+    return c.call(command);
+  }
+
+  private static String sha1(String script) {
+    try {
+      return java.util.HexFormat.of()
+          .formatHex(
+              java.security.MessageDigest.getInstance("SHA-1")
+                  .digest(script.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  @Test
+  void repliesConvertBothWays() throws IOException {
+    assertEquals(integer(3), eval("return 3.99"));
+    assertEquals(integer(-3), eval("return -3.99"));
+    assertEquals(bulk("x"), eval("return 'x'"));
+    assertEquals(integer(1), eval("return true"));
+    assertEquals(NIL, eval("return false"));
+    assertEquals(NIL, eval("return nil"));
+    assertEquals("*4\r\n:1\r\n:2\r\n:3\r\n$1\r\na\r\n", eval("return {1, 2, 3.7, 'a', nil, 'b'}"));
+    assertEquals("*3\r\n:1\r\n*2\r\n:2\r\n*1\r\n:3\r\n:1\r\n", eval("return {1, {2, {3}}, true}"));
+    assertEquals(simple("FINE"), eval("return redis.status_reply('FINE')"));
+    assertEquals(simple("X y"), eval("return {ok='X y'}"));
+    assertEquals(error("E1 hello"), eval("return redis.error_reply('E1 hello')"));
+    assertEquals(error("X y"), eval("return {err='X y'}"));
+    c.call("SET", "s", "str");
+    assertEquals(simple("OK"), eval("return redis.call('set', 'q', '1')"));
+    assertEquals(NIL, eval("return redis.call('get', 'nokey')"));
+    assertEquals(bulk("boolean"), eval("return type(redis.call('get', 'nokey'))"));
+    assertEquals(bulk("1"), eval("return redis.call('get', KEYS[1])", "1", "q"));
+    assertEquals(bulk("ab"), eval("return ARGV[1] .. ARGV[2]", "0", "a", "b"));
+    assertEquals("*2\r\n$1\r\n1\r\n$-1\r\n", eval("return redis.call('mget', 'q', 'nokey')"));
+    assertEquals(bulk("OK"), eval("return redis.call('set', 'q', '2')['ok']"));
+    assertEquals(integer(5), eval("return redis.call('incrby', 'n', 5)"));
+  }
+
+  @Test
+  void theLibrariesRedisGivesScripts() throws IOException {
+    assertEquals(
+        bulk("da39a3ee5e6b4b0d3255bfef95601890afd80709"), eval("return redis.sha1hex('')"));
+    assertEquals(bulk("[1,2,{\"a\":1}]"), eval("return cjson.encode({1, 2, {a=1}})"));
+    assertEquals(bulk("{}"), eval("return cjson.encode({})"));
+    assertEquals(bulk("1.5"), eval("return cjson.encode(1.5)"));
+    assertEquals(bulk("\"a\\\"b\""), eval("return cjson.encode('a\"b')"));
+    assertEquals(bulk("[1,null,3]"), eval("return cjson.encode({1, nil, 3})"));
+    assertEquals(integer(3), eval("return cjson.decode('[1,2,{\"a\":3}]')[3].a"));
+    assertEquals(integer(1), eval("return cjson.decode('null') == cjson.null"));
+    assertEquals(integer(2), eval("return bit.band(6, 3)"));
+    assertEquals(integer(1), eval("return unpack({1, 2})"));
+    assertEquals(integer(12), eval("return tonumber('12')"));
+    assertEquals(bulk("5"), eval("return string.format('%d', 5)"));
+  }
+
+  @Test
+  void errorsCarryRedisTextsAndLines() throws IOException {
+    c.call("SET", "s", "str");
+    String incr = "return redis.call('incr', 's')";
+    assertEquals(
+        error(
+            "ERR value is not an integer or out of range script: "
+                + sha1(incr)
+                + ", on @user_script:1."),
+        eval(incr));
+    String third = "local a = 1\n\nreturn redis.call('incr', 's')";
+    assertEquals(
+        error(
+            "ERR value is not an integer or out of range script: "
+                + sha1(third)
+                + ", on @user_script:3."),
+        eval(third));
+    assertEquals(
+        error("ERR value is not an integer or out of range"),
+        eval("return redis.pcall('incr', 's')"));
+    assertEquals(
+        error("ERR user_script:1: boom script: " + sha1("error('boom')") + ", on @user_script:1."),
+        eval("error('boom')"));
+    String custom = "error({err='MYERR custom'})";
+    assertEquals(
+        error("MYERR custom script: " + sha1(custom) + ", on @user_script:1."), eval(custom));
+    String[][] refused = {
+      {"return redis.call('nosuch')", "ERR Unknown Redis command called from script"},
+      {
+        "return redis.call('eval', 'return 1', 0)",
+        "ERR This Redis command is not allowed from script"
+      },
+      {"return redis.call()", "ERR Please specify at least one argument for this redis lib call"},
+      {"return redis.call('get')", "ERR Wrong number of args calling Redis command from script"},
+      {
+        "return redis.call('set', 'k', {})",
+        "ERR Lua redis lib command arguments must be strings or integers"
+      },
+    };
+    for (String[] r : refused) {
+      assertEquals(
+          error(r[1] + " script: " + sha1(r[0]) + ", on @user_script:1."), eval(r[0]), r[0]);
+    }
+    assertTrue(
+        eval("return 'a' ..")
+            .startsWith("-ERR Error compiling script (new function): user_script:1: "));
+    assertTrue(eval("local t = {}; t.x.y = 1").startsWith("-ERR user_script:1: "));
+  }
+
+  @Test
+  void theSandboxHasNoGlobalsToMakeAndNoSystem() throws IOException {
+    String global = "x = 1";
+    assertEquals(
+        error(
+            "ERR user_script:1: Attempt to modify a readonly table script: "
+                + sha1(global)
+                + ", on @user_script:1."),
+        eval(global));
+    for (String name : new String[] {"os", "io", "y", "dofile", "loadfile", "require"}) {
+      String script = "return " + name;
+      assertEquals(
+          error(
+              "ERR user_script:1: Script attempted to access nonexistent global variable '"
+                  + name
+                  + "' script: "
+                  + sha1(script)
+                  + ", on @user_script:1."),
+          eval(script),
+          name);
+    }
+  }
+
+  @Test
+  void evalshaScriptAndReadOnlyScripts() throws IOException {
+    String body = "return 1";
+    assertEquals(bulk(sha1(body)), c.call("SCRIPT", "LOAD", body));
+    assertEquals(integer(1), c.call("EVALSHA", sha1(body), "0"));
+    assertEquals(integer(1), c.call("EVALSHA", sha1(body).toUpperCase(), "0"));
+    assertEquals("*2\r\n:1\r\n:0\r\n", c.call("SCRIPT", "EXISTS", sha1(body), "abc"));
+    assertEquals(
+        error("NOSCRIPT No matching script. Please use EVAL."),
+        c.call("EVALSHA", "ffffffffffffffffffffffffffffffffffffffff", "0"));
+    assertEquals(OK, c.call("SCRIPT", "FLUSH"));
+    assertEquals("*1\r\n:0\r\n", c.call("SCRIPT", "EXISTS", sha1(body)));
+    eval("return 2");
+    assertEquals("*1\r\n:1\r\n", c.call("SCRIPT", "EXISTS", sha1("return 2")), "EVAL caches");
+    assertEquals(error("ERR Number of keys can't be negative"), eval("return 1", "-1"));
+    assertEquals(
+        error("ERR Number of keys can't be greater than number of args"),
+        eval("return 1", "3", "a"));
+    assertEquals(NOT_INTEGER, eval("return 1", "x"));
+    assertEquals(error("NOTBUSY No scripts in execution right now."), c.call("SCRIPT", "KILL"));
+    String write = "return redis.call('set', 'a', 'b')";
+    assertEquals(
+        error(
+            "ERR Write commands are not allowed from read-only scripts. script: "
+                + sha1(write)
+                + ", on @user_script:1."),
+        c.call("EVAL_RO", write, "1", "a"));
+    c.call("SET", "a", "v");
+    assertEquals(bulk("v"), c.call("EVAL_RO", "return redis.call('get', KEYS[1])", "1", "a"));
+    assertEquals(arity("eval"), c.call("EVAL", "return 1"));
+  }
+
+  @Test
+  void aFailingScriptKeepsWhatItWroteAsRedisDoes() throws IOException {
+    eval("redis.call('set', KEYS[1], 'partial'); error('fail after write')", "1", "k");
+    assertEquals(bulk("partial"), c.call("GET", "k"));
+  }
+
+  @Test
+  void scriptsRunInsideTransactions() throws IOException {
+    assertEquals(OK, c.call("MULTI"));
+    assertEquals(simple("QUEUED"), c.call("SET", "m", "1"));
+    assertEquals(simple("QUEUED"), c.call("EVAL", "return redis.call('incr', KEYS[1])", "1", "m"));
+    assertEquals("*2\r\n+OK\r\n:2\r\n", c.call("EXEC"));
+  }
+
+  @Test
+  void scriptKillStopsARunawayScript() throws Exception {
+    if (TargetServer.targetIsRedis()) {
+      c.call("CONFIG", "SET", "busy-reply-threshold", "100");
+    }
+    java.util.concurrent.CompletableFuture<String> reply =
+        java.util.concurrent.CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return c.call("EVAL", "while true do end", "0");
+              } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+              }
+            });
+    try (RawClient other = server.connect()) {
+      String killed;
+      long deadline = System.nanoTime() + 10_000_000_000L;
+      do {
+        Thread.sleep(150);
+        killed = other.call("SCRIPT", "KILL");
+      } while (!killed.equals(OK) && System.nanoTime() < deadline);
+      assertEquals(OK, killed);
+      assertTrue(
+          reply
+              .get(10, java.util.concurrent.TimeUnit.SECONDS)
+              .startsWith("-ERR Script killed by user with SCRIPT KILL"),
+          reply.get());
+      assertEquals(PONG, other.call("PING"));
+    } finally {
+      if (TargetServer.targetIsRedis()) {
+        c.call("CONFIG", "SET", "busy-reply-threshold", "5000");
+      }
+    }
+  }
+
+  private static final String PONG = "+PONG\r\n";
+}
