@@ -17,6 +17,7 @@ public final class Commands {
     CopyCommand.register(t);
     TransactionCommands.register(t);
     ScriptCommands.register(t);
+    FunctionCommands.register(t);
     return t;
   }
 }

@@ -60,6 +60,7 @@ final class LuaRuntime {
   private final ReplyWriter scratch = new ReplyWriter(256);
   private final Request request = new Request();
   private final LuaTable protectedGlobals;
+  private final LuaFunctions functions;
 
   /** The script line of the last {@code redis.call} that raised an error reply. */
   private String raisedAt;
@@ -89,6 +90,12 @@ final class LuaRuntime {
     globals.set("cjson", LuaJson.library());
     globals.set("redis", redisLibrary());
     protectedGlobals = readOnly(globals);
+    functions = new LuaFunctions(globals);
+  }
+
+  /** This thread's function libraries. */
+  LuaFunctions functions() {
+    return functions;
   }
 
   /** A metatable on the globals that refuses new globals and reads of missing ones. */

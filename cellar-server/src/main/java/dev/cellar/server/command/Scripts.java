@@ -64,9 +64,22 @@ final class Scripts {
   private final ThreadLocal<LuaRuntime> runtimes;
   private final ThreadLocal<Globals> compilers = ThreadLocal.withInitial(Scripts::compiler);
 
-  Scripts(ServerContext server) {
+  private final FunctionLibraries libraries;
+
+  Scripts(ServerContext server, java.nio.file.Path directory) {
     this.server = server;
     this.runtimes = ThreadLocal.withInitial(() -> new LuaRuntime(server));
+    this.libraries = new FunctionLibraries(directory);
+  }
+
+  /** The function libraries ({@code FUNCTION LOAD}), restored from the data directory. */
+  FunctionLibraries libraries() {
+    return libraries;
+  }
+
+  /** Reads the saved function libraries; called once as the server starts. */
+  void restoreFunctions() {
+    libraries.restore(code -> runtime().functions().load(code, null));
   }
 
   private static Globals compiler() {

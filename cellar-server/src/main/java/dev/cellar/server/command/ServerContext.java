@@ -24,7 +24,7 @@ public final class ServerContext {
   private final MonitorFeed monitors = new MonitorFeed();
   private final PubSub pubsub = new PubSub();
   private final CommitGate commits = new CommitGate();
-  private final Scripts scripts = new Scripts(this);
+  private final Scripts scripts;
   private final ActiveExpiry activeExpiry = new ActiveExpiry(this);
   private volatile AccessTracker accessTracker;
   private final StatsSampler sampler;
@@ -45,6 +45,8 @@ public final class ServerContext {
                 KeyspaceEvents.notify(
                     this, dev.cellar.server.config.KeyspaceEventFlags.EVICTED, "evicted", key));
     this.commands = Commands.table();
+    this.scripts = new Scripts(this, config.dir());
+    scripts.restoreFunctions();
     this.sampler = new StatsSampler(stats, memory, new ExpirySampler(store));
   }
 

@@ -1,0 +1,223 @@
+package dev.cellar.server.command;
+
+import dev.cellar.server.resp.ReplyWriter;
+import dev.cellar.server.resp.Request;
+import java.util.List;
+import java.util.Locale;
+import org.luaj.vm2.LuaValue;
+
+/**
+ * Functions: FUNCTION (LOAD DELETE FLUSH LIST KILL STATS HELP), FCALL and FCALL_RO, with Redis 7's
+ * replies and errors. Libraries persist in the data directory ({@link FunctionLibraries}); a call
+ * runs as atomically as a script does ({@link ScriptCommands#runAtomically}).
+ */
+final class FunctionCommands {
+  private FunctionCommands() {}
+
+  static void register(CommandTable t) {
+    t.add(
+            "fcall",
+            -3,
+            "noscript stale skip_monitor may_replicate no_mandatory_keys movablekeys",
+            0,
+            0,
+            0,
+            "scripting",
+            "Invokes a function.",
+            (s, r, o) -> fcall(s, r, o, false))
+        .add(
+            "fcall_ro",
+            -3,
+            "readonly noscript stale skip_monitor no_mandatory_keys movablekeys",
+            0,
+            0,
+            0,
+            "scripting",
+            "Invokes a read-only function.",
+            (s, r, o) -> fcall(s, r, o, true))
+        .add(
+            "function",
+            -2,
+            "noscript",
+            0,
+            0,
+            0,
+            "scripting",
+            "A container for function commands.",
+            FunctionCommands::function);
+  }
+
+  static void fcall(Session s, Request r, ReplyWriter out, boolean readOnlyCall) {
+    byte[][][] ka = ScriptCommands.keysAndArgs(r, 2);
+    Scripts scripts = s.server().scripts();
+    String name = r.string(1);
+    FunctionLibraries.Function f = scripts.libraries().function(name);
+    if (f == null) {
+      throw new CommandError("ERR Function not found");
+    }
+    if (readOnlyCall && !f.noWrites()) {
+      throw new CommandError("ERR Can not execute a script with write flag using *_ro command.");
+    }
+    Scripts.Run run = new Scripts.Run(name, readOnlyCall || f.noWrites());
+    ScriptCommands.runAtomically(
+        s,
+        out,
+        ka[0],
+        run,
+        runtime -> {
+          LuaValue callback = runtime.functions().callback(scripts.libraries(), name);
+          if (callback == null) { // deleted meanwhile
+            out.error("ERR Function not found");
+            return false;
+          }
+          return runtime.call(
+              run,
+              callback,
+              LuaValue.varargsOf(LuaRuntime.table(ka[0]), LuaRuntime.table(ka[1])),
+              out);
+        });
+  }
+
+  static void function(Session s, Request r, ReplyWriter out) {
+    String sub = r.string(1).toLowerCase(Locale.ROOT);
+    s.subcommand("function", sub);
+    Scripts scripts = s.server().scripts();
+    FunctionLibraries libraries = scripts.libraries();
+    switch (sub) {
+      case "load" -> {
+        boolean replace = r.argc() == 4 && r.is(2, "replace");
+        if (r.argc() != 3 && !replace) {
+          throw r.argc() == 4 ? CommandError.SYNTAX : CommandError.arity("function|load");
+        }
+        byte[] code = r.bytes(r.argc() - 1);
+        FunctionLibraries.Library library = scripts.runtime().functions().load(code, null);
+        libraries.load(library, replace);
+        out.bulk(library.name());
+      }
+      case "delete" -> {
+        ServerCommands.requireArity(r, "function", sub, 3);
+        libraries.delete(r.string(2));
+        out.ok();
+      }
+      case "flush" -> {
+        if (r.argc() > 3 || (r.argc() == 3 && !r.is(2, "async") && !r.is(2, "sync"))) {
+          throw new CommandError("ERR FUNCTION FLUSH only supports SYNC|ASYNC option");
+        }
+        libraries.flush();
+        out.ok();
+      }
+      case "list" -> list(r, out, libraries);
+      case "kill" -> {
+        ServerCommands.requireArity(r, "function", sub, 2);
+        if (!scripts.killAll()) {
+          throw new CommandError("NOTBUSY No scripts in execution right now.");
+        }
+        out.ok();
+      }
+      case "stats" -> {
+        ServerCommands.requireArity(r, "function", sub, 2);
+        out.map(2);
+        out.bulk("running_script");
+        out.nullBulk();
+        out.bulk("engines");
+        out.map(1);
+        out.bulk("LUA");
+        out.map(2);
+        out.bulk("libraries_count");
+        out.integer(libraries.all().size());
+        out.bulk("functions_count");
+        out.integer(libraries.functionCount());
+      }
+      case "help" ->
+          out.simpleLines(
+              new String[] {
+                "FUNCTION <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+                "LOAD [REPLACE] <FUNCTION CODE>",
+                "    Create a new library with the given library name and code.",
+                "DELETE <LIBRARY NAME>",
+                "    Delete the given library.",
+                "LIST [LIBRARYNAME PATTERN] [WITHCODE]",
+                "    Return general information on all the libraries:",
+                "    * Library name",
+                "    * The engine used to run the Library",
+                "    * Library description",
+                "    * Functions list",
+                "    * Library code (if WITHCODE is given)",
+                "    It also possible to get only function that matches a pattern using LIBRARYNAME",
+                "    argument.",
+                "STATS",
+                "    Return information about the current function running:",
+                "    * Function name",
+                "    * Command used to run the function",
+                "    * Duration in MS that the function is running",
+                "    If no function is running, return nil",
+                "    In addition, returns a list of available engines.",
+                "KILL",
+                "    Kill the current running function.",
+                "FLUSH [ASYNC|SYNC]",
+                "    Delete all the libraries.",
+                "    When called without the optional mode argument, the behavior is determined by the",
+                "    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+                "    * ASYNC: Asynchronously flush the libraries.",
+                "    * SYNC: Synchronously flush the libraries.",
+                "HELP",
+                "    Print this help."
+              });
+      default ->
+          throw new CommandError(
+              "ERR unknown subcommand '" + r.string(1) + "'. Try FUNCTION HELP.");
+    }
+  }
+
+  private static void list(Request r, ReplyWriter out, FunctionLibraries libraries) {
+    byte[] pattern = null;
+    boolean withCode = false;
+    for (int i = 2; i < r.argc(); i++) {
+      if (r.is(i, "withcode") && !withCode) {
+        withCode = true;
+      } else if (r.is(i, "libraryname") && pattern == null && i + 1 < r.argc()) {
+        pattern = r.bytes(++i);
+      } else {
+        throw new CommandError("ERR Unknown argument " + r.string(i));
+      }
+    }
+    List<FunctionLibraries.Library> all = libraries.all();
+    byte[] glob = pattern;
+    List<FunctionLibraries.Library> shown =
+        glob == null ? all : all.stream().filter(l -> PubSub.matches(glob, name(l))).toList();
+    out.array(shown.size());
+    for (FunctionLibraries.Library l : shown) {
+      out.map(withCode ? 4 : 3);
+      out.bulk("library_name");
+      out.bulk(l.name());
+      out.bulk("engine");
+      out.bulk("LUA");
+      out.bulk("functions");
+      out.array(l.functions().size());
+      for (FunctionLibraries.Function f : l.functions()) {
+        out.map(3);
+        out.bulk("name");
+        out.bulk(f.name());
+        out.bulk("description");
+        if (f.description() == null) {
+          out.nullBulk();
+        } else {
+          out.bulk(f.description());
+        }
+        out.bulk("flags");
+        out.set(f.flags().size());
+        for (String flag : f.flags()) {
+          out.simple(flag);
+        }
+      }
+      if (withCode) {
+        out.bulk("library_code");
+        out.bulk(l.code());
+      }
+    }
+  }
+
+  private static byte[] name(FunctionLibraries.Library l) {
+    return l.name().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+  }
+}

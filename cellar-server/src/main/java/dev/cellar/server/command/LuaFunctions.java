@@ -1,0 +1,198 @@
+package dev.cellar.server.command;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.luaj.vm2.Globals;
+import org.luaj.vm2.LuaClosure;
+import org.luaj.vm2.LuaError;
+import org.luaj.vm2.LuaTable;
+import org.luaj.vm2.LuaValue;
+import org.luaj.vm2.Prototype;
+import org.luaj.vm2.Varargs;
+import org.luaj.vm2.lib.TwoArgFunction;
+import org.luaj.vm2.lib.VarArgFunction;
+
+/**
+ * Function libraries in one thread's interpreter: running a library's code to learn what it
+ * registers ({@code redis.register_function}, in both of Redis's forms), and this thread's
+ * callbacks of every library, loaded again whenever the libraries changed.
+ *
+ * <p>While a library's code runs, {@code redis} is a table of its own holding only {@code
+ * register_function}, {@code log} and the constants, as in Redis: loading a library cannot call
+ * commands.
+ */
+final class LuaFunctions {
+  static final String CHUNK = "@user_function";
+  private static final List<String> FLAGS =
+      List.of("no-writes", "allow-oom", "allow-stale", "no-cluster", "allow-cross-slot-keys");
+
+  private final Globals globals;
+  private final Map<String, LuaValue> callbacks = new HashMap<>();
+  private long generation = -1;
+
+  LuaFunctions(Globals globals) {
+    this.globals = globals;
+  }
+
+  /**
+   * Runs {@code code} and returns the library it defines; with {@code into} not null, its callbacks
+   * are put there.
+   */
+  FunctionLibraries.Library load(byte[] code, Map<String, LuaValue> into) {
+    String name = FunctionLibraries.parseHeader(code);
+    Prototype prototype;
+    try {
+      prototype = globals.compilePrototype(new ByteArrayInputStream(code), CHUNK);
+    } catch (LuaError | IOException e) {
+      throw new CommandError(
+          "ERR Error compiling function: " + LuaReplies.errorText(e.getMessage()));
+    }
+    List<FunctionLibraries.Function> registered = new ArrayList<>();
+    Map<String, LuaValue> found = new HashMap<>();
+    LuaValue redis = globals.rawget("redis");
+    globals.rawset("redis", loadingLibrary(name, registered, found));
+    try {
+      new LuaClosure(prototype, globals).call();
+    } catch (LuaError e) {
+      throw new CommandError(
+          "ERR Error registering functions: " + LuaReplies.errorText(message(e)));
+    } finally {
+      globals.rawset("redis", redis);
+    }
+    if (registered.isEmpty()) {
+      throw new CommandError("ERR No functions registered");
+    }
+    if (into != null) {
+      into.putAll(found);
+    }
+    return new FunctionLibraries.Library(name, code.clone(), List.copyOf(registered));
+  }
+
+  private static String message(LuaError e) {
+    String m = e.getMessage() == null ? "" : e.getMessage();
+    int trace = m.indexOf("stack traceback:");
+    m = (trace >= 0 ? m.substring(0, trace) : m).strip();
+    LuaValue object = e.getMessageObject();
+    if (object != null && object.istable() && object.rawget(LuaReplies.ERR_FIELD).isstring()) {
+      return object.rawget(LuaReplies.ERR_FIELD).tojstring();
+    }
+    return "ERR " + m.replaceFirst("^@?user_function:(\\d+):? ", "user_function:$1: ");
+  }
+
+  /** The callback of function {@code name} in this thread, the libraries loaded if they changed. */
+  LuaValue callback(FunctionLibraries libraries, String name) {
+    long current = libraries.generation();
+    if (current != generation) {
+      callbacks.clear();
+      for (FunctionLibraries.Library l : libraries.all()) {
+        load(l.code(), callbacks);
+      }
+      generation = current;
+    }
+    return callbacks.get(name);
+  }
+
+  /** The {@code redis} table a library's code sees while it loads. */
+  private LuaTable loadingLibrary(
+      String library, List<FunctionLibraries.Function> registered, Map<String, LuaValue> found) {
+    LuaTable redis = new LuaTable();
+    redis.set(
+        "register_function",
+        new VarArgFunction() {
+          @Override
+          public Varargs invoke(Varargs args) {
+            String name;
+            LuaValue callback;
+            String description = null;
+            List<String> flags = new ArrayList<>();
+            if (args.narg() == 1 && args.arg1().istable()) {
+              LuaValue t = args.arg1();
+              LuaValue k = LuaValue.NIL;
+              name = null;
+              callback = LuaValue.NIL;
+              while (true) {
+                Varargs next = t.next(k);
+                k = next.arg1();
+                if (k.isnil()) {
+                  break;
+                }
+                String field = k.tojstring();
+                LuaValue v = next.arg(2);
+                switch (field) {
+                  case "function_name" -> name = v.tojstring();
+                  case "callback" -> callback = v;
+                  case "description" -> description = v.tojstring();
+                  case "flags" -> {
+                    if (!v.istable()) {
+                      throw new LuaError(
+                          "flags argument to redis.register_function must be a table representing function flags");
+                    }
+                    for (int i = 1; !v.rawget(i).isnil(); i++) {
+                      String flag = v.rawget(i).tojstring();
+                      if (!FLAGS.contains(flag)) {
+                        throw new LuaError("unknown flag given");
+                      }
+                      flags.add(flag);
+                    }
+                  }
+                  default ->
+                      throw new LuaError("unknown argument given to redis.register_function");
+                }
+              }
+              if (name == null) {
+                throw new LuaError("redis.register_function must get a function name argument");
+              }
+            } else if (args.narg() == 2) {
+              name = args.arg1().tojstring();
+              callback = args.arg(2);
+            } else {
+              throw new LuaError("wrong number of arguments to redis.register_function");
+            }
+            if (!callback.isfunction()) {
+              throw new LuaError(
+                  "callback argument given to redis.register_function must be a function");
+            }
+            if (!FunctionLibraries.NAME.matcher(name).matches()) {
+              throw new LuaError(
+                  "Function names can only contain letters, numbers, or underscores(_) and must be"
+                      + " at least one character long");
+            }
+            if (found.containsKey(name)) {
+              throw new LuaError("Function already exists in the library");
+            }
+            found.put(name, callback);
+            registered.add(
+                new FunctionLibraries.Function(name, library, description, List.copyOf(flags)));
+            return LuaValue.NONE;
+          }
+        });
+    redis.set(
+        "log",
+        new VarArgFunction() {
+          @Override
+          public Varargs invoke(Varargs args) {
+            return LuaValue.NONE;
+          }
+        });
+    redis.set("LOG_DEBUG", 0);
+    redis.set("LOG_VERBOSE", 1);
+    redis.set("LOG_NOTICE", 2);
+    redis.set("LOG_WARNING", 3);
+    LuaTable meta = new LuaTable();
+    meta.set(
+        "__index",
+        new TwoArgFunction() {
+          @Override
+          public LuaValue call(LuaValue table, LuaValue key) {
+            throw new LuaError(
+                "Script attempted to access nonexistent global variable '" + key.tojstring() + "'");
+          }
+        });
+    redis.setmetatable(meta);
+    return redis;
+  }
+}

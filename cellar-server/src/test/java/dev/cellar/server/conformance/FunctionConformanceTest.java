@@ -1,0 +1,92 @@
+package dev.cellar.server.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * FUNCTION LOAD/DELETE/FLUSH/LIST/STATS/KILL, FCALL and FCALL_RO: registering in both of Redis's
+ * forms, flags and read-only calls, library metadata errors, what loading code may not do.
+ */
+class FunctionConformanceTest extends AbstractConformanceTest {
+  @AfterEach
+  void flushFunctions() throws IOException {
+    try (RawClient admin = server.connect()) {
+      admin.call("FUNCTION", "FLUSH");
+    }
+  }
+
+  private static final String LIB =
+      "#!lua name=mylib\n"
+          + "redis.register_function('echo', function(keys, args) return args[1] end)\n"
+          + "redis.register_function{function_name='get', callback=function(keys, args)"
+          + " return redis.call('get', keys[1]) end, flags={'no-writes'}, description='reads'}\n"
+          + "redis.register_function('put', function(keys, args)"
+          + " return redis.call('set', keys[1], args[1]) end)";
+
+  @Test
+  void librariesLoadAndTheirFunctionsRun() throws IOException {
+    assertEquals(bulk("mylib"), c.call("FUNCTION", "LOAD", LIB));
+    assertEquals(bulk("hello"), c.call("FCALL", "echo", "0", "hello"));
+    assertEquals(OK, c.call("FCALL", "put", "1", "k", "v"));
+    assertEquals(bulk("v"), c.call("FCALL", "get", "1", "k"));
+    assertEquals(bulk("v"), c.call("FCALL_RO", "get", "1", "k"));
+    assertEquals(
+        error("ERR Can not execute a script with write flag using *_ro command."),
+        c.call("FCALL_RO", "put", "1", "k", "w"));
+    assertEquals(error("ERR Function not found"), c.call("FCALL", "nosuch", "0"));
+    assertEquals(
+        error("ERR Number of keys can't be greater than number of args"),
+        c.call("FCALL", "echo", "2", "a"));
+    assertEquals(error("ERR Library 'mylib' already exists"), c.call("FUNCTION", "LOAD", LIB));
+    assertEquals(bulk("mylib"), c.call("FUNCTION", "LOAD", "REPLACE", LIB));
+    String other = "#!lua name=other\nredis.register_function('echo', function() return 1 end)";
+    assertEquals(error("ERR Function echo already exists"), c.call("FUNCTION", "LOAD", other));
+    assertEquals(OK, c.call("FUNCTION", "DELETE", "mylib"));
+    assertEquals(error("ERR Function not found"), c.call("FCALL", "echo", "0", "x"));
+    assertEquals(error("ERR Library not found"), c.call("FUNCTION", "DELETE", "mylib"));
+  }
+
+  @Test
+  void metadataAndLoadingErrorsAreRedis() throws IOException {
+    assertEquals(error("ERR Missing library metadata"), c.call("FUNCTION", "LOAD", "return 1"));
+    assertEquals(error("ERR Engine 'js' not found"), c.call("FUNCTION", "LOAD", "#!js name=a\nx"));
+    assertEquals(error("ERR Library name was not given"), c.call("FUNCTION", "LOAD", "#!lua\nx"));
+    assertEquals(
+        error("ERR Invalid metadata value given: foo=bar"),
+        c.call("FUNCTION", "LOAD", "#!lua name=b foo=bar\nx"));
+    assertEquals(
+        error("ERR No functions registered"),
+        c.call("FUNCTION", "LOAD", "#!lua name=empty\nlocal a = 1"));
+    assertEquals(
+        error(
+            "ERR Error registering functions: ERR user_function:2: Script attempted to access"
+                + " nonexistent global variable 'call'"),
+        c.call("FUNCTION", "LOAD", "#!lua name=bad\nredis.call('set', 'a', 'b')"));
+    assertEquals(error("NOTBUSY No scripts in execution right now."), c.call("FUNCTION", "KILL"));
+  }
+
+  @Test
+  void listShowsLibrariesFunctionsAndCode() throws IOException {
+    String lib =
+        "#!lua name=listed\nredis.register_function{function_name='f', callback=function()"
+            + " return 1 end, flags={'no-writes'}, description='one'}";
+    c.call("FUNCTION", "LOAD", lib);
+    c.call("FUNCTION", "LOAD", "#!lua name=hidden\nredis.register_function('g', function() end)");
+    String expected =
+        "*1\r\n*6\r\n$12\r\nlibrary_name\r\n$6\r\nlisted\r\n$6\r\nengine\r\n$3\r\nLUA\r\n"
+            + "$9\r\nfunctions\r\n*1\r\n*6\r\n$4\r\nname\r\n$1\r\nf\r\n$11\r\ndescription\r\n"
+            + "$3\r\none\r\n$5\r\nflags\r\n*1\r\n+no-writes\r\n";
+    assertEquals(expected, c.call("FUNCTION", "LIST", "LIBRARYNAME", "list*"));
+    String withCode = c.call("FUNCTION", "LIST", "LIBRARYNAME", "listed", "WITHCODE");
+    assertTrue(withCode.startsWith("*1\r\n*8\r\n"), withCode);
+    assertTrue(
+        withCode.endsWith("$12\r\nlibrary_code\r\n$" + lib.length() + "\r\n" + lib + "\r\n"));
+    assertTrue(c.call("FUNCTION", "LIST").startsWith("*2\r\n"));
+    assertEquals(OK, c.call("FUNCTION", "FLUSH"));
+    assertEquals("*0\r\n", c.call("FUNCTION", "LIST"));
+  }
+}
