@@ -58,7 +58,7 @@ final class FunctionCommands {
     if (readOnlyCall && !f.noWrites()) {
       throw new CommandError("ERR Can not execute a script with write flag using *_ro command.");
     }
-    Scripts.Run run = new Scripts.Run(name, readOnlyCall || f.noWrites());
+    Scripts.Run run = new Scripts.Run(name, readOnlyCall || f.noWrites(), "user_function");
     ScriptCommands.runAtomically(
         s,
         out,

@@ -37,12 +37,18 @@ final class KeyspaceEvents {
 
   /** Publishes {@code event} of class {@code type} on the key that is argument {@code i}. */
   static void notify(ServerContext server, int type, String event, Request r, int i) {
+    if (type != dev.cellar.server.config.KeyspaceEventFlags.KEY_MISS) {
+      server.watches().touch(r, i); // a modification: Redis signals the key where it notifies
+    }
     if (wants(server, type)) {
       publish(server, event, r.bytes(i));
     }
   }
 
   static void notify(ServerContext server, int type, String event, byte[] key) {
+    if (type != dev.cellar.server.config.KeyspaceEventFlags.KEY_MISS) {
+      server.watches().touch(key);
+    }
     if (wants(server, type)) {
       publish(server, event, key);
     }

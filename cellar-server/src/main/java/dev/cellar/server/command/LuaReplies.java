@@ -105,7 +105,7 @@ final class LuaReplies {
       return;
     }
     switch (v.type()) {
-      case LuaValue.TNUMBER -> out.integer((long) v.todouble());
+      case LuaValue.TNUMBER -> out.integer(toLongLong(v.todouble()));
       case LuaValue.TSTRING -> out.bulk(bytes(v.checkstring()));
       case LuaValue.TBOOLEAN -> {
         if (v.toboolean()) {
@@ -136,6 +136,18 @@ final class LuaReplies {
       }
       default -> out.nullBulk();
     }
+  }
+
+  /**
+   * Redis's {@code (long long)} cast of a Lua number, as x86-64 does it: truncated toward zero, and
+   * the "integer indefinite" value (the smallest long) for what does not fit or is NaN, where
+   * Java's cast would saturate.
+   */
+  static long toLongLong(double d) {
+    if (Double.isNaN(d) || d >= 0x1p63 || d < -0x1p63) {
+      return Long.MIN_VALUE;
+    }
+    return (long) d;
   }
 
   /** An error text as a reply carries it: one line. */

@@ -165,7 +165,7 @@ final class LuaRuntime {
     } catch (LuaError e) {
       // As in Redis, a script that fails keeps what it wrote before: scripts are atomic, not
       // rolled back. Only a killed one (above) writes nothing.
-      out.error(errorReply(e, current.name()));
+      out.error(errorReply(e, current));
       return true;
     } catch (StackOverflowError e) {
       out.error("ERR Error running script " + current.name() + ": stack overflow");
@@ -188,7 +188,9 @@ final class LuaRuntime {
    * table with {@code err} keeps its text; a string gets {@code ERR} and its position. Both end
    * with the script and the line.
    */
-  private String errorReply(LuaError e, String name) {
+  private String errorReply(LuaError e, Scripts.Run current) {
+    String name = current.name();
+    String chunk = current.chunk();
     String message = e.getMessage() == null ? "" : e.getMessage();
     int traceback = message.indexOf("stack traceback:");
     String head = (traceback >= 0 ? message.substring(0, traceback) : message).strip();
@@ -212,18 +214,18 @@ final class LuaRuntime {
     if (object != null && object.istable() && object.rawget(LuaReplies.ERR_FIELD).isstring()) {
       text = object.rawget(LuaReplies.ERR_FIELD).tojstring();
     } else {
-      text = "ERR " + (positioned ? "user_script:" + line + ": " : "") + head;
+      text = "ERR " + (positioned ? chunk + ":" + line + ": " : "") + head;
     }
-    return LuaReplies.errorText(text + " script: " + name + ", on @user_script:" + line + ".");
+    return LuaReplies.errorText(text + " script: " + name + ", on @" + chunk + ":" + line + ".");
   }
 
   /** LuaJ's position of an error, before its text: {@code @user_script:3 }. */
   private static final java.util.regex.Pattern POSITION =
-      java.util.regex.Pattern.compile("@?user_script:(\\d+):? ");
+      java.util.regex.Pattern.compile("@?user_(?:script|function):(\\d+):? ");
 
   /** A line of the script in LuaJ's traceback. */
   private static final java.util.regex.Pattern TRACE_LINE =
-      java.util.regex.Pattern.compile("user_script:(\\d+):");
+      java.util.regex.Pattern.compile("user_(?:script|function):(\\d+):");
 
   // ---------------------------------------------------------------- the redis library
 

@@ -29,11 +29,26 @@ final class Scripts {
   static final class Run {
     private final String name;
     private final boolean readOnly;
+    private final String chunk;
     private volatile boolean killed;
 
+    /** A script run by EVAL and its family. */
     Run(String name, boolean readOnly) {
+      this(name, readOnly, "user_script");
+    }
+
+    /**
+     * @param chunk what errors name its code: {@code user_script} for a script, {@code
+     *     user_function} for a function's library
+     */
+    Run(String name, boolean readOnly, String chunk) {
       this.name = name;
       this.readOnly = readOnly;
+      this.chunk = chunk;
+    }
+
+    String chunk() {
+      return chunk;
     }
 
     String name() {

@@ -24,6 +24,7 @@ public final class ServerContext {
   private final MonitorFeed monitors = new MonitorFeed();
   private final PubSub pubsub = new PubSub();
   private final CommitGate commits = new CommitGate();
+  private final Watches watches = new Watches();
   private final Scripts scripts;
   private final ActiveExpiry activeExpiry = new ActiveExpiry(this);
   private volatile AccessTracker accessTracker;
@@ -68,6 +69,20 @@ public final class ServerContext {
   /** Scripts and functions: the cache, the running ones, each thread's interpreter. */
   Scripts scripts() {
     return scripts;
+  }
+
+  /** Who watches which key (WATCH), for the commands that touch keys. */
+  Watches watches() {
+    return watches;
+  }
+
+  /**
+   * A client has gone: its subscriptions end and its watches are forgotten. Called by the
+   * transports when a connection closes.
+   */
+  public void disconnected(Session s) {
+    pubsub.leave(s);
+    s.unwatch();
   }
 
   /** Transactions' commits, for readers of several keys (see {@link CommitGate}). */

@@ -36,6 +36,7 @@ public final class Session {
 
   private volatile QueuedCommands transaction;
   private WatchedKeys watched;
+  private volatile boolean touched;
 
   private boolean closeAfterReply;
   private boolean wroteInBatch;
@@ -236,13 +237,29 @@ public final class Session {
   WatchedKeys watched(boolean create) {
     if (watched == null && create) {
       watched = new WatchedKeys();
+      touched = false;
     }
     return watched;
   }
 
   /** Forgets every watched key ({@code UNWATCH}, and after {@code EXEC} or {@code DISCARD}). */
   void unwatch() {
-    watched = null;
+    WatchedKeys w = watched;
+    if (w != null) {
+      server.watches().unwatch(this, w.keys());
+      watched = null;
+    }
+    touched = false;
+  }
+
+  /** A key this client watches was modified: its EXEC fails (any thread). */
+  void watchTouched() {
+    touched = true;
+  }
+
+  /** Whether a watched key was touched since the watch began. */
+  boolean watchedKeyTouched() {
+    return touched;
   }
 
   /** The connection closes once the replies so far are written ({@code QUIT}, protocol error). */

@@ -138,7 +138,7 @@ final class TransactionCommands {
     }
     WatchedKeys watched = s.watched(true);
     for (int i = 1; i < r.argc(); i++) {
-      watched.watch(s.server().store(), r.bytes(i));
+      watched.watch(s, r.bytes(i));
     }
     out.ok();
   }
@@ -156,8 +156,8 @@ final class TransactionCommands {
     }
     WatchedKeys watched = s.watched(false);
     s.transaction(null);
-    s.unwatch();
     if (q.dirty()) {
+      s.unwatch();
       out.error("EXECABORT Transaction discarded because of previous errors.");
       return;
     }
@@ -168,7 +168,10 @@ final class TransactionCommands {
       locks.lock(stripe);
     }
     try {
-      if (watched != null && watched.changed(server.store())) {
+      // Checked under the keys' locks: no write can come between the check and the run.
+      boolean changed = watched != null && watched.changed(s, server.store());
+      s.unwatch();
+      if (changed) {
         out.nullArray();
         return;
       }

@@ -10,19 +10,29 @@ import java.util.Map;
  * {@code EXEC} compares them again under the keys' locks: a key written since (by anyone, over any
  * protocol, or deleted, or expired) has another version, and the transaction is not run.
  *
- * <p>One difference from Redis: a key absent at {@code WATCH}, created and deleted again before
- * {@code EXEC}, is absent both times, and the transaction runs; Redis flags it as touched.
+ * <p>Versions see every write that changed a key; {@link Watches} adds what Redis counts besides (a
+ * key created and deleted again, a write that changed nothing).
  */
 final class WatchedKeys {
   private final Map<ByteBuffer, Long> versions = new LinkedHashMap<>();
 
-  /** Watches {@code key} from now on, unless it is watched already (the first version counts). */
-  void watch(Cellar store, byte[] key) {
-    versions.computeIfAbsent(ByteBuffer.wrap(key), k -> store.version(key));
+  /**
+   * {@code s} watches {@code key} from now on, unless it does already (the first version counts),
+   * also in the server's {@link Watches}, for commands that touch keys without changing them.
+   */
+  void watch(Session s, byte[] key) {
+    ByteBuffer k = ByteBuffer.wrap(key);
+    if (!versions.containsKey(k)) {
+      s.server().watches().watch(s, key);
+      versions.put(k, s.server().store().version(key));
+    }
   }
 
-  /** Whether any watched key has another version now. */
-  boolean changed(Cellar store) {
+  /** Whether any watched key was touched or has another version now. */
+  boolean changed(Session s, Cellar store) {
+    if (s.watchedKeyTouched()) {
+      return true;
+    }
     for (Map.Entry<ByteBuffer, Long> e : versions.entrySet()) {
       if (store.version(e.getKey().array()) != e.getValue()) {
         return true;

@@ -130,7 +130,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
     if (session != null) {
       server.clients().remove(session);
       server.monitors().remove(session);
-      server.pubsub().leave(session);
+      server.disconnected(session);
     }
     if (memory != null) {
       server.clientMemory().close(memory);

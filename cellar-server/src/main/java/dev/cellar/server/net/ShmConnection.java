@@ -452,7 +452,7 @@ final class ShmConnection implements DurableReplies.Waiter {
     }
     server.clients().remove(session);
     server.monitors().remove(session);
-    server.pubsub().leave(session);
+    server.disconnected(session);
     server.clientMemory().close(memory);
   }
 

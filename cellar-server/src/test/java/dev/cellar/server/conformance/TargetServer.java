@@ -53,14 +53,14 @@ final class TargetServer implements AutoCloseable {
     return "redis".equals(System.getProperty(TARGET_PROPERTY));
   }
 
-  private static TargetServer startCellar(Path dir) {
+  static TargetServer startCellar(Path dir) {
     ServerConfig config =
         new ServerConfig().set("port", "0").set("http-port", "0").set("dir", dir.toString());
     CellarServer server = CellarServer.start(config);
     return new TargetServer(server, null, server.port());
   }
 
-  private static TargetServer startRedis(Path dir) {
+  static TargetServer startRedis(Path dir) {
     IOException last = null;
     for (int attempt = 0; attempt < 5; attempt++) {
       int port = freePort();

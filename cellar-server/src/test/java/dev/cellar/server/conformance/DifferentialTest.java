@@ -1,0 +1,356 @@
+package dev.cellar.server.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Cellar and a real {@code redis-server}, side by side in one test: seeded random command sequences
+ * go to both, and every reply is compared byte for byte. The commands cover strings, bitmaps, keys
+ * and expiry, transactions with WATCH (and a second client writing watched keys between WATCH and
+ * EXEC), scripts and functions, across a small key space so that commands keep meeting each other's
+ * keys, types and errors.
+ *
+ * <p>Normalised on purpose, and only these: {@code TTL}/{@code PTTL} may differ by the time that
+ * passed between the two servers' replies (within 1 s / 1000 ms); {@code KEYS} is compared as a
+ * set. Commands whose replies are random or timing-dependent by nature ({@code RANDOMKEY}, {@code
+ * SCAN} cursors, {@code INFO}) are not generated; neither are scripts whose error text comes from
+ * the Lua interpreter itself (docs/scripting.md: LuaJ's words differ), nor expiries short enough to
+ * pass during a run.
+ *
+ * <p>CI runs {@link #SEEDS} seeds of {@link #STEPS} commands; {@code -Pslow} runs 40 seeds of
+ * 5,000. A failure names the seed, the step and the commands before it.
+ */
+class DifferentialTest {
+  private static final int SEEDS = 4;
+  private static final int STEPS = 1500;
+
+  @Test
+  void randomCommandsGetRedisRepliesByteForByte() throws Exception {
+    run(SEEDS, STEPS);
+  }
+
+  @Test
+  @Tag("slow")
+  void manyMoreRandomCommands() throws Exception {
+    run(40, 5000);
+  }
+
+  private void run(int seeds, int steps) throws Exception {
+    ToolRun.assumeInstalled("redis-server");
+    Path cellarDir = Files.createTempDirectory("differential-cellar");
+    Path redisDir = Files.createTempDirectory("differential-redis");
+    try (TargetServer cellar = TargetServer.startCellar(cellarDir);
+        TargetServer redis = TargetServer.startRedis(redisDir)) {
+      long compared = 0;
+      for (int seed = 1; seed <= seeds; seed++) {
+        compared += runSeed(seed, steps, cellar, redis);
+      }
+      assertTrue(compared >= (long) seeds * steps, "compared only " + compared + " replies");
+    } finally {
+      AbstractConformanceTest.deleteRecursively(cellarDir);
+      AbstractConformanceTest.deleteRecursively(redisDir);
+    }
+  }
+
+  private long runSeed(int seed, int steps, TargetServer cellar, TargetServer redis)
+      throws IOException {
+    cellar.flushAll();
+    redis.flushAll();
+    try (RawClient c1 = cellar.connect();
+        RawClient c2 = cellar.connect();
+        RawClient r1 = redis.connect();
+        RawClient r2 = redis.connect()) {
+      for (RawClient c : List.of(c1, r1)) {
+        c.call("FUNCTION", "FLUSH");
+        c.call(
+            "FUNCTION",
+            "LOAD",
+            "#!lua name=difflib\n"
+                + "redis.register_function('bump', function(keys, args)"
+                + " return redis.call('incrby', keys[1], args[1]) end)\n"
+                + "redis.register_function{function_name='peek', callback=function(keys, args)"
+                + " return redis.call('get', keys[1]) end, flags={'no-writes'}}");
+      }
+      Generator g = new Generator(new Random(seed));
+      Deque<String> history = new ArrayDeque<>();
+      long compared = 0;
+      for (int step = 0; step < steps; step++) {
+        Generator.Step s = g.next();
+        RawClient onCellar = s.second() ? c2 : c1;
+        RawClient onRedis = s.second() ? r2 : r1;
+        String cellarReply = onCellar.call(s.args());
+        String redisReply = onRedis.call(s.args());
+        history.addLast((s.second() ? "[2] " : "") + String.join(" ", s.args()));
+        if (history.size() > 80) {
+          history.removeFirst();
+        }
+        if (!same(s.args(), cellarReply, redisReply)) {
+          fail(
+              "seed "
+                  + seed
+                  + ", step "
+                  + step
+                  + ": "
+                  + String.join(" ", s.args())
+                  + "\nredis:  "
+                  + printable(redisReply)
+                  + "\ncellar: "
+                  + printable(cellarReply)
+                  + "\nlast commands:\n  "
+                  + String.join("\n  ", history));
+        }
+        compared++;
+      }
+      // Whatever was left open ends the same way on both.
+      for (RawClient c : List.of(c1, c2, r1, r2)) {
+        c.call("DISCARD");
+        c.call("UNWATCH");
+      }
+      return compared;
+    }
+  }
+
+  private static boolean same(String[] args, String cellar, String redis) {
+    if (cellar.equals(redis)) {
+      return true;
+    }
+    String name = args[0].toUpperCase();
+    if ((name.equals("TTL") || name.equals("PTTL"))
+        && cellar.startsWith(":")
+        && redis.startsWith(":")) {
+      long a = Long.parseLong(cellar.substring(1).trim());
+      long b = Long.parseLong(redis.substring(1).trim());
+      long tolerance = name.equals("TTL") ? 1 : 1000;
+      return (a >= 0) == (b >= 0) && Math.abs(a - b) <= tolerance;
+    }
+    if (name.equals("KEYS")) {
+      return sortedElements(cellar).equals(sortedElements(redis));
+    }
+    return false;
+  }
+
+  private static List<String> sortedElements(String reply) {
+    Object parsed = RawClient.parse(reply);
+    if (!(parsed instanceof List<?> list)) {
+      return List.of(reply);
+    }
+    List<String> out = new ArrayList<>();
+    for (Object o : list) {
+      out.add(String.valueOf(o));
+    }
+    out.sort(null);
+    return out;
+  }
+
+  private static String printable(String reply) {
+    return reply.replace("\r\n", "\\r\\n");
+  }
+
+  /** Seeded commands over a small key space, with their arguments drawn to hit edge cases. */
+  static final class Generator {
+    record Step(String[] args, boolean second) {}
+
+    private static final java.util.Set<String> NORMALISED = java.util.Set.of("KEYS", "TTL", "PTTL");
+
+    private final Random random;
+    private boolean inMulti;
+
+    Generator(Random random) {
+      this.random = random;
+    }
+
+    private String key() {
+      return "k" + random.nextInt(8);
+    }
+
+    private String value() {
+      return switch (random.nextInt(6)) {
+        case 0 -> Integer.toString(random.nextInt(200) - 100);
+        case 1 -> "";
+        case 2 -> "x".repeat(random.nextInt(40));
+        case 3 -> "3.5";
+        case 4 -> "abc" + random.nextInt(10);
+        default -> "9223372036854775807";
+      };
+    }
+
+    private String number() {
+      return switch (random.nextInt(5)) {
+        case 0 -> "x";
+        case 1 -> Integer.toString(-random.nextInt(50));
+        case 2 -> "9223372036854775807";
+        default -> Integer.toString(random.nextInt(50));
+      };
+    }
+
+    private String ttl() {
+      return Integer.toString(500 + random.nextInt(5000)); // never passes during a run
+    }
+
+    Step next() {
+      if (!inMulti && random.nextInt(40) == 0) {
+        // The other client writes a key: between WATCH and EXEC it must fail the transaction.
+        return new Step(new String[] {"SET", key(), value()}, true);
+      }
+      String[] args = command();
+      while (inMulti && NORMALISED.contains(args[0])) {
+        args = command(); // their replies are compared loosely, which an EXEC's array is not
+      }
+      String name = args[0];
+      if (name.equals("MULTI")) {
+        inMulti = true;
+      } else if (name.equals("EXEC") || name.equals("DISCARD")) {
+        inMulti = false;
+      }
+      return new Step(args, false);
+    }
+
+    private String[] command() {
+      int pick = random.nextInt(100);
+      String k = key();
+      if (pick < 8) {
+        return switch (random.nextInt(6)) {
+          case 0 -> new String[] {"SET", k, value()};
+          case 1 -> new String[] {"SET", k, value(), "EX", ttl()};
+          case 2 -> new String[] {"SET", k, value(), "NX"};
+          case 3 -> new String[] {"SET", k, value(), "XX", "GET"};
+          case 4 -> new String[] {"SET", k, value(), "KEEPTTL"};
+          default -> new String[] {"SET", k, value(), "PX", ttl() + "000", "GET"};
+        };
+      }
+      if (pick < 14) {
+        return new String[] {"GET", k};
+      }
+      if (pick < 18) {
+        return switch (random.nextInt(4)) {
+          case 0 -> new String[] {"INCR", k};
+          case 1 -> new String[] {"DECRBY", k, number()};
+          case 2 -> new String[] {"INCRBY", k, number()};
+          default -> new String[] {"INCRBYFLOAT", k, random.nextBoolean() ? "1.5" : "-0.25"};
+        };
+      }
+      if (pick < 22) {
+        return switch (random.nextInt(5)) {
+          case 0 -> new String[] {"APPEND", k, value()};
+          case 1 -> new String[] {"STRLEN", k};
+          case 2 -> new String[] {"GETRANGE", k, number(), number()};
+          case 3 -> new String[] {"SETRANGE", k, Integer.toString(random.nextInt(20)), value()};
+          default -> new String[] {"GETDEL", k};
+        };
+      }
+      if (pick < 26) {
+        return switch (random.nextInt(4)) {
+          case 0 -> new String[] {"MSET", k, value(), key(), value()};
+          case 1 -> new String[] {"MGET", k, key(), key()};
+          case 2 -> new String[] {"MSETNX", k, value(), key(), value()};
+          default -> new String[] {"GETSET", k, value()};
+        };
+      }
+      if (pick < 32) {
+        return switch (random.nextInt(7)) {
+          case 0 -> new String[] {"DEL", k, key()};
+          case 1 -> new String[] {"EXISTS", k, key(), k};
+          case 2 -> new String[] {"TYPE", k};
+          case 3 -> new String[] {"RENAME", k, key()};
+          case 4 -> new String[] {"RENAMENX", k, key()};
+          case 5 -> copy(k);
+          default -> new String[] {"UNLINK", k};
+        };
+      }
+      if (pick < 38) {
+        return switch (random.nextInt(7)) {
+          case 0 -> new String[] {"EXPIRE", k, ttl()};
+          case 1 -> new String[] {"EXPIRE", k, ttl(), pickOf("NX", "XX", "GT", "LT")};
+          case 2 -> new String[] {"PERSIST", k};
+          case 3 -> new String[] {"TTL", k};
+          case 4 -> new String[] {"PTTL", k};
+          case 5 -> new String[] {"GETEX", k, "EX", ttl()};
+          default -> new String[] {"GETEX", k, "PERSIST"};
+        };
+      }
+      if (pick < 44) {
+        return switch (random.nextInt(6)) {
+          case 0 ->
+              new String[] {"SETBIT", k, Integer.toString(random.nextInt(64)), pickOf("0", "1")};
+          case 1 -> new String[] {"GETBIT", k, Integer.toString(random.nextInt(64))};
+          case 2 -> new String[] {"BITCOUNT", k};
+          case 3 -> new String[] {"BITPOS", k, pickOf("0", "1")};
+          case 4 -> new String[] {"BITOP", pickOf("AND", "OR", "XOR"), k, key(), key()};
+          default -> new String[] {"LCS", k, key()};
+        };
+      }
+      if (pick < 47) {
+        return new String[] {"DBSIZE"};
+      }
+      if (pick < 49) {
+        return new String[] {"KEYS", "k*"};
+      }
+      if (pick < 57) {
+        return transaction(k);
+      }
+      if (pick < 65) {
+        return script(k);
+      }
+      if (pick < 69) {
+        return switch (random.nextInt(3)) {
+          case 0 -> new String[] {"FCALL", "bump", "1", k, number()};
+          case 1 -> new String[] {"FCALL_RO", "peek", "1", k};
+          default -> new String[] {"FCALL_RO", "bump", "1", k, "1"};
+        };
+      }
+      return new String[] {"GET", k};
+    }
+
+    private String[] copy(String k) {
+      return random.nextBoolean()
+          ? new String[] {"COPY", k, key()}
+          : new String[] {"COPY", k, key(), "REPLACE"};
+    }
+
+    private String[] transaction(String k) {
+      return switch (random.nextInt(8)) {
+        case 0, 1 -> new String[] {"MULTI"};
+        case 2, 3 -> new String[] {"EXEC"};
+        case 4 -> new String[] {"DISCARD"};
+        case 5 -> new String[] {"WATCH", k, key()};
+        case 6 -> new String[] {"UNWATCH"};
+        default -> new String[] {"INCR"}; // wrong arity: queued inside MULTI, it dooms the EXEC
+      };
+    }
+
+    private static final String[] SCRIPTS = {
+      "return redis.call('incr', KEYS[1])",
+      "redis.call('set', KEYS[1], ARGV[1]); return redis.call('get', KEYS[1])",
+      "return {redis.call('exists', KEYS[1]), redis.pcall('incr', KEYS[1])}",
+      "return redis.call('append', KEYS[1], ARGV[1])",
+      "local v = redis.call('get', KEYS[1]); if v then return #v else return -1 end",
+      "return redis.status_reply('DONE')",
+      "return redis.error_reply('MYERR from script')",
+      "return cjson.encode({KEYS[1], ARGV[1], 3})",
+      "return redis.call('del', KEYS[1])",
+      "return tonumber(ARGV[1])",
+    };
+
+    private String[] script(String k) {
+      String body = SCRIPTS[random.nextInt(SCRIPTS.length)];
+      return random.nextInt(4) == 0
+          ? new String[] {"EVAL_RO", "return redis.call('get', KEYS[1])", "1", k}
+          : new String[] {"EVAL", body, "1", k, value()};
+    }
+
+    private String pickOf(String... options) {
+      return options[random.nextInt(options.length)];
+    }
+  }
+}
