@@ -45,7 +45,14 @@ class GarbageFreePathTest {
   private static final int VALUE_BYTES = 60;
   private static final int WARM_UP_ROUNDS = 60;
   private static final int MEASURED_ROUNDS = 10;
-  private static final int MAX_WINDOWS = 5;
+
+  /**
+   * Windows measured before the test gives up. On a loaded two-core machine (the whole suite
+   * running) the JIT's C2 compile of the path came after five windows at times, with 23 to 73 bytes
+   * a request until then, before and after the same code; a path that allocates per request stays
+   * over the limit in every window however many there are.
+   */
+  private static final int MAX_WINDOWS = 12;
 
   /** Netty's per-I/O objects spread over a batch of 64 come to 2-4 bytes a request. */
   private static final double LIMIT_BYTES_PER_REQUEST = 8;
