@@ -250,16 +250,8 @@ public final class LogWriter {
         }
       }
       assert at == bytes : "encoded " + at + " bytes of " + bytes;
-      MemorySegment.copy(buffer, 0, active.memory(), ValueLayout.JAVA_BYTE, offset, at);
       appended = end - from;
-      long last = seq + appended - 1;
-      tail = offset + at;
-      active.end(tail);
-      active.noteSeq(seq);
-      active.noteSeq(last);
-      assert seq > appendedSeq : "seq " + seq + " after " + appendedSeq;
-      nextSeq = last + 1;
-      appendedSeq = last;
+      publish(buffer, offset, at, seq, appended);
     } finally {
       appendLock.unlock();
     }
@@ -315,19 +307,28 @@ public final class LogWriter {
         }
       }
       assert at == bytes : "encoded " + at + " bytes of " + bytes;
-      MemorySegment.copy(buffer, 0, active.memory(), ValueLayout.JAVA_BYTE, offset, at);
-      long last = seq + count - 1;
-      tail = offset + at;
-      active.end(tail);
-      active.noteSeq(seq);
-      active.noteSeq(last);
-      assert seq > appendedSeq : "seq " + seq + " after " + appendedSeq;
-      nextSeq = last + 1;
-      appendedSeq = last;
+      publish(buffer, offset, at, seq, count);
     } finally {
       appendLock.unlock();
     }
     appendSignal.appended();
+  }
+
+  /**
+   * Copies {@code bytes} encoded records (of {@code count} seqs from {@code seq}) from {@code
+   * buffer} into the active segment at {@code offset} and publishes them: the new tail and end, the
+   * segment's seq range, the next seq and {@link #appendedSeq()} last. The append lock is held.
+   */
+  private void publish(byte[] buffer, long offset, int bytes, long seq, int count) {
+    MemorySegment.copy(buffer, 0, active.memory(), ValueLayout.JAVA_BYTE, offset, bytes);
+    long last = seq + count - 1;
+    tail = offset + bytes;
+    active.end(tail);
+    active.noteSeq(seq);
+    active.noteSeq(last);
+    assert seq > appendedSeq : "seq " + seq + " after " + appendedSeq;
+    nextSeq = last + 1;
+    appendedSeq = last;
   }
 
   /**
