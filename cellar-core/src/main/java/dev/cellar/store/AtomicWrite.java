@@ -51,12 +51,11 @@ final class AtomicWrite implements UnitRecords {
     this.locations = new long[count];
   }
 
+  /** Batches up to this size find repeated keys by comparing them all, with no map. */
+  private static final int SMALL = 16;
+
   static AtomicWrite of(WriteBatch batch, KeyHasher hasher, Keyspace keyspace) {
-    Map<ByteBuffer, Integer> last = new HashMap<>();
-    for (int i = 0; i < batch.size(); i++) {
-      last.put(ByteBuffer.wrap(batch.key(i)), i);
-    }
-    Integer[] order = last.values().toArray(new Integer[0]);
+    Integer[] order = lastOperations(batch);
     long[] hashOf = new long[batch.size()];
     for (int i : order) {
       hashOf[i] = hasher.hash(batch.key(i));
@@ -78,6 +77,30 @@ final class AtomicWrite implements UnitRecords {
       w.hashes[j] = hashOf[i];
     }
     return w;
+  }
+
+  /** The index of each key's last operation in {@code batch}. */
+  private static Integer[] lastOperations(WriteBatch batch) {
+    int n = batch.size();
+    if (n <= SMALL) {
+      Integer[] kept = new Integer[n];
+      int count = 0;
+      for (int i = 0; i < n; i++) {
+        boolean later = false;
+        for (int j = i + 1; j < n && !later; j++) {
+          later = Arrays.equals(batch.key(i), batch.key(j));
+        }
+        if (!later) {
+          kept[count++] = i;
+        }
+      }
+      return Arrays.copyOf(kept, count);
+    }
+    Map<ByteBuffer, Integer> last = new HashMap<>();
+    for (int i = 0; i < n; i++) {
+      last.put(ByteBuffer.wrap(batch.key(i)), i);
+    }
+    return last.values().toArray(new Integer[0]);
   }
 
   /** Starts the plan of records over (each attempt under the locks plans anew). */

@@ -88,6 +88,16 @@ final class TransactionView implements Cellar {
     if (writes.isEmpty()) {
       return false;
     }
+    if (writes.size() == 1) {
+      // One record is atomic by itself: no unit to build (the common script, INCR in EVAL).
+      Pending p = writes.values().iterator().next();
+      if (p.value == null) {
+        store.delete(p.key);
+      } else {
+        store.putWithExpiry(p.key, p.value, p.expireAt);
+      }
+      return true;
+    }
     WriteBatch batch = new WriteBatch();
     for (Pending p : writes.values()) {
       if (p.value == null) {
