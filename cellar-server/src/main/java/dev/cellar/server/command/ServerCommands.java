@@ -1,6 +1,6 @@
 package dev.cellar.server.command;
 
-import dev.cellar.Cursor;
+import dev.cellar.ScanPage;
 import dev.cellar.server.config.ConfigException;
 import dev.cellar.server.resp.ReplyWriter;
 import dev.cellar.server.resp.Request;
@@ -344,26 +344,30 @@ final class ServerCommands {
    * Deletes every key. The engine has no bulk clear, so each key gets a tombstone (the log records
    * the deletions, and they survive a crash like any other write).
    */
+  /** Index entries FLUSHDB/FLUSHALL examine per page of keys it deletes. */
+  private static final int FLUSH_PAGE = 4096;
+
   static void flush(Session s, Request r, ReplyWriter out) {
     if (r.argc() > 2 || (r.argc() == 2 && !r.is(1, "async") && !r.is(1, "sync"))) {
       throw CommandError.SYNTAX;
     }
     ServerContext server = s.server();
-    List<byte[]> batch = new ArrayList<>();
-    try (Cursor cursor = server.store().scan()) {
-      while (cursor.hasNext()) {
-        batch.add(cursor.next().key());
+    // Page by page: the heap holds one page of keys, never the whole keyspace. The engine's scan
+    // returns every key present for the whole walk exactly once, deletions behind it or not.
+    long cursor = ScanPage.START;
+    do {
+      ScanPage page = server.store().scanPage(cursor, new byte[0], FLUSH_PAGE);
+      for (byte[] key : page.keys()) {
+        int stripe = KeyLocks.stripe(key, 0, key.length);
+        server.locks().lock(stripe);
+        try {
+          server.store().delete(key);
+        } finally {
+          server.locks().unlock(stripe);
+        }
       }
-    }
-    for (byte[] key : batch) {
-      int stripe = KeyLocks.stripe(key, 0, key.length);
-      server.locks().lock(stripe);
-      try {
-        server.store().delete(key);
-      } finally {
-        server.locks().unlock(stripe);
-      }
-    }
+      cursor = page.nextCursor();
+    } while (cursor != ScanPage.START);
     out.ok();
   }
 

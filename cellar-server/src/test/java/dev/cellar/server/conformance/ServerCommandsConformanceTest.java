@@ -19,6 +19,25 @@ import org.junit.jupiter.api.Test;
 class ServerCommandsConformanceTest extends AbstractConformanceTest {
 
   @Test
+  void flushallDeletesEveryKeyOfALargeKeyspace() throws IOException {
+    // More keys than one page of the flush's walk (4096), with expiries among them.
+    for (int batch = 0; batch < 10; batch++) {
+      String[] mset = new String[1 + 2 * 1000];
+      mset[0] = "MSET";
+      for (int i = 0; i < 1000; i++) {
+        mset[1 + 2 * i] = "flush:" + batch + ":" + i;
+        mset[2 + 2 * i] = "v" + i;
+      }
+      assertEquals(OK, c.call(mset));
+    }
+    c.call("SET", "flush:ttl", "v", "EX", "100");
+    assertEquals(integer(10_001), c.call("DBSIZE"));
+    assertEquals(OK, c.call("FLUSHALL"));
+    assertEquals(integer(0), c.call("DBSIZE"));
+    assertEquals(NIL, c.call("GET", "flush:9:999"));
+  }
+
+  @Test
   void dbsizeAndFlush() throws IOException {
     assertEquals(integer(0), c.call("DBSIZE"));
     c.call("MSET", "a", "1", "b", "2", "c", "3");
