@@ -85,7 +85,7 @@ public final class AccessTracker {
       if (spec == null || spec.firstKey() <= 0 || NO_TOUCH.contains(spec.name())) {
         continue;
       }
-      int last = spec.lastKey() < 0 ? r.argc() + spec.lastKey() : spec.lastKey();
+      int last = spec.lastKeyIndex(r.argc());
       for (int i = spec.firstKey(); i <= last && i < r.argc(); i += Math.max(1, spec.step())) {
         if (n == RUN) {
           digest += record(hashes, n, lfu);

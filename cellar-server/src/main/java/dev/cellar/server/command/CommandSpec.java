@@ -62,4 +62,11 @@ public record CommandSpec(
   public boolean arityAccepts(int argc) {
     return arity >= 0 ? argc == arity : argc >= -arity;
   }
+
+  /**
+   * The position of the last key of a call of {@code argc} arguments ({@link #lastKey} resolved).
+   */
+  public int lastKeyIndex(int argc) {
+    return lastKey < 0 ? argc + lastKey : lastKey;
+  }
 }

@@ -89,7 +89,7 @@ final class FunctionLibraries {
     }
     for (byte[] code : codes) {
       try {
-        add(checker.check(code), false);
+        add(checker.check(code));
       } catch (CommandError e) {
         throw new IllegalStateException(
             "a function library in " + file + " no longer loads: " + e.getMessage(), e);
@@ -121,7 +121,7 @@ final class FunctionLibraries {
     if (old != null) {
       remove(old);
     }
-    add(library, true);
+    add(library);
     try {
       save();
     } catch (RuntimeException e) {
@@ -144,7 +144,7 @@ final class FunctionLibraries {
     try {
       save();
     } catch (RuntimeException e) {
-      add(library, false);
+      add(library);
       throw e;
     }
     generation++;
@@ -159,14 +159,14 @@ final class FunctionLibraries {
       save();
     } catch (RuntimeException e) {
       for (Library l : before.values()) {
-        add(l, false);
+        add(l);
       }
       throw e;
     }
     generation++;
   }
 
-  private void add(Library library, boolean checked) {
+  private void add(Library library) {
     libraries.put(library.name(), library);
     for (Function f : library.functions()) {
       functions.put(f.name(), f);

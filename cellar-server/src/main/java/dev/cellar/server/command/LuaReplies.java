@@ -26,9 +26,7 @@ final class LuaReplies {
 
   /** Parses the one RESP2 reply in {@code b[0, end)} into a Lua value. */
   static LuaValue parse(byte[] b, int end) {
-    int[] at = {0};
-    LuaValue v = parse(b, at, end);
-    return v;
+    return parse(b, new int[] {0}, end);
   }
 
   private static LuaValue parse(byte[] b, int[] at, int end) {

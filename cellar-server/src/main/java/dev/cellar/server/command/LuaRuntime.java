@@ -59,7 +59,6 @@ final class LuaRuntime {
   private final Session scriptSession;
   private final ReplyWriter scratch = new ReplyWriter(256);
   private final Request request = new Request();
-  private final LuaTable protectedGlobals;
   private final LuaFunctions functions;
 
   /** The script line of the last {@code redis.call} that raised an error reply. */
@@ -89,7 +88,7 @@ final class LuaRuntime {
     globals.set("bit", globals.get("bit32"));
     globals.set("cjson", LuaJson.library());
     globals.set("redis", redisLibrary());
-    protectedGlobals = readOnly(globals);
+    readOnly(globals);
     functions = new LuaFunctions(globals);
   }
 
@@ -98,8 +97,8 @@ final class LuaRuntime {
     return functions;
   }
 
-  /** A metatable on the globals that refuses new globals and reads of missing ones. */
-  private static LuaTable readOnly(Globals globals) {
+  /** Puts a metatable on the globals that refuses new globals and reads of missing ones. */
+  private static void readOnly(Globals globals) {
     LuaTable meta = new LuaTable();
     meta.set(
         "__newindex",
@@ -121,7 +120,6 @@ final class LuaRuntime {
           }
         });
     globals.setmetatable(meta);
-    return meta;
   }
 
   /** Compiles a script body, as Redis wraps it: a chunk named {@code user_script}. */

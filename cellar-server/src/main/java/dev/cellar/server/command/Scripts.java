@@ -68,7 +68,6 @@ final class Scripts {
     }
   }
 
-  private final ServerContext server;
   private final Map<String, Script> loaded = new ConcurrentHashMap<>();
   private long loadedBytes;
 
@@ -82,7 +81,6 @@ final class Scripts {
   private final FunctionLibraries libraries;
 
   Scripts(ServerContext server, java.nio.file.Path directory) {
-    this.server = server;
     this.runtimes = ThreadLocal.withInitial(() -> new LuaRuntime(server));
     this.libraries = new FunctionLibraries(directory);
   }
@@ -192,9 +190,5 @@ final class Scripts {
   /** How many scripts are known (INFO's {@code number_of_cached_scripts}). */
   synchronized int size() {
     return loaded.size() + evaluated.size();
-  }
-
-  ServerContext server() {
-    return server;
   }
 }

@@ -205,7 +205,7 @@ final class ServerCommands {
         if (!spec.arityAccepts(argc)) {
           throw new CommandError("ERR Invalid number of arguments specified for command");
         }
-        int last = spec.lastKey() < 0 ? argc + spec.lastKey() : spec.lastKey();
+        int last = spec.lastKeyIndex(argc);
         List<Integer> positions = new ArrayList<>();
         for (int k = spec.firstKey(); k <= last; k += spec.step()) {
           positions.add(k);

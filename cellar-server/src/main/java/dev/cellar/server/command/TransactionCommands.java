@@ -164,9 +164,7 @@ final class TransactionCommands {
     ServerContext server = s.server();
     int[] stripes = stripes(server.commands(), q.commands(), watched);
     KeyLocks locks = server.locks();
-    for (int stripe : stripes) {
-      locks.lock(stripe);
-    }
+    int held = locks.lockAll(stripes, stripes.length);
     try {
       // Checked under the keys' locks: no write can come between the check and the run.
       boolean changed = watched != null && watched.changed(s, server.store());
@@ -177,9 +175,7 @@ final class TransactionCommands {
       }
       run(s, q, out);
     } finally {
-      for (int i = stripes.length - 1; i >= 0; i--) {
-        locks.unlock(stripes[i]);
-      }
+      locks.unlockAll(stripes, held);
     }
   }
 
@@ -203,8 +199,8 @@ final class TransactionCommands {
   }
 
   /**
-   * The stripes to hold while the transaction runs, ascending and distinct: those of every key its
-   * commands and watched keys name, or all of them when a command's keys cannot be named.
+   * The stripes to hold while the transaction runs: those of every key its commands and watched
+   * keys name, or all of them when a command's keys cannot be named.
    */
   static int[] stripes(CommandTable table, List<byte[][]> commands, WatchedKeys watched) {
     int[] out = new int[16];
@@ -222,7 +218,7 @@ final class TransactionCommands {
         }
         continue;
       }
-      int last = spec.lastKey() < 0 ? args.length + spec.lastKey() : spec.lastKey();
+      int last = spec.lastKeyIndex(args.length);
       for (int k = spec.firstKey(); k <= last && k < args.length; k += Math.max(1, spec.step())) {
         if (n == out.length) {
           out = Arrays.copyOf(out, n * 2);
@@ -238,7 +234,7 @@ final class TransactionCommands {
         out[n++] = KeyLocks.stripe(key.array(), 0, key.array().length);
       }
     }
-    return Arrays.stream(out, 0, n).sorted().distinct().toArray();
+    return Arrays.copyOf(out, n); // KeyLocks.lockAll sorts them and drops repeats
   }
 
   /**

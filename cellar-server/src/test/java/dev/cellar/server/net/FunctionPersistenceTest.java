@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cellar.server.CellarServer;
-import dev.cellar.server.config.ServerConfig;
+import dev.cellar.server.testsupport.LocalServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -23,8 +23,7 @@ class FunctionPersistenceTest {
   @TempDir Path dir;
 
   private CellarServer start() {
-    return CellarServer.start(
-        new ServerConfig().set("port", "0").set("http-port", "0").set("dir", dir.toString()));
+    return LocalServer.start(dir);
   }
 
   private static final String LIB =

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cellar.server.CellarServer;
-import dev.cellar.server.config.ServerConfig;
+import dev.cellar.server.testsupport.LocalServer;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -29,13 +29,7 @@ class ScriptKillTest {
 
   @BeforeEach
   void start() {
-    server =
-        CellarServer.start(
-            new ServerConfig()
-                .set("port", "0")
-                .set("http-port", "0")
-                .set("dir", dir.toString())
-                .set("io-threads", "2"));
+    server = LocalServer.start(dir, "io-threads", "2");
   }
 
   @AfterEach

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cellar.server.CellarServer;
-import dev.cellar.server.config.ServerConfig;
+import dev.cellar.server.testsupport.LocalServer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -34,13 +34,7 @@ class TransactionIsolationTest {
 
   @BeforeEach
   void start() {
-    server =
-        CellarServer.start(
-            new ServerConfig()
-                .set("port", "0")
-                .set("http-port", "0")
-                .set("dir", dir.toString())
-                .set("io-threads", "2"));
+    server = LocalServer.start(dir, "io-threads", "2");
   }
 
   @AfterEach

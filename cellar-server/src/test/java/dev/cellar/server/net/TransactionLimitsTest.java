@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cellar.server.CellarServer;
-import dev.cellar.server.config.ServerConfig;
+import dev.cellar.server.testsupport.LocalServer;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -30,14 +30,14 @@ class TransactionLimitsTest {
   @BeforeEach
   void start() {
     server =
-        CellarServer.start(
-            new ServerConfig()
-                .set("port", "0")
-                .set("http-port", "0")
-                .set("dir", dir.toString())
-                .set("segment-size", "1mb")
-                .set("client-query-buffer-limit", "1mb")
-                .set("notify-keyspace-events", "KA"));
+        LocalServer.start(
+            dir,
+            "segment-size",
+            "1mb",
+            "client-query-buffer-limit",
+            "1mb",
+            "notify-keyspace-events",
+            "KA");
   }
 
   @AfterEach
