@@ -227,6 +227,33 @@ public interface Cellar extends AutoCloseable {
   void write(WriteBatch batch);
 
   /**
+   * The header stored under {@code key} ({@link WriteBatch#putHeader}), given to {@code reader} as
+   * {@link #read(MemorySegment, Function)} gives a value; null without calling it when the key is
+   * absent, expired, or holds a plain value. Plain reads treat a header as absent, while {@link
+   * #contains}, {@link #expiryOf}, {@link #version}, {@link #delete}, scans and {@link #size()}
+   * treat it as any key.
+   */
+  <R> R readHeader(MemorySegment key, Function<MemorySegment, R> reader);
+
+  /**
+   * The value of {@code key} in the keyspace of elements ({@link WriteBatch#putElement}), given to
+   * {@code reader} as {@link #read(MemorySegment, Function)} does; null if it is absent.
+   */
+  <R> R readElement(MemorySegment key, Function<MemorySegment, R> reader);
+
+  /** {@link #readElement(MemorySegment, Function)} through a sink, allocating nothing. */
+  boolean readElement(MemorySegment keySource, long keyOffset, long keyLength, ValueSink sink);
+
+  /**
+   * {@link #scanPage(long, byte[], int)} over the keyspace of elements: the element keys starting
+   * with {@code prefix}, with the same cursor and guarantees.
+   */
+  ScanPage scanElements(long cursor, byte[] prefix, int count);
+
+  /** How many elements the store holds; not part of {@link #size()}. */
+  long elementCount();
+
+  /**
    * A number that changes whenever {@code key}'s value does: the sequence number of the record
    * holding its current value, or 0 if it is absent or expired. For optimistic concurrency (the
    * server's {@code WATCH}): a key whose version is unchanged has not been written since, except

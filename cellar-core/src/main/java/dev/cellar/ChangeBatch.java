@@ -28,6 +28,12 @@ public interface ChangeBatch {
   boolean isDelete();
 
   /**
+   * The keyspace of the current change: {@link WriteBatch#PLAIN} (a plain put or any delete of a
+   * plain key), {@link WriteBatch#HEADER} or {@link WriteBatch#ELEMENT}.
+   */
+  int kind();
+
+  /**
    * The epoch milliseconds after which a put's value is gone, or {@link Cellar#NO_EXPIRY}. A key
    * that expires produces no change of its own: a follower applies the expiry it was given.
    */

@@ -26,10 +26,10 @@ import java.nio.charset.StandardCharsets;
  *   +----------+-----------+----------+-------------+----------+------------+
  *
  * shard block, one per shard in shard order, the first at offset 64:
- *   0            8           16                        aligned
- *   +------------+-----------+------------------------+--------------------------------+
- *   | slot count | key count | zeros to a 4096 offset | slot count × 8-byte index slots |
- *   +------------+-----------+------------------------+--------------------------------+
+ *   0            8           16              24                        aligned
+ *   +------------+-----------+---------------+------------------------+--------------------+
+ *   | slot count | key count | element count | zeros to a 4096 offset | slot count × 8 B   |
+ *   +------------+-----------+---------------+------------------------+--------------------+
  *
  * segment entry, 64 bytes each, the last (segment count × 64) bytes of the file:
  *   0            8      12     14         16           24               32
@@ -51,10 +51,13 @@ import java.nio.charset.StandardCharsets;
 public final class CheckpointDescriptor {
   public static final byte[] MAGIC = "CELLARCK".getBytes(StandardCharsets.US_ASCII);
   public static final short MAJOR_VERSION = 1;
-  public static final short MINOR_VERSION = 0;
+
+  /** 1 added the element count of each shard (minor 0 wrote zeros there, and held no elements). */
+  public static final short MINOR_VERSION = 1;
+
   public static final int HEADER_LENGTH = 64;
   public static final int SEGMENT_ENTRY_LENGTH = 64;
-  public static final int SHARD_HEADER_LENGTH = 16;
+  public static final int SHARD_HEADER_LENGTH = 24;
   public static final int PAGE = 4096;
 
   // Header fields.
@@ -74,6 +77,9 @@ public final class CheckpointDescriptor {
   // Shard header fields, relative to the shard block.
   public static final int SLOT_COUNT_OFFSET = 0;
   public static final int KEY_COUNT_OFFSET = 8;
+
+  /** How many of the key count's entries are elements (zero before minor version 1). */
+  public static final int ELEMENT_COUNT_OFFSET = 16;
 
   /**
    * Bytes of one slot in a shard's slot array: an index slot word, stored as the index holds it.
@@ -256,9 +262,15 @@ public final class CheckpointDescriptor {
   // ------------------------------------------------------------------ shard blocks
 
   /** Writes a shard header at {@code at} of {@code s}. */
-  public static void writeShardHeader(MemorySegment s, long at, long slotCount, long keyCount) {
+  public static void writeShardHeader(
+      MemorySegment s, long at, long slotCount, long keyCount, long elementCount) {
     s.set(LONG, at + SLOT_COUNT_OFFSET, slotCount);
     s.set(LONG, at + KEY_COUNT_OFFSET, keyCount);
+    s.set(LONG, at + ELEMENT_COUNT_OFFSET, elementCount);
+  }
+
+  public static long elementCount(MemorySegment s, long shardHeaderOffset) {
+    return s.get(LONG, shardHeaderOffset + ELEMENT_COUNT_OFFSET);
   }
 
   public static long slotCount(MemorySegment s, long shardHeaderOffset) {

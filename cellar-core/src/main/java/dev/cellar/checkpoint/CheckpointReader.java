@@ -33,7 +33,7 @@ public final class CheckpointReader {
 
   /** Receives one shard's slots; the memory is valid only during the call. */
   public interface ShardLoader {
-    void load(int shard, MemorySegment slots, long keyCount);
+    void load(int shard, MemorySegment slots, long keyCount, long elementCount);
   }
 
   /**
@@ -62,6 +62,7 @@ public final class CheckpointReader {
       List<SegmentEntry> entries = readEntries(all, entriesAt, segmentCount, path);
       long at = FIRST_SHARD_OFFSET;
       long[] sizes = new long[expectedShards];
+      long[] elements = new long[expectedShards];
       long[] offsets = new long[expectedShards];
       long[] slotCounts = new long[expectedShards];
       for (int shard = 0; shard < expectedShards; shard++) {
@@ -70,7 +71,10 @@ public final class CheckpointReader {
         }
         long count = slotCount(all, at);
         sizes[shard] = keyCount(all, at);
-        if (!plausibleShard(count, sizes[shard])) {
+        elements[shard] = elementCount(all, at);
+        if (!plausibleShard(count, sizes[shard])
+            || elements[shard] < 0
+            || elements[shard] > sizes[shard]) {
           throw new Invalid(
               path.getFileName()
                   + ": shard "
@@ -103,7 +107,7 @@ public final class CheckpointReader {
               replayFromOffset(all),
               nextSeq(all),
               entries);
-      return new OpenCheckpoint(image, arena, all, offsets, slotCounts, sizes);
+      return new OpenCheckpoint(image, arena, all, offsets, slotCounts, sizes, elements);
     } catch (IOException | Invalid | RuntimeException e) {
       arena.close();
       throw e;
@@ -118,6 +122,7 @@ public final class CheckpointReader {
     private final long[] offsets;
     private final long[] slotCounts;
     private final long[] sizes;
+    private final long[] elements;
 
     private OpenCheckpoint(
         CheckpointImage image,
@@ -125,7 +130,9 @@ public final class CheckpointReader {
         MemorySegment all,
         long[] offsets,
         long[] slotCounts,
-        long[] sizes) {
+        long[] sizes,
+        long[] elements) {
+      this.elements = elements;
       this.image = image;
       this.arena = arena;
       this.all = all;
@@ -142,7 +149,10 @@ public final class CheckpointReader {
     public void loadShards(ShardLoader loader) {
       for (int shard = 0; shard < offsets.length; shard++) {
         loader.load(
-            shard, all.asSlice(offsets[shard], slotCounts[shard] * SLOT_BYTES), sizes[shard]);
+            shard,
+            all.asSlice(offsets[shard], slotCounts[shard] * SLOT_BYTES),
+            sizes[shard],
+            elements[shard]);
       }
     }
 

@@ -33,9 +33,9 @@ public final class CheckpointWriter {
     void run() throws IOException;
   }
 
-  /** Receives a shard's slot array and key count. */
+  /** Receives a shard's slot array, its entry count and how many of those are elements. */
   public interface SlotSink {
-    void accept(MemorySegment slots, long keyCount) throws IOException;
+    void accept(MemorySegment slots, long keyCount, long elementCount) throws IOException;
   }
 
   /** Writes {@code checkpoint-<sequence>.ckpt} and returns its path. */
@@ -88,13 +88,17 @@ public final class CheckpointWriter {
       for (ShardSource shard : shards) {
         long[] position = {at};
         shard.writeSlots(
-            (slots, keyCount) -> {
+            (slots, keyCount, elementCount) -> {
               // The shard header and the zeros up to the aligned slots go in one write: a
               // checkpoint of many small shards is otherwise mostly syscalls.
               long aligned = slotsOffset(position[0]);
               byte[] head = new byte[(int) (aligned - position[0])];
               writeShardHeader(
-                  MemorySegment.ofArray(head), 0, slots.byteSize() / SLOT_BYTES, keyCount);
+                  MemorySegment.ofArray(head),
+                  0,
+                  slots.byteSize() / SLOT_BYTES,
+                  keyCount,
+                  elementCount);
               long p = writeBody(file, ByteBuffer.wrap(head), position[0], bodyCrc);
               for (long off = 0; off < slots.byteSize(); off += CHUNK) {
                 long n = Math.min(CHUNK, slots.byteSize() - off);

@@ -26,6 +26,23 @@ public final class KeyHasher {
     this.k1 = k1;
   }
 
+  /**
+   * What the hash of an element key is made from its SipHash: a constant is XORed in, whose top
+   * bits are not zero, so an element's fingerprint ({@link IndexSlotDescriptor#fingerprint}) never
+   * equals that of a plain key of the same bytes and the index never compares the two. A keyed hash
+   * XOR a constant is as hard to aim as the keyed hash.
+   */
+  public static long element(long hash) {
+    return hash ^ ELEMENT_TWEAK;
+  }
+
+  /** The hash of a record's key, given its SipHash and its type nibble. */
+  public static long ofRecord(long hash, int type) {
+    return dev.cellar.log.RecordDescriptor.isElement(type) ? element(hash) : hash;
+  }
+
+  private static final long ELEMENT_TWEAK = 0x9E3779B97F4A7C15L;
+
   /** SipHash-1-3 of a heap key, read through a byte-array view (cheaper than a heap segment). */
   public long hash(byte[] key) {
     return hash(key, 0, key.length);

@@ -70,7 +70,7 @@ public record CheckpointFile(
       long[] keys = {0};
       int[] shardCount = {0};
       open.loadShards(
-          (shard, slots, keyCount) -> {
+          (shard, slots, keyCount, elementCount) -> {
             keys[0] += keyCount;
             shardCount[0]++;
           });

@@ -20,8 +20,9 @@ import java.nio.ByteOrder;
  * All fixed-width integers are little-endian; {@code var} is an unsigned LEB128 varint. The CRC
  * covers every byte after itself up to the end of the value. A record never spans segments.
  *
- * <p>Invariants: {@code type & TYPE_MASK} is {@link #PUT} or {@link #DELETE}; a DELETE has a zero
- * value length and no expiry; keyLen is at least 1. A type byte of zero marks unwritten space.
+ * <p>Invariants: {@code type & TYPE_MASK} is {@link #PUT}, {@link #DELETE}, {@link #HEADER}, {@link
+ * #ELEMENT_PUT} or {@link #ELEMENT_DELETE}; a delete has a zero value length and no expiry; an
+ * element has no expiry; keyLen is at least 1. A type byte of zero marks unwritten space.
  *
  * <p>A PUT with the {@link #COMPRESSED_BIT} (written by compaction into a compressed segment only)
  * stores its value compressed: the value field is a varint of the value's own length, then the
@@ -34,7 +35,35 @@ public final class RecordDescriptor {
 
   public static final int PUT = 1;
   public static final int DELETE = 2;
+
+  /**
+   * A put of a key's <em>header</em>: a value in the keyspace of plain keys that plain reads do not
+   * return (a collection's metadata, written by the server). It is replaced and deleted as a plain
+   * value is, and it expires as one does.
+   */
+  public static final int HEADER = 3;
+
+  /**
+   * A put in the keyspace of <em>elements</em>: keys hidden from scans, sizes, random keys and
+   * expiry, addressed with a hash of their own ({@code dev.cellar.index.KeyHasher#element}), so an
+   * element never matches a plain key of the same bytes. Never expires.
+   */
+  public static final int ELEMENT_PUT = 4;
+
+  /** A delete in the keyspace of elements. */
+  public static final int ELEMENT_DELETE = 5;
+
   public static final int TYPE_MASK = 0x0F;
+
+  /** Whether {@code type} (a type byte's low nibble) deletes. */
+  public static boolean isDelete(int type) {
+    return type == DELETE || type == ELEMENT_DELETE;
+  }
+
+  /** Whether {@code type} is of the keyspace of elements. */
+  public static boolean isElement(int type) {
+    return type == ELEMENT_PUT || type == ELEMENT_DELETE;
+  }
 
   /** Set on a PUT whose value expires; an 8-byte expiry follows the varints. */
   public static final int EXPIRY_BIT = 0x80;
@@ -70,7 +99,10 @@ public final class RecordDescriptor {
     if ((typeByte & ~(TYPE_MASK | FLAG_BITS | UNIT_BITS)) != 0) {
       return false;
     }
-    return type == PUT || (type == DELETE && (typeByte & FLAG_BITS) == 0);
+    return type == PUT
+        || type == HEADER
+        || (type == ELEMENT_PUT && (typeByte & EXPIRY_BIT) == 0)
+        || (isDelete(type) && (typeByte & FLAG_BITS) == 0);
   }
 
   /**

@@ -310,7 +310,7 @@ public final class RecordView {
       }
     }
     if (keyLength == 0
-        || (type == RecordDescriptor.DELETE && valueLength != 0)
+        || (RecordDescriptor.isDelete(type) && valueLength != 0)
         || (compressed && valueLength < 2)) {
       return false;
     }
@@ -373,7 +373,7 @@ public final class RecordView {
       expireAt = 0;
     }
     if (keyLength == 0
-        || (type == RecordDescriptor.DELETE && valueLength != 0)
+        || (RecordDescriptor.isDelete(type) && valueLength != 0)
         || (compressed && valueLength < 2)) {
       return false;
     }
@@ -672,13 +672,25 @@ public final class RecordView {
     return fileOffset;
   }
 
-  /** {@link RecordDescriptor#PUT} or {@link RecordDescriptor#DELETE}. */
+  /**
+   * The type byte's low nibble: {@link RecordDescriptor#PUT}, {@link RecordDescriptor#DELETE}...
+   */
   public int type() {
     return type;
   }
 
   public boolean isDelete() {
-    return type == RecordDescriptor.DELETE;
+    return RecordDescriptor.isDelete(type);
+  }
+
+  /** Whether the record is of the keyspace of elements. */
+  public boolean isElement() {
+    return RecordDescriptor.isElement(type);
+  }
+
+  /** Whether the record is a header: a value plain reads do not return. */
+  public boolean isHeader() {
+    return type == RecordDescriptor.HEADER;
   }
 
   public long keyLength() {

@@ -26,6 +26,7 @@ public final class ReplayBatch {
   private final long[] seq;
   private final long[] expireAt;
   private final boolean[] delete;
+  private final boolean[] element;
   private final long[] hash;
   private Segment segment;
   private int size;
@@ -50,6 +51,7 @@ public final class ReplayBatch {
     seq = new long[capacity];
     expireAt = new long[capacity];
     delete = new boolean[capacity];
+    element = new boolean[capacity];
     hash = new long[capacity];
   }
 
@@ -96,6 +98,7 @@ public final class ReplayBatch {
     seq[i] = view.seq();
     expireAt[i] = view.expireAt();
     delete[i] = view.isDelete();
+    element[i] = view.isElement();
     return size == offset.length;
   }
 
@@ -136,6 +139,11 @@ public final class ReplayBatch {
 
   public boolean isDelete(int i) {
     return delete[i];
+  }
+
+  /** Whether record {@code i} is of the keyspace of elements. */
+  public boolean isElement(int i) {
+    return element[i];
   }
 
   /** The key hash {@link Recovery.Target#prepare} stored for record {@code i}. */

@@ -27,6 +27,7 @@ final class AtomicWrite implements UnitRecords {
 
   final byte[][] values;
   final long[] expiries;
+  final int[] kinds;
   final long[] hashes;
   final int count;
 
@@ -45,6 +46,7 @@ final class AtomicWrite implements UnitRecords {
     this.keyBytes = new byte[count][];
     this.values = new byte[count][];
     this.expiries = new long[count];
+    this.kinds = new int[count];
     this.hashes = new long[count];
     this.records = new int[count];
     this.types = new int[count];
@@ -58,7 +60,8 @@ final class AtomicWrite implements UnitRecords {
     Integer[] order = lastOperations(batch);
     long[] hashOf = new long[batch.size()];
     for (int i : order) {
-      hashOf[i] = hasher.hash(batch.key(i));
+      long hash = hasher.hash(batch.key(i));
+      hashOf[i] = batch.kind(i) == WriteBatch.ELEMENT ? KeyHasher.element(hash) : hash;
     }
     // Shard order first, batch order second: deterministic, and the locks go in ascending order.
     Arrays.sort(
@@ -74,6 +77,7 @@ final class AtomicWrite implements UnitRecords {
       w.keys[j] = MemorySegment.ofArray(batch.key(i));
       w.values[j] = batch.value(i);
       w.expiries[j] = batch.expiry(i);
+      w.kinds[j] = batch.kind(i);
       w.hashes[j] = hashOf[i];
     }
     return w;
@@ -88,7 +92,8 @@ final class AtomicWrite implements UnitRecords {
       for (int i = 0; i < n; i++) {
         boolean later = false;
         for (int j = i + 1; j < n && !later; j++) {
-          later = Arrays.equals(batch.key(i), batch.key(j));
+          later =
+              sameSpace(batch.kind(i), batch.kind(j)) && Arrays.equals(batch.key(i), batch.key(j));
         }
         if (!later) {
           kept[count++] = i;
@@ -96,11 +101,26 @@ final class AtomicWrite implements UnitRecords {
       }
       return Arrays.copyOf(kept, count);
     }
-    Map<ByteBuffer, Integer> last = new HashMap<>();
+    Map<ByteBuffer, Integer> plain = new HashMap<>();
+    Map<ByteBuffer, Integer> elements = new HashMap<>();
     for (int i = 0; i < n; i++) {
-      last.put(ByteBuffer.wrap(batch.key(i)), i);
+      (batch.kind(i) == WriteBatch.ELEMENT ? elements : plain)
+          .put(ByteBuffer.wrap(batch.key(i)), i);
     }
-    return last.values().toArray(new Integer[0]);
+    Integer[] kept = new Integer[plain.size() + elements.size()];
+    int at = 0;
+    for (Integer i : plain.values()) {
+      kept[at++] = i;
+    }
+    for (Integer i : elements.values()) {
+      kept[at++] = i;
+    }
+    return kept;
+  }
+
+  /** Whether operations of these kinds name the same key when their bytes are equal. */
+  private static boolean sameSpace(int a, int b) {
+    return (a == WriteBatch.ELEMENT) == (b == WriteBatch.ELEMENT);
   }
 
   /** Starts the plan of records over (each attempt under the locks plans anew). */
@@ -137,12 +157,12 @@ final class AtomicWrite implements UnitRecords {
 
   @Override
   public long valueLength(int item) {
-    return types[item] == RecordDescriptor.DELETE ? 0 : values[records[item]].length;
+    return RecordDescriptor.isDelete(types[item]) ? 0 : values[records[item]].length;
   }
 
   @Override
   public long expiry(int item) {
-    return types[item] == RecordDescriptor.DELETE ? 0 : expiries[records[item]];
+    return RecordDescriptor.isDelete(types[item]) ? 0 : expiries[records[item]];
   }
 
   @Override
@@ -153,7 +173,7 @@ final class AtomicWrite implements UnitRecords {
 
   @Override
   public void copyValue(int item, byte[] out, int at) {
-    if (types[item] != RecordDescriptor.DELETE) {
+    if (!RecordDescriptor.isDelete(types[item])) {
       byte[] value = values[records[item]];
       System.arraycopy(value, 0, out, at, value.length);
     }

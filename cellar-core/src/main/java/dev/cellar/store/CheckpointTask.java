@@ -101,7 +101,7 @@ final class CheckpointTask {
     long stamp = locksHeld ? 0 : shard.lock.writeLock();
     try {
       shard.index.completeMigration();
-      sink.accept(shard.index.slots(), shard.index.size());
+      sink.accept(shard.index.slots(), shard.index.size(), shard.elements);
     } finally {
       if (!locksHeld) {
         shard.lock.unlockWrite(stamp);

@@ -565,7 +565,9 @@ final class Compactor {
               }
               batchOffsets[pending[0]] = record.offset();
               batchHashes[pending[0]] =
-                  hasher.hash(record.data(), record.keyOffset(), record.keyLength());
+                  KeyHasher.ofRecord(
+                      hasher.hash(record.data(), record.keyOffset(), record.keyLength()),
+                      record.type());
               if (++pending[0] == BATCH) {
                 pending[0] = 0;
                 failure[0] = considerBatch(victim, BATCH, lowestOtherSeq, now);

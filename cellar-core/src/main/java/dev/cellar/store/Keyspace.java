@@ -140,6 +140,30 @@ final class Keyspace {
     return (R) readLive(key, 0, key.byteSize(), applyReader, reader);
   }
 
+  @SuppressWarnings("unchecked")
+  <R> R readHeader(MemorySegment key, Function<MemorySegment, R> reader) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(reader, "reader");
+    long hash = hasher.hash(key);
+    return (R) readLive(key, 0, key.byteSize(), hash, LOOKUP_VIEW.get(), applyReader, reader, true);
+  }
+
+  @SuppressWarnings("unchecked")
+  <R> R readElement(MemorySegment key, Function<MemorySegment, R> reader) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(reader, "reader");
+    long hash = KeyHasher.element(hasher.hash(key));
+    return (R) readLive(key, 0, key.byteSize(), hash, applyReader, reader);
+  }
+
+  boolean readElement(MemorySegment keySource, long keyOffset, long keyLength, ValueSink sink) {
+    Objects.requireNonNull(keySource, "key");
+    Objects.requireNonNull(sink, "sink");
+    Objects.checkFromIndexSize(keyOffset, keyLength, keySource.byteSize());
+    long hash = KeyHasher.element(hasher.hash(keySource, keyOffset, keyLength));
+    return readLive(keySource, keyOffset, keyLength, hash, feedSink, sink) != null;
+  }
+
   boolean read(MemorySegment keySource, long keyOffset, long keyLength, ValueSink sink) {
     Objects.requireNonNull(keySource, "key");
     Objects.requireNonNull(sink, "sink");
@@ -504,11 +528,29 @@ final class Keyspace {
       RecordView view,
       RecordAction<R, A> action,
       A with) {
+    return readLive(key, offset, length, hash, view, action, with, false);
+  }
+
+  /**
+   * {@link #readLive}, reading a header if {@code header} (a plain value reads as absent), else a
+   * plain value or, given an element's hash, an element (a header reads as absent).
+   */
+  private <R, A> R readLive(
+      MemorySegment key,
+      long offset,
+      long length,
+      long hash,
+      RecordView view,
+      RecordAction<R, A> action,
+      A with,
+      boolean header) {
     checkOpen();
     Shard shard = shard(hash);
     for (int attempt = 0; ; attempt++) {
       Segment segment = locate(shard, hash, key, offset, length, view, attempt);
-      if (segment == null || (view.expireAt() != 0 && view.expiredAt(System.currentTimeMillis()))) {
+      if (segment == null
+          || view.isHeader() != header
+          || (view.expireAt() != 0 && view.expiredAt(System.currentTimeMillis()))) {
         return null;
       }
       try {
@@ -636,7 +678,21 @@ final class Keyspace {
     for (Shard s : shards) {
       long stamp = s.lock.readLock();
       try {
-        total += s.index.size();
+        total += s.index.size() - s.elements;
+      } finally {
+        s.lock.unlockRead(stamp);
+      }
+    }
+    return total;
+  }
+
+  long elementCount() {
+    checkOpen();
+    long total = 0;
+    for (Shard s : shards) {
+      long stamp = s.lock.readLock();
+      try {
+        total += s.elements;
       } finally {
         s.lock.unlockRead(stamp);
       }
@@ -681,7 +737,7 @@ final class Keyspace {
       long location = probe ? shard.index.probe(random) : shard.index.sample(random);
       return location == 0
           ? null
-          : liveKeyAt(location, NO_PREFIX, System.currentTimeMillis(), view);
+          : liveKeyAt(location, NO_PREFIX, System.currentTimeMillis(), view, false);
     } finally {
       shard.lock.unlockRead(stamp);
     }
@@ -713,16 +769,18 @@ final class Keyspace {
 
   /**
    * A copy of the key of the record at {@code location} if that record is a live, unexpired value
-   * whose key starts with {@code prefix}; otherwise null. The caller holds the read lock of the
-   * shard whose index yielded {@code location}, which keeps the segment mapped (see {@link
-   * ScanPageTask}). The record's checksum is not verified: only the key is read, and a damaged
-   * value is reported when it is read.
+   * (an element if {@code elements}, else a plain value or a header) whose key starts with {@code
+   * prefix}; otherwise null. The caller holds the read lock of the shard whose index yielded {@code
+   * location}, which keeps the segment mapped (see {@link ScanPageTask}). The record's checksum is
+   * not verified: only the key is read, and a damaged value is reported when it is read.
    */
-  byte[] liveKeyAt(long location, MemorySegment prefix, long now, RecordView view) {
+  byte[] liveKeyAt(
+      long location, MemorySegment prefix, long now, RecordView view, boolean elements) {
     Segment segment = segments.get(LogLocation.slot(location));
     if (segment == null
         || !view.parse(segment, LogLocation.offset(location))
         || view.isDelete()
+        || view.isElement() != elements
         || view.expiredAt(now)
         // An encrypted record's key is decrypted only if its tag matches: a changed key is never
         // handed out.

@@ -93,7 +93,8 @@ final class ReplayApplier implements Recovery.Target, AutoCloseable {
     MemorySegment log = batch.keys();
     int n = batch.size();
     for (int i = 0; i < n; i++) {
-      batch.hash(i, hasher.hash(log, batch.keyOffset(i), batch.keyLength(i)));
+      long hash = hasher.hash(log, batch.keyOffset(i), batch.keyLength(i));
+      batch.hash(i, batch.isElement(i) ? KeyHasher.element(hash) : hash);
     }
   }
 
@@ -240,6 +241,9 @@ final class ReplayApplier implements Recovery.Target, AutoCloseable {
       if (existing != 0) {
         shard.index.remove(hash, log, keyOffset, keyLength);
         accounting.retire(existing);
+        if (batch.isElement(i)) {
+          shard.elements--;
+        }
       }
       tombstonesOf(shardId).put(hash, log, keyOffset, keyLength, location);
       segment.addDead(length);
@@ -247,6 +251,8 @@ final class ReplayApplier implements Recovery.Target, AutoCloseable {
       shard.index.put(hash, log, keyOffset, keyLength, location);
       if (existing != 0) {
         accounting.retire(existing);
+      } else if (batch.isElement(i)) {
+        shard.elements++;
       }
       if (batch.expireAt(i) != 0) {
         segment.addTtl(length, batch.expireAt(i));

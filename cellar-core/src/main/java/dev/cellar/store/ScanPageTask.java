@@ -63,6 +63,10 @@ final class ScanPageTask implements LongConsumer {
   private final Shard[] shards;
   private final MemorySegment prefix;
   private final long count;
+
+  /** Whether the page is of element keys, not of plain ones. */
+  private final boolean elements;
+
   private final long slotBudget;
   private final long now = System.currentTimeMillis();
   private final RecordView view = new RecordView();
@@ -74,7 +78,8 @@ final class ScanPageTask implements LongConsumer {
    * @param prefix the keys' prefix; null for a page of expired keys instead of live ones ({@link
    *     Store#expiredKeys})
    */
-  ScanPageTask(Keyspace keyspace, byte[] prefix, int count) {
+  ScanPageTask(Keyspace keyspace, byte[] prefix, int count, boolean elements) {
+    this.elements = elements;
     this.keyspace = keyspace;
     this.shards = keyspace.shards();
     this.prefix = prefix == null ? null : MemorySegment.ofArray(prefix.clone());
@@ -146,7 +151,7 @@ final class ScanPageTask implements LongConsumer {
     byte[] key =
         prefix == null
             ? keyspace.expiredKeyAt(location, now, view)
-            : keyspace.liveKeyAt(location, prefix, now, view);
+            : keyspace.liveKeyAt(location, prefix, now, view, elements);
     if (key != null) {
       keys.add(key);
     }

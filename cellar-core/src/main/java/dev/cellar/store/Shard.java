@@ -31,6 +31,12 @@ final class Shard implements HashIndex.Keys {
 
   long deletes;
 
+  /**
+   * Entries of {@link #index} that are elements (dev.cellar.log.RecordDescriptor#ELEMENT_PUT), not
+   * keys: changed under the write lock, saved with the index in checkpoints.
+   */
+  long elements;
+
   Shard(SegmentTable segments, KeyHasher hasher) {
     this.segments = segments;
     this.hasher = hasher;
@@ -70,6 +76,7 @@ final class Shard implements HashIndex.Keys {
       throw new IllegalStateException(
           "index points at no record: location " + Long.toHexString(location));
     }
-    return hasher.hash(view.data(), view.keyOffset(), view.keyLength());
+    return KeyHasher.ofRecord(
+        hasher.hash(view.data(), view.keyOffset(), view.keyLength()), view.type());
   }
 }

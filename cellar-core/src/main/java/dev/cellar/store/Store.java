@@ -256,8 +256,10 @@ public final class Store implements Cellar {
     recovery.scanDirectory();
     CheckpointImage image =
         recovery.loadCheckpoint(
-            (shard, slots, keyCount) ->
-                shards[shard].index = HashIndex.copyOf(shards[shard], slots, keyCount));
+            (shard, slots, keyCount, elementCount) -> {
+              shards[shard].index = HashIndex.copyOf(shards[shard], slots, keyCount);
+              shards[shard].elements = elementCount;
+            });
     recovery.placeSegments(segments);
     for (Segment s : segments.all()) {
       if (s.dictionary() != null) {
@@ -548,7 +550,7 @@ public final class Store implements Cellar {
   public ScanPage expiredKeys(long cursor, int count) {
     checkScanCount(count);
     health.checkOpen();
-    return new ScanPageTask(keyspace, null, count).run(cursor);
+    return new ScanPageTask(keyspace, null, count, false).run(cursor);
   }
 
   @Override
@@ -726,10 +728,17 @@ public final class Store implements Cellar {
     for (int j = 0; j < unit.count; j++) {
       boolean delete =
           unit.values[j] == null || (unit.expiries[j] != NO_EXPIRY && unit.expiries[j] <= now);
+      boolean element = unit.kinds[j] == WriteBatch.ELEMENT;
       if (!delete) {
-        unit.plan(j, RecordDescriptor.PUT);
+        unit.plan(
+            j,
+            element
+                ? RecordDescriptor.ELEMENT_PUT
+                : unit.kinds[j] == WriteBatch.HEADER
+                    ? RecordDescriptor.HEADER
+                    : RecordDescriptor.PUT);
       } else if (keyspace.shard(unit.hashes[j]).index.get(unit.hashes[j], unit.keys[j]) != 0) {
-        unit.plan(j, RecordDescriptor.DELETE);
+        unit.plan(j, element ? RecordDescriptor.ELEMENT_DELETE : RecordDescriptor.DELETE);
       }
     }
     int n = unit.records();
@@ -741,13 +750,23 @@ public final class Store implements Cellar {
       int j = unit.op(r);
       Shard shard = keyspace.shard(unit.hashes[j]);
       MemorySegment key = unit.keys[j];
-      if (unit.type(r) == RecordDescriptor.PUT) {
-        indexPut(shard, unit.hashes[j], key, 0, key.byteSize(), unit.locations[r]);
+      int type = unit.type(r);
+      if (!RecordDescriptor.isDelete(type)) {
+        long previous = shard.index.put(unit.hashes[j], key, 0, key.byteSize(), unit.locations[r]);
+        shard.puts++;
+        if (previous != 0) {
+          accounting.retire(previous);
+        } else if (type == RecordDescriptor.ELEMENT_PUT) {
+          shard.elements++;
+        }
       } else {
         long previous = shard.index.remove(unit.hashes[j], key);
         accounting.retire(previous);
         accounting.deadAt(unit.locations[r]);
         shard.deletes++;
+        if (type == RecordDescriptor.ELEMENT_DELETE) {
+          shard.elements--;
+        }
       }
     }
   }
@@ -1032,7 +1051,36 @@ public final class Store implements Cellar {
     Objects.requireNonNull(prefix, "prefix");
     checkScanCount(count);
     health.checkOpen();
-    return new ScanPageTask(keyspace, prefix, count).run(cursor);
+    return new ScanPageTask(keyspace, prefix, count, false).run(cursor);
+  }
+
+  @Override
+  public ScanPage scanElements(long cursor, byte[] prefix, int count) {
+    Objects.requireNonNull(prefix, "prefix");
+    checkScanCount(count);
+    health.checkOpen();
+    return new ScanPageTask(keyspace, prefix, count, true).run(cursor);
+  }
+
+  @Override
+  public <R> R readHeader(MemorySegment key, Function<MemorySegment, R> reader) {
+    return keyspace.readHeader(key, reader);
+  }
+
+  @Override
+  public <R> R readElement(MemorySegment key, Function<MemorySegment, R> reader) {
+    return keyspace.readElement(key, reader);
+  }
+
+  @Override
+  public boolean readElement(
+      MemorySegment keySource, long keyOffset, long keyLength, ValueSink sink) {
+    return keyspace.readElement(keySource, keyOffset, keyLength, sink);
+  }
+
+  @Override
+  public long elementCount() {
+    return keyspace.elementCount();
   }
 
   @Override

@@ -56,6 +56,10 @@ final class StoreCursor implements Cursor {
     if (segment == null
         || !view.parse(segment, LogLocation.offset(location))
         || view.isDelete()
+        // Entries are plain keys and their values: headers and elements are what collections are
+        // made of, read through their own calls.
+        || view.isElement()
+        || view.isHeader()
         || view.expiredAt(System.currentTimeMillis())
         || (view.encrypted() && !view.checksumValid())) {
       return null;

@@ -192,6 +192,14 @@ final class SegmentChangeBatch implements ChangeBatch {
   }
 
   @Override
+  public int kind() {
+    checkOnRecord();
+    return view.isElement()
+        ? dev.cellar.WriteBatch.ELEMENT
+        : view.isHeader() ? dev.cellar.WriteBatch.HEADER : dev.cellar.WriteBatch.PLAIN;
+  }
+
+  @Override
   public long expireAt() {
     checkOnRecord();
     return view.expireAt();

@@ -122,7 +122,7 @@ class ReplayBatchTest {
       recovery.scanDirectory();
       assertEquals(
           null,
-          recovery.loadCheckpoint((shard, slots, keys) -> {}),
+          recovery.loadCheckpoint((shard, slots, keys, elements) -> {}),
           "the crashed store has a checkpoint: nothing would be replayed");
       recovery.placeSegments(segments);
       for (Shard shard : shards) {

@@ -55,15 +55,29 @@ final class TransactionView implements Cellar {
   private final Cellar store;
   private final long budget;
 
-  /** The transaction's writes by key, in first-write order; a null value is a delete. */
+  /**
+   * The transaction's writes of plain keys and headers by key, in first-write order; a null value
+   * is a delete.
+   */
   private final Map<ByteBuffer, Pending> writes = new LinkedHashMap<>();
+
+  /** Its writes of elements, likewise (a keyspace of its own: the same bytes are another key). */
+  private final Map<ByteBuffer, Pending> elements = new LinkedHashMap<>();
 
   private long bytes;
   private boolean overBudget;
 
-  private record Pending(byte[] key, byte[] value, long expireAt) {
+  /**
+   * @param header whether the value is a header ({@link WriteBatch#putHeader})
+   */
+  private record Pending(byte[] key, byte[] value, long expireAt, boolean header) {
     boolean liveAt(long now) {
       return value != null && (expireAt == NO_EXPIRY || expireAt > now);
+    }
+
+    /** Live as a plain value: what plain reads see. */
+    boolean plainAt(long now) {
+      return !header && liveAt(now);
     }
   }
 
@@ -85,10 +99,10 @@ final class TransactionView implements Cellar {
       throw new LimitExceededException(
           "the transaction writes more than " + budget + " bytes; nothing of it was applied");
     }
-    if (writes.isEmpty()) {
+    if (writes.isEmpty() && elements.isEmpty()) {
       return false;
     }
-    if (writes.size() == 1) {
+    if (writes.size() == 1 && elements.isEmpty() && !writes.values().iterator().next().header) {
       // One record is atomic by itself: no unit to build (the common script, INCR in EVAL).
       Pending p = writes.values().iterator().next();
       if (p.value == null) {
@@ -102,8 +116,17 @@ final class TransactionView implements Cellar {
     for (Pending p : writes.values()) {
       if (p.value == null) {
         batch.delete(p.key);
+      } else if (p.header) {
+        batch.putHeader(p.key, p.value, p.expireAt);
       } else {
         batch.put(p.key, p.value, p.expireAt);
+      }
+    }
+    for (Pending p : elements.values()) {
+      if (p.value == null) {
+        batch.deleteElement(p.key);
+      } else {
+        batch.putElement(p.key, p.value);
       }
     }
     store.write(batch);
@@ -122,10 +145,15 @@ final class TransactionView implements Cellar {
   }
 
   private void record(byte[] key, byte[] value, long expireAt) {
+    record(writes, key, value, expireAt, false);
+  }
+
+  private void record(
+      Map<ByteBuffer, Pending> into, byte[] key, byte[] value, long expireAt, boolean header) {
     if (value != null && expireAt != NO_EXPIRY && expireAt <= System.currentTimeMillis()) {
       value = null; // an expiry in the past deletes, as the store's put does
     }
-    Pending before = writes.put(ByteBuffer.wrap(key), new Pending(key, value, expireAt));
+    Pending before = into.put(ByteBuffer.wrap(key), new Pending(key, value, expireAt, header));
     bytes += key.length + (value == null ? 0 : value.length);
     if (before != null) {
       bytes -= before.key.length + (before.value == null ? 0 : before.value.length);
@@ -200,8 +228,14 @@ final class TransactionView implements Cellar {
   @Override
   public void write(WriteBatch batch) {
     for (int i = 0; i < batch.size(); i++) {
-      byte[] value = batch.value(i);
-      record(batch.key(i).clone(), value == null ? null : value.clone(), batch.expiry(i));
+      byte[] value = batch.value(i) == null ? null : batch.value(i).clone();
+      int kind = batch.kind(i);
+      record(
+          kind == WriteBatch.ELEMENT ? elements : writes,
+          batch.key(i).clone(),
+          value,
+          batch.expiry(i),
+          kind == WriteBatch.HEADER);
     }
   }
 
@@ -218,7 +252,7 @@ final class TransactionView implements Cellar {
     if (p == null) {
       return store.get(key);
     }
-    return p.liveAt(System.currentTimeMillis()) ? p.value.clone() : null;
+    return p.plainAt(System.currentTimeMillis()) ? p.value.clone() : null;
   }
 
   @Override
@@ -227,7 +261,7 @@ final class TransactionView implements Cellar {
     if (p == null) {
       return store.read(key, reader);
     }
-    return p.liveAt(System.currentTimeMillis())
+    return p.plainAt(System.currentTimeMillis())
         ? reader.apply(MemorySegment.ofArray(p.value).asReadOnly())
         : null;
   }
@@ -243,7 +277,7 @@ final class TransactionView implements Cellar {
     if (p == null) {
       return store.read(keySource, keyOffset, keyLength, sink);
     }
-    if (!p.liveAt(System.currentTimeMillis())) {
+    if (!p.plainAt(System.currentTimeMillis())) {
       return false;
     }
     sink.accept(MemorySegment.ofArray(p.value).asReadOnly(), 0, p.value.length);
@@ -272,6 +306,56 @@ final class TransactionView implements Cellar {
   @Override
   public long version(byte[] key) {
     return store.version(key);
+  }
+
+  @Override
+  public <R> R readHeader(MemorySegment key, Function<MemorySegment, R> reader) {
+    Pending p = pending(key.toArray(ValueLayout.JAVA_BYTE));
+    if (p == null) {
+      return store.readHeader(key, reader);
+    }
+    return p.header && p.liveAt(System.currentTimeMillis())
+        ? reader.apply(MemorySegment.ofArray(p.value).asReadOnly())
+        : null;
+  }
+
+  private Pending pendingElement(byte[] key) {
+    return elements.isEmpty() ? null : elements.get(ByteBuffer.wrap(key));
+  }
+
+  @Override
+  public <R> R readElement(MemorySegment key, Function<MemorySegment, R> reader) {
+    Pending p = pendingElement(key.toArray(ValueLayout.JAVA_BYTE));
+    if (p == null) {
+      return store.readElement(key, reader);
+    }
+    return p.value == null ? null : reader.apply(MemorySegment.ofArray(p.value).asReadOnly());
+  }
+
+  @Override
+  public boolean readElement(
+      MemorySegment keySource, long keyOffset, long keyLength, ValueSink sink) {
+    Pending p =
+        elements.isEmpty() ? null : pendingElement(bytesOf(keySource, keyOffset, keyLength));
+    if (p == null) {
+      return store.readElement(keySource, keyOffset, keyLength, sink);
+    }
+    if (p.value == null) {
+      return false;
+    }
+    sink.accept(MemorySegment.ofArray(p.value).asReadOnly(), 0, p.value.length);
+    return true;
+  }
+
+  /** The store's page: elements are only swept by the server, never inside a transaction. */
+  @Override
+  public ScanPage scanElements(long cursor, byte[] prefix, int count) {
+    return store.scanElements(cursor, prefix, count);
+  }
+
+  @Override
+  public long elementCount() {
+    return store.elementCount();
   }
 
   @Override
@@ -367,13 +451,15 @@ final class TransactionView implements Cellar {
           Pending p = pending(e.key());
           if (p == null) {
             next = e;
-          } else if (p.liveAt(now)) {
+          } else if (p.plainAt(now)) {
             next = new Entry(e.key(), p.value.clone(), p.expireAt);
           }
         }
-        if (next == null && extra.hasNext()) {
+        while (next == null && extra.hasNext()) {
           Pending p = pending(extra.next());
-          next = new Entry(p.key.clone(), p.value.clone(), p.expireAt);
+          if (!p.header) {
+            next = new Entry(p.key.clone(), p.value.clone(), p.expireAt);
+          }
         }
         return next != null;
       }
