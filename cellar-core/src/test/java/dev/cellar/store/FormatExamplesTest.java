@@ -74,20 +74,21 @@ class FormatExamplesTest {
     assertEquals(12352, file.byteSize());
     assertNull(CheckpointDescriptor.validateHeader(file, "checkpoint", /* expectedShards= */ 1));
     assertEquals(
-        "4345 4c4c 4152 434b 0100 0000 0100 0000",
+        "4345 4c4c 4152 434b 0100 0100 0100 0000",
         hexLine(file, 0),
-        "magic, version 1.0, one shard");
+        "magic, version 1.1, one shard");
     assertEquals(1, CheckpointDescriptor.replayFromSegment(file));
     assertEquals(133, CheckpointDescriptor.replayFromOffset(file));
     assertEquals(5, CheckpointDescriptor.nextSeq(file));
     assertEquals(1, CheckpointDescriptor.segmentCount(file));
     assertEquals(12352, CheckpointDescriptor.fileLength(file));
     assertEquals(0x753fd5f2, file.get(INT, CheckpointDescriptor.BODY_CRC_OFFSET));
-    assertEquals(0x9f76726a, file.get(INT, CheckpointDescriptor.HEADER_CRC_OFFSET));
+    assertEquals(0xb2e32f43, file.get(INT, CheckpointDescriptor.HEADER_CRC_OFFSET));
 
     long shard0 = CheckpointDescriptor.FIRST_SHARD_OFFSET;
     assertEquals(1024, CheckpointDescriptor.slotCount(file, shard0));
     assertEquals(2, CheckpointDescriptor.keyCount(file, shard0));
+    assertEquals(0, CheckpointDescriptor.elementCount(file, shard0));
     assertEquals(4096, CheckpointDescriptor.slotsOffset(shard0));
     assertEquals("5400 0000 0080 917c", hexLine(file, 4096 + 8 * 498).substring(0, 19));
     assertEquals("4000 0000 00dc 34a5", hexLine(file, 4096 + 8 * 660).substring(0, 19));

@@ -32,6 +32,7 @@ final class AtomicRun {
     int mark = out.size();
     Cellar previous = server.beginView(view);
     boolean holding = server.pubsub().holdDeliveries();
+    boolean holdingSignals = server.blocked().hold();
     boolean applied = false;
     try {
       boolean apply;
@@ -60,6 +61,9 @@ final class AtomicRun {
     } finally {
       if (holding) {
         server.pubsub().release(applied);
+      }
+      if (holdingSignals) {
+        server.blocked().release(applied);
       }
     }
   }

@@ -151,6 +151,7 @@ final class BitCommands {
                             & 1
                         : 0);
     if (bit == null) {
+      Values.absentOrWrongType(s.server().store(), r.segment(1));
       KeyspaceEvents.miss(s.server(), r, 1);
     }
     out.integer(bit == null ? 0 : bit);

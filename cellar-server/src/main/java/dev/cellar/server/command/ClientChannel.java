@@ -46,6 +46,14 @@ public interface ClientChannel {
    */
   void deliver(long bytes, java.util.function.Consumer<ReplyWriter> message);
 
+  /**
+   * Runs {@code task} on the client's own thread, after the batch in progress: it may write to the
+   * client's output. Then sends that output and, if the client is no longer blocked ({@link
+   * Session#blocked}), goes on executing the requests it sent meanwhile. How a blocked command is
+   * retried and answered ({@link BlockedClients}). Callable from any thread.
+   */
+  default void resume(java.util.function.Consumer<ReplyWriter> task) {}
+
   /** Closes the connection (once what is already written is sent). */
   void close();
 

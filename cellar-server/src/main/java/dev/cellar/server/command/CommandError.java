@@ -18,6 +18,8 @@ public final class CommandError extends RuntimeException {
   public static final CommandError OVERFLOW =
       new CommandError("ERR increment or decrement would overflow");
   public static final CommandError NO_SUCH_KEY = new CommandError("ERR no such key");
+  public static final CommandError WRONG_TYPE =
+      new CommandError("WRONGTYPE Operation against a key holding the wrong kind of value");
 
   public static CommandError arity(String command) {
     return new CommandError("ERR wrong number of arguments for '" + command + "' command");

@@ -18,6 +18,9 @@ public final class Commands {
     TransactionCommands.register(t);
     ScriptCommands.register(t);
     FunctionCommands.register(t);
+    HashCommands.register(t);
+    SetCommands.register(t);
+    ListCommands.register(t);
     return t;
   }
 }

@@ -3,6 +3,7 @@ package dev.cellar.server.command;
 import static dev.cellar.server.command.Values.stripe;
 import static dev.cellar.server.config.KeyspaceEventFlags.GENERIC;
 
+import dev.cellar.server.collection.ElementEdits;
 import dev.cellar.server.resp.ReplyWriter;
 import dev.cellar.server.resp.Request;
 import java.lang.foreign.MemorySegment;
@@ -57,7 +58,7 @@ final class CopyCommand {
     int[] stripes = {stripe(r, 1), stripe(r, 2)};
     int locked = server.locks().lockAll(stripes, 2);
     try {
-      Values.Current current = Values.current(server.store(), from);
+      Values.AnyCurrent current = Values.anyCurrent(server.store(), from);
       if (current == null) {
         KeyspaceEvents.miss(server, r, 1);
       }
@@ -66,7 +67,13 @@ final class CopyCommand {
         out.integer(0);
         return;
       }
-      Values.rewrite(server.store(), to, current.value(), current);
+      if (current.header()) {
+        ElementEdits edits = new ElementEdits(server.store());
+        CollectionCopy.copy(edits, current, r.bytes(2), server.collectionIds());
+        edits.commit();
+      } else {
+        Values.rewrite(server.store(), to, current, current.expireAt());
+      }
       // Redis deletes a replaced destination first, so its add always announces a new key.
       KeyspaceEvents.written(server, r, 2, true, GENERIC, "copy_to");
       out.integer(1);

@@ -116,7 +116,9 @@ final class InfoText {
         .append("maxclients:")
         .append(server.config().maxClients())
         .append("\r\n")
-        .append("blocked_clients:0\r\n")
+        .append("blocked_clients:")
+        .append(server.blockedClients())
+        .append("\r\n")
         .append("tracking_clients:0\r\n")
         .append("clients_in_timeout_table:0\r\n");
   }

@@ -5,8 +5,9 @@ import static dev.cellar.server.config.KeyspaceEventFlags.GENERIC;
 import static dev.cellar.server.config.KeyspaceEventFlags.NEW;
 
 import dev.cellar.Cellar;
-import dev.cellar.Cursor;
 import dev.cellar.ScanPage;
+import dev.cellar.WriteBatch;
+import dev.cellar.server.collection.CollectionDescriptor;
 import dev.cellar.server.config.Glob;
 import dev.cellar.server.resp.ReplyWriter;
 import dev.cellar.server.resp.Request;
@@ -242,11 +243,11 @@ final class KeyspaceCommands {
   }
 
   static void type(Session s, Request r, ReplyWriter out) {
-    boolean absent = s.server().store().expiryOf(r.segment(1)) == Cellar.ABSENT;
-    if (absent) {
+    String type = CollectionKeys.typeName(s.server().store(), r.segment(1));
+    if (type.equals("none")) {
       KeyspaceEvents.miss(s.server(), r, 1);
     }
-    out.simple(absent ? "none" : "string");
+    out.simple(type);
   }
 
   static void rename(Session s, Request r, ReplyWriter out, boolean onlyIfAbsent) {
@@ -256,7 +257,7 @@ final class KeyspaceCommands {
     try {
       MemorySegment from = r.segment(1);
       MemorySegment to = r.segment(2);
-      Values.Current current = Values.current(server.store(), from);
+      Values.AnyCurrent current = Values.anyCurrent(server.store(), from);
       if (current == null) {
         throw CommandError.NO_SUCH_KEY;
       }
@@ -268,9 +269,23 @@ final class KeyspaceCommands {
         }
       }
       if (!same) {
-        // New record first: a crash between the two leaves both keys, never neither.
-        server.store().put(to, MemorySegment.ofArray(current.value()), current.expireAt());
-        server.store().delete(from);
+        if (current.header()) {
+          // A collection moves whole in one unit: its header under the new name, the owner record
+          // naming it, the old name gone. Its elements stay where they are, under its id.
+          byte[] toKey = r.bytes(2);
+          long id = CollectionDescriptor.decodeHeader(MemorySegment.ofArray(current.value())).id();
+          server
+              .store()
+              .write(
+                  new WriteBatch()
+                      .putHeader(toKey, current.value(), current.expireAt())
+                      .putElement(CollectionDescriptor.ownerKey(id), toKey)
+                      .delete(r.bytes(1)));
+        } else {
+          // New record first: a crash between the two leaves both keys, never neither.
+          server.store().put(to, MemorySegment.ofArray(current.value()), current.expireAt());
+          server.store().delete(from);
+        }
         // Redis deletes the target, adds it again (new), then names both ends of the move.
         KeyspaceEvents.notify(server, NEW, "new", r, 2);
         KeyspaceEvents.notify(server, GENERIC, "rename_from", r, 1);
@@ -330,7 +345,7 @@ final class KeyspaceCommands {
     server.locks().lock(stripe);
     try {
       MemorySegment key = r.segment(1);
-      Values.Current current = Values.current(server.store(), key);
+      Values.AnyCurrent current = Values.anyCurrent(server.store(), key);
       if (current == null) {
         out.integer(0);
         return;
@@ -347,7 +362,7 @@ final class KeyspaceCommands {
         server.store().delete(key); // an expiry in the past deletes, as in Redis
         KeyspaceEvents.notify(server, GENERIC, "del", r, 1);
       } else {
-        server.store().put(key, MemorySegment.ofArray(current.value()), expireAt);
+        Values.rewrite(server.store(), key, current, expireAt);
         KeyspaceEvents.notify(server, GENERIC, "expire", r, 1);
       }
       out.integer(1);
@@ -388,12 +403,12 @@ final class KeyspaceCommands {
     server.locks().lock(stripe);
     try {
       MemorySegment key = r.segment(1);
-      Values.Current current = Values.current(server.store(), key);
+      Values.AnyCurrent current = Values.anyCurrent(server.store(), key);
       if (current == null || current.expireAt() == Cellar.NO_EXPIRY) {
         out.integer(0);
         return;
       }
-      server.store().put(key, MemorySegment.ofArray(current.value()), Cellar.NO_EXPIRY);
+      Values.rewrite(server.store(), key, current, Cellar.NO_EXPIRY);
       KeyspaceEvents.notify(server, GENERIC, "persist", r, 1);
       out.integer(1);
     } finally {
@@ -404,14 +419,17 @@ final class KeyspaceCommands {
   static void keys(Session s, Request r, ReplyWriter out) {
     byte[] pattern = r.bytes(1);
     List<byte[]> found = new ArrayList<>();
-    try (Cursor cursor = s.server().store().scan(literalPrefix(pattern))) {
-      while (cursor.hasNext()) {
-        byte[] key = cursor.next().key();
+    byte[] prefix = literalPrefix(pattern);
+    long cursor = ScanPage.START;
+    do {
+      ScanPage page = s.server().store().scanPage(cursor, prefix, 4096);
+      for (byte[] key : page.keys()) {
         if (Glob.matches(pattern, 0, pattern.length, key, 0, key.length)) {
           found.add(key);
         }
       }
-    }
+      cursor = page.nextCursor();
+    } while (cursor != ScanPage.START);
     out.array(found.size());
     for (byte[] k : found) {
       out.bulk(k);
@@ -446,7 +464,7 @@ final class KeyspaceCommands {
       throw new CommandError("ERR invalid cursor");
     }
     byte[] pattern = null;
-    boolean stringsOnly = true;
+    String type = null;
     int count = 10;
     for (int i = 2; i < r.argc(); i++) {
       if (r.is(i, "match") && i + 1 < r.argc()) {
@@ -461,7 +479,7 @@ final class KeyspaceCommands {
         }
         count = (int) Math.min(n, 1 << 20);
       } else if (r.is(i, "type") && i + 1 < r.argc()) {
-        stringsOnly = r.is(++i, "string");
+        type = r.string(++i).toLowerCase(java.util.Locale.ROOT);
       } else {
         throw CommandError.SYNTAX;
       }
@@ -476,11 +494,12 @@ final class KeyspaceCommands {
       throw new CommandError("ERR invalid cursor");
     }
     List<byte[]> found = new ArrayList<>();
-    if (stringsOnly) {
-      for (byte[] key : page.keys()) {
-        if (pattern == null || Glob.matches(pattern, 0, pattern.length, key, 0, key.length)) {
-          found.add(key);
-        }
+    for (byte[] key : page.keys()) {
+      if ((pattern == null || Glob.matches(pattern, 0, pattern.length, key, 0, key.length))
+          && (type == null
+              || type.equals(
+                  CollectionKeys.typeName(s.server().store(), MemorySegment.ofArray(key))))) {
+        found.add(key);
       }
     }
     out.array(2);

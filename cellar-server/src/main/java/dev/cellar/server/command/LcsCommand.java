@@ -26,8 +26,14 @@ final class LcsCommand {
 
   static void run(Session s, Request r, ReplyWriter out) {
     // Redis looks both keys up before it reads the options.
-    byte[] a = Values.get(s.server().store(), r.segment(1));
-    byte[] b = Values.get(s.server().store(), r.segment(2));
+    byte[] a;
+    byte[] b;
+    try {
+      a = Values.get(s.server().store(), r.segment(1));
+      b = Values.get(s.server().store(), r.segment(2));
+    } catch (CommandError wrongType) {
+      throw new CommandError("ERR The specified keys must contain string values");
+    }
     if (a == null) {
       KeyspaceEvents.miss(s.server(), r, 1);
     }

@@ -1,5 +1,7 @@
 package dev.cellar.server.command;
 
+import dev.cellar.server.collection.CollectionDescriptor;
+import dev.cellar.server.collection.Header;
 import dev.cellar.server.config.ServerConfig.EvictionPolicy;
 import dev.cellar.server.resp.Numbers;
 import dev.cellar.server.resp.ReplyWriter;
@@ -57,15 +59,17 @@ final class ObjectCommand {
       throw CommandError.arity("object|" + sub);
     }
     ServerContext server = s.server();
-    byte[] value = Values.get(server.store(), r.segment(2));
-    if (value == null) {
+    Values.AnyCurrent current = Values.anyCurrent(server.store(), r.segment(2));
+    if (current == null) {
       out.nullBulk();
       return;
     }
+    byte[] value = current.value();
     EvictionPolicy policy = server.config().evictionPolicy();
     switch (sub) {
-      case "encoding" -> out.bulk(encoding(value));
-      case "refcount" -> out.integer(shared(value, policy, server) ? Integer.MAX_VALUE : 1);
+      case "encoding" -> out.bulk(current.header() ? collectionEncoding(value) : encoding(value));
+      case "refcount" ->
+          out.integer(!current.header() && shared(value, policy, server) ? Integer.MAX_VALUE : 1);
       case "freq" -> {
         if (!policy.lfu()) {
           throw new CommandError(
@@ -87,6 +91,20 @@ final class ObjectCommand {
         out.integer(server.accessTracker().idleMillis(r.bytes(2)) / 1000);
       }
     }
+  }
+
+  /**
+   * What Redis would call a collection's encoding at its size with default settings: its compact
+   * form up to 128 members, its table or list above. Cellar stores every size the same way.
+   */
+  static String collectionEncoding(byte[] header) {
+    Header h = CollectionDescriptor.decodeHeader(java.lang.foreign.MemorySegment.ofArray(header));
+    boolean small = h.count() <= 128;
+    return switch (h.type()) {
+      case CollectionDescriptor.LIST -> small ? "listpack" : "quicklist";
+      case CollectionDescriptor.ZSET -> small ? "listpack" : "skiplist";
+      default -> small ? "listpack" : "hashtable";
+    };
   }
 
   static String encoding(byte[] value) {

@@ -27,11 +27,15 @@ public final class ServerContext {
   private final Watches watches = new Watches();
   private final Scripts scripts;
   private final ActiveExpiry activeExpiry = new ActiveExpiry(this);
+  private final OrphanSweeper orphanSweeper = new OrphanSweeper(this);
+  private final BlockedClients blocked = new BlockedClients();
+  private final dev.cellar.server.collection.CollectionIds collectionIds;
   private volatile AccessTracker accessTracker;
   private final StatsSampler sampler;
 
   public ServerContext(Cellar store, ServerConfig config, ServerControl control) {
     this.store = store;
+    this.collectionIds = new dev.cellar.server.collection.CollectionIds(store);
     this.config = config;
     this.control = control;
     this.locks = KeyLocks.forServer(config);
@@ -66,6 +70,26 @@ public final class ServerContext {
     return store;
   }
 
+  /** Ids for new collections, drawn from the store itself (never from a transaction's view). */
+  dev.cellar.server.collection.CollectionIds collectionIds() {
+    return collectionIds;
+  }
+
+  /** Clients waiting in blocking commands. */
+  BlockedClients blocked() {
+    return blocked;
+  }
+
+  /** Clients waiting in blocking commands now, for INFO. */
+  public int blockedClients() {
+    return blocked.count();
+  }
+
+  /** Whether the calling thread runs a transaction or a script (where nothing may block). */
+  boolean inAtomicRun() {
+    return transactionsRunning.get() != 0 && transactionView.get() != null;
+  }
+
   /** Scripts and functions: the cache, the running ones, each thread's interpreter. */
   Scripts scripts() {
     return scripts;
@@ -83,6 +107,7 @@ public final class ServerContext {
   public void disconnected(Session s) {
     pubsub.leave(s);
     s.unwatch();
+    blocked.remove(s);
   }
 
   /** Transactions' commits, for readers of several keys (see {@link CommitGate}). */
@@ -185,6 +210,13 @@ public final class ServerContext {
       }
     }
     return t;
+  }
+
+  /**
+   * Deletes gone collections' elements; the server runs {@link OrphanSweeper#sweep} every 100 ms.
+   */
+  public OrphanSweeper orphanSweeper() {
+    return orphanSweeper;
   }
 
   /** Reclaims expired keys; the server runs {@link ActiveExpiry#sweep} every 100 ms. */

@@ -38,6 +38,9 @@ public final class Session {
   private WatchedKeys watched;
   private volatile boolean touched;
 
+  /** Set while a blocking command waits ({@link BlockedClients}); on the owning thread. */
+  private boolean blocked;
+
   private boolean closeAfterReply;
   private boolean wroteInBatch;
 
@@ -263,6 +266,19 @@ public final class Session {
   }
 
   /** The connection closes once the replies so far are written ({@code QUIT}, protocol error). */
+  /** Whether a blocking command of this client waits: its later requests wait behind it. */
+  public boolean blocked() {
+    return blocked;
+  }
+
+  void block() {
+    blocked = true;
+  }
+
+  void unblock() {
+    blocked = false;
+  }
+
   public void closeAfterReply() {
     closeAfterReply = true;
   }

@@ -226,6 +226,7 @@ final class StringCommands {
     ServerContext server = s.server();
     // The reader writes the value straight from the log into the reply buffer: no copy on the heap.
     if (!server.store().read(r.input(), r.offset(1), r.length(1), s.bulkReply)) {
+      Values.absentOrWrongType(server.store(), r.segment(1));
       out.nullBulk();
       server.stats().keyspaceMisses.increment();
       KeyspaceEvents.miss(server, r, 1);
@@ -280,7 +281,11 @@ final class StringCommands {
     server.locks().lock(stripe);
     try {
       boolean looked = (flags & (NX | XX | GET | KEEPTTL)) != 0;
-      Values.Current current = looked ? Values.current(store, r.segment(1)) : null;
+      // SET replaces a key of any type; only its GET form reads the old value as a string.
+      Values.AnyCurrent current = looked ? Values.anyCurrent(store, r.segment(1)) : null;
+      if (current != null && current.header() && (flags & GET) != 0) {
+        throw CommandError.WRONG_TYPE;
+      }
       boolean exists = current != null;
       if (!exists && (flags & GET) != 0) {
         KeyspaceEvents.miss(server, r, 1); // SET ... GET reads the old value as GET does
@@ -614,6 +619,7 @@ final class StringCommands {
   static void strlen(Session s, Request r, ReplyWriter out) {
     Integer length = s.server().store().read(r.segment(1), v -> (int) v.byteSize());
     if (length == null) {
+      Values.absentOrWrongType(s.server().store(), r.segment(1));
       KeyspaceEvents.miss(s.server(), r, 1);
     }
     out.integer(length == null ? 0 : length);

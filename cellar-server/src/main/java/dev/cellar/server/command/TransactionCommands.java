@@ -244,7 +244,8 @@ final class TransactionCommands {
   private static boolean touchesKeyspace(CommandSpec spec) {
     return spec.group().equals("generic")
         || spec.group().equals("server")
-        || spec.group().equals("scripting");
+        || spec.group().equals("scripting")
+        || spec.has("movablekeys");
   }
 
   private static int[] allStripes() {

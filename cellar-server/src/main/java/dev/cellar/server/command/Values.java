@@ -14,9 +14,27 @@ final class Values {
 
   private static final Function<MemorySegment, byte[]> COPY = v -> v.toArray(ValueLayout.JAVA_BYTE);
 
-  /** The value of {@code key}, copied, or null. */
+  /**
+   * The string value of {@code key}, copied, or null if the key is absent.
+   *
+   * @throws CommandError WRONGTYPE if it holds a collection
+   */
   static byte[] get(Cellar store, MemorySegment key) {
-    return store.read(key, COPY);
+    byte[] v = store.read(key, COPY);
+    if (v == null) {
+      absentOrWrongType(store, key);
+    }
+    return v;
+  }
+
+  /**
+   * For a string read that found nothing: throws WRONGTYPE if the key holds a collection, which
+   * plain reads take for absent. Costs one more lookup, on misses only.
+   */
+  static void absentOrWrongType(Cellar store, MemorySegment key) {
+    if (CollectionKeys.isCollection(store, key)) {
+      throw CommandError.WRONG_TYPE;
+    }
   }
 
   /** A value and its expiry read together (a value rewritten with its TTL kept). */
@@ -30,6 +48,38 @@ final class Values {
     }
     byte[] value = get(store, key);
     return value == null ? null : new Current(value, expireAt);
+  }
+
+  /**
+   * What {@code key} holds, string or collection header, with its expiry, or null: for the commands
+   * that move or re-time a key of any type (EXPIRE, PERSIST, RENAME, MOVE).
+   */
+  record AnyCurrent(byte[] value, long expireAt, boolean header) {}
+
+  static AnyCurrent anyCurrent(Cellar store, MemorySegment key) {
+    long expireAt = store.expiryOf(key);
+    if (expireAt == Cellar.ABSENT) {
+      return null;
+    }
+    byte[] value = store.read(key, COPY);
+    if (value != null) {
+      return new AnyCurrent(value, expireAt, false);
+    }
+    byte[] header = store.readHeader(key, COPY);
+    return header == null ? null : new AnyCurrent(header, expireAt, true);
+  }
+
+  /**
+   * Stores {@code current}'s value (string or header) under {@code key}, expiring at {@code at}.
+   */
+  static void rewrite(Cellar store, MemorySegment key, AnyCurrent current, long at) {
+    if (current.header()) {
+      store.write(
+          new dev.cellar.WriteBatch()
+              .putHeader(key.toArray(ValueLayout.JAVA_BYTE), current.value(), at));
+    } else {
+      store.put(key, MemorySegment.ofArray(current.value()), at);
+    }
   }
 
   /**

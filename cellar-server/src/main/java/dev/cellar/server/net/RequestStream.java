@@ -112,6 +112,11 @@ final class RequestStream {
   }
 
   /** Replies written since the last call (every command answers once, except SHUTDOWN). */
+  /** A reply written outside a run (a blocked command answered later) counts as one. */
+  void answered() {
+    replies++;
+  }
+
   int takeReplies() {
     int count = replies;
     replies = 0;
@@ -200,7 +205,7 @@ final class RequestStream {
   }
 
   private void run() throws ProtocolException {
-    while (inStart < inEnd && !session.closing()) {
+    while (inStart < inEnd && !session.closing() && !session.blocked()) {
       int parsed = 0;
       int position = inStart;
       boolean needMore = false;
@@ -238,7 +243,7 @@ final class RequestStream {
       }
       long now = System.nanoTime();
       long batchMillis = System.currentTimeMillis();
-      for (int i = 0; i < parsed && !session.closing(); i++) {
+      for (int i = 0; i < parsed && !session.closing() && !session.blocked(); i++) {
         inStart = ends[i];
         int before = out.size();
         now = dispatcher.execute(session, pending[i], out, now, batchMillis);
@@ -249,7 +254,8 @@ final class RequestStream {
           host.flushOutput();
         }
       }
-      if (session.closing()) {
+      if (session.closing() || session.blocked()) {
+        // Blocked: the requests after the blocking one are parsed again once it is answered.
         break;
       }
       inStart = position; // past empty requests after the last command too

@@ -388,6 +388,35 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
       }
     }
 
+    /** Queued on this loop, as {@link #deliver} is. */
+    @Override
+    public void resume(java.util.function.Consumer<dev.cellar.server.resp.ReplyWriter> task) {
+      try {
+        ctx.executor()
+            .execute(
+                () -> {
+                  if (!ctx.channel().isActive() || session.closing()) {
+                    return;
+                  }
+                  int before = out.size();
+                  task.accept(out);
+                  if (out.size() > before) {
+                    input.answered();
+                  }
+                  if (!session.blocked()) {
+                    input.process();
+                  }
+                  writeOut();
+                  ctx.flush();
+                  if (session.closing() && held.isEmpty()) {
+                    ctx.close();
+                  }
+                });
+      } catch (java.util.concurrent.RejectedExecutionException stopping) {
+        // the server is shutting down
+      }
+    }
+
     @Override
     public void close() {
       ctx.channel().close();

@@ -50,6 +50,7 @@ public final class RespListener implements AutoCloseable {
   private final ScheduledFuture<?> memoryRefresh;
   private final ScheduledFuture<?> statsSample;
   private final ScheduledFuture<?> expirySweep;
+  private final ScheduledFuture<?> orphanSweep;
   private final DeadPeerSweep deadPeers;
 
   /**
@@ -114,6 +115,12 @@ public final class RespListener implements AutoCloseable {
         loops
             .next()
             .scheduleWithFixedDelay(server.activeExpiry()::sweep, 100, 100, TimeUnit.MILLISECONDS);
+    // On an event loop, as commands run: with one loop, key locks are off and this is how the
+    // sweep stays apart from commands.
+    orphanSweep =
+        loops
+            .next()
+            .scheduleWithFixedDelay(server.orphanSweeper()::sweep, 150, 100, TimeUnit.MILLISECONDS);
     deadPeers =
         new DeadPeerSweep(
             loops,
@@ -220,6 +227,7 @@ public final class RespListener implements AutoCloseable {
     memoryRefresh.cancel(false);
     statsSample.cancel(false);
     expirySweep.cancel(false);
+    orphanSweep.cancel(false);
     deadPeers.close();
     for (Channel listening : new Channel[] {resp, respTls, http, https}) {
       if (listening != null) {

@@ -505,6 +505,25 @@ final class ShmConnection implements DurableReplies.Waiter {
     }
 
     @Override
+    public void resume(java.util.function.Consumer<dev.cellar.server.resp.ReplyWriter> task) {
+      agent.execute(
+          () -> {
+            if (closed || session.closing()) {
+              return;
+            }
+            int before = out.size();
+            task.accept(out);
+            if (out.size() > before) {
+              input.answered();
+            }
+            if (!session.blocked()) {
+              input.process();
+            }
+            writeOut();
+          });
+    }
+
+    @Override
     public void close() {
       agent.execute(() -> ShmConnection.this.close("killed (CLIENT KILL)"));
     }

@@ -134,10 +134,70 @@ class DifferentialTest {
       long tolerance = name.equals("TTL") ? 1 : 1000;
       return (a >= 0) == (b >= 0) && Math.abs(a - b) <= tolerance;
     }
-    if (name.equals("KEYS")) {
+    if (UNORDERED.contains(name)) {
       return sortedElements(cellar).equals(sortedElements(redis));
     }
+    if (PAIRS.contains(name)) {
+      return sortedPairs(cellar).equals(sortedPairs(redis));
+    }
+    if (name.equals("SSCAN") || name.equals("HSCAN")) {
+      Object a = RawClient.parse(cellar);
+      Object b = RawClient.parse(redis);
+      return a instanceof List<?> x
+          && b instanceof List<?> y
+          && x.size() == 2
+          && y.size() == 2
+          && x.get(0).equals(y.get(0))
+          && (name.equals("SSCAN")
+              ? sorted(x.get(1)).equals(sorted(y.get(1)))
+              : pairs(x.get(1)).equals(pairs(y.get(1))));
+    }
     return false;
+  }
+
+  /** Replies that are sets whose order Redis does not define (nor does Cellar's match it). */
+  private static final java.util.Set<String> UNORDERED =
+      java.util.Set.of(
+          "KEYS", "HKEYS", "HVALS", "SMEMBERS", "SINTER", "SUNION", "SDIFF", "SRANDMEMBER", "SPOP");
+
+  /** Replies that are field-value pairs in no defined order. */
+  private static final java.util.Set<String> PAIRS = java.util.Set.of("HGETALL");
+
+  static final java.util.Set<String> NORMALISED;
+
+  static {
+    java.util.Set<String> all = new java.util.HashSet<>(UNORDERED);
+    all.addAll(PAIRS);
+    all.addAll(java.util.Set.of("TTL", "PTTL", "SSCAN", "HSCAN"));
+    NORMALISED = java.util.Set.copyOf(all);
+  }
+
+  private static List<String> sortedPairs(String reply) {
+    return pairs(RawClient.parse(reply));
+  }
+
+  private static List<String> pairs(Object parsed) {
+    if (!(parsed instanceof List<?> list)) {
+      return List.of(String.valueOf(parsed));
+    }
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i + 1 < list.size(); i += 2) {
+      out.add(list.get(i) + "=" + list.get(i + 1));
+    }
+    out.sort(null);
+    return out;
+  }
+
+  private static List<String> sorted(Object parsed) {
+    if (!(parsed instanceof List<?> list)) {
+      return List.of(String.valueOf(parsed));
+    }
+    List<String> out = new ArrayList<>();
+    for (Object o : list) {
+      out.add(String.valueOf(o));
+    }
+    out.sort(null);
+    return out;
   }
 
   private static List<String> sortedElements(String reply) {
@@ -161,7 +221,7 @@ class DifferentialTest {
   static final class Generator {
     record Step(String[] args, boolean second) {}
 
-    private static final java.util.Set<String> NORMALISED = java.util.Set.of("KEYS", "TTL", "PTTL");
+    private static final java.util.Set<String> NORMALISED = DifferentialTest.NORMALISED;
 
     private final Random random;
     private boolean inMulti;
@@ -309,7 +369,86 @@ class DifferentialTest {
           default -> new String[] {"FCALL_RO", "bump", "1", k, "1"};
         };
       }
-      return new String[] {"GET", k};
+      if (pick < 80) {
+        return hash(k);
+      }
+      if (pick < 90) {
+        return list(k);
+      }
+      return set(k);
+    }
+
+    private String field() {
+      return "f" + random.nextInt(6);
+    }
+
+    private String[] hash(String k) {
+      return switch (random.nextInt(16)) {
+        case 0, 1 -> new String[] {"HSET", k, field(), value(), field(), value()};
+        case 2 -> new String[] {"HGET", k, field()};
+        case 3 -> new String[] {"HMGET", k, field(), field(), field()};
+        case 4 -> new String[] {"HDEL", k, field(), field()};
+        case 5 -> new String[] {"HLEN", k};
+        case 6 -> new String[] {"HEXISTS", k, field()};
+        case 7 -> new String[] {"HGETALL", k};
+        case 8 -> new String[] {"HKEYS", k};
+        case 9 -> new String[] {"HVALS", k};
+        case 10 -> new String[] {"HINCRBY", k, field(), number()};
+        case 11 -> new String[] {"HINCRBYFLOAT", k, field(), pickOf("1.5", "-0.25", "x")};
+        case 12 -> new String[] {"HSETNX", k, field(), value()};
+        case 13 -> new String[] {"HSTRLEN", k, field()};
+        case 14 -> new String[] {"HMSET", k, field(), value()};
+        default -> new String[] {"HSCAN", k, "0"};
+      };
+    }
+
+    private String[] list(String k) {
+      return switch (random.nextInt(18)) {
+        case 0, 1 -> new String[] {"RPUSH", k, value(), value()};
+        case 2 -> new String[] {"LPUSH", k, value()};
+        case 3 -> new String[] {pickOf("LPUSHX", "RPUSHX"), k, value()};
+        case 4 -> new String[] {"LPOP", k};
+        case 5 -> new String[] {"RPOP", k, Integer.toString(random.nextInt(3))};
+        case 6 -> new String[] {"LLEN", k};
+        case 7 -> new String[] {"LRANGE", k, number(), number()};
+        case 8 -> new String[] {"LRANGE", k, "0", "-1"};
+        case 9 -> new String[] {"LINDEX", k, Integer.toString(random.nextInt(8) - 4)};
+        case 10 -> new String[] {"LSET", k, Integer.toString(random.nextInt(6) - 3), value()};
+        case 11 ->
+            new String[] {"LINSERT", k, pickOf("BEFORE", "AFTER", "AROUND"), value(), value()};
+        case 12 -> new String[] {"LREM", k, Integer.toString(random.nextInt(5) - 2), value()};
+        case 13 -> new String[] {"LTRIM", k, number(), number()};
+        case 14 -> new String[] {"LPOS", k, value(), "RANK", pickOf("1", "-1", "2", "0")};
+        case 15 ->
+            new String[] {
+              "LMOVE", k, key(), pickOf("LEFT", "RIGHT"), pickOf("LEFT", "RIGHT", "UP")
+            };
+        case 16 -> new String[] {"RPOPLPUSH", k, key()};
+        default -> new String[] {"LMPOP", "2", k, key(), pickOf("LEFT", "RIGHT"), "COUNT", "2"};
+      };
+    }
+
+    private String member() {
+      return pickOf("a", "b", "c", "1", "2", "");
+    }
+
+    private String[] set(String k) {
+      return switch (random.nextInt(14)) {
+        case 0, 1 -> new String[] {"SADD", k, member(), member()};
+        case 2 -> new String[] {"SREM", k, member(), member()};
+        case 3 -> new String[] {"SISMEMBER", k, member()};
+        case 4 -> new String[] {"SMISMEMBER", k, member(), member()};
+        case 5 -> new String[] {"SCARD", k};
+        case 6 -> new String[] {"SMEMBERS", k};
+        case 7 -> new String[] {pickOf("SINTER", "SUNION", "SDIFF"), k, key()};
+        case 8 ->
+            new String[] {pickOf("SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE"), k, key(), key()};
+        case 9 -> new String[] {"SMOVE", k, key(), member()};
+        case 10 -> new String[] {"SINTERCARD", "2", k, key()};
+        case 11 -> new String[] {"SRANDMEMBER", k, "100"};
+        case 12 -> new String[] {"SPOP", k, "100"};
+        default -> new String[] {"SSCAN", k, "0"};
+      };
     }
 
     private String[] copy(String k) {
@@ -340,6 +479,11 @@ class DifferentialTest {
       "return cjson.encode({KEYS[1], ARGV[1], 3})",
       "return redis.call('del', KEYS[1])",
       "return tonumber(ARGV[1])",
+      "return redis.call('hset', KEYS[1], 'f1', ARGV[1])",
+      "return redis.call('rpush', KEYS[1], ARGV[1], ARGV[1])",
+      "return redis.call('lrange', KEYS[1], 0, -1)",
+      "return redis.pcall('sadd', KEYS[1], ARGV[1])",
+      "return redis.call('type', KEYS[1])",
     };
 
     private String[] script(String k) {

@@ -1,0 +1,195 @@
+package dev.cellar.server.collection;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+
+/**
+ * Layout of a collection in the engine (specified in {@code docs/format/collections.md}; this class
+ * is the only place that knows the offsets): a <em>header</em> under the collection's own key
+ * ({@link dev.cellar.WriteBatch#putHeader}) and <em>elements</em> under keys that start with the
+ * collection's id ({@link dev.cellar.WriteBatch#putElement}).
+ *
+ * <pre>
+ * header, 34 bytes, little-endian:
+ *   0      1         2         10          18          26
+ *   +------+---------+---------+-----------+-----------+-----------+
+ *   | type | version | id u64  | count u64 | head i64  | spare u64 |
+ *   +------+---------+---------+-----------+-----------+-----------+
+ *
+ * element key:
+ *   0                  8     9
+ *   +------------------+-----+--------------------------------------+
+ *   | id u64 (big-end.)| tag | suffix                               |
+ *   +------------------+-----+--------------------------------------+
+ *
+ *   tag 'M' suffix member        value: varint slot, then the member's payload
+ *                                (a hash field's value; nothing for a set member)
+ *   tag 'S' suffix slot u64 BE   value: the member in that slot
+ *   tag 'L' suffix index u64 BE  value: a list element (index = position + 2^63 - head bias)
+ *   tag 'O' no suffix            value: the key of the collection's header (its owner)
+ * </pre>
+ *
+ * The id is unique for the store's life (never reused: {@link CollectionIds}), so elements of a
+ * collection that was deleted or replaced can never be mistaken for a newer one's; they are found
+ * and removed by {@link OrphanSweeper}. Big-endian ids and slots keep one collection's keys sharing
+ * a prefix.
+ */
+public final class CollectionDescriptor {
+  public static final int TYPE_OFFSET = 0;
+  public static final int VERSION_OFFSET = 1;
+  public static final int ID_OFFSET = 2;
+  public static final int COUNT_OFFSET = 10;
+  public static final int HEAD_OFFSET = 18;
+  public static final int SPARE_OFFSET = 26;
+  public static final int HEADER_LENGTH = 34;
+
+  public static final int VERSION = 1;
+
+  public static final int HASH = 1;
+  public static final int SET = 2;
+  public static final int LIST = 3;
+  public static final int ZSET = 4;
+
+  public static final int ID_LENGTH = 8;
+  public static final int TAG_OFFSET = ID_LENGTH;
+  public static final int SUFFIX_OFFSET = ID_LENGTH + 1;
+
+  public static final byte MEMBER = 'M';
+  public static final byte SLOT = 'S';
+  public static final byte LIST_ITEM = 'L';
+  public static final byte OWNER = 'O';
+
+  private static final ValueLayout.OfLong LE =
+      ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+  private static final ValueLayout.OfLong BE =
+      ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+
+  private CollectionDescriptor() {}
+
+  /** The Redis type name of a header's type. */
+  public static String typeName(int type) {
+    return switch (type) {
+      case HASH -> "hash";
+      case SET -> "set";
+      case LIST -> "list";
+      case ZSET -> "zset";
+      default -> "unknown";
+    };
+  }
+
+  /** Encodes a header. */
+  public static byte[] encodeHeader(int type, long id, long count, long head) {
+    byte[] out = new byte[HEADER_LENGTH];
+    MemorySegment s = MemorySegment.ofArray(out);
+    s.set(ValueLayout.JAVA_BYTE, TYPE_OFFSET, (byte) type);
+    s.set(ValueLayout.JAVA_BYTE, VERSION_OFFSET, (byte) VERSION);
+    s.set(LE, ID_OFFSET, id);
+    s.set(LE, COUNT_OFFSET, count);
+    s.set(LE, HEAD_OFFSET, head);
+    return out;
+  }
+
+  /**
+   * Decodes a header.
+   *
+   * @throws IllegalStateException if it is not one this version wrote
+   */
+  public static Header decodeHeader(MemorySegment s) {
+    if (s.byteSize() < HEADER_LENGTH
+        || s.get(ValueLayout.JAVA_BYTE, VERSION_OFFSET) != VERSION
+        || s.get(ValueLayout.JAVA_BYTE, TYPE_OFFSET) < HASH
+        || s.get(ValueLayout.JAVA_BYTE, TYPE_OFFSET) > ZSET) {
+      throw new IllegalStateException(
+          "a collection header of " + s.byteSize() + " bytes is of an unknown version or type");
+    }
+    return new Header(
+        s.get(ValueLayout.JAVA_BYTE, TYPE_OFFSET),
+        s.get(LE, ID_OFFSET),
+        s.get(LE, COUNT_OFFSET),
+        s.get(LE, HEAD_OFFSET));
+  }
+
+  /** An element key: the id, the tag and {@code suffix}. */
+  public static byte[] elementKey(long id, byte tag, byte[] suffix, int offset, int length) {
+    byte[] out = new byte[SUFFIX_OFFSET + length];
+    MemorySegment.ofArray(out).set(BE, 0, id);
+    out[TAG_OFFSET] = tag;
+    System.arraycopy(suffix, offset, out, SUFFIX_OFFSET, length);
+    return out;
+  }
+
+  /** An element key whose suffix is a big-endian number (a slot, a list index). */
+  public static byte[] elementKey(long id, byte tag, long number) {
+    byte[] out = new byte[SUFFIX_OFFSET + Long.BYTES];
+    MemorySegment s = MemorySegment.ofArray(out);
+    s.set(BE, 0, id);
+    out[TAG_OFFSET] = tag;
+    s.set(BE, SUFFIX_OFFSET, number);
+    return out;
+  }
+
+  /** The key of a collection's owner record. */
+  public static byte[] ownerKey(long id) {
+    byte[] out = new byte[SUFFIX_OFFSET];
+    MemorySegment.ofArray(out).set(BE, 0, id);
+    out[TAG_OFFSET] = OWNER;
+    return out;
+  }
+
+  /** Whether {@code key} is an element key of some collection (not, say, the id allocator's). */
+  public static boolean isElementKey(byte[] key) {
+    return key.length >= SUFFIX_OFFSET;
+  }
+
+  /** The id an element key starts with. */
+  public static long idOf(byte[] key) {
+    return MemorySegment.ofArray(key).get(BE, 0);
+  }
+
+  /** The value of a member record: the slot, then the payload. */
+  public static byte[] memberValue(long slot, byte[] payload, int offset, int length) {
+    int n = varintSize(slot);
+    byte[] out = new byte[n + length];
+    writeVarint(out, 0, slot);
+    System.arraycopy(payload, offset, out, n, length);
+    return out;
+  }
+
+  /** The slot a member record's value holds. */
+  public static long slotOf(byte[] memberValue) {
+    long v = 0;
+    for (int i = 0, shift = 0; i < memberValue.length; i++, shift += 7) {
+      v |= (long) (memberValue[i] & 0x7F) << shift;
+      if ((memberValue[i] & 0x80) == 0) {
+        return v;
+      }
+    }
+    throw new IllegalStateException("a member record's slot is cut short");
+  }
+
+  /** Where a member record's payload starts. */
+  public static int payloadOffset(byte[] memberValue) {
+    int i = 0;
+    while ((memberValue[i] & 0x80) != 0) {
+      i++;
+    }
+    return i + 1;
+  }
+
+  private static int varintSize(long v) {
+    int n = 1;
+    while ((v >>>= 7) != 0) {
+      n++;
+    }
+    return n;
+  }
+
+  private static void writeVarint(byte[] out, int at, long v) {
+    while ((v & ~0x7FL) != 0) {
+      out[at++] = (byte) ((v & 0x7F) | 0x80);
+      v >>>= 7;
+    }
+    out[at] = (byte) v;
+  }
+}

@@ -1,0 +1,39 @@
+package dev.cellar.server.command;
+
+import dev.cellar.server.collection.CollectionDescriptor;
+import dev.cellar.server.collection.CollectionIds;
+import dev.cellar.server.collection.ElementEdits;
+import dev.cellar.server.collection.Header;
+import dev.cellar.server.collection.ListItems;
+import dev.cellar.server.collection.Members;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * {@code COPY} of a collection: a new collection, with an id of its own, holding the same members
+ * or elements, under the destination key with the source's expiry; written by the caller's edits as
+ * one unit (so a collection larger than one unit of the log cannot be copied, and the copy fails
+ * with nothing written). O(n), as in Redis.
+ */
+final class CollectionCopy {
+  private CollectionCopy() {}
+
+  static void copy(ElementEdits edits, Values.AnyCurrent source, byte[] to, CollectionIds ids) {
+    Header h = CollectionDescriptor.decodeHeader(MemorySegment.ofArray(source.value()));
+    if (h.type() == CollectionDescriptor.LIST) {
+      ListItems from = new ListItems(edits, new byte[0], h, source.expireAt());
+      ListItems into = new ListItems(edits, to, null, source.expireAt());
+      for (long p = 0; p < h.count(); p++) {
+        into.pushRight(from.get(p), ids);
+      }
+      into.finishWithExpiry(source.expireAt());
+      return;
+    }
+    Members from = new Members(edits, new byte[0], h.type(), h, source.expireAt());
+    Members into = new Members(edits, to, h.type(), null, source.expireAt());
+    for (long slot = 0; slot < h.count(); slot++) {
+      byte[] member = from.memberAt(slot);
+      into.put(member, from.payload(member), ids);
+    }
+    into.finishWithExpiry(source.expireAt());
+  }
+}
