@@ -135,17 +135,13 @@ class HeadersAndElementsTest {
           }
         }
       }
+      assertEquals(WriteBatch.PLAIN * 10, kinds.get(from));
+      // A unit's records go in shard order, not batch order: the header and the element either way.
       assertEquals(
-          Map.of(
-              from,
-              WriteBatch.PLAIN * 10,
-              from + 1,
-              WriteBatch.HEADER * 10,
-              from + 2,
-              WriteBatch.ELEMENT * 10,
-              from + 3,
-              WriteBatch.ELEMENT * 10 + 1),
-          kinds);
+          java.util.Set.of(WriteBatch.HEADER * 10, WriteBatch.ELEMENT * 10),
+          java.util.Set.of(kinds.get(from + 1), kinds.get(from + 2)));
+      assertEquals(WriteBatch.ELEMENT * 10 + 1, kinds.get(from + 3));
+      assertEquals(4, kinds.size(), "the delete of an absent element writes nothing");
     }
   }
 

@@ -649,7 +649,7 @@ final class ListCommands {
 
           @Override
           public void timedOut(ReplyWriter o) {
-            o.nullBulk();
+            o.nullArray(); // Redis answers every blocking timeout with a null array
           }
         };
     ServerContext server = s.server();

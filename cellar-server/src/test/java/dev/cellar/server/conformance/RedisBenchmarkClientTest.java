@@ -74,4 +74,58 @@ class RedisBenchmarkClientTest extends AbstractConformanceTest {
       assertEquals(integer(3), c.call("STRLEN", key), key); // -d 3: three-byte values
     }
   }
+
+  /** redis-benchmark's collection tests: each must finish with no command failed. */
+  @Test
+  void collectionTestsPipelined() throws IOException {
+    ToolRun.assumeInstalled("redis-benchmark");
+    c.call("CONFIG", "RESETSTAT");
+    List<String> tests =
+        List.of(
+            "LPUSH",
+            "RPUSH",
+            "LPOP",
+            "RPOP",
+            "SADD",
+            "HSET",
+            "SPOP",
+            "LPUSH (needed to benchmark LRANGE)",
+            "LRANGE_100 (first 100 elements)");
+    ToolRun run =
+        ToolRun.run(
+            List.of(
+                "redis-benchmark",
+                "-h",
+                "127.0.0.1",
+                "-p",
+                Integer.toString(server.port()),
+                "-n",
+                Integer.toString(REQUESTS),
+                "-r",
+                Integer.toString(KEY_RANGE),
+                "-t",
+                "lpush,rpush,lpop,rpop,sadd,hset,spop,lrange_100",
+                "-P",
+                "16",
+                "--csv"),
+            new byte[0],
+            Duration.ofSeconds(120));
+    assertEquals(0, run.exitCode(), run.output());
+    assertFalse(run.stderr().contains("rror"), run.output());
+    for (String test : tests) {
+      assertTrue(
+          run.stdout().contains("\"" + test + "\","), "no " + test + " line in " + run.output());
+    }
+    String stats = (String) c.callParsed("INFO", "commandstats");
+    for (String command :
+        List.of("lpush", "rpush", "lpop", "rpop", "sadd", "hset", "spop", "lrange")) {
+      assertTrue(
+          Pattern.compile("cmdstat_" + command + ":calls=\\d+,.*,failed_calls=0\\r")
+              .matcher(stats)
+              .find(),
+          command + ": " + stats);
+    }
+    assertEquals(simple("list"), c.call("TYPE", "mylist"));
+    assertEquals(simple("hash"), c.call("TYPE", "myhash"));
+  }
 }

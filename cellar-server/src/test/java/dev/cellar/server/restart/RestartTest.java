@@ -219,6 +219,81 @@ class RestartTest {
     }
   }
 
+  /**
+   * Clients push to lists, add to sets and count in hashes until SIGKILL, under {@code always};
+   * after the restart every list is the unbroken sequence its writer pushed, up to the last
+   * acknowledged push or the one in flight, and every set and hash holds every acknowledged member
+   * and count, with sizes that agree with their elements.
+   */
+  @Test
+  void sigkillKeepsEveryAcknowledgedCollectionWrite() throws Exception {
+    Child first = start("always");
+    long[] acked = new long[WRITERS];
+    AtomicBoolean killed = new AtomicBoolean();
+    CountDownLatch done = new CountDownLatch(WRITERS);
+    List<Throwable> unexpected = Collections.synchronizedList(new ArrayList<>());
+    AtomicLong acks = new AtomicLong();
+    for (int t = 0; t < WRITERS; t++) {
+      int writer = t;
+      Thread.ofPlatform()
+          .daemon()
+          .name("collections-" + t)
+          .start(
+              () -> {
+                try (Jedis jedis = client(first)) {
+                  for (long v = 1; ; v++) {
+                    jedis.rpush("list" + writer, Long.toString(v));
+                    jedis.sadd("set" + writer, Long.toString(v));
+                    jedis.hincrBy("hash" + writer, "count", 1);
+                    jedis.hset("hash" + writer, "f" + (v % 64), Long.toString(v));
+                    acked[writer] = v;
+                    acks.incrementAndGet();
+                  }
+                } catch (RuntimeException e) {
+                  if (!killed.get()) {
+                    unexpected.add(e);
+                  }
+                } finally {
+                  done.countDown();
+                }
+              });
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (acks.get() < 600 && unexpected.isEmpty() && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    killed.set(true);
+    first.process().toHandle().destroyForcibly();
+    assertExited(first, 137);
+    assertTrue(done.await(60, TimeUnit.SECONDS), "writers did not notice the kill");
+    assertEquals(List.of(), unexpected, "writers failed before the kill");
+    Child child = start("always");
+    try (Jedis jedis = client(child)) {
+      for (int t = 0; t < WRITERS; t++) {
+        long a = acked[t];
+        List<String> list = jedis.lrange("list" + t, 0, -1);
+        assertEquals(jedis.llen("list" + t), list.size(), "LLEN agrees with the elements");
+        assertTrue(
+            list.size() == a || list.size() == a + 1,
+            "list" + t + " has " + list.size() + " elements, acknowledged " + a);
+        for (int i = 0; i < list.size(); i++) {
+          assertEquals(Long.toString(i + 1), list.get(i), "list" + t + "[" + i + "]");
+        }
+        java.util.Set<String> set = jedis.smembers("set" + t);
+        assertEquals(jedis.scard("set" + t), set.size(), "SCARD agrees with the members");
+        for (long v = 1; v <= a; v++) {
+          assertTrue(set.contains(Long.toString(v)), "set" + t + " lost acknowledged " + v);
+        }
+        long count = Long.parseLong(jedis.hget("hash" + t, "count"));
+        assertTrue(count == a || count == a + 1, "hash" + t + " counts " + count + " of " + a);
+        java.util.Map<String, String> hash = jedis.hgetAll("hash" + t);
+        assertEquals(jedis.hlen("hash" + t), hash.size(), "HLEN agrees with the fields");
+      }
+    } finally {
+      stop(child);
+    }
+  }
+
   private static final int GROUP_KEYS = 12;
 
   private static void killWhileTransacting(

@@ -1,0 +1,251 @@
+package dev.cellar.server.collection;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import dev.cellar.Cellar;
+import dev.cellar.CellarOptions;
+import dev.cellar.Fsync;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@link Members} and {@link ListItems} on a real store against models on the heap: seeded random
+ * operations, each command's edits written as one unit, the store reopened, checkpointed and
+ * compacted between rounds; and the worked example of docs/format/collections.md, byte for byte.
+ */
+class CollectionModelTest {
+  @TempDir Path dir;
+
+  private static CellarOptions options() {
+    return CellarOptions.defaults()
+        .fsync(Fsync.NO)
+        .segmentBytes(256 << 10)
+        .maxKeyBytes(1 << 10)
+        .maxValueBytes(8 << 10)
+        .shards(8);
+  }
+
+  private static byte[] b(String s) {
+    return s.getBytes(UTF_8);
+  }
+
+  private static Header header(Cellar db, String key) {
+    return db.readHeader(MemorySegment.ofArray(b(key)), CollectionDescriptor::decodeHeader);
+  }
+
+  private static byte[] element(Cellar db, byte[] key) {
+    return db.readElement(MemorySegment.ofArray(key), v -> v.toArray(ValueLayout.JAVA_BYTE));
+  }
+
+  @Test
+  void theWorkedExampleIsWhatAHashWrites() {
+    try (Cellar db = Cellar.open(dir, options())) {
+      CollectionIds ids = new CollectionIds(db);
+      ElementEdits edits = new ElementEdits(db);
+      Members h = new Members(edits, b("h"), CollectionDescriptor.HASH, null, Cellar.NO_EXPIRY);
+      h.put(b("a"), b("1"), ids);
+      h.put(b("b"), b("2"), ids);
+      h.finish();
+      edits.commit();
+      HexFormat hex = HexFormat.of();
+      assertEquals(
+          "0101" + "0100000000000000" + "0200000000000000" + "00".repeat(16),
+          hex.formatHex(
+              db.readHeader(MemorySegment.ofArray(b("h")), v -> v.toArray(ValueLayout.JAVA_BYTE))));
+      assertArrayEquals(b("h"), element(db, hex.parseHex("00000000000000014f")));
+      assertArrayEquals(hex.parseHex("0031"), element(db, hex.parseHex("00000000000000014d61")));
+      assertArrayEquals(
+          b("a"), element(db, hex.parseHex("000000000000000153" + "0000000000000000")));
+      assertArrayEquals(hex.parseHex("0132"), element(db, hex.parseHex("00000000000000014d62")));
+      assertArrayEquals(
+          b("b"), element(db, hex.parseHex("000000000000000153" + "0000000000000001")));
+      assertEquals(6, db.elementCount(), "five elements and the id allocator's block end");
+
+      edits = new ElementEdits(db);
+      h = new Members(edits, b("h"), CollectionDescriptor.HASH, header(db, "h"), Cellar.NO_EXPIRY);
+      h.remove(b("a"));
+      h.finish();
+      edits.commit();
+      assertArrayEquals(hex.parseHex("0032"), element(db, hex.parseHex("00000000000000014d62")));
+      assertArrayEquals(
+          b("b"), element(db, hex.parseHex("000000000000000153" + "0000000000000000")));
+      assertNull(element(db, hex.parseHex("000000000000000153" + "0000000000000001")));
+      assertNull(element(db, hex.parseHex("00000000000000014d61")));
+      assertEquals(1, header(db, "h").count());
+    }
+  }
+
+  @Test
+  void randomHashSetAndListOperationsMatchTheirModels() {
+    for (long seed = 1; seed <= 5; seed++) {
+      Path at = dir.resolve("seed" + seed);
+      SplittableRandom random = new SplittableRandom(seed);
+      Map<String, Map<ByteBuffer, byte[]>> hashes = new HashMap<>();
+      Map<String, List<byte[]>> lists = new HashMap<>();
+      for (int round = 0; round < 5; round++) {
+        try (Cellar db = Cellar.open(at, options())) {
+          CollectionIds ids = new CollectionIds(db);
+          String when = "seed " + seed + " round " + round;
+          check(db, hashes, lists, when + " (reopened)");
+          for (int op = 0; op < 800; op++) {
+            if (random.nextBoolean()) {
+              hashOp(db, ids, random, hashes);
+            } else {
+              listOp(db, ids, random, lists);
+            }
+          }
+          check(db, hashes, lists, when);
+          if (round % 2 == 0) {
+            db.checkpoint();
+          } else {
+            db.compact();
+          }
+          check(db, hashes, lists, when + " (after maintenance)");
+        }
+      }
+    }
+  }
+
+  private static void hashOp(
+      Cellar db,
+      CollectionIds ids,
+      SplittableRandom random,
+      Map<String, Map<ByteBuffer, byte[]>> m) {
+    String key = "h" + random.nextInt(4);
+    Map<ByteBuffer, byte[]> model = m.computeIfAbsent(key, k -> new LinkedHashMap<>());
+    ElementEdits edits = new ElementEdits(db);
+    Members h = new Members(edits, b(key), CollectionDescriptor.HASH, header(db, key), 0);
+    int n = 1 + random.nextInt(3);
+    for (int i = 0; i < n; i++) {
+      byte[] field = b("f" + random.nextInt(40));
+      if (random.nextInt(3) == 0) {
+        h.remove(field);
+        model.remove(ByteBuffer.wrap(field));
+      } else {
+        byte[] value = b("v" + random.nextInt(1000));
+        h.put(field, value, ids);
+        model.put(ByteBuffer.wrap(field), value);
+      }
+    }
+    h.finish();
+    edits.commit();
+  }
+
+  private static void listOp(
+      Cellar db, CollectionIds ids, SplittableRandom random, Map<String, List<byte[]>> m) {
+    String key = "l" + random.nextInt(3);
+    List<byte[]> model = m.computeIfAbsent(key, k -> new ArrayList<>());
+    ElementEdits edits = new ElementEdits(db);
+    ListItems l = new ListItems(edits, b(key), header(db, key), 0);
+    byte[] value = b("e" + random.nextInt(1000));
+    switch (random.nextInt(8)) {
+      case 0 -> {
+        l.pushLeft(value, ids);
+        model.addFirst(value);
+      }
+      case 1, 2 -> {
+        l.pushRight(value, ids);
+        model.addLast(value);
+      }
+      case 3 -> {
+        if (!model.isEmpty()) {
+          assertArrayEquals(model.removeFirst(), l.popLeft());
+        }
+      }
+      case 4 -> {
+        if (!model.isEmpty()) {
+          assertArrayEquals(model.removeLast(), l.popRight());
+        }
+      }
+      case 5 -> {
+        if (model.isEmpty()) {
+          return; // LINSERT needs a list to insert into
+        }
+        int p = random.nextInt(model.size() + 1);
+        l.insert(p, value);
+        model.add(p, value);
+      }
+      case 6 -> {
+        if (!model.isEmpty()) {
+          int p = random.nextInt(model.size());
+          l.removeAt(p);
+          model.remove(p);
+        }
+      }
+      default -> {
+        if (!model.isEmpty()) {
+          int from = random.nextInt(model.size());
+          int to = from + random.nextInt(model.size() - from);
+          l.trim(from, to);
+          List<byte[]> kept = new ArrayList<>(model.subList(from, to + 1));
+          model.clear();
+          model.addAll(kept);
+        }
+      }
+    }
+    l.finish();
+    edits.commit();
+  }
+
+  private static void check(
+      Cellar db,
+      Map<String, Map<ByteBuffer, byte[]>> hashes,
+      Map<String, List<byte[]>> lists,
+      String when) {
+    // The id allocator's block end, once the first id was drawn.
+    long elements = element(db, CollectionIds.KEY) == null ? 0 : 1;
+    long keys = 0;
+    for (var e : hashes.entrySet()) {
+      Header h = header(db, e.getKey());
+      Map<ByteBuffer, byte[]> model = e.getValue();
+      if (model.isEmpty()) {
+        assertNull(h, when + ": an empty hash has no header");
+        continue;
+      }
+      keys++;
+      elements += 2L * model.size() + 1;
+      assertEquals(model.size(), h.count(), when + ": " + e.getKey() + " count");
+      Members m = new Members(new ElementEdits(db), b(e.getKey()), CollectionDescriptor.HASH, h, 0);
+      Map<ByteBuffer, byte[]> seen = new HashMap<>();
+      for (long slot = 0; slot < h.count(); slot++) {
+        byte[] field = m.memberAt(slot);
+        seen.put(ByteBuffer.wrap(field), m.payload(field));
+      }
+      assertEquals(model.keySet(), seen.keySet(), when + ": " + e.getKey() + " fields");
+      for (var f : model.entrySet()) {
+        assertArrayEquals(f.getValue(), seen.get(f.getKey()), when + ": a field's value");
+      }
+    }
+    for (var e : lists.entrySet()) {
+      Header h = header(db, e.getKey());
+      List<byte[]> model = e.getValue();
+      if (model.isEmpty()) {
+        assertNull(h, when + ": an empty list has no header");
+        continue;
+      }
+      keys++;
+      elements += model.size() + 1;
+      ListItems l = new ListItems(new ElementEdits(db), b(e.getKey()), h, 0);
+      assertEquals(model.size(), l.count(), when + ": " + e.getKey() + " length");
+      for (int p = 0; p < model.size(); p++) {
+        assertArrayEquals(model.get(p), l.get(p), when + ": " + e.getKey() + "[" + p + "]");
+      }
+    }
+    assertEquals(keys, db.size(), when + ": keys");
+    assertEquals(elements, db.elementCount(), when + ": no element left behind, none missing");
+  }
+}

@@ -1,0 +1,259 @@
+package dev.cellar.server.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Hashes, sets and lists as Redis 7 answers them: replies, errors, types across commands, and the
+ * blocking pops with more than one client. The random differential test ({@link DifferentialTest})
+ * covers the combinations; these name the cases one by one.
+ */
+class CollectionConformanceTest extends AbstractConformanceTest {
+  static final String WRONGTYPE =
+      error("WRONGTYPE Operation against a key holding the wrong kind of value");
+  static final String NIL_ARRAY = "*-1\r\n";
+
+  @Test
+  void hashCommandsAnswerAsRedisDoes() throws IOException {
+    assertEquals(integer(2), c.call("HSET", "h", "a", "1", "b", "2"));
+    assertEquals(integer(1), c.call("HSET", "h", "a", "10", "c", "3"));
+    assertEquals(bulk("10"), c.call("HGET", "h", "a"));
+    assertEquals(NIL, c.call("HGET", "h", "zz"));
+    assertEquals(NIL, c.call("HGET", "nohash", "a"));
+    assertEquals(integer(3), c.call("HLEN", "h"));
+    assertEquals(
+        java.util.Arrays.asList("10", "2", null),
+        parsedArray(c.call("HMGET", "h", "a", "b", "zz")));
+    assertEquals(integer(12), c.call("HINCRBY", "h", "a", "2"));
+    assertEquals(integer(1), c.call("HSET", "h", "s", "x"));
+    assertEquals(error("ERR hash value is not an integer"), c.call("HINCRBY", "h", "s", "1"));
+    assertEquals(bulk("2.5"), c.call("HINCRBYFLOAT", "h", "b", "0.5"));
+    assertEquals(integer(0), c.call("HSETNX", "h", "a", "x"));
+    assertEquals(integer(1), c.call("HSETNX", "h", "n", "x"));
+    assertEquals(integer(2), c.call("HSTRLEN", "h", "a"));
+    assertEquals(integer(2), c.call("HDEL", "h", "a", "b", "zz"));
+    assertEquals(Set.of("c=3", "s=x", "n=x"), pairs(c.call("HGETALL", "h")), "fields and values");
+    assertEquals(simple("hash"), c.call("TYPE", "h"));
+    assertEquals(arity("hset"), c.call("HSET", "h", "a"));
+    assertEquals(integer(3), c.call("HDEL", "h", "c", "s", "n"));
+    assertEquals(integer(0), c.call("EXISTS", "h"), "an emptied hash is deleted");
+  }
+
+  @Test
+  void everyStringCommandRefusesACollectionAndSetReplacesIt() throws IOException {
+    c.call("RPUSH", "l", "x");
+    assertEquals(WRONGTYPE, c.call("GET", "l"));
+    assertEquals(WRONGTYPE, c.call("APPEND", "l", "x"));
+    assertEquals(WRONGTYPE, c.call("INCR", "l"));
+    assertEquals(WRONGTYPE, c.call("STRLEN", "l"));
+    assertEquals(WRONGTYPE, c.call("GETBIT", "l", "0"));
+    assertEquals(WRONGTYPE, c.call("HGET", "l", "f"));
+    assertEquals(WRONGTYPE, c.call("SADD", "l", "m"));
+    assertEquals("*1\r\n$-1\r\n", c.call("MGET", "l"), "MGET answers nil for other types");
+    assertEquals(NIL, c.call("SET", "l", "v", "NX"));
+    assertEquals(OK, c.call("SET", "l", "v"));
+    assertEquals(bulk("v"), c.call("GET", "l"));
+    c.call("SET", "s", "v");
+    assertEquals(WRONGTYPE, c.call("LPUSH", "s", "x"));
+    assertEquals(WRONGTYPE, c.call("LRANGE", "s", "0", "-1"));
+  }
+
+  @Test
+  void listsPushPopRangeAndEdit() throws IOException {
+    assertEquals(integer(3), c.call("RPUSH", "l", "a", "b", "c"));
+    assertEquals(integer(5), c.call("LPUSH", "l", "y", "z"));
+    assertEquals(array("z", "y", "a", "b", "c"), c.call("LRANGE", "l", "0", "-1"));
+    assertEquals(array("b", "c"), c.call("LRANGE", "l", "-2", "100"));
+    assertEquals(array(), c.call("LRANGE", "l", "5", "10"));
+    assertEquals(bulk("z"), c.call("LPOP", "l"));
+    assertEquals(array("c", "b"), c.call("RPOP", "l", "2"));
+    assertEquals(integer(3), c.call("LINSERT", "l", "BEFORE", "a", "x"));
+    assertEquals(integer(-1), c.call("LINSERT", "l", "AFTER", "nope", "x"));
+    assertEquals(array("y", "x", "a"), c.call("LRANGE", "l", "0", "-1"));
+    assertEquals(OK, c.call("LSET", "l", "-1", "A"));
+    assertEquals(error("ERR index out of range"), c.call("LSET", "l", "9", "A"));
+    assertEquals(error("ERR no such key"), c.call("LSET", "nolist", "0", "A"));
+    assertEquals(integer(1), c.call("LPOS", "l", "x"));
+    assertEquals(integer(1), c.call("LREM", "l", "0", "x"));
+    assertEquals(OK, c.call("LTRIM", "l", "1", "-1"));
+    assertEquals(array("A"), c.call("LRANGE", "l", "0", "-1"));
+    assertEquals(bulk("A"), c.call("LMOVE", "l", "m", "LEFT", "RIGHT"));
+    assertEquals(integer(0), c.call("EXISTS", "l"));
+    assertEquals(simple("list"), c.call("TYPE", "m"));
+    assertEquals(NIL_ARRAY, c.call("LMPOP", "1", "nolist", "LEFT"));
+    assertEquals(
+        "*2\r\n$1\r\nm\r\n*1\r\n$1\r\nA\r\n",
+        c.call("LMPOP", "2", "nolist", "m", "LEFT", "COUNT", "5"));
+  }
+
+  @Test
+  void setsAddRemoveAndCombine() throws IOException {
+    assertEquals(integer(3), c.call("SADD", "s1", "a", "b", "c"));
+    assertEquals(integer(0), c.call("SADD", "s1", "a"));
+    assertEquals(integer(2), c.call("SADD", "s2", "b", "d"));
+    assertEquals(integer(1), c.call("SISMEMBER", "s1", "a"));
+    assertEquals("*2\r\n:1\r\n:0\r\n", c.call("SMISMEMBER", "s1", "a", "z"));
+    assertEquals(Set.of("b"), members(c.call("SINTER", "s1", "s2")));
+    assertEquals(Set.of("a", "b", "c", "d"), members(c.call("SUNION", "s1", "s2")));
+    assertEquals(Set.of("a", "c"), members(c.call("SDIFF", "s1", "s2")));
+    assertEquals(integer(4), c.call("SUNIONSTORE", "u", "s1", "s2"));
+    assertEquals(integer(1), c.call("SINTERCARD", "2", "s1", "s2"));
+    assertEquals(integer(1), c.call("SMOVE", "s1", "s2", "a"));
+    assertEquals(integer(2), c.call("SCARD", "s1"));
+    assertEquals(integer(0), c.call("SINTERSTORE", "u", "s1", "nosuch"));
+    assertEquals(integer(0), c.call("EXISTS", "u"), "an empty result deletes the destination");
+    assertEquals(Set.of("b", "c"), members(c.call("SPOP", "s1", "10")));
+    assertEquals(integer(0), c.call("EXISTS", "s1"));
+  }
+
+  @Test
+  void expiryRenameAndCopyWorkOnCollections() throws IOException {
+    c.call("HSET", "h", "f", "v");
+    assertEquals(integer(1), c.call("EXPIRE", "h", "100"));
+    assertTrue(c.call("TTL", "h").startsWith(":"));
+    assertEquals(OK, c.call("RENAME", "h", "h2"));
+    assertEquals(bulk("v"), c.call("HGET", "h2", "f"));
+    assertEquals(integer(1), c.call("PERSIST", "h2"));
+    assertEquals(integer(1), c.call("COPY", "h2", "h3"));
+    assertEquals(integer(1), c.call("HSET", "h3", "g", "w"));
+    assertEquals(integer(1), c.call("HLEN", "h2"), "a copy is its own collection");
+    assertEquals(integer(1), c.call("DEL", "h2"));
+    assertEquals(integer(0), c.call("HLEN", "h2"));
+    assertEquals(integer(2), c.call("HLEN", "h3"));
+    c.call("HSET", "h4", "f", "v");
+    assertEquals(OK, c.call("RENAME", "h3", "h4"), "renaming over a collection replaces it");
+    assertEquals(integer(2), c.call("HLEN", "h4"));
+  }
+
+  @Test
+  void aBlockedPopIsServedByAnotherClientsPush() throws Exception {
+    try (RawClient waiter = server.connect()) {
+      waiter.send("BLPOP", "q1", "q2", "5");
+      waitForBlocked(1);
+      assertEquals(integer(1), c.call("RPUSH", "q2", "job"));
+      assertEquals(array("q2", "job"), waiter.readReply());
+      assertEquals(integer(0), c.call("EXISTS", "q2"), "the element went to the waiter");
+    }
+  }
+
+  @Test
+  void requestsPipelinedBehindABlockedPopWaitForIt() throws Exception {
+    try (RawClient waiter = server.connect()) {
+      waiter.sendRaw(
+          RawClient.command("BRPOP", "q", "5")
+              + RawClient.command("SET", "after", "1")
+              + RawClient.command("GET", "after"));
+      waitForBlocked(1);
+      assertEquals(NIL, c.call("GET", "after"), "the SET behind the BRPOP has not run");
+      c.call("LPUSH", "q", "x");
+      assertEquals(array("q", "x"), waiter.readReply());
+      assertEquals(OK, waiter.readReply());
+      assertEquals(bulk("1"), waiter.readReply());
+    }
+  }
+
+  @Test
+  void oneElementServesOneWaiterAndTheNextServesTheOther() throws Exception {
+    try (RawClient w1 = server.connect();
+        RawClient w2 = server.connect()) {
+      w1.send("BLPOP", "q", "5");
+      w2.send("BLPOP", "q", "5");
+      waitForBlocked(2);
+      c.call("RPUSH", "q", "one");
+      waitForBlocked(1);
+      c.call("RPUSH", "q", "two");
+      Set<String> got = new TreeSet<>();
+      got.add(w1.readReply());
+      got.add(w2.readReply());
+      assertEquals(new TreeSet<>(List.of(array("q", "one"), array("q", "two"))), got);
+    }
+  }
+
+  @Test
+  void aBlockedPopTimesOutWithNil() throws Exception {
+    long start = System.nanoTime();
+    assertEquals(NIL_ARRAY, c.call("BLPOP", "never", "0.2"));
+    long ms = (System.nanoTime() - start) / 1_000_000;
+    assertTrue(ms >= 150, "answered after " + ms + " ms");
+    assertEquals(NIL_ARRAY, c.call("BLMOVE", "never", "x", "LEFT", "LEFT", "0.1"));
+    assertEquals(error("ERR timeout is negative"), c.call("BLPOP", "q", "-1"));
+    assertEquals(error("ERR timeout is not a float or out of range"), c.call("BLPOP", "q", "x"));
+  }
+
+  @Test
+  void insideATransactionNothingBlocks() throws IOException {
+    c.call("MULTI");
+    c.call("BLPOP", "empty", "0");
+    c.call("BLMOVE", "empty", "x", "LEFT", "LEFT", "0");
+    assertEquals("*2\r\n*-1\r\n$-1\r\n", c.call("EXEC"));
+  }
+
+  @Test
+  void aPushInsideATransactionServesTheWaiterOnceCommitted() throws Exception {
+    try (RawClient waiter = server.connect()) {
+      waiter.send("BLMOVE", "src", "dst", "RIGHT", "LEFT", "5");
+      waitForBlocked(1);
+      c.call("MULTI");
+      c.call("RPUSH", "src", "a", "b");
+      c.call("EXEC");
+      assertEquals(bulk("b"), waiter.readReply());
+      assertEquals(array("a"), c.call("LRANGE", "src", "0", "-1"));
+      assertEquals(array("b"), c.call("LRANGE", "dst", "0", "-1"));
+    }
+  }
+
+  @Test
+  void aClientThatLeavesWhileBlockedTakesNothing() throws Exception {
+    RawClient waiter = server.connect();
+    waiter.send("BLPOP", "q", "0");
+    waitForBlocked(1);
+    waiter.close();
+    waitForBlocked(0);
+    c.call("RPUSH", "q", "kept");
+    assertEquals(integer(1), c.call("LLEN", "q"));
+  }
+
+  /** Waits until INFO says {@code n} clients are blocked. */
+  private void waitForBlocked(int n) throws Exception {
+    String want = "blocked_clients:" + n + "\r\n";
+    for (int i = 0; i < 500; i++) {
+      if (c.call("INFO", "clients").contains(want)) {
+        return;
+      }
+      Thread.sleep(10);
+    }
+    throw new AssertionError("never saw " + want.trim());
+  }
+
+  private static Set<String> members(String reply) {
+    Object parsed = RawClient.parse(reply);
+    Set<String> out = new TreeSet<>();
+    for (Object o : (List<?>) parsed) {
+      out.add(String.valueOf(o));
+    }
+    return out;
+  }
+
+  private static Set<String> pairs(String reply) {
+    List<?> list = (List<?>) RawClient.parse(reply);
+    Set<String> out = new TreeSet<>();
+    for (int i = 0; i + 1 < list.size(); i += 2) {
+      out.add(list.get(i) + "=" + list.get(i + 1));
+    }
+    return out;
+  }
+
+  private static List<String> parsedArray(String reply) {
+    List<String> out = new java.util.ArrayList<>();
+    for (Object o : (List<?>) RawClient.parse(reply)) {
+      out.add(o == null ? null : String.valueOf(o));
+    }
+    return out;
+  }
+}
