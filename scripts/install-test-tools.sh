@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the tests drive and nobody here wrote: redis-cli, redis-benchmark, redis-server,
-# strace, openssl (the TLS tests make their certificates with it), redis-py,
+# strace, openssl (the TLS tests make their certificates with it), redis-py, RQ,
 # mkfs.ext4/mount/losetup for the disk-full tests (which mount a small file system as root), and
 # chromium, the headless browser DashboardTest loads the dashboard page in.
 # Skips what is already present; needs root (or sudo) for apt-get.
@@ -24,4 +24,8 @@ if command -v systemctl >/dev/null 2>&1; then systemctl stop redis-server >/dev/
 pkill -x redis-server >/dev/null 2>&1 || true
 if ! python3 -c 'import redis, pytest' >/dev/null 2>&1; then
   python3 -m pip install -q 'redis==5.2.1' pytest
+fi
+# RQ, the job queue RqClientTest runs jobs with (it brings croniter; redis-py stays as pinned).
+if ! python3 -c 'import rq' >/dev/null 2>&1; then
+  python3 -m pip install -q 'rq==3.0.0'
 fi

@@ -14,8 +14,9 @@ import java.nio.ByteOrder;
  * header, 34 bytes, little-endian:
  *   0      1         2         10          18          26
  *   +------+---------+---------+-----------+-----------+-----------+
- *   | type | version | id u64  | count u64 | head i64  | spare u64 |
+ *   | type | version | id u64  | count u64 | head i64  | next u64  |
  *   +------+---------+---------+-----------+-----------+-----------+
+ *   head: a list's first index, a sorted set's root node; next: a sorted set's next node id
  *
  * element key:
  *   0                  8     9
@@ -28,6 +29,9 @@ import java.nio.ByteOrder;
  *   tag 'S' suffix slot u64 BE   value: the member in that slot
  *   tag 'L' suffix index u64 BE  value: a list element (index = position + 2^63 - head bias)
  *   tag 'O' no suffix            value: the key of the collection's header (its owner)
+ *   tag 'T' suffix node u64 BE   value: a node of a sorted set's tree ({@link SortedMembers})
+ *   tag 'X' suffix index u64 BE  value: a stream entry ({@link StreamEntries})
+ *   tag 'I' no suffix            value: a stream's last id, entries added, largest deleted id
  * </pre>
  *
  * The id is unique for the store's life (never reused: {@link CollectionIds}), so elements of a
@@ -41,7 +45,7 @@ public final class CollectionDescriptor {
   public static final int ID_OFFSET = 2;
   public static final int COUNT_OFFSET = 10;
   public static final int HEAD_OFFSET = 18;
-  public static final int SPARE_OFFSET = 26;
+  public static final int NEXT_OFFSET = 26;
   public static final int HEADER_LENGTH = 34;
 
   public static final int VERSION = 1;
@@ -50,6 +54,7 @@ public final class CollectionDescriptor {
   public static final int SET = 2;
   public static final int LIST = 3;
   public static final int ZSET = 4;
+  public static final int STREAM = 5;
 
   public static final int ID_LENGTH = 8;
   public static final int TAG_OFFSET = ID_LENGTH;
@@ -59,6 +64,9 @@ public final class CollectionDescriptor {
   public static final byte SLOT = 'S';
   public static final byte LIST_ITEM = 'L';
   public static final byte OWNER = 'O';
+  public static final byte NODE = 'T';
+  public static final byte STREAM_ENTRY = 'X';
+  public static final byte STREAM_INFO = 'I';
 
   private static final ValueLayout.OfLong LE =
       ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -74,12 +82,13 @@ public final class CollectionDescriptor {
       case SET -> "set";
       case LIST -> "list";
       case ZSET -> "zset";
+      case STREAM -> "stream";
       default -> "unknown";
     };
   }
 
   /** Encodes a header. */
-  public static byte[] encodeHeader(int type, long id, long count, long head) {
+  public static byte[] encodeHeader(int type, long id, long count, long head, long next) {
     byte[] out = new byte[HEADER_LENGTH];
     MemorySegment s = MemorySegment.ofArray(out);
     s.set(ValueLayout.JAVA_BYTE, TYPE_OFFSET, (byte) type);
@@ -87,6 +96,7 @@ public final class CollectionDescriptor {
     s.set(LE, ID_OFFSET, id);
     s.set(LE, COUNT_OFFSET, count);
     s.set(LE, HEAD_OFFSET, head);
+    s.set(LE, NEXT_OFFSET, next);
     return out;
   }
 
@@ -99,7 +109,7 @@ public final class CollectionDescriptor {
     if (s.byteSize() < HEADER_LENGTH
         || s.get(ValueLayout.JAVA_BYTE, VERSION_OFFSET) != VERSION
         || s.get(ValueLayout.JAVA_BYTE, TYPE_OFFSET) < HASH
-        || s.get(ValueLayout.JAVA_BYTE, TYPE_OFFSET) > ZSET) {
+        || s.get(ValueLayout.JAVA_BYTE, TYPE_OFFSET) > STREAM) {
       throw new IllegalStateException(
           "a collection header of " + s.byteSize() + " bytes is of an unknown version or type");
     }
@@ -107,7 +117,8 @@ public final class CollectionDescriptor {
         s.get(ValueLayout.JAVA_BYTE, TYPE_OFFSET),
         s.get(LE, ID_OFFSET),
         s.get(LE, COUNT_OFFSET),
-        s.get(LE, HEAD_OFFSET));
+        s.get(LE, HEAD_OFFSET),
+        s.get(LE, NEXT_OFFSET));
   }
 
   /** An element key: the id, the tag and {@code suffix}. */

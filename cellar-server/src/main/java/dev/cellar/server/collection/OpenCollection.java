@@ -46,10 +46,17 @@ public abstract class OpenCollection {
   protected long id(CollectionIds ids) {
     if (header == null) {
       long id = ids.next();
-      header = new Header(type, id, 0, 0);
+      header = new Header(type, id, 0, 0, 0);
       edits.put(CollectionDescriptor.ownerKey(id), key.clone());
     }
     return header.id();
+  }
+
+  /** {@link #finish} for a type that stays when empty (a stream). */
+  protected void finishKeepingEmpty() {
+    if (header != original) {
+      edits.header(key, header, expireAt);
+    }
   }
 
   /**
@@ -69,7 +76,7 @@ public abstract class OpenCollection {
     if (header == original) {
       return;
     }
-    if (header.count() == 0) {
+    if (header.count() == 0 && type != CollectionDescriptor.STREAM) {
       if (original != null) {
         edits.header(key, null, expireAt);
       }

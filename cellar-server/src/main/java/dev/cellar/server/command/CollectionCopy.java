@@ -6,6 +6,9 @@ import dev.cellar.server.collection.ElementEdits;
 import dev.cellar.server.collection.Header;
 import dev.cellar.server.collection.ListItems;
 import dev.cellar.server.collection.Members;
+import dev.cellar.server.collection.SortedMembers;
+import dev.cellar.server.collection.StreamEntries;
+import dev.cellar.server.collection.StreamId;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -25,6 +28,24 @@ final class CollectionCopy {
       for (long p = 0; p < h.count(); p++) {
         into.pushRight(from.get(p), ids);
       }
+      into.finishWithExpiry(source.expireAt());
+      return;
+    }
+    if (h.type() == CollectionDescriptor.STREAM) {
+      StreamEntries from = new StreamEntries(edits, new byte[0], h, source.expireAt());
+      StreamEntries into = new StreamEntries(edits, to, null, source.expireAt());
+      into.create(ids);
+      for (StreamEntries.Entry e : from.range(StreamId.ZERO, StreamId.MAX, -1, false)) {
+        into.append(e.id(), e.fields());
+      }
+      into.setInfo(from.info());
+      into.finishWithExpiry(source.expireAt());
+      return;
+    }
+    if (h.type() == CollectionDescriptor.ZSET) {
+      SortedMembers from = new SortedMembers(edits, new byte[0], h, source.expireAt());
+      SortedMembers into = new SortedMembers(edits, to, null, source.expireAt());
+      from.range(0, h.count() - 1, false, e -> into.put(e.member(), e.score(), ids));
       into.finishWithExpiry(source.expireAt());
       return;
     }

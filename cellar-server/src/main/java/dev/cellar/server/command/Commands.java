@@ -21,6 +21,8 @@ public final class Commands {
     HashCommands.register(t);
     SetCommands.register(t);
     ListCommands.register(t);
+    ZSetCommands.register(t);
+    StreamCommands.register(t);
     return t;
   }
 }

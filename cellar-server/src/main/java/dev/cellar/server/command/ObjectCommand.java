@@ -103,6 +103,7 @@ final class ObjectCommand {
     return switch (h.type()) {
       case CollectionDescriptor.LIST -> small ? "listpack" : "quicklist";
       case CollectionDescriptor.ZSET -> small ? "listpack" : "skiplist";
+      case CollectionDescriptor.STREAM -> "stream";
       default -> small ? "listpack" : "hashtable";
     };
   }

@@ -120,6 +120,75 @@ class CollectionModelTest {
     }
   }
 
+  /**
+   * A sorted set grown past many node splits and shrunk again, against a sorted model: every
+   * member's score and rank, ranges from both ends, and counts below score bounds, through reopen.
+   */
+  @Test
+  void aSortedSetKeepsItsOrderThroughSplitsRemovalsAndReopen() {
+    SplittableRandom random = new SplittableRandom(7);
+    java.util.TreeMap<String, Double> byMember = new java.util.TreeMap<>();
+    for (int round = 0; round < 4; round++) {
+      try (Cellar db = Cellar.open(dir, options())) {
+        CollectionIds ids = new CollectionIds(db);
+        checkSorted(db, byMember, "round " + round + " (reopened)");
+        for (int op = 0; op < 40; op++) {
+          ElementEdits edits = new ElementEdits(db);
+          SortedMembers z = new SortedMembers(edits, b("z"), header(db, "z"), 0);
+          int n = 1 + random.nextInt(200);
+          boolean grow = round < 2 || random.nextInt(3) == 0;
+          for (int i = 0; i < n; i++) {
+            String m = "m" + random.nextInt(round < 2 ? 20_000 : 5_000);
+            if (grow || random.nextInt(4) == 0) {
+              double score = random.nextInt(50) - 25 + (random.nextBoolean() ? 0.5 : 0);
+              z.put(b(m), score, ids);
+              byMember.put(m, score);
+            } else {
+              z.remove(b(m));
+              byMember.remove(m);
+            }
+          }
+          z.finish();
+          edits.commit();
+        }
+        checkSorted(db, byMember, "round " + round);
+        db.checkpoint();
+      }
+    }
+  }
+
+  private static void checkSorted(Cellar db, java.util.TreeMap<String, Double> model, String when) {
+    List<String> order = new ArrayList<>(model.keySet());
+    order.sort((x, y) -> SortedMembers.compare(model.get(x), b(x), model.get(y), b(y)));
+    Header h = header(db, "z");
+    if (model.isEmpty()) {
+      assertNull(h, when);
+      return;
+    }
+    SortedMembers z = new SortedMembers(new ElementEdits(db), b("z"), h, 0);
+    assertEquals(order.size(), z.count(), when + ": count");
+    List<String> forward = new ArrayList<>();
+    z.range(0, z.count() - 1, false, e -> forward.add(new String(e.member(), UTF_8)));
+    assertEquals(order, forward, when + ": order");
+    List<String> backward = new ArrayList<>();
+    z.range(3, z.count() - 1, true, e -> backward.add(new String(e.member(), UTF_8)));
+    assertEquals(
+        new ArrayList<>(order.subList(Math.min(3, order.size()), order.size())).reversed(),
+        backward,
+        when + ": reverse");
+    for (int i = 0; i < order.size(); i += 1 + order.size() / 50) {
+      String m = order.get(i);
+      assertEquals(model.get(m), z.score(b(m)), when + ": score of " + m);
+      assertEquals(i, z.rank(model.get(m), b(m)), when + ": rank of " + m);
+      assertEquals(m, new String(z.at(i).member(), UTF_8), when + ": member at " + i);
+    }
+    for (double bound = -26; bound <= 26; bound += 6.5) {
+      double v = bound;
+      long below = model.values().stream().filter(x -> x < v).count();
+      assertEquals(below, z.countBelow((sc, m) -> sc < v), when + ": below " + v);
+    }
+  }
+
   private static void hashOp(
       Cellar db,
       CollectionIds ids,

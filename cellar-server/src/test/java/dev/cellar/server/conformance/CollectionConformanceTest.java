@@ -113,6 +113,82 @@ class CollectionConformanceTest extends AbstractConformanceTest {
   }
 
   @Test
+  void sortedSetsOrderByScoreThenMember() throws IOException {
+    assertEquals(integer(4), c.call("ZADD", "z", "1", "a", "2", "b", "2", "c", "0.5", "d"));
+    assertEquals(array("d", "a", "b", "c"), c.call("ZRANGE", "z", "0", "-1"));
+    assertEquals(array("c", "2", "b", "2"), c.call("ZRANGE", "z", "0", "1", "REV", "WITHSCORES"));
+    assertEquals(array("a", "b"), c.call("ZRANGEBYSCORE", "z", "(0.5", "2", "LIMIT", "0", "2"));
+    assertEquals(integer(2), c.call("ZRANK", "z", "b"));
+    assertEquals(integer(1), c.call("ZREVRANK", "z", "b"));
+    assertEquals(bulk("0.099999999999999978"), c.call("ZINCRBY", "z", "-0.4", "d"));
+    assertEquals(integer(0), c.call("ZADD", "z", "XX", "CH", "2", "c"));
+    assertEquals(integer(1), c.call("ZADD", "z", "GT", "CH", "3", "c"));
+    assertEquals(NIL, c.call("ZADD", "z", "NX", "INCR", "1", "c"));
+    assertEquals(integer(2), c.call("ZCOUNT", "z", "1", "(3"));
+    assertEquals(array("d", "0.099999999999999978"), c.call("ZPOPMIN", "z"));
+    assertEquals(array("c", "3", "b", "2"), c.call("ZPOPMAX", "z", "2"));
+    assertEquals(error("ERR value is not a valid float"), c.call("ZADD", "z", "x", "m"));
+    assertEquals(error("ERR min or max is not a float"), c.call("ZCOUNT", "z", "x", "1"));
+    c.call("ZADD", "lex", "0", "a", "0", "b", "0", "c");
+    assertEquals(array("b", "c"), c.call("ZRANGEBYLEX", "lex", "(a", "+"));
+    assertEquals(integer(2), c.call("ZLEXCOUNT", "lex", "[a", "[b"));
+    assertEquals(integer(3), c.call("ZUNIONSTORE", "u", "2", "lex", "z", "WEIGHTS", "2", "1"));
+    assertEquals(
+        array("b", "0", "c", "0", "a", "1"), c.call("ZRANGE", "u", "0", "-1", "WITHSCORES"));
+    assertEquals(simple("zset"), c.call("TYPE", "u"));
+    assertEquals(integer(1), c.call("ZREMRANGEBYRANK", "lex", "0", "0"));
+    assertEquals(integer(2), c.call("ZCARD", "lex"));
+  }
+
+  @Test
+  void aBlockedZpopminIsServedByZadd() throws Exception {
+    try (RawClient waiter = server.connect()) {
+      waiter.send("BZPOPMIN", "zq", "5");
+      waitForBlocked(1);
+      c.call("ZADD", "zq", "7", "job");
+      assertEquals(array("zq", "job", "7"), waiter.readReply());
+    }
+  }
+
+  @Test
+  void streamsAppendReadDeleteAndTrim() throws IOException {
+    assertEquals(bulk("1-1"), c.call("XADD", "s", "1-1", "a", "1"));
+    assertEquals(bulk("1-2"), c.call("XADD", "s", "1-*", "b", "2"));
+    assertEquals(bulk("5-0"), c.call("XADD", "s", "5", "c", "3"));
+    assertEquals(
+        error("ERR The ID specified in XADD is equal or smaller than the target stream top item"),
+        c.call("XADD", "s", "4-0", "d", "4"));
+    assertEquals(integer(3), c.call("XLEN", "s"));
+    assertEquals(
+        "*2\r\n*2\r\n$3\r\n1-2\r\n*2\r\n$1\r\nb\r\n$1\r\n2\r\n"
+            + "*2\r\n$3\r\n5-0\r\n*2\r\n$1\r\nc\r\n$1\r\n3\r\n",
+        c.call("XRANGE", "s", "(1-1", "+"));
+    assertEquals(integer(1), c.call("XDEL", "s", "1-2", "9-9"));
+    assertEquals(integer(1), c.call("XTRIM", "s", "MAXLEN", "=", "1"));
+    assertEquals(
+        "*1\r\n*2\r\n$3\r\n5-0\r\n*2\r\n$1\r\nc\r\n$1\r\n3\r\n",
+        c.call("XREVRANGE", "s", "+", "-"));
+    assertEquals(integer(1), c.call("XTRIM", "s", "MAXLEN", "0"));
+    assertEquals(integer(0), c.call("XLEN", "s"));
+    assertEquals(simple("stream"), c.call("TYPE", "s"), "an emptied stream stays");
+  }
+
+  @Test
+  void aBlockedXreadIsServedByXadd() throws Exception {
+    c.call("XADD", "events", "1-1", "old", "x");
+    try (RawClient waiter = server.connect()) {
+      waiter.send("XREAD", "BLOCK", "5000", "STREAMS", "events", "$");
+      waitForBlocked(1);
+      c.call("XADD", "events", "2-1", "new", "y");
+      assertEquals(
+          "*1\r\n*2\r\n$6\r\nevents\r\n*1\r\n*2\r\n$3\r\n2-1\r\n"
+              + "*2\r\n$3\r\nnew\r\n$1\r\ny\r\n",
+          waiter.readReply());
+    }
+    assertEquals(NIL_ARRAY, c.call("XREAD", "BLOCK", "100", "STREAMS", "events", "$"));
+  }
+
+  @Test
   void expiryRenameAndCopyWorkOnCollections() throws IOException {
     c.call("HSET", "h", "f", "v");
     assertEquals(integer(1), c.call("EXPIRE", "h", "100"));

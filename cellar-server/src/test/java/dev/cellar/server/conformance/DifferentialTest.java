@@ -372,10 +372,77 @@ class DifferentialTest {
       if (pick < 80) {
         return hash(k);
       }
-      if (pick < 90) {
+      if (pick < 88) {
         return list(k);
       }
-      return set(k);
+      if (pick < 93) {
+        return set(k);
+      }
+      if (pick < 97) {
+        return zset(k);
+      }
+      return stream(k);
+    }
+
+    private String streamId() {
+      return pickOf("1-1", "1-2", "2", "3-*", "5-0", "0-0", "x", "18446744073709551615-1", "7");
+    }
+
+    /** Stream commands with ids given: an XADD with '*' would take each server's clock. */
+    private String[] stream(String k) {
+      return switch (random.nextInt(12)) {
+        case 0, 1, 2 -> new String[] {"XADD", k, streamId(), "f", value()};
+        case 3 -> new String[] {"XADD", k, "MAXLEN", "=", "2", streamId(), "f", value()};
+        case 4 -> new String[] {"XLEN", k};
+        case 5 -> new String[] {"XRANGE", k, "-", "+"};
+        case 6 -> new String[] {"XREVRANGE", k, "+", "-", "COUNT", "2"};
+        case 7 -> new String[] {"XRANGE", k, pickOf("(1-1", "2", "-"), pickOf("+", "5", "(5-0")};
+        case 8 -> new String[] {"XDEL", k, streamId(), streamId()};
+        case 9 ->
+            new String[] {"XTRIM", k, pickOf("MAXLEN", "MINID"), "=", pickOf("1", "2-0", "3")};
+        case 10 -> new String[] {"XREAD", "COUNT", "2", "STREAMS", k, pickOf("0", "1-1", "$")};
+        default -> new String[] {"XADD", k, "NOMKSTREAM", streamId(), "f", value()};
+      };
+    }
+
+    private String score() {
+      return pickOf("1", "2.5", "-3", "0", "inf", "-inf", "1e20", "0.1", "x", "(1");
+    }
+
+    private String bound() {
+      return pickOf("-inf", "+inf", "0", "(1", "2.5", "(2.5", "x", "5");
+    }
+
+    private String lexBound() {
+      return pickOf("-", "+", "[a", "(b", "[c", "x");
+    }
+
+    private String[] zset(String k) {
+      return switch (random.nextInt(24)) {
+        case 0, 1, 2 -> new String[] {"ZADD", k, score(), member(), score(), member()};
+        case 3 -> new String[] {"ZADD", k, pickOf("NX", "XX", "GT", "LT", "CH"), score(), member()};
+        case 4 -> new String[] {"ZADD", k, "INCR", score(), member()};
+        case 5 -> new String[] {"ZINCRBY", k, score(), member()};
+        case 6 -> new String[] {"ZREM", k, member(), member()};
+        case 7 -> new String[] {"ZSCORE", k, member()};
+        case 8 -> new String[] {"ZCARD", k};
+        case 9 -> new String[] {"ZRANGE", k, number(), number(), "WITHSCORES"};
+        case 10 -> new String[] {"ZRANGE", k, "0", "-1", pickOf("REV", "WITHSCORES")};
+        case 11 -> new String[] {"ZRANGEBYSCORE", k, bound(), bound(), "WITHSCORES"};
+        case 12 -> new String[] {"ZREVRANGEBYSCORE", k, bound(), bound(), "LIMIT", "1", "2"};
+        case 13 -> new String[] {"ZRANGE", k, lexBound(), lexBound(), "BYLEX"};
+        case 14 -> new String[] {"ZCOUNT", k, bound(), bound()};
+        case 15 -> new String[] {pickOf("ZRANK", "ZREVRANK"), k, member()};
+        case 16 -> new String[] {pickOf("ZPOPMIN", "ZPOPMAX"), k};
+        case 17 -> new String[] {pickOf("ZPOPMIN", "ZPOPMAX"), k, "2"};
+        case 18 -> new String[] {"ZREMRANGEBYSCORE", k, bound(), bound()};
+        case 19 -> new String[] {"ZREMRANGEBYRANK", k, number(), number()};
+        case 20 ->
+            new String[] {pickOf("ZUNIONSTORE", "ZINTERSTORE", "ZDIFFSTORE"), k, "2", key(), key()};
+        case 21 -> new String[] {pickOf("ZUNION", "ZINTER", "ZDIFF"), "2", k, key(), "WITHSCORES"};
+        case 22 -> new String[] {"ZMSCORE", k, member(), member()};
+        default -> new String[] {"ZLEXCOUNT", k, lexBound(), lexBound()};
+      };
     }
 
     private String field() {

@@ -104,7 +104,7 @@ class RedisBenchmarkClientTest extends AbstractConformanceTest {
                 "-r",
                 Integer.toString(KEY_RANGE),
                 "-t",
-                "lpush,rpush,lpop,rpop,sadd,hset,spop,lrange_100",
+                "lpush,rpush,lpop,rpop,sadd,hset,spop,zadd,zpopmin,lrange_100",
                 "-P",
                 "16",
                 "--csv"),
@@ -118,7 +118,9 @@ class RedisBenchmarkClientTest extends AbstractConformanceTest {
     }
     String stats = (String) c.callParsed("INFO", "commandstats");
     for (String command :
-        List.of("lpush", "rpush", "lpop", "rpop", "sadd", "hset", "spop", "lrange")) {
+        List.of(
+            "lpush", "rpush", "lpop", "rpop", "sadd", "hset", "spop", "zadd", "zpopmin",
+            "lrange")) {
       assertTrue(
           Pattern.compile("cmdstat_" + command + ":calls=\\d+,.*,failed_calls=0\\r")
               .matcher(stats)

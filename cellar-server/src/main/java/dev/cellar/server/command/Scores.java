@@ -1,0 +1,116 @@
+package dev.cellar.server.command;
+
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.math.RoundingMode;
+
+/**
+ * Sorted-set scores as Redis reads and writes them: parsed as C's {@code strtod} reads a decimal
+ * (or an infinity; NaN refused), and printed as Redis's {@code d2string} does: integers below 2^52
+ * in full, everything else as C's {@code %.17g}.
+ */
+final class Scores {
+  private Scores() {}
+
+  static final CommandError NOT_FLOAT = new CommandError("ERR value is not a valid float");
+
+  /** The score in {@code b}, or throws {@link #NOT_FLOAT}. */
+  static double parse(byte[] b) {
+    Double d = tryParse(b);
+    if (d == null) {
+      throw NOT_FLOAT;
+    }
+    return d;
+  }
+
+  /** The score in {@code b}, or null if it is not one. */
+  static Double tryParse(byte[] b) {
+    if (b.length == 0 || b.length > 300) {
+      return null;
+    }
+    String text = new String(b, java.nio.charset.StandardCharsets.US_ASCII);
+    int i = text.charAt(0) == '+' || text.charAt(0) == '-' ? 1 : 0;
+    String body = text.substring(i).toLowerCase(java.util.Locale.ROOT);
+    if (body.equals("inf") || body.equals("infinity")) {
+      return text.charAt(0) == '-' ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY;
+    }
+    // Digits, at most one point, an exponent: what strtod takes that Java's parser also takes
+    // (Java alone would take a trailing 'd' or 'f', and "NaN").
+    boolean digits = false;
+    boolean point = false;
+    int at = 0;
+    for (; at < body.length(); at++) {
+      char c = body.charAt(at);
+      if (c >= '0' && c <= '9') {
+        digits = true;
+      } else if (c == '.' && !point) {
+        point = true;
+      } else {
+        break;
+      }
+    }
+    if (!digits) {
+      return null;
+    }
+    if (at < body.length()) {
+      if (body.charAt(at) != 'e') {
+        return null;
+      }
+      at++;
+      if (at < body.length() && (body.charAt(at) == '+' || body.charAt(at) == '-')) {
+        at++;
+      }
+      int start = at;
+      while (at < body.length() && Character.isDigit(body.charAt(at))) {
+        at++;
+      }
+      if (at == start || at != body.length()) {
+        return null;
+      }
+    }
+    double d = Double.parseDouble(text);
+    return Double.isNaN(d) ? null : d;
+  }
+
+  /** Redis's text of a score. */
+  static String format(double d) {
+    if (Double.isInfinite(d)) {
+      return d > 0 ? "inf" : "-inf";
+    }
+    if (d == 0) {
+      return (1.0 / d < 0) ? "-0" : "0";
+    }
+    if (d > -4503599627370495.0 && d < 4503599627370496.0 && d == (double) (long) d) {
+      return Long.toString((long) d);
+    }
+    return g17(d);
+  }
+
+  /** C's {@code %.17g}: 17 significant digits, trailing zeros dropped, exponent past 10^17. */
+  static String g17(double d) {
+    BigDecimal rounded = new BigDecimal(d).round(new MathContext(17, RoundingMode.HALF_EVEN));
+    int exponent = rounded.precision() - rounded.scale() - 1;
+    if (exponent < -4 || exponent >= 17) {
+      BigDecimal mantissa = rounded.movePointLeft(exponent);
+      String m = stripZeros(mantissa.toPlainString());
+      String sign = exponent < 0 ? "-" : "+";
+      int abs = Math.abs(exponent);
+      return m + "e" + sign + (abs < 10 ? "0" : "") + abs;
+    }
+    return stripZeros(rounded.toPlainString());
+  }
+
+  private static String stripZeros(String s) {
+    if (s.indexOf('.') < 0) {
+      return s;
+    }
+    int end = s.length();
+    while (s.charAt(end - 1) == '0') {
+      end--;
+    }
+    if (s.charAt(end - 1) == '.') {
+      end--;
+    }
+    return s.substring(0, end);
+  }
+}
