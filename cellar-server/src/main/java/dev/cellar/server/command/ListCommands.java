@@ -626,7 +626,7 @@ final class ListCommands {
       fromLeft = side(r, 3);
       toLeft = side(r, 4);
     }
-    long timeout = blocking ? timeoutMillis(r, r.argc() - 1) : 0;
+    long timeout = blocking ? BlockingPops.timeoutMillis(r, r.argc() - 1) : 0;
     byte[] from = r.bytes(1);
     byte[] to = r.bytes(2);
     Session session = s;
@@ -719,157 +719,45 @@ final class ListCommands {
     throw CommandError.SYNTAX;
   }
 
-  /** A blocking command's timeout in seconds (a float), as milliseconds; 0 waits forever. */
-  static long timeoutMillis(Request r, int i) {
-    double seconds;
-    try {
-      seconds = Double.parseDouble(r.string(i));
-    } catch (NumberFormatException e) {
-      throw new CommandError("ERR timeout is not a float or out of range");
-    }
-    if (Double.isNaN(seconds) || Double.isInfinite(seconds)) {
-      throw new CommandError("ERR timeout is not a float or out of range");
-    }
-    if (seconds < 0) {
-      throw new CommandError("ERR timeout is negative");
-    }
-    if (seconds * 1000 > Long.MAX_VALUE / 2) {
-      throw new CommandError("ERR timeout is out of range");
-    }
-    long ms = (long) Math.ceil(seconds * 1000);
-    return seconds > 0 && ms == 0 ? 1 : ms;
-  }
-
   /** BLPOP and BRPOP: keys are arguments 1 to argc - 2, the timeout the last. */
   static void bpop(Session s, Request r, ReplyWriter out, boolean left) {
-    long timeout = timeoutMillis(r, r.argc() - 1);
-    List<byte[]> keys = new ArrayList<>();
-    for (int i = 1; i < r.argc() - 1; i++) {
-      keys.add(r.bytes(i));
-    }
-    popFirst(s, out, keys, left, 1, timeout, false);
-  }
-
-  /**
-   * Pops from the first non-empty list of {@code keys}: answers {@code [key, element]} (BLPOP) or
-   * {@code [key, [elements]]} (LMPOP's form, {@code multi}); otherwise blocks for {@code timeout}
-   * if {@code timeout} is not negative, or answers nil.
-   */
-  private static void popFirst(
-      Session s,
-      ReplyWriter out,
-      List<byte[]> keys,
-      boolean left,
-      long count,
-      long timeout,
-      boolean multi) {
-    ServerContext server = s.server();
-    int[] stripes = new int[keys.size()];
-    for (int i = 0; i < stripes.length; i++) {
-      stripes[i] = KeyLocks.stripe(keys.get(i), 0, keys.get(i).length);
-    }
-    int locked = server.locks().lockAll(stripes, stripes.length);
-    try {
-      if (tryPopFirst(s, out, keys, left, count, multi)) {
-        return;
-      }
-      if (timeout < 0 || server.inAtomicRun()) {
-        out.nullArray();
-        return;
-      }
-      server
-          .blocked()
-          .block(
-              s,
-              keys,
-              timeout,
-              new BlockedClients.Attempt() {
-                @Override
-                public boolean retry(ReplyWriter o) {
-                  int[] again = stripes.clone();
-                  int n = server.locks().lockAll(again, again.length);
-                  try {
-                    if (tryPopFirst(s, o, keys, left, count, multi)) {
-                      s.wrote();
-                      return true;
-                    }
-                    return false;
-                  } catch (CommandError e) {
-                    o.error(e.getMessage());
-                    return true;
-                  } finally {
-                    server.locks().unlockAll(again, n);
-                  }
-                }
-
-                @Override
-                public void timedOut(ReplyWriter o) {
-                  o.nullArray();
-                }
-              });
-    } finally {
-      server.locks().unlockAll(stripes, locked);
-    }
-  }
-
-  private static boolean tryPopFirst(
-      Session s, ReplyWriter out, List<byte[]> keys, boolean left, long count, boolean multi) {
-    ServerContext server = s.server();
-    for (byte[] key : keys) {
-      ElementEdits edits = new ElementEdits(server.store());
-      ListItems list = CollectionKeys.list(edits, key);
-      if (!list.exists()) {
-        continue;
-      }
-      List<byte[]> popped = popLocked(server, edits, list, left, count);
-      out.array(2);
-      out.bulk(key);
-      if (multi) {
-        out.array(popped.size());
-        popped.forEach(out::bulk);
-      } else {
-        out.bulk(popped.getFirst());
-      }
-      return true;
-    }
-    return false;
+    long timeout = BlockingPops.timeoutMillis(r, r.argc() - 1);
+    BlockingPops.popFirst(
+        s,
+        out,
+        BlockingPops.keysBeforeTimeout(r),
+        timeout,
+        (x, o, key) -> pop(x, o, key, left, 1, false));
   }
 
   /** LMPOP numkeys key... LEFT|RIGHT [COUNT n]; BLMPOP with the timeout first. */
   static void lmpop(Session s, Request r, ReplyWriter out, boolean blocking) {
-    int at = 1;
-    long timeout = -1;
-    if (blocking) {
-      timeout = timeoutMillis(r, 1);
-      at = 2;
+    BlockingPops.MultiPop m = BlockingPops.parseMulti(r, blocking, "left", "right");
+    BlockingPops.popFirst(
+        s, out, m.keys(), m.timeout(), (x, o, key) -> pop(x, o, key, m.first(), m.count(), true));
+  }
+
+  /**
+   * Pops from the list under {@code key} if it has elements, answering {@code [key, element]}
+   * (BLPOP) or {@code [key, [elements]]} (LMPOP's form, {@code multi}); false if it has none.
+   */
+  private static boolean pop(
+      Session s, ReplyWriter out, byte[] key, boolean left, long count, boolean multi) {
+    ServerContext server = s.server();
+    ElementEdits edits = new ElementEdits(server.store());
+    ListItems list = CollectionKeys.list(edits, key);
+    if (!list.exists()) {
+      return false;
     }
-    if (!r.isLong(at) || r.longValue(at) <= 0) {
-      throw new CommandError("ERR numkeys should be greater than 0");
+    List<byte[]> popped = popLocked(server, edits, list, left, count);
+    out.array(2);
+    out.bulk(key);
+    if (multi) {
+      out.array(popped.size());
+      popped.forEach(out::bulk);
+    } else {
+      out.bulk(popped.getFirst());
     }
-    long numkeys = r.longValue(at);
-    if (numkeys > r.argc() - at - 2) {
-      throw CommandError.SYNTAX;
-    }
-    List<byte[]> keys = new ArrayList<>();
-    for (int i = at + 1; i <= at + numkeys; i++) {
-      keys.add(r.bytes(i));
-    }
-    int i = at + 1 + (int) numkeys;
-    boolean left = side(r, i++);
-    long count = 1;
-    boolean countSeen = false;
-    while (i < r.argc()) {
-      if (r.is(i, "count") && i + 1 < r.argc() && !countSeen) {
-        if (!r.isLong(i + 1) || r.longValue(i + 1) <= 0) {
-          throw new CommandError("ERR count should be greater than 0");
-        }
-        count = r.longValue(i + 1);
-        countSeen = true;
-        i += 2;
-      } else {
-        throw CommandError.SYNTAX;
-      }
-    }
-    popFirst(s, out, keys, left, count, timeout, true);
+    return true;
   }
 }

@@ -604,145 +604,50 @@ final class ZSetCommands {
   }
 
   static void bzpop(Session s, Request r, ReplyWriter out, boolean min) {
-    long timeout = ListCommands.timeoutMillis(r, r.argc() - 1);
-    List<byte[]> keys = new ArrayList<>();
-    for (int i = 1; i < r.argc() - 1; i++) {
-      keys.add(r.bytes(i));
-    }
-    popFirst(s, out, keys, min, 1, timeout, false);
+    long timeout = BlockingPops.timeoutMillis(r, r.argc() - 1);
+    BlockingPops.popFirst(
+        s,
+        out,
+        BlockingPops.keysBeforeTimeout(r),
+        timeout,
+        (x, o, key) -> pop(x, o, key, min, 1, false));
   }
 
   static void zmpop(Session s, Request r, ReplyWriter out, boolean blocking) {
-    int at = 1;
-    long timeout = -1;
-    if (blocking) {
-      timeout = ListCommands.timeoutMillis(r, 1);
-      at = 2;
-    }
-    if (!r.isLong(at) || r.longValue(at) <= 0) {
-      throw new CommandError("ERR numkeys should be greater than 0");
-    }
-    long numkeys = r.longValue(at);
-    if (numkeys > r.argc() - at - 2) {
-      throw CommandError.SYNTAX;
-    }
-    List<byte[]> keys = new ArrayList<>();
-    for (int i = at + 1; i <= at + numkeys; i++) {
-      keys.add(r.bytes(i));
-    }
-    int i = at + 1 + (int) numkeys;
-    boolean min;
-    if (r.is(i, "min")) {
-      min = true;
-    } else if (r.is(i, "max")) {
-      min = false;
-    } else {
-      throw CommandError.SYNTAX;
-    }
-    i++;
-    long count = 1;
-    boolean countSeen = false;
-    while (i < r.argc()) {
-      if (r.is(i, "count") && i + 1 < r.argc() && !countSeen) {
-        if (!r.isLong(i + 1) || r.longValue(i + 1) <= 0) {
-          throw new CommandError("ERR count should be greater than 0");
-        }
-        count = r.longValue(i + 1);
-        countSeen = true;
-        i += 2;
-      } else {
-        throw CommandError.SYNTAX;
-      }
-    }
-    popFirst(s, out, keys, min, count, timeout, true);
+    BlockingPops.MultiPop m = BlockingPops.parseMulti(r, blocking, "min", "max");
+    BlockingPops.popFirst(
+        s, out, m.keys(), m.timeout(), (x, o, key) -> pop(x, o, key, m.first(), m.count(), true));
   }
 
-  /** Pops from the first non-empty set of {@code keys}, blocking if {@code timeout} is not -1. */
-  private static void popFirst(
-      Session s,
-      ReplyWriter out,
-      List<byte[]> keys,
-      boolean min,
-      long count,
-      long timeout,
-      boolean multi) {
+  /**
+   * Pops from the sorted set under {@code key} if it has members, answering {@code [key, member,
+   * score]} (BZPOPMIN) or {@code [key, [[member, score]...]]} (ZMPOP's form); false if none.
+   */
+  private static boolean pop(
+      Session s, ReplyWriter out, byte[] key, boolean min, long count, boolean multi) {
     ServerContext server = s.server();
-    int[] stripes = new int[keys.size()];
-    for (int i = 0; i < stripes.length; i++) {
-      stripes[i] = KeyLocks.stripe(keys.get(i), 0, keys.get(i).length);
+    ElementEdits edits = new ElementEdits(server.store());
+    SortedMembers z = open(edits, key);
+    if (!z.exists()) {
+      return false;
     }
-    int locked = server.locks().lockAll(stripes, stripes.length);
-    try {
-      if (tryPopFirst(s, out, keys, min, count, multi)) {
-        return;
-      }
-      if (timeout < 0 || server.inAtomicRun()) {
-        out.nullArray();
-        return;
-      }
-      server
-          .blocked()
-          .block(
-              s,
-              keys,
-              timeout,
-              new BlockedClients.Attempt() {
-                @Override
-                public boolean retry(ReplyWriter o) {
-                  int[] again = stripes.clone();
-                  int n = server.locks().lockAll(again, again.length);
-                  try {
-                    if (tryPopFirst(s, o, keys, min, count, multi)) {
-                      s.wrote();
-                      return true;
-                    }
-                    return false;
-                  } catch (CommandError e) {
-                    o.error(e.getMessage());
-                    return true;
-                  } finally {
-                    server.locks().unlockAll(again, n);
-                  }
-                }
-
-                @Override
-                public void timedOut(ReplyWriter o) {
-                  o.nullArray();
-                }
-              });
-    } finally {
-      server.locks().unlockAll(stripes, locked);
-    }
-  }
-
-  private static boolean tryPopFirst(
-      Session s, ReplyWriter out, List<byte[]> keys, boolean min, long count, boolean multi) {
-    ServerContext server = s.server();
-    for (byte[] key : keys) {
-      ElementEdits edits = new ElementEdits(server.store());
-      SortedMembers z = open(edits, key);
-      if (!z.exists()) {
-        continue;
-      }
-      List<Entry> popped = popLocked(server, edits, z, min, count);
-      if (multi) {
+    List<Entry> popped = popLocked(server, edits, z, min, count);
+    if (multi) {
+      out.array(2);
+      out.bulk(key);
+      out.array(popped.size());
+      for (Entry e : popped) {
         out.array(2);
-        out.bulk(key);
-        out.array(popped.size());
-        for (Entry e : popped) {
-          out.array(2);
-          out.bulk(e.member());
-          score(out, e.score());
-        }
-      } else {
-        out.array(3);
-        out.bulk(key);
-        out.bulk(popped.getFirst().member());
-        score(out, popped.getFirst().score());
+        out.bulk(e.member());
+        score(out, e.score());
       }
-      return true;
+    } else {
+      out.array(3);
+      out.bulk(key);
+      out.bulk(popped.getFirst().member());
+      score(out, popped.getFirst().score());
     }
-    return false;
+    return true;
   }
 
   static void zrandmember(Session s, Request r, ReplyWriter out) {
