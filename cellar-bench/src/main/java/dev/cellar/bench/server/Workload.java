@@ -7,13 +7,35 @@ import java.util.List;
  * flight, {@code requests} in total, keys drawn uniformly from {@code key:000000000000} .. {@code
  * key:<keyspace - 1>}, values of {@code valueSize} bytes.
  *
- * @param test {@code set} or {@code get}, as redis-benchmark's {@code -t} takes it
+ * @param test a redis-benchmark test as its {@code -t} takes it ({@code set}, {@code lpush}, {@code
+ *     lrange_100}...), or {@code xadd}, which redis-benchmark has no test for: the custom command
+ *     {@link #XADD} stands in
  */
 record Workload(
     String test, int pipeline, long requests, int clients, int keyspace, int valueSize) {
 
+  /** The command the {@code xadd} test sends: one entry, a random field value, an id of now. */
+  static final List<String> XADD = List.of("XADD", "mystream", "*", "field", "__rand_int__");
+
+  /** The name redis-benchmark gives this test in its CSV (or the start of it, before " ("). */
+  String csvName() {
+    return test.equals("xadd") ? String.join(" ", XADD) : test.toUpperCase(java.util.Locale.ROOT);
+  }
+
   /** redis-benchmark's arguments for this run, after host and port. */
   List<String> arguments() {
+    if (test.equals("xadd")) {
+      List<String> custom = new java.util.ArrayList<>(common());
+      custom.addAll(XADD);
+      return custom;
+    }
+    List<String> standard = new java.util.ArrayList<>(common());
+    standard.add("-t");
+    standard.add(test);
+    return standard;
+  }
+
+  private List<String> common() {
     return List.of(
         "-c",
         Integer.toString(clients),
@@ -23,8 +45,6 @@ record Workload(
         Integer.toString(keyspace),
         "-d",
         Integer.toString(valueSize),
-        "-t",
-        test,
         "-P",
         Integer.toString(pipeline),
         "--csv");

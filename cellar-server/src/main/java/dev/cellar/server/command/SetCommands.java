@@ -286,16 +286,7 @@ final class SetCommands {
   }
 
   static void spop(Session s, Request r, ReplyWriter out) {
-    if (r.argc() > 3) {
-      throw CommandError.SYNTAX;
-    }
-    long count = 1;
-    if (r.argc() == 3) {
-      if (!r.isLong(2) || r.longValue(2) < 0) {
-        throw new CommandError("ERR value is out of range, must be positive");
-      }
-      count = r.longValue(2);
-    }
+    long count = Values.optionalCount(r);
     ServerContext server = s.server();
     int stripe = stripe(r, 1);
     server.locks().lock(stripe);

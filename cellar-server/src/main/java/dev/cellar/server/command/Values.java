@@ -91,6 +91,23 @@ final class Values {
         key, MemorySegment.ofArray(value), current == null ? Cellar.NO_EXPIRY : current.expireAt());
   }
 
+  /**
+   * The optional count of the popping commands (SPOP, LPOP, ZPOPMIN...), argument 2: 1 when absent;
+   * more arguments are a syntax error, a negative or non-numeric count Redis's range error.
+   */
+  static long optionalCount(dev.cellar.server.resp.Request r) {
+    if (r.argc() > 3) {
+      throw CommandError.SYNTAX;
+    }
+    if (r.argc() < 3) {
+      return 1;
+    }
+    if (!r.isLong(2) || r.longValue(2) < 0) {
+      throw new CommandError("ERR value is out of range, must be positive");
+    }
+    return r.longValue(2);
+  }
+
   /** The stripe of argument {@code i}. */
   static int stripe(dev.cellar.server.resp.Request r, int i) {
     return KeyLocks.stripe(r.buffer(), r.offset(i), r.length(i));
