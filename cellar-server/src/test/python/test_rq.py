@@ -111,10 +111,11 @@ def test_queues_priorities_and_cancellation(conn):
 
 def test_results_expire_with_their_ttl(conn):
     q = Queue("default", connection=conn)
-    job = q.enqueue(add, 5, 5, result_ttl=1)
+    job = q.enqueue(add, 5, 5, result_ttl=4)
     run_worker(conn, [q])
     assert job.return_value() == 10
-    deadline = time.time() + 5
+    assert 0 < conn.ttl(job.key) <= 4
+    deadline = time.time() + 15
     while conn.exists(job.key) and time.time() < deadline:
         time.sleep(0.1)
     assert not conn.exists(job.key)
