@@ -31,7 +31,9 @@ import java.nio.ByteOrder;
  *   tag 'O' no suffix            value: the key of the collection's header (its owner)
  *   tag 'T' suffix node u64 BE   value: a node of a sorted set's tree ({@link SortedMembers})
  *   tag 'X' suffix index u64 BE  value: a stream entry ({@link StreamEntries})
- *   tag 'I' no suffix            value: a stream's last id, entries added, largest deleted id
+ *   tag 'I' no suffix            value: a stream's last id, entries added, largest deleted id,
+ *                                groups numbered
+ *   tags 'G' 'g' 'P' 'C' 'c'     a stream's consumer groups ({@link StreamGroups})
  * </pre>
  *
  * The id is unique for the store's life (never reused: {@link CollectionIds}), so elements of a
@@ -67,6 +69,11 @@ public final class CollectionDescriptor {
   public static final byte NODE = 'T';
   public static final byte STREAM_ENTRY = 'X';
   public static final byte STREAM_INFO = 'I';
+  public static final byte STREAM_GROUP = 'G';
+  public static final byte STREAM_GROUP_LIST = 'g';
+  public static final byte STREAM_PENDING = 'P';
+  public static final byte STREAM_CONSUMER = 'C';
+  public static final byte STREAM_CONSUMER_LIST = 'c';
 
   private static final ValueLayout.OfLong LE =
       ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);

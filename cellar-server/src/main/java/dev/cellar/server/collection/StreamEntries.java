@@ -30,9 +30,13 @@ public final class StreamEntries extends OpenCollection {
   /** An entry: its id and its fields and values, alternating (none for a tombstone). */
   public record Entry(StreamId id, List<byte[]> fields, boolean deleted) {}
 
-  /** The stream's own numbers, kept in its {@code I} element. */
-  public record Info(StreamId last, long entriesAdded, StreamId maxDeleted) {
-    static final Info EMPTY = new Info(StreamId.ZERO, 0, StreamId.ZERO);
+  /** The stream's own numbers, kept in its {@code I} element; {@code groups} numbers handed out. */
+  public record Info(StreamId last, long entriesAdded, StreamId maxDeleted, long groups) {
+    static final Info EMPTY = new Info(StreamId.ZERO, 0, StreamId.ZERO, 0);
+
+    public Info withGroups(long n) {
+      return new Info(last, entriesAdded, maxDeleted, n);
+    }
   }
 
   private Info info;
@@ -79,13 +83,18 @@ public final class StreamEntries extends OpenCollection {
     }
   }
 
+  /** The stream's id, for the records of its groups. */
+  public long id() {
+    return header.id();
+  }
+
   /** Appends an entry of id {@code id}, above the last; the caller checked the order. */
   public void append(StreamId id, List<byte[]> fields) {
     long index = header.next() == 0 ? header.head() : header.next();
     edits.put(entryKey(index), encodeEntry(id, fields, false));
     header = new Header(header.type(), header.id(), header.count() + 1, header.head(), index + 1);
     Info i = info();
-    info = new Info(id, i.entriesAdded() + 1, i.maxDeleted());
+    info = new Info(id, i.entriesAdded() + 1, i.maxDeleted(), i.groups());
   }
 
   /** Sets the last id and the entries-added count (XSETID). */
@@ -171,7 +180,7 @@ public final class StreamEntries extends OpenCollection {
     header = header.withCount(header.count() - 1);
     Info in = info();
     if (id.compareTo(in.maxDeleted()) > 0) {
-      info = new Info(in.last(), in.entriesAdded(), id);
+      info = new Info(in.last(), in.entriesAdded(), id, in.groups());
     }
     dropDeadFront();
     return true;
@@ -204,7 +213,7 @@ public final class StreamEntries extends OpenCollection {
         header = header.withCount(header.count() - 1);
         Info in = info();
         if (e.id().compareTo(in.maxDeleted()) > 0) {
-          info = new Info(in.last(), in.entriesAdded(), e.id());
+          info = new Info(in.last(), in.entriesAdded(), e.id(), in.groups());
         }
       }
       edits.delete(entryKey(head));
@@ -264,8 +273,9 @@ public final class StreamEntries extends OpenCollection {
   }
 
   private static byte[] encodeInfo(Info i) {
-    byte[] out = new byte[40];
+    byte[] out = new byte[48];
     MemorySegment s = MemorySegment.ofArray(out);
+    s.set(LE, 40, i.groups());
     s.set(LE, 0, i.last().ms());
     s.set(LE, 8, i.last().seq());
     s.set(LE, 16, i.entriesAdded());
@@ -279,7 +289,8 @@ public final class StreamEntries extends OpenCollection {
     return new Info(
         new StreamId(s.get(LE, 0), s.get(LE, 8)),
         s.get(LE, 16),
-        new StreamId(s.get(LE, 24), s.get(LE, 32)));
+        new StreamId(s.get(LE, 24), s.get(LE, 32)),
+        v.length >= 48 ? s.get(LE, 40) : 0);
   }
 
   private static int writeVarint(byte[] out, int at, int v) {

@@ -23,6 +23,7 @@ public final class Commands {
     ListCommands.register(t);
     ZSetCommands.register(t);
     StreamCommands.register(t);
+    StreamGroupCommands.register(t);
     return t;
   }
 }

@@ -189,6 +189,41 @@ class CollectionConformanceTest extends AbstractConformanceTest {
   }
 
   @Test
+  void consumerGroupsDeliverAcknowledgeAndClaim() throws IOException {
+    c.call("XADD", "s", "1-1", "a", "1");
+    c.call("XADD", "s", "2-1", "b", "2");
+    assertEquals(OK, c.call("XGROUP", "CREATE", "s", "g", "0"));
+    assertEquals(
+        error("BUSYGROUP Consumer Group name already exists"),
+        c.call("XGROUP", "CREATE", "s", "g", "0"));
+    String first = c.call("XREADGROUP", "GROUP", "g", "alice", "COUNT", "1", "STREAMS", "s", ">");
+    assertTrue(first.contains("1-1") && !first.contains("2-1"), first);
+    assertEquals(
+        "*4\r\n:1\r\n$3\r\n1-1\r\n$3\r\n1-1\r\n*1\r\n*2\r\n$5\r\nalice\r\n$1\r\n1\r\n",
+        c.call("XPENDING", "s", "g"));
+    assertEquals(array("1-1"), c.call("XCLAIM", "s", "g", "bob", "0", "1-1", "JUSTID"));
+    assertEquals(integer(1), c.call("XACK", "s", "g", "1-1", "9-9"));
+    assertEquals("*4\r\n:0\r\n$-1\r\n$-1\r\n*-1\r\n", c.call("XPENDING", "s", "g"));
+    assertEquals(
+        error("NOGROUP No such key 's' or consumer group 'nope' in XREADGROUP with GROUP option"),
+        c.call("XREADGROUP", "GROUP", "nope", "x", "STREAMS", "s", ">"));
+    assertEquals(integer(1), c.call("XGROUP", "DESTROY", "s", "g"));
+  }
+
+  @Test
+  void aBlockedXreadgroupIsServedByXadd() throws Exception {
+    c.call("XGROUP", "CREATE", "jobs", "workers", "$", "MKSTREAM");
+    try (RawClient waiter = server.connect()) {
+      waiter.send("XREADGROUP", "GROUP", "workers", "w1", "BLOCK", "5000", "STREAMS", "jobs", ">");
+      waitForBlocked(1);
+      c.call("XADD", "jobs", "5-1", "job", "x");
+      String reply = waiter.readReply();
+      assertTrue(reply.contains("5-1") && reply.contains("job"), reply);
+    }
+    assertTrue(c.call("XPENDING", "jobs", "workers").startsWith("*4\r\n:1\r\n"));
+  }
+
+  @Test
   void expiryRenameAndCopyWorkOnCollections() throws IOException {
     c.call("HSET", "h", "f", "v");
     assertEquals(integer(1), c.call("EXPIRE", "h", "100"));

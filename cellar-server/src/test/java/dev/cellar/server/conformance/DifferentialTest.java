@@ -390,6 +390,9 @@ class DifferentialTest {
 
     /** Stream commands with ids given: an XADD with '*' would take each server's clock. */
     private String[] stream(String k) {
+      if (random.nextInt(3) == 0) {
+        return group(k);
+      }
       return switch (random.nextInt(12)) {
         case 0, 1, 2 -> new String[] {"XADD", k, streamId(), "f", value()};
         case 3 -> new String[] {"XADD", k, "MAXLEN", "=", "2", streamId(), "f", value()};
@@ -515,6 +518,28 @@ class DifferentialTest {
         case 11 -> new String[] {"SRANDMEMBER", k, "100"};
         case 12 -> new String[] {"SPOP", k, "100"};
         default -> new String[] {"SSCAN", k, "0"};
+      };
+    }
+
+    /** Consumer groups: what does not depend on time (XPENDING's idle times, XINFO's ages). */
+    private String[] group(String k) {
+      String g = pickOf("g1", "g2");
+      String c = pickOf("alice", "bob");
+      return switch (random.nextInt(9)) {
+        case 0 -> new String[] {"XGROUP", "CREATE", k, g, pickOf("0", "$", "1-1"), "MKSTREAM"};
+        case 1, 2 ->
+            new String[] {
+              "XREADGROUP", "GROUP", g, c, "COUNT", "2", "STREAMS", k, pickOf(">", "0")
+            };
+        case 3 -> new String[] {"XACK", k, g, streamId(), streamId()};
+        case 4 -> new String[] {"XPENDING", k, g};
+        case 5 -> new String[] {"XCLAIM", k, g, c, "0", streamId(), "JUSTID"};
+        case 6 -> new String[] {"XAUTOCLAIM", k, g, c, "0", "0", "COUNT", "5", "JUSTID"};
+        case 7 ->
+            random.nextBoolean()
+                ? new String[] {"XGROUP", "DESTROY", k, g}
+                : new String[] {"XGROUP", "DELCONSUMER", k, g, c};
+        default -> new String[] {"XGROUP", "CREATECONSUMER", k, g, c};
       };
     }
 

@@ -1,0 +1,842 @@
+package dev.cellar.server.command;
+
+import static dev.cellar.server.command.Values.stripe;
+
+import dev.cellar.server.collection.ElementEdits;
+import dev.cellar.server.collection.StreamEntries;
+import dev.cellar.server.collection.StreamEntries.Entry;
+import dev.cellar.server.collection.StreamGroups;
+import dev.cellar.server.collection.StreamGroups.Consumer;
+import dev.cellar.server.collection.StreamGroups.Group;
+import dev.cellar.server.collection.StreamGroups.Pending;
+import dev.cellar.server.collection.StreamId;
+import dev.cellar.server.config.KeyspaceEventFlags;
+import dev.cellar.server.resp.ReplyWriter;
+import dev.cellar.server.resp.Request;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Streams' consumer groups: {@code XGROUP}, {@code XREADGROUP} (blocking too), {@code XACK}, {@code
+ * XPENDING}, {@code XCLAIM}, {@code XAUTOCLAIM} and {@code XINFO}, over {@link StreamGroups}.
+ */
+final class StreamGroupCommands {
+  private StreamGroupCommands() {}
+
+  static void register(CommandTable t) {
+    t.add(
+            "xgroup",
+            -2,
+            "write",
+            2,
+            2,
+            1,
+            "stream",
+            "A container for consumer groups commands.",
+            StreamGroupCommands::xgroup)
+        .add(
+            "xreadgroup",
+            -7,
+            "write blocking movablekeys",
+            0,
+            0,
+            0,
+            "stream",
+            "Returns new or historical messages from a stream for a consumer in a group. Blocks until a message is available otherwise.",
+            StreamGroupCommands::xreadgroup)
+        .add(
+            "xack",
+            -4,
+            "write fast",
+            1,
+            1,
+            1,
+            "stream",
+            "Returns the number of messages that were successfully acknowledged by the consumer group member of a stream.",
+            StreamGroupCommands::xack)
+        .add(
+            "xpending",
+            -3,
+            "readonly",
+            1,
+            1,
+            1,
+            "stream",
+            "Returns the information and entries from a stream consumer group's pending entries list.",
+            StreamGroupCommands::xpending)
+        .add(
+            "xclaim",
+            -6,
+            "write fast",
+            1,
+            1,
+            1,
+            "stream",
+            "Changes, or acquires, ownership of a message in a consumer group, as if the message was delivered a consumer group member.",
+            StreamGroupCommands::xclaim)
+        .add(
+            "xautoclaim",
+            -6,
+            "write fast",
+            1,
+            1,
+            1,
+            "stream",
+            "Changes, or acquires, ownership of messages in a consumer group, as if the messages were delivered to as consumer group member.",
+            StreamGroupCommands::xautoclaim)
+        .add(
+            "xinfo",
+            -2,
+            "readonly",
+            2,
+            2,
+            1,
+            "stream",
+            "A container for stream introspection commands.",
+            StreamGroupCommands::xinfo);
+  }
+
+  private static CommandError noGroup(String key, String group, String command) {
+    return new CommandError(
+        "NOGROUP No such key '"
+            + key
+            + "' or consumer group '"
+            + group
+            + "'"
+            + (command == null ? "" : " in " + command + " with GROUP option"));
+  }
+
+  private static StreamId id(String text) {
+    StreamId id = StreamCommands.parseId(text, 0);
+    if (id == null) {
+      throw StreamCommands.INVALID_ID;
+    }
+    return id;
+  }
+
+  // ------------------------------------------------------------------ XGROUP
+
+  static void xgroup(Session s, Request r, ReplyWriter out) {
+    String sub = r.string(1).toLowerCase(java.util.Locale.ROOT);
+    s.subcommand("xgroup", sub);
+    if (sub.equals("help")) {
+      out.simpleLines(
+          new String[] {
+            "XGROUP <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+            "CREATE <key> <groupname> <id|$> [option]",
+            "CREATECONSUMER <key> <groupname> <consumer>",
+            "DELCONSUMER <key> <groupname> <consumername>",
+            "DESTROY <key> <groupname>",
+            "SETID <key> <groupname> <id|$> [ENTRIESREAD entries_read]",
+            "HELP"
+          });
+      return;
+    }
+    int arity =
+        switch (sub) {
+          case "create" -> -5;
+          case "setid" -> -5;
+          case "destroy" -> 4;
+          case "createconsumer", "delconsumer" -> 5;
+          default ->
+              throw new CommandError(
+                  "ERR unknown subcommand '" + r.string(1) + "'. Try XGROUP HELP.");
+        };
+    if (arity > 0 ? r.argc() != arity : r.argc() < -arity) {
+      throw CommandError.arity("xgroup|" + sub);
+    }
+    ServerContext server = s.server();
+    int stripe = stripe(r, 2);
+    server.locks().lock(stripe);
+    try {
+      ElementEdits edits = new ElementEdits(server.store());
+      StreamEntries stream = StreamCommands.open(edits, r.bytes(2));
+      String key = r.string(2);
+      String name = r.string(3);
+      if (sub.equals("create")) {
+        create(s, r, out, edits, stream);
+        return;
+      }
+      if (!stream.exists()) {
+        throw new CommandError(
+            "ERR The XGROUP subcommand requires the key to exist. Note that for CREATE you may want"
+                + " to use the MKSTREAM option to create an empty stream automatically.");
+      }
+      StreamGroups groups = new StreamGroups(edits, stream.id());
+      Group g = groups.group(name);
+      switch (sub) {
+        case "destroy" -> {
+          if (g != null) {
+            groups.destroy(g);
+            edits.commit();
+            KeyspaceEvents.notify(server, KeyspaceEventFlags.STREAM, "xgroup-destroy", r, 2);
+          }
+          out.integer(g == null ? 0 : 1);
+        }
+        case "setid" -> {
+          if (g == null) {
+            throw noGroup(key, name, null);
+          }
+          StreamId last = r.is(4, "$") ? stream.info().last() : id(r.string(4));
+          long read = g.entriesRead();
+          if (r.argc() == 7 && r.is(5, "entriesread") && r.isLong(6)) {
+            read = r.longValue(6);
+          } else if (r.argc() != 5) {
+            throw CommandError.SYNTAX;
+          }
+          groups.save(g.with(last, read));
+          edits.commit();
+          KeyspaceEvents.notify(server, KeyspaceEventFlags.STREAM, "xgroup-setid", r, 2);
+          out.ok();
+        }
+        case "createconsumer" -> {
+          if (g == null) {
+            throw noGroup(key, name, null);
+          }
+          Group[] holder = {g};
+          boolean created = groups.consumer(g, r.string(4)) == null;
+          if (created) {
+            groups.consumerOrCreate(holder, r.string(4), System.currentTimeMillis());
+            edits.commit();
+            KeyspaceEvents.notify(server, KeyspaceEventFlags.STREAM, "xgroup-createconsumer", r, 2);
+          }
+          out.integer(created ? 1 : 0);
+        }
+        default -> {
+          if (g == null) {
+            throw noGroup(key, name, null);
+          }
+          Consumer c = groups.consumer(g, r.string(4));
+          long pending = 0;
+          if (c != null) {
+            pending = groups.deleteConsumer(new Group[] {g}, c);
+            edits.commit();
+            KeyspaceEvents.notify(server, KeyspaceEventFlags.STREAM, "xgroup-delconsumer", r, 2);
+          }
+          out.integer(pending);
+        }
+      }
+    } finally {
+      server.locks().unlock(stripe);
+    }
+  }
+
+  private static void create(
+      Session s, Request r, ReplyWriter out, ElementEdits edits, StreamEntries stream) {
+    boolean mkstream = false;
+    long entriesRead = -1;
+    for (int i = 5; i < r.argc(); i++) {
+      if (r.is(i, "mkstream")) {
+        mkstream = true;
+      } else if (r.is(i, "entriesread") && i + 1 < r.argc() && r.isLong(i + 1)) {
+        entriesRead = r.longValue(++i);
+      } else {
+        throw CommandError.SYNTAX;
+      }
+    }
+    StreamId last = r.is(4, "$") ? null : id(r.string(4));
+    if (!stream.exists()) {
+      if (!mkstream) {
+        throw new CommandError(
+            "ERR The XGROUP subcommand requires the key to exist. Note that for CREATE you may want"
+                + " to use the MKSTREAM option to create an empty stream automatically.");
+      }
+      stream.create(s.server().collectionIds());
+    }
+    StreamGroups groups = new StreamGroups(edits, stream.id());
+    if (groups.group(r.string(3)) != null) {
+      throw new CommandError("BUSYGROUP Consumer Group name already exists");
+    }
+    StreamEntries.Info info = stream.info();
+    groups.create(
+        r.string(3),
+        info.groups() + 1,
+        last == null ? info.last() : last,
+        last == null && entriesRead < 0 ? info.entriesAdded() : entriesRead);
+    stream.setInfo(info.withGroups(info.groups() + 1));
+    stream.finish();
+    edits.commit();
+    KeyspaceEvents.notify(s.server(), KeyspaceEventFlags.STREAM, "xgroup-create", r, 2);
+    out.ok();
+  }
+
+  // ------------------------------------------------------------------ XREADGROUP
+
+  static void xreadgroup(Session s, Request r, ReplyWriter out) {
+    if (!r.is(1, "group")) {
+      throw CommandError.SYNTAX;
+    }
+    String group = r.string(2);
+    String consumer = r.string(3);
+    long count = -1;
+    long block = -1;
+    boolean noAck = false;
+    int i = 4;
+    while (i < r.argc() && !r.is(i, "streams")) {
+      if (r.is(i, "count") && i + 1 < r.argc()) {
+        if (!r.isLong(i + 1)) {
+          throw CommandError.NOT_INTEGER;
+        }
+        count = r.longValue(i + 1) <= 0 ? -1 : r.longValue(i + 1);
+        i += 2;
+      } else if (r.is(i, "block") && i + 1 < r.argc()) {
+        if (!r.isLong(i + 1)) {
+          throw new CommandError("ERR timeout is not an integer or out of range");
+        }
+        if (r.longValue(i + 1) < 0) {
+          throw new CommandError("ERR timeout is negative");
+        }
+        block = r.longValue(i + 1);
+        i += 2;
+      } else if (r.is(i, "noack")) {
+        noAck = true;
+        i++;
+      } else {
+        throw CommandError.SYNTAX;
+      }
+    }
+    int rest = r.argc() - i - 1;
+    if (i >= r.argc() || rest <= 0 || rest % 2 != 0) {
+      throw new CommandError(
+          "ERR Unbalanced 'xreadgroup' list of streams: for each stream key an ID or '>' must be"
+              + " specified.");
+    }
+    int n = rest / 2;
+    List<byte[]> keys = new ArrayList<>();
+    List<String> ids = new ArrayList<>();
+    for (int k = 0; k < n; k++) {
+      keys.add(r.bytes(i + 1 + k));
+      String text = r.string(i + 1 + n + k);
+      if (!text.equals(">")) {
+        id(text);
+      }
+      ids.add(text);
+    }
+    boolean allNew = ids.stream().allMatch(">"::equals);
+    long wanted = count;
+    boolean ack = !noAck;
+    ReadGroup read = new ReadGroup(keys, ids, group, consumer, wanted, ack);
+    boolean waits = block >= 0 && allNew;
+    BlockingPops.popFirst(
+        s,
+        out,
+        keys,
+        waits ? block : -1,
+        // All the streams are read together, on the first key's turn.
+        (x, o, key) -> key == keys.getFirst() && read.run(x, o, waits));
+  }
+
+  /** One XREADGROUP's reads of its streams, run under their locks. */
+  private record ReadGroup(
+      List<byte[]> keys, List<String> ids, String group, String consumer, long count, boolean ack) {
+    /** Answers if some stream has entries (or, unless {@code waitForNew}, always); false else. */
+    boolean run(Session s, ReplyWriter out, boolean waitForNew) {
+      ServerContext server = s.server();
+      ElementEdits edits = new ElementEdits(server.store());
+      List<byte[]> answered = new ArrayList<>();
+      List<List<Entry>> found = new ArrayList<>();
+      long now = System.currentTimeMillis();
+      for (int k = 0; k < keys.size(); k++) {
+        StreamEntries stream = StreamCommands.open(edits, keys.get(k));
+        StreamGroups groups = stream.exists() ? new StreamGroups(edits, stream.id()) : null;
+        Group g = groups == null ? null : groups.group(group);
+        if (g == null) {
+          throw noGroup(
+              new String(keys.get(k), java.nio.charset.StandardCharsets.UTF_8),
+              group,
+              "XREADGROUP");
+        }
+        Group[] holder = {g};
+        Consumer c = groups.consumerOrCreate(holder, consumer, now);
+        g = holder[0];
+        List<Entry> entries;
+        if (ids.get(k).equals(">")) {
+          entries =
+              g.lastDelivered().equals(StreamId.MAX)
+                  ? List.of()
+                  : stream.range(g.lastDelivered().next(), StreamId.MAX, count, false);
+          for (Entry e : entries) {
+            if (ack) {
+              g = groups.deliver(g, e.id(), consumer, now);
+            }
+          }
+          if (!entries.isEmpty()) {
+            StreamId last = entries.getLast().id();
+            g = g.with(last, entriesRead(stream, last, g.entriesRead(), entries.size()));
+            groups.save(g);
+            c = groups.consumer(g, consumer);
+            groups.save(g, new Consumer(c.name(), now, now, c.pending(), c.number()));
+          } else {
+            groups.save(g, new Consumer(c.name(), now, c.activeAt(), c.pending(), c.number()));
+          }
+        } else {
+          entries = new ArrayList<>();
+          for (Pending p :
+              groups.pending(
+                  g, StreamCommands.parseId(ids.get(k), 0).next(), StreamId.MAX, count, consumer)) {
+            List<Entry> one = stream.range(p.id(), p.id(), 1, false);
+            entries.add(one.isEmpty() ? new Entry(p.id(), null, true) : one.getFirst());
+            // Read again from the history: delivered once more, as Redis counts it.
+            groups.update(
+                g, new Pending(p.index(), p.id(), p.consumer(), now, p.deliveries() + 1, false));
+          }
+          groups.save(g, new Consumer(c.name(), now, c.activeAt(), c.pending(), c.number()));
+        }
+        answered.add(keys.get(k));
+        found.add(entries);
+      }
+      boolean any = found.stream().anyMatch(l -> !l.isEmpty());
+      edits.commit(); // the consumer is seen (and made) even when it then waits, as in Redis
+      if (waitForNew && !any) {
+        return false;
+      }
+      if (!any && ids.stream().allMatch(">"::equals)) {
+        out.nullArray();
+        return true;
+      }
+      if (out.protocol() == 3) {
+        out.map(answered.size());
+      } else {
+        out.array(answered.size());
+      }
+      for (int k = 0; k < answered.size(); k++) {
+        if (out.protocol() != 3) {
+          out.array(2);
+        }
+        out.bulk(answered.get(k));
+        entriesWithDeleted(out, found.get(k));
+      }
+      return true;
+    }
+  }
+
+  /**
+   * A group's entries-read after delivering {@code delivered} entries up to {@code last}: exact
+   * when the stream's whole history is known (the last entry, or nothing ever deleted), else
+   * counted on from a valid count, else unknown (-1), as Redis estimates it.
+   */
+  private static long entriesRead(StreamEntries stream, StreamId last, long before, int delivered) {
+    StreamEntries.Info info = stream.info();
+    if (last.equals(info.last())) {
+      return info.entriesAdded();
+    }
+    if (info.maxDeleted().equals(StreamId.ZERO)) {
+      return info.entriesAdded() - stream.range(last.next(), StreamId.MAX, -1, false).size();
+    }
+    return before < 0 ? -1 : before + delivered;
+  }
+
+  /** Entries as XRANGE answers them, a deleted one as its id and nil. */
+  static void entriesWithDeleted(ReplyWriter out, List<Entry> entries) {
+    out.array(entries.size());
+    for (Entry e : entries) {
+      out.array(2);
+      out.bulk(e.id().toString());
+      if (e.fields() == null) {
+        out.nullArray();
+      } else {
+        out.array(e.fields().size());
+        e.fields().forEach(out::bulk);
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ XACK, XPENDING
+
+  static void xack(Session s, Request r, ReplyWriter out) {
+    ServerContext server = s.server();
+    int stripe = stripe(r, 1);
+    server.locks().lock(stripe);
+    try {
+      ElementEdits edits = new ElementEdits(server.store());
+      StreamEntries stream = StreamCommands.open(edits, r.bytes(1));
+      StreamGroups groups = stream.exists() ? new StreamGroups(edits, stream.id()) : null;
+      Group g = groups == null ? null : groups.group(r.string(2));
+      if (g == null) {
+        out.integer(0); // before the ids are read, as Redis does
+        return;
+      }
+      List<StreamId> ids = new ArrayList<>();
+      for (int i = 3; i < r.argc(); i++) {
+        ids.add(id(r.string(i)));
+      }
+      long acked = 0;
+      for (StreamId id : ids) {
+        Pending p = groups.find(g, id);
+        if (p != null) {
+          g = groups.ack(g, p);
+          acked++;
+        }
+      }
+      edits.commit();
+      out.integer(acked);
+    } finally {
+      server.locks().unlock(stripe);
+    }
+  }
+
+  static void xpending(Session s, Request r, ReplyWriter out) {
+    ElementEdits edits = new ElementEdits(s.server().store());
+    StreamEntries stream = StreamCommands.open(edits, r.bytes(1));
+    StreamGroups groups = stream.exists() ? new StreamGroups(edits, stream.id()) : null;
+    Group g = groups == null ? null : groups.group(r.string(2));
+    if (g == null) {
+      throw noGroup(r.string(1), r.string(2), null);
+    }
+    if (r.argc() == 3) {
+      List<Pending> all = groups.pending(g, StreamId.ZERO, StreamId.MAX, -1, null);
+      if (all.isEmpty()) {
+        out.array(4);
+        out.integer(0);
+        out.nullBulk();
+        out.nullBulk();
+        out.nullArray();
+        return;
+      }
+      java.util.Map<String, Long> byConsumer = new java.util.TreeMap<>();
+      for (Pending p : all) {
+        byConsumer.merge(p.consumer(), 1L, Long::sum);
+      }
+      out.array(4);
+      out.integer(all.size());
+      out.bulk(all.getFirst().id().toString());
+      out.bulk(all.getLast().id().toString());
+      out.array(byConsumer.size());
+      byConsumer.forEach(
+          (name, n) -> {
+            out.array(2);
+            out.bulk(name);
+            out.bulk(Long.toString(n));
+          });
+      return;
+    }
+    int i = 3;
+    long minIdle = 0;
+    if (r.is(i, "idle")) {
+      if (i + 1 >= r.argc() || !r.isLong(i + 1)) {
+        throw CommandError.NOT_INTEGER;
+      }
+      minIdle = r.longValue(i + 1);
+      i += 2;
+    }
+    if (r.argc() - i < 3 || r.argc() - i > 4) {
+      throw CommandError.SYNTAX;
+    }
+    StreamId from = rangeEnd(r.string(i), true);
+    StreamId to = rangeEnd(r.string(i + 1), false);
+    if (!r.isLong(i + 2)) {
+      throw CommandError.NOT_INTEGER;
+    }
+    long count = Math.max(0, r.longValue(i + 2));
+    String consumer = r.argc() - i == 4 ? r.string(i + 3) : null;
+    long now = System.currentTimeMillis();
+    List<Pending> found = new ArrayList<>();
+    for (Pending p : groups.pending(g, from, to, -1, consumer)) {
+      if (found.size() >= count) {
+        break;
+      }
+      if (now - p.deliveredAt() >= minIdle) {
+        found.add(p);
+      }
+    }
+    out.array(found.size());
+    for (Pending p : found) {
+      out.array(4);
+      out.bulk(p.id().toString());
+      out.bulk(p.consumer());
+      out.integer(Math.max(0, now - p.deliveredAt()));
+      out.integer(p.deliveries());
+    }
+  }
+
+  private static StreamId rangeEnd(String text, boolean start) {
+    if (text.equals("-")) {
+      return StreamId.ZERO;
+    }
+    if (text.equals("+")) {
+      return StreamId.MAX;
+    }
+    boolean exclusive = text.startsWith("(");
+    StreamId id = StreamCommands.parseId(exclusive ? text.substring(1) : text, start ? 0 : -1L);
+    if (id == null) {
+      throw StreamCommands.INVALID_ID;
+    }
+    return exclusive ? (start ? id.next() : id.previous()) : id;
+  }
+
+  // ------------------------------------------------------------------ XCLAIM, XAUTOCLAIM
+
+  static void xclaim(Session s, Request r, ReplyWriter out) {
+    // Redis looks at the key's type before it reads the arguments.
+    StreamCommands.open(new ElementEdits(s.server().store()), r.bytes(1));
+    if (!r.isLong(4)) {
+      throw new CommandError("ERR Invalid min-idle-time argument for XCLAIM");
+    }
+    long minIdle = Math.max(0, r.longValue(4));
+    List<StreamId> ids = new ArrayList<>();
+    int i = 5;
+    for (; i < r.argc(); i++) {
+      StreamId id = StreamCommands.parseId(r.string(i), 0);
+      if (id == null) {
+        break;
+      }
+      ids.add(id);
+    }
+    // Redis reports a missing group after the ids and before the options.
+    StreamEntries probe = StreamCommands.open(new ElementEdits(s.server().store()), r.bytes(1));
+    if (!probe.exists()
+        || new StreamGroups(new ElementEdits(s.server().store()), probe.id()).group(r.string(2))
+            == null) {
+      throw noGroup(r.string(1), r.string(2), null);
+    }
+    long now = System.currentTimeMillis();
+    long deliveredAt = now;
+    long retryCount = -1;
+    boolean justId = false;
+    for (; i < r.argc(); i++) {
+      if (r.is(i, "force")) {
+        continue;
+      } else if (r.is(i, "justid")) {
+        justId = true;
+      } else if (r.is(i, "idle") && i + 1 < r.argc() && r.isLong(i + 1)) {
+        deliveredAt = now - r.longValue(++i);
+      } else if (r.is(i, "time") && i + 1 < r.argc() && r.isLong(i + 1)) {
+        deliveredAt = r.longValue(++i);
+      } else if (r.is(i, "retrycount") && i + 1 < r.argc() && r.isLong(i + 1)) {
+        retryCount = r.longValue(++i);
+      } else if (r.is(i, "lastid") && i + 1 < r.argc()) {
+        id(r.string(++i));
+      } else {
+        throw new CommandError("ERR Unrecognized XCLAIM option '" + r.string(i) + "'");
+      }
+    }
+    ServerContext server = s.server();
+    int stripe = stripe(r, 1);
+    server.locks().lock(stripe);
+    try {
+      ElementEdits edits = new ElementEdits(server.store());
+      StreamEntries stream = StreamCommands.open(edits, r.bytes(1));
+      StreamGroups groups = stream.exists() ? new StreamGroups(edits, stream.id()) : null;
+      Group g = groups == null ? null : groups.group(r.string(2));
+      if (g == null) {
+        throw noGroup(r.string(1), r.string(2), null);
+      }
+      Group[] holder = {g};
+      groups.consumerOrCreate(holder, r.string(3), now);
+      g = holder[0];
+      List<Entry> claimed = new ArrayList<>();
+      for (StreamId id : ids) {
+        Pending p = groups.find(g, id);
+        List<Entry> entry = stream.range(id, id, 1, false);
+        // FORCE is taken and does nothing: an id not pending is not added (the PEL stays in id
+        // order, as its binary search needs).
+        if (p == null || now - p.deliveredAt() < minIdle) {
+          continue;
+        }
+        if (entry.isEmpty()) {
+          g = groups.ack(g, p); // deleted from the stream: gone from the PEL too
+          continue;
+        }
+        long deliveries = retryCount >= 0 ? retryCount : p.deliveries() + (justId ? 0 : 1);
+        groups.reassign(g, p, r.string(3), deliveredAt, deliveries);
+        claimed.add(entry.getFirst());
+      }
+      edits.commit();
+      if (justId) {
+        out.array(claimed.size());
+        claimed.forEach(e -> out.bulk(e.id().toString()));
+      } else {
+        StreamCommands.entries(out, claimed);
+      }
+    } finally {
+      server.locks().unlock(stripe);
+    }
+  }
+
+  static void xautoclaim(Session s, Request r, ReplyWriter out) {
+    // Redis looks at the key's type before it reads the arguments.
+    StreamCommands.open(new ElementEdits(s.server().store()), r.bytes(1));
+    if (!r.isLong(4)) {
+      throw new CommandError("ERR Invalid min-idle-time argument for XAUTOCLAIM");
+    }
+    long minIdle = Math.max(0, r.longValue(4));
+    StreamId start = rangeEnd(r.string(5), true);
+    long count = 100;
+    boolean justId = false;
+    for (int i = 6; i < r.argc(); i++) {
+      if (r.is(i, "count") && i + 1 < r.argc()) {
+        if (!r.isLong(i + 1) || r.longValue(i + 1) < 1) {
+          throw new CommandError("ERR COUNT must be > 0");
+        }
+        count = r.longValue(++i);
+      } else if (r.is(i, "justid")) {
+        justId = true;
+      } else {
+        throw CommandError.SYNTAX;
+      }
+    }
+    ServerContext server = s.server();
+    int stripe = stripe(r, 1);
+    server.locks().lock(stripe);
+    try {
+      ElementEdits edits = new ElementEdits(server.store());
+      StreamEntries stream = StreamCommands.open(edits, r.bytes(1));
+      StreamGroups groups = stream.exists() ? new StreamGroups(edits, stream.id()) : null;
+      Group g = groups == null ? null : groups.group(r.string(2));
+      if (g == null) {
+        throw noGroup(r.string(1), r.string(2), null);
+      }
+      long now = System.currentTimeMillis();
+      Group[] holder = {g};
+      groups.consumerOrCreate(holder, r.string(3), now);
+      g = holder[0];
+      List<Entry> claimed = new ArrayList<>();
+      List<StreamId> deleted = new ArrayList<>();
+      StreamId next = StreamId.ZERO;
+      long examined = 0;
+      for (Pending p : groups.pending(g, start, StreamId.MAX, -1, null)) {
+        if (examined++ >= count * 10 || claimed.size() + deleted.size() >= count) {
+          next = p.id();
+          break;
+        }
+        if (now - p.deliveredAt() < minIdle) {
+          continue;
+        }
+        List<Entry> entry = stream.range(p.id(), p.id(), 1, false);
+        if (entry.isEmpty()) {
+          g = groups.ack(g, p);
+          deleted.add(p.id());
+          continue;
+        }
+        groups.reassign(g, p, r.string(3), now, p.deliveries() + (justId ? 0 : 1));
+        claimed.add(entry.getFirst());
+      }
+      edits.commit();
+      out.array(3);
+      out.bulk(next.toString());
+      if (justId) {
+        out.array(claimed.size());
+        claimed.forEach(e -> out.bulk(e.id().toString()));
+      } else {
+        StreamCommands.entries(out, claimed);
+      }
+      out.array(deleted.size());
+      deleted.forEach(id -> out.bulk(id.toString()));
+    } finally {
+      server.locks().unlock(stripe);
+    }
+  }
+
+  // ------------------------------------------------------------------ XINFO
+
+  static void xinfo(Session s, Request r, ReplyWriter out) {
+    String sub = r.string(1).toLowerCase(java.util.Locale.ROOT);
+    s.subcommand("xinfo", sub);
+    if (sub.equals("help")) {
+      out.simpleLines(
+          new String[] {
+            "XINFO <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+            "CONSUMERS <key> <groupname>",
+            "GROUPS <key>",
+            "STREAM <key> [FULL [COUNT <count>]",
+            "HELP"
+          });
+      return;
+    }
+    if (!sub.equals("groups") && !sub.equals("consumers") && !sub.equals("stream")) {
+      throw new CommandError("ERR unknown subcommand '" + r.string(1) + "'. Try XINFO HELP.");
+    }
+    ElementEdits edits = new ElementEdits(s.server().store());
+    StreamEntries stream = StreamCommands.open(edits, r.bytes(2));
+    if (!stream.exists()) {
+      throw new CommandError("ERR no such key");
+    }
+    StreamGroups groups = new StreamGroups(edits, stream.id());
+    long now = System.currentTimeMillis();
+    switch (sub) {
+      case "groups" -> {
+        List<Group> all = groups.all(stream.info().groups());
+        out.array(all.size());
+        for (Group g : all) {
+          out.map(6);
+          out.bulk("name");
+          out.bulk(g.name());
+          out.bulk("consumers");
+          out.integer(groups.consumers(g).size());
+          out.bulk("pending");
+          out.integer(g.pending());
+          out.bulk("last-delivered-id");
+          out.bulk(g.lastDelivered().toString());
+          out.bulk("entries-read");
+          if (g.entriesRead() < 0) {
+            out.nullBulk();
+          } else {
+            out.integer(g.entriesRead());
+          }
+          out.bulk("lag");
+          if (g.entriesRead() < 0) {
+            out.nullBulk();
+          } else {
+            out.integer(Math.max(0, stream.info().entriesAdded() - g.entriesRead()));
+          }
+        }
+      }
+      case "consumers" -> {
+        Group g = groups.group(r.string(3));
+        if (g == null) {
+          throw noGroup(r.string(2), r.string(3), null);
+        }
+        List<Consumer> all = groups.consumers(g);
+        out.array(all.size());
+        for (Consumer c : all) {
+          out.map(4);
+          out.bulk("name");
+          out.bulk(c.name());
+          out.bulk("pending");
+          out.integer(c.pending());
+          out.bulk("idle");
+          out.integer(Math.max(0, now - c.seenAt()));
+          out.bulk("inactive");
+          out.integer(c.activeAt() < 0 ? -1 : Math.max(0, now - c.activeAt()));
+        }
+      }
+      default -> {
+        StreamEntries.Info info = stream.info();
+        Entry first = stream.first();
+        Entry last = stream.last();
+        out.map(10);
+        out.bulk("length");
+        out.integer(stream.count());
+        out.bulk("radix-tree-keys");
+        out.integer(stream.count() == 0 ? 0 : 1);
+        out.bulk("radix-tree-nodes");
+        out.integer(stream.count() == 0 ? 1 : 2);
+        out.bulk("last-generated-id");
+        out.bulk(info.last().toString());
+        out.bulk("max-deleted-entry-id");
+        out.bulk(info.maxDeleted().toString());
+        out.bulk("entries-added");
+        out.integer(info.entriesAdded());
+        out.bulk("recorded-first-entry-id");
+        out.bulk(first == null ? "0-0" : first.id().toString());
+        out.bulk("groups");
+        out.integer(groups.all(info.groups()).size());
+        out.bulk("first-entry");
+        entryOrNil(out, first);
+        out.bulk("last-entry");
+        entryOrNil(out, last);
+      }
+    }
+  }
+
+  private static void entryOrNil(ReplyWriter out, Entry e) {
+    if (e == null) {
+      out.nullBulk();
+      return;
+    }
+    out.array(2);
+    out.bulk(e.id().toString());
+    out.array(e.fields().size());
+    e.fields().forEach(out::bulk);
+  }
+}
