@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the tests drive and nobody here wrote: redis-cli, redis-benchmark, redis-server,
-# strace, openssl (the TLS tests make their certificates with it), redis-py, RQ,
+# strace, openssl (the TLS tests make their certificates with it), redis-py, RQ, BullMQ (node),
 # mkfs.ext4/mount/losetup for the disk-full tests (which mount a small file system as root), and
 # chromium, the headless browser DashboardTest loads the dashboard page in.
 # Skips what is already present; needs root (or sudo) for apt-get.
@@ -13,6 +13,8 @@ command -v openssl >/dev/null 2>&1 || need_apt+=(openssl)
 command -v mkfs.ext4 >/dev/null 2>&1 || need_apt+=(e2fsprogs)
 command -v losetup >/dev/null 2>&1 || need_apt+=(mount)
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
+command -v npm >/dev/null 2>&1 || need_apt+=(npm)
 if [ ${#need_apt[@]} -gt 0 ]; then
   sudo_cmd=""
   [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
@@ -28,4 +30,8 @@ fi
 # RQ, the job queue RqClientTest runs jobs with (it brings croniter; redis-py stays as pinned).
 if ! python3 -c 'import rq' >/dev/null 2>&1; then
   python3 -m pip install -q 'rq==3.0.0'
+fi
+# BullMQ, the Node job queue BullMqClientTest runs, into a cache outside the checkout.
+if command -v npm >/dev/null 2>&1 && [ ! -d "$HOME/.cache/cellar-test-node/node_modules/bullmq" ]; then
+  npm install --silent --no-audit --no-fund --prefix "$HOME/.cache/cellar-test-node" 'bullmq@5.81.5' >/dev/null
 fi

@@ -87,6 +87,7 @@ final class LuaRuntime {
     globals.set("unpack", globals.get("table").get("unpack")); // Lua 5.1's name, as Redis has
     globals.set("bit", globals.get("bit32"));
     globals.set("cjson", LuaJson.library());
+    globals.set("cmsgpack", LuaMsgpack.library());
     globals.set("redis", redisLibrary());
     readOnly(globals);
     functions = new LuaFunctions(globals);

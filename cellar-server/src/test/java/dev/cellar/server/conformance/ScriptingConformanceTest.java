@@ -76,6 +76,20 @@ class ScriptingConformanceTest extends AbstractConformanceTest {
     assertEquals(
         bulk("da39a3ee5e6b4b0d3255bfef95601890afd80709"), eval("return redis.sha1hex('')"));
     assertEquals(bulk("[1,2,{\"a\":1}]"), eval("return cjson.encode({1, 2, {a=1}})"));
+    // cmsgpack: the bytes lua-cmsgpack packs, and what it unpacks them to.
+    assertEquals(
+        bulk("93 01 cd 01 2c a1 78"),
+        eval(
+            "local s = cmsgpack.pack({1, 300, 'x'}) local out = {} for i = 1, #s do"
+                + " out[#out + 1] = string.format('%02x', s:byte(i)) end"
+                + " return table.concat(out, ' ')"));
+    assertEquals(
+        "*3\r\n:1\r\n:-5\r\n$2\r\nhi\r\n",
+        eval("return {cmsgpack.unpack(cmsgpack.pack(1, -5, 'hi'))}"));
+    assertEquals(
+        bulk("7"),
+        eval("local t = cmsgpack.unpack(cmsgpack.pack({a=7, b={1,2}})) return tostring(t.a)"));
+    assertEquals(bulk("2.5"), eval("return tostring(cmsgpack.unpack(cmsgpack.pack(2.5)))"));
     assertEquals(bulk("{}"), eval("return cjson.encode({})"));
     assertEquals(bulk("1.5"), eval("return cjson.encode(1.5)"));
     assertEquals(bulk("\"a\\\"b\""), eval("return cjson.encode('a\"b')"));
