@@ -24,6 +24,7 @@ public final class Commands {
     ZSetCommands.register(t);
     StreamCommands.register(t);
     StreamGroupCommands.register(t);
+    SortCommand.register(t);
     return t;
   }
 }

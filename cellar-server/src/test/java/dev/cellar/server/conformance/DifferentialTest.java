@@ -375,8 +375,18 @@ class DifferentialTest {
       if (pick < 88) {
         return list(k);
       }
-      if (pick < 93) {
+      if (pick < 92) {
         return set(k);
+      }
+      if (pick < 93) {
+        return switch (random.nextInt(6)) {
+          case 0 -> new String[] {"SORT", k};
+          case 1 -> new String[] {"SORT", k, "ALPHA", "DESC"};
+          case 2 -> new String[] {"SORT", k, "ALPHA", "LIMIT", "1", "2"};
+          case 3 -> new String[] {"SORT", k, "BY", "k*", "ALPHA"};
+          case 4 -> new String[] {"SORT_RO", k, "ALPHA", "GET", "#", "GET", "k*"};
+          default -> new String[] {"SORT", k, "ALPHA", "STORE", key()};
+        };
       }
       if (pick < 97) {
         return zset(k);
