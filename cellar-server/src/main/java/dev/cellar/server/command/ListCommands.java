@@ -462,6 +462,7 @@ final class ListCommands {
       ListItems list = CollectionKeys.list(edits, r.bytes(1));
       byte[] element = r.bytes(3);
       long n = list.count();
+      new ResultBudget("LREM").reserve(n, 16);
       List<byte[]> kept = new ArrayList<>();
       long removed = 0;
       long limit =

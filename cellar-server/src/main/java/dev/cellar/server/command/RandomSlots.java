@@ -21,6 +21,7 @@ final class RandomSlots {
    * count} draws, whatever the size.
    */
   static long[] distinct(long size, long count) {
+    new ResultBudget("a random draw").reserve(Math.min(size, count), 16);
     if (count >= size) {
       long[] all = new long[(int) size];
       for (int i = 0; i < all.length; i++) {

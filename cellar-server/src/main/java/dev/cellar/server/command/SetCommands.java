@@ -387,10 +387,12 @@ final class SetCommands {
   static final int DIFF = 2;
 
   /** The members of a set, in slot order. */
-  private static Set<ByteBuffer> membersOf(Members set) {
+  private static Set<ByteBuffer> membersOf(Members set, ResultBudget budget) {
     Set<ByteBuffer> out = new LinkedHashSet<>();
     for (long slot = 0; slot < set.count(); slot++) {
-      out.add(ByteBuffer.wrap(set.memberAt(slot)));
+      byte[] m = set.memberAt(slot);
+      budget.add(m.length);
+      out.add(ByteBuffer.wrap(m));
     }
     return out;
   }
@@ -410,7 +412,7 @@ final class SetCommands {
       for (int i = first; i < r.argc(); i++) {
         sets.add(CollectionKeys.members(edits, r.bytes(i), SET));
       }
-      Set<ByteBuffer> result = combine(sets, op);
+      Set<ByteBuffer> result = combine(sets, op, new ResultBudget(r.string(0)));
       if (store == 0) {
         out.set(result.size());
         result.forEach(m -> out.bulk(m.array()));
@@ -442,7 +444,7 @@ final class SetCommands {
     }
   }
 
-  private static Set<ByteBuffer> combine(List<Members> sets, int op) {
+  private static Set<ByteBuffer> combine(List<Members> sets, int op, ResultBudget budget) {
     if (op == INTER) {
       for (Members m : sets) {
         if (!m.exists()) {
@@ -466,15 +468,16 @@ final class SetCommands {
           }
         }
         if (all) {
+          budget.add(member.length);
           out.add(ByteBuffer.wrap(member));
         }
       }
       return out;
     }
-    Set<ByteBuffer> out = membersOf(sets.getFirst());
+    Set<ByteBuffer> out = membersOf(sets.getFirst(), budget);
     for (int i = 1; i < sets.size(); i++) {
       if (op == UNION) {
-        out.addAll(membersOf(sets.get(i)));
+        out.addAll(membersOf(sets.get(i), budget));
       } else {
         Members other = sets.get(i);
         out.removeIf(m -> other.contains(m.array()));
@@ -510,7 +513,7 @@ final class SetCommands {
     for (int k = 2; k < 2 + numkeys; k++) {
       sets.add(CollectionKeys.members(edits, r.bytes(k), SET));
     }
-    long n = combine(sets, INTER).size();
+    long n = combine(sets, INTER, new ResultBudget("SINTERCARD")).size();
     out.integer(limit > 0 ? Math.min(n, limit) : n);
   }
 }

@@ -85,7 +85,7 @@ final class SortCommand {
     }
     ServerContext server = s.server();
     Cellar db = server.store();
-    List<byte[]> elements = elements(db, r.bytes(1));
+    List<byte[]> elements = elements(db, r.bytes(1), new ResultBudget(r.string(0)));
     boolean dontSort = by != null && indexOf(by, (byte) '*') < 0;
     Header h = db.readHeader(MemorySegment.ofArray(r.bytes(1)), CollectionDescriptor::decodeHeader);
     if (dontSort && h != null && h.type() == CollectionDescriptor.SET && store != null) {
@@ -170,7 +170,7 @@ final class SortCommand {
   }
 
   /** The elements SORT reads: a list's in order, a set's, a sorted set's by rank. */
-  private static List<byte[]> elements(Cellar db, byte[] key) {
+  private static List<byte[]> elements(Cellar db, byte[] key, ResultBudget budget) {
     MemorySegment k = MemorySegment.ofArray(key);
     Header h = db.readHeader(k, CollectionDescriptor::decodeHeader);
     List<byte[]> out = new ArrayList<>();
@@ -181,6 +181,7 @@ final class SortCommand {
       return out;
     }
     ElementEdits edits = new ElementEdits(db);
+    budget.reserve(h.count(), 16);
     switch (h.type()) {
       case CollectionDescriptor.LIST -> {
         ListItems list = new ListItems(edits, key, h, Cellar.NO_EXPIRY);

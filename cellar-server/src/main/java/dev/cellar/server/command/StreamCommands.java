@@ -344,7 +344,26 @@ final class StreamCommands {
       count = Math.max(0, r.longValue(5));
     }
     StreamEntries stream = open(new ElementEdits(s.server().store()), r.bytes(1));
-    entries(out, stream.range(from, to, count, reverse));
+    entries(out, bounded(stream, from, to, count, reverse, reverse ? "XREVRANGE" : "XRANGE"));
+  }
+
+  /** Entries a read gathers on the heap: at most {@link #MAX_ENTRIES}, else the read fails. */
+  static final long MAX_ENTRIES = 1 << 20;
+
+  static List<Entry> bounded(
+      StreamEntries stream, StreamId from, StreamId to, long count, boolean reverse, String what) {
+    long cap = count < 0 || count > MAX_ENTRIES ? MAX_ENTRIES + 1 : count;
+    List<Entry> found = stream.range(from, to, cap, reverse);
+    ResultBudget budget = new ResultBudget(what);
+    for (Entry e : found) {
+      for (byte[] f : e.fields()) {
+        budget.add(f.length);
+      }
+    }
+    if (found.size() > MAX_ENTRIES) {
+      budget.reserve(ResultBudget.LIMIT_BYTES, 1); // fails with the budget's message
+    }
+    return found;
   }
 
   static void entries(ReplyWriter out, List<Entry> entries) {
@@ -524,7 +543,8 @@ final class StreamCommands {
       if (!stream.exists() || after.get(k).equals(StreamId.MAX)) {
         continue;
       }
-      List<Entry> entries = stream.range(after.get(k).next(), StreamId.MAX, count, false);
+      List<Entry> entries =
+          bounded(stream, after.get(k).next(), StreamId.MAX, count, false, "XREAD");
       if (!entries.isEmpty()) {
         withData.add(keys.get(k));
         found.add(entries);

@@ -223,7 +223,16 @@ final class ZRangeSpec {
     if (from > to) {
       return found;
     }
-    z.range(from, to, p.reverse, found::add);
+    ResultBudget budget = new ResultBudget("a sorted-set range");
+    budget.reserve(to - from + 1, 16);
+    z.range(
+        from,
+        to,
+        p.reverse,
+        e -> {
+          budget.add(e.member().length);
+          found.add(e);
+        });
     return found;
   }
 
@@ -262,6 +271,7 @@ final class ZRangeSpec {
       long[] ranks = z.exists() ? limits.ranks(z) : null;
       List<Entry> doomed = new ArrayList<>();
       if (ranks != null) {
+        new ResultBudget(r.string(0)).reserve(ranks[1] - ranks[0] + 1, 16);
         z.range(ranks[0], ranks[1], false, doomed::add);
       }
       for (Entry e : doomed) {

@@ -103,7 +103,8 @@ final class ZSetAlgebra {
   }
 
   /** A source's members and scores, in its order; empty if the key is absent. */
-  private static Map<ByteBuffer, Double> readSource(ElementEdits edits, byte[] key) {
+  private static Map<ByteBuffer, Double> readSource(
+      ElementEdits edits, byte[] key, ResultBudget budget) {
     Map<ByteBuffer, Double> out = new LinkedHashMap<>();
     Cellar store = edits.store();
     Header h = store.readHeader(MemorySegment.ofArray(key), CollectionDescriptor::decodeHeader);
@@ -115,8 +116,11 @@ final class ZSetAlgebra {
     }
     if (h.type() == CollectionDescriptor.SET) {
       Members set = new Members(edits, key, CollectionDescriptor.SET, h, Cellar.NO_EXPIRY);
+      budget.reserve(set.count(), 16);
       for (long slot = 0; slot < set.count(); slot++) {
-        out.put(ByteBuffer.wrap(set.memberAt(slot)), 1.0);
+        byte[] m = set.memberAt(slot);
+        budget.add(m.length);
+        out.put(ByteBuffer.wrap(m), 1.0);
       }
       return out;
     }
@@ -124,7 +128,15 @@ final class ZSetAlgebra {
       throw CommandError.WRONG_TYPE;
     }
     SortedMembers z = new SortedMembers(edits, key, h, Cellar.NO_EXPIRY);
-    z.range(0, z.count() - 1, false, e -> out.put(ByteBuffer.wrap(e.member()), e.score()));
+    budget.reserve(z.count(), 16);
+    z.range(
+        0,
+        z.count() - 1,
+        false,
+        e -> {
+          budget.add(e.member().length);
+          out.put(ByteBuffer.wrap(e.member()), e.score());
+        });
     return out;
   }
 
@@ -176,9 +188,10 @@ final class ZSetAlgebra {
     int locked = server.locks().lockAll(stripes, stripes.length);
     try {
       ElementEdits edits = new ElementEdits(server.store());
+      ResultBudget budget = new ResultBudget(name.toUpperCase(java.util.Locale.ROOT));
       List<Map<ByteBuffer, Double>> sources = new ArrayList<>();
       for (int k = 0; k < n; k++) {
-        sources.add(readSource(edits, r.bytes(at + 1 + k)));
+        sources.add(readSource(edits, r.bytes(at + 1 + k), budget));
       }
       List<Entry> result = compute(sources, weights, aggregate, op);
       if (store) {
@@ -300,11 +313,12 @@ final class ZSetAlgebra {
       limit = r.longValue(i + 1);
     }
     ElementEdits edits = new ElementEdits(s.server().store());
+    ResultBudget budget = new ResultBudget("ZINTERCARD");
     List<Map<ByteBuffer, Double>> sources = new ArrayList<>();
     double[] weights = new double[(int) numkeys];
     java.util.Arrays.fill(weights, 1);
     for (int k = 2; k < 2 + numkeys; k++) {
-      sources.add(readSource(edits, r.bytes(k)));
+      sources.add(readSource(edits, r.bytes(k), budget));
     }
     long count = compute(sources, weights, "sum", INTER).size();
     out.integer(limit > 0 ? Math.min(count, limit) : count);
