@@ -306,7 +306,7 @@ final class StreamCommands {
   }
 
   /** A range end: {@code -}, {@code +}, an id, or an exclusive {@code (id}. */
-  private static StreamId rangeEnd(String text, boolean start) {
+  static StreamId rangeEnd(String text, boolean start) {
     if (text.equals("-")) {
       return StreamId.ZERO;
     }
@@ -439,10 +439,14 @@ final class StreamCommands {
     }
   }
 
-  static void xread(Session s, Request r, ReplyWriter out) {
+  /** XREAD's and XREADGROUP's options before STREAMS. */
+  record ReadOptions(long count, long block, boolean noAck, int streams) {}
+
+  /** Parses the options from argument {@code i} up to STREAMS; NOACK only for a group read. */
+  static ReadOptions readOptions(Request r, int i, boolean group) {
     long count = -1;
     long block = -1;
-    int i = 1;
+    boolean noAck = false;
     while (i < r.argc() && !r.is(i, "streams")) {
       if (r.is(i, "count") && i + 1 < r.argc()) {
         if (!r.isLong(i + 1)) {
@@ -459,10 +463,21 @@ final class StreamCommands {
         }
         block = r.longValue(i + 1);
         i += 2;
+      } else if (group && r.is(i, "noack")) {
+        noAck = true;
+        i++;
       } else {
         throw CommandError.SYNTAX;
       }
     }
+    return new ReadOptions(count, block, noAck, i);
+  }
+
+  static void xread(Session s, Request r, ReplyWriter out) {
+    ReadOptions options = readOptions(r, 1, false);
+    long count = options.count();
+    long block = options.block();
+    int i = options.streams();
     int rest = r.argc() - i - 1;
     if (i >= r.argc() || rest <= 0 || rest % 2 != 0) {
       throw new CommandError(

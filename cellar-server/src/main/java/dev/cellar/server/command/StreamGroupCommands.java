@@ -268,33 +268,11 @@ final class StreamGroupCommands {
     }
     String group = r.string(2);
     String consumer = r.string(3);
-    long count = -1;
-    long block = -1;
-    boolean noAck = false;
-    int i = 4;
-    while (i < r.argc() && !r.is(i, "streams")) {
-      if (r.is(i, "count") && i + 1 < r.argc()) {
-        if (!r.isLong(i + 1)) {
-          throw CommandError.NOT_INTEGER;
-        }
-        count = r.longValue(i + 1) <= 0 ? -1 : r.longValue(i + 1);
-        i += 2;
-      } else if (r.is(i, "block") && i + 1 < r.argc()) {
-        if (!r.isLong(i + 1)) {
-          throw new CommandError("ERR timeout is not an integer or out of range");
-        }
-        if (r.longValue(i + 1) < 0) {
-          throw new CommandError("ERR timeout is negative");
-        }
-        block = r.longValue(i + 1);
-        i += 2;
-      } else if (r.is(i, "noack")) {
-        noAck = true;
-        i++;
-      } else {
-        throw CommandError.SYNTAX;
-      }
-    }
+    StreamCommands.ReadOptions options = StreamCommands.readOptions(r, 4, true);
+    long count = options.count();
+    long block = options.block();
+    boolean noAck = options.noAck();
+    int i = options.streams();
     int rest = r.argc() - i - 1;
     if (i >= r.argc() || rest <= 0 || rest % 2 != 0) {
       throw new CommandError(
@@ -522,8 +500,8 @@ final class StreamGroupCommands {
     if (r.argc() - i < 3 || r.argc() - i > 4) {
       throw CommandError.SYNTAX;
     }
-    StreamId from = rangeEnd(r.string(i), true);
-    StreamId to = rangeEnd(r.string(i + 1), false);
+    StreamId from = StreamCommands.rangeEnd(r.string(i), true);
+    StreamId to = StreamCommands.rangeEnd(r.string(i + 1), false);
     if (!r.isLong(i + 2)) {
       throw CommandError.NOT_INTEGER;
     }
@@ -547,21 +525,6 @@ final class StreamGroupCommands {
       out.integer(Math.max(0, now - p.deliveredAt()));
       out.integer(p.deliveries());
     }
-  }
-
-  private static StreamId rangeEnd(String text, boolean start) {
-    if (text.equals("-")) {
-      return StreamId.ZERO;
-    }
-    if (text.equals("+")) {
-      return StreamId.MAX;
-    }
-    boolean exclusive = text.startsWith("(");
-    StreamId id = StreamCommands.parseId(exclusive ? text.substring(1) : text, start ? 0 : -1L);
-    if (id == null) {
-      throw StreamCommands.INVALID_ID;
-    }
-    return exclusive ? (start ? id.next() : id.previous()) : id;
   }
 
   // ------------------------------------------------------------------ XCLAIM, XAUTOCLAIM
@@ -660,7 +623,7 @@ final class StreamGroupCommands {
       throw new CommandError("ERR Invalid min-idle-time argument for XAUTOCLAIM");
     }
     long minIdle = Math.max(0, r.longValue(4));
-    StreamId start = rangeEnd(r.string(5), true);
+    StreamId start = StreamCommands.rangeEnd(r.string(5), true);
     long count = 100;
     boolean justId = false;
     for (int i = 6; i < r.argc(); i++) {
