@@ -25,6 +25,7 @@ public final class Commands {
     StreamCommands.register(t);
     StreamGroupCommands.register(t);
     SortCommand.register(t);
+    DumpCommands.register(t);
     return t;
   }
 }

@@ -69,6 +69,91 @@ class DifferentialTest {
     }
   }
 
+  /**
+   * DUMP on one server, RESTORE on the other, both ways, for every type and both of Redis's
+   * encodings of each (its compact one for small values, its plain one for large): the restored
+   * value reads back as the original does.
+   */
+  @Test
+  void dumpPayloadsMoveBetweenTheServers() throws Exception {
+    ToolRun.assumeInstalled("redis-server");
+    Path cellarDir = Files.createTempDirectory("dump-cellar");
+    Path redisDir = Files.createTempDirectory("dump-redis");
+    try (TargetServer cellar = TargetServer.startCellar(cellarDir);
+        TargetServer redis = TargetServer.startRedis(redisDir);
+        RawClient c = cellar.connect();
+        RawClient r = redis.connect()) {
+      List<String[]> fill = new ArrayList<>();
+      fill.add(new String[] {"SET", "s1", "hello"});
+      fill.add(new String[] {"SET", "s2", "-12345"});
+      fill.add(new String[] {"SET", "s3", "ab".repeat(3000)});
+      List<String> many = new ArrayList<>();
+      for (int i = 0; i < 300; i++) {
+        many.add("m" + i);
+      }
+      fill.add(concat(new String[] {"RPUSH", "l1", "a", "b", "7"}, List.of()));
+      fill.add(concat(new String[] {"RPUSH", "l2"}, many));
+      fill.add(new String[] {"SADD", "set1", "1", "2", "300000"});
+      fill.add(new String[] {"SADD", "set2", "x", "y"});
+      fill.add(concat(new String[] {"SADD", "set3"}, many));
+      fill.add(new String[] {"HSET", "h1", "f", "v", "n", "42"});
+      List<String> pairs = new ArrayList<>();
+      for (int i = 0; i < 300; i++) {
+        pairs.add("f" + i);
+        pairs.add("v" + i);
+      }
+      fill.add(concat(new String[] {"HSET", "h2"}, pairs));
+      fill.add(new String[] {"ZADD", "z1", "1", "a", "2.5", "b", "-inf", "c"});
+      List<String> scored = new ArrayList<>();
+      for (int i = 0; i < 300; i++) {
+        scored.add(Integer.toString(i));
+        scored.add("m" + i);
+      }
+      fill.add(concat(new String[] {"ZADD", "z2"}, scored));
+      for (String[] command : fill) {
+        c.call(command);
+        r.call(command);
+      }
+      String[][] reads = {
+        {"GET", "s1"},
+        {"GET", "s2"},
+        {"GET", "s3"},
+        {"LRANGE", "l1", "0", "-1"},
+        {"LRANGE", "l2", "0", "-1"},
+        {"SMEMBERS", "set1"},
+        {"SMEMBERS", "set2"},
+        {"SMEMBERS", "set3"},
+        {"HGETALL", "h1"},
+        {"HGETALL", "h2"},
+        {"ZRANGE", "z1", "0", "-1", "WITHSCORES"},
+        {"ZRANGE", "z2", "0", "-1", "WITHSCORES"}
+      };
+      for (RawClient[] way : new RawClient[][] {{r, c}, {c, r}}) {
+        for (String[] read : reads) {
+          String key = read[1];
+          Object payload = RawClient.parse(way[0].call("DUMP", key));
+          String restored = way[1].call("RESTORE", key + ":copy", "0", (String) payload, "REPLACE");
+          assertTrue(restored.equals("+OK\r\n"), key + ": " + restored);
+          String[] copy = read.clone();
+          copy[1] = key + ":copy";
+          String original = way[0].call(read);
+          String moved = way[1].call(copy);
+          assertTrue(same(read, original, moved), key + ": " + original + " became " + moved);
+        }
+      }
+      assertTrue(c.call("RESTORE", "bad", "0", "garbage").startsWith("-ERR DUMP payload"));
+    } finally {
+      AbstractConformanceTest.deleteRecursively(cellarDir);
+      AbstractConformanceTest.deleteRecursively(redisDir);
+    }
+  }
+
+  private static String[] concat(String[] head, List<String> tail) {
+    List<String> all = new ArrayList<>(List.of(head));
+    all.addAll(tail);
+    return all.toArray(new String[0]);
+  }
+
   private long runSeed(int seed, int steps, TargetServer cellar, TargetServer redis)
       throws IOException {
     cellar.flushAll();
