@@ -1,6 +1,7 @@
 package dev.cellar.server.collection;
 
 import dev.cellar.Cellar;
+import dev.cellar.LimitExceededException;
 import dev.cellar.WriteBatch;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -20,7 +21,18 @@ import java.util.function.Function;
 public final class ElementEdits {
   private static final Function<MemorySegment, byte[]> COPY = v -> v.toArray(ValueLayout.JAVA_BYTE);
 
+  /**
+   * The most bytes of element keys and values one command may change: a command that would write
+   * more (LTRIM of millions, COPY of a huge collection) fails before it gathers them on the heap,
+   * rather than after, when the engine would refuse so large a unit anyway.
+   */
+  public static final long LIMIT_BYTES = 64L << 20;
+
+  /** What the heap spends on each change besides its bytes. */
+  private static final long OVERHEAD_BYTES = 96;
+
   private final Cellar store;
+  private long bytes;
 
   /** Element writes by key; a null value is a delete. */
   private final Map<ByteBuffer, byte[]> elements = new LinkedHashMap<>();
@@ -48,11 +60,23 @@ public final class ElementEdits {
   }
 
   public void put(byte[] key, byte[] value) {
+    count(key.length + value.length);
     elements.put(ByteBuffer.wrap(key), value);
   }
 
   public void delete(byte[] key) {
+    count(key.length);
     elements.put(ByteBuffer.wrap(key), null);
+  }
+
+  private void count(long length) {
+    bytes += length + OVERHEAD_BYTES;
+    if (bytes > LIMIT_BYTES) {
+      throw new LimitExceededException(
+          "one command would change more than "
+              + (LIMIT_BYTES >> 20)
+              + " MiB of a collection at once; nothing was written (change it in smaller steps)");
+    }
   }
 
   /**
@@ -92,5 +116,6 @@ public final class ElementEdits {
     store.write(batch);
     elements.clear();
     headers.clear();
+    bytes = 0;
   }
 }

@@ -90,6 +90,22 @@ class CollectionModelTest {
   }
 
   @Test
+  void oneCommandsChangesAreBoundedBeforeTheyAreGathered() {
+    try (Cellar db = Cellar.open(dir, options())) {
+      ElementEdits edits = new ElementEdits(db);
+      byte[] value = new byte[1 << 20];
+      org.junit.jupiter.api.Assertions.assertThrows(
+          dev.cellar.LimitExceededException.class,
+          () -> {
+            for (int i = 0; i < 100; i++) {
+              edits.put(b("k" + i), value);
+            }
+          });
+      assertEquals(0, db.elementCount(), "nothing was written");
+    }
+  }
+
+  @Test
   void randomHashSetAndListOperationsMatchTheirModels() {
     for (long seed = 1; seed <= 5; seed++) {
       Path at = dir.resolve("seed" + seed);
