@@ -214,7 +214,9 @@ final class DumpPayload {
         case 3 -> {
           long compressed = length();
           long length = length();
-          if (compressed < 0 || length < 0 || length > 512L << 20) {
+          // LZF expands at most 264 bytes from 3 (a back-reference): a declared length past that
+          // ratio is a lie, refused before anything is allocated for it.
+          if (compressed < 0 || length < 0 || length > compressed * 88 + 32) {
             throw BAD_DATA;
           }
           yield Lzf.decompress(bytes(compressed), (int) length);
