@@ -64,12 +64,25 @@ final class AtomicWrite implements UnitRecords {
       hashOf[i] = batch.kind(i) == WriteBatch.ELEMENT ? KeyHasher.element(hash) : hash;
     }
     // Shard order first, batch order second: deterministic, and the locks go in ascending order.
-    Arrays.sort(
-        order,
+    java.util.Comparator<Integer> byShard =
         (a, b) -> {
           int c = Integer.compare(keyspace.shardIndex(hashOf[a]), keyspace.shardIndex(hashOf[b]));
           return c != 0 ? c : Integer.compare(a, b);
-        });
+        };
+    if (order.length <= SMALL) {
+      // A command's unit is a few records: an insertion sort, without the merge sort's set-up.
+      for (int i = 1; i < order.length; i++) {
+        Integer x = order[i];
+        int j = i - 1;
+        while (j >= 0 && byShard.compare(order[j], x) > 0) {
+          order[j + 1] = order[j];
+          j--;
+        }
+        order[j + 1] = x;
+      }
+    } else {
+      Arrays.sort(order, byShard);
+    }
     AtomicWrite w = new AtomicWrite(order.length);
     for (int j = 0; j < order.length; j++) {
       int i = order[j];

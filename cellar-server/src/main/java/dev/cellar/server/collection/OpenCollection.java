@@ -17,8 +17,15 @@ public abstract class OpenCollection {
   protected Header header;
 
   /**
+   * An expiry to read from the store when the header is rewritten, not before: most commands never
+   * rewrite it (reads, a hash field's new value), and for them the lookup is saved.
+   */
+  public static final long EXPIRY_WHEN_WRITTEN = Long.MIN_VALUE;
+
+  /**
    * @param header the key's header, or null if the key is absent
-   * @param expireAt the key's expiry ({@link Cellar#NO_EXPIRY} for none), kept by every rewrite
+   * @param expireAt the key's expiry ({@link Cellar#NO_EXPIRY} for none), kept by every rewrite;
+   *     {@link #EXPIRY_WHEN_WRITTEN} to read it then
    */
   protected OpenCollection(ElementEdits edits, byte[] key, int type, Header header, long expireAt) {
     this.edits = edits;
@@ -55,8 +62,16 @@ public abstract class OpenCollection {
   /** {@link #finish} for a type that stays when empty (a stream). */
   protected void finishKeepingEmpty() {
     if (header != original) {
-      edits.header(key, header, expireAt);
+      edits.header(key, header, expiry());
     }
+  }
+
+  private long expiry() {
+    if (expireAt == EXPIRY_WHEN_WRITTEN) {
+      long e = edits.store().expiryOf(java.lang.foreign.MemorySegment.ofArray(key));
+      expireAt = e == Cellar.ABSENT ? Cellar.NO_EXPIRY : e;
+    }
+    return expireAt;
   }
 
   /**
@@ -78,11 +93,11 @@ public abstract class OpenCollection {
     }
     if (header.count() == 0 && type != CollectionDescriptor.STREAM) {
       if (original != null) {
-        edits.header(key, null, expireAt);
+        edits.header(key, null, Cellar.NO_EXPIRY);
       }
       edits.delete(CollectionDescriptor.ownerKey(header.id()));
       return;
     }
-    edits.header(key, header, expireAt);
+    edits.header(key, header, expiry());
   }
 }

@@ -40,14 +40,15 @@ final class CollectionKeys {
     MemorySegment k = MemorySegment.ofArray(key);
     Header h = header(edits.store(), k, type);
     return new Members(
-        edits, key, type, h, h == null ? Cellar.NO_EXPIRY : edits.store().expiryOf(k));
+        edits, key, type, h, dev.cellar.server.collection.OpenCollection.EXPIRY_WHEN_WRITTEN);
   }
 
   /** The list under {@code key}, to read or change through {@code edits}. */
   static ListItems list(ElementEdits edits, byte[] key) {
     MemorySegment k = MemorySegment.ofArray(key);
     Header h = header(edits.store(), k, CollectionDescriptor.LIST);
-    return new ListItems(edits, key, h, h == null ? Cellar.NO_EXPIRY : edits.store().expiryOf(k));
+    return new ListItems(
+        edits, key, h, dev.cellar.server.collection.OpenCollection.EXPIRY_WHEN_WRITTEN);
   }
 
   /** Redis's name of what {@code key} holds: none, string, hash, set, list or zset. */

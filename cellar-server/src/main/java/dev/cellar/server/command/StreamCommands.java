@@ -2,7 +2,6 @@ package dev.cellar.server.command;
 
 import static dev.cellar.server.command.Values.stripe;
 
-import dev.cellar.Cellar;
 import dev.cellar.server.collection.CollectionDescriptor;
 import dev.cellar.server.collection.ElementEdits;
 import dev.cellar.server.collection.Header;
@@ -104,7 +103,7 @@ final class StreamCommands {
     MemorySegment k = MemorySegment.ofArray(key);
     Header h = CollectionKeys.header(edits.store(), k, CollectionDescriptor.STREAM);
     return new StreamEntries(
-        edits, key, h, h == null ? Cellar.NO_EXPIRY : edits.store().expiryOf(k));
+        edits, key, h, dev.cellar.server.collection.OpenCollection.EXPIRY_WHEN_WRITTEN);
   }
 
   /**

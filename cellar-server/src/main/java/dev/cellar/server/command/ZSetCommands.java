@@ -309,7 +309,7 @@ final class ZSetCommands {
     java.lang.foreign.MemorySegment k = java.lang.foreign.MemorySegment.ofArray(key);
     Header h = CollectionKeys.header(edits.store(), k, ZSET);
     return new SortedMembers(
-        edits, key, h, h == null ? dev.cellar.Cellar.NO_EXPIRY : edits.store().expiryOf(k));
+        edits, key, h, dev.cellar.server.collection.OpenCollection.EXPIRY_WHEN_WRITTEN);
   }
 
   static SortedMembers read(Session s, byte[] key) {
