@@ -10,7 +10,6 @@ import dev.cellar.server.collection.StreamGroups.Consumer;
 import dev.cellar.server.collection.StreamGroups.Group;
 import dev.cellar.server.collection.StreamGroups.Pending;
 import dev.cellar.server.collection.StreamId;
-import dev.cellar.server.config.KeyspaceEventFlags;
 import dev.cellar.server.resp.ReplyWriter;
 import dev.cellar.server.resp.Request;
 import java.util.ArrayList;
@@ -33,7 +32,7 @@ final class StreamGroupCommands {
             1,
             "stream",
             "A container for consumer groups commands.",
-            StreamGroupCommands::xgroup)
+            StreamGroupAdmin::xgroup)
         .add(
             "xreadgroup",
             -7,
@@ -93,10 +92,10 @@ final class StreamGroupCommands {
             1,
             "stream",
             "A container for stream introspection commands.",
-            StreamGroupCommands::xinfo);
+            StreamGroupAdmin::xinfo);
   }
 
-  private static CommandError noGroup(String key, String group, String command) {
+  static CommandError noGroup(String key, String group, String command) {
     return new CommandError(
         "NOGROUP No such key '"
             + key
@@ -106,158 +105,12 @@ final class StreamGroupCommands {
             + (command == null ? "" : " in " + command + " with GROUP option"));
   }
 
-  private static StreamId id(String text) {
+  static StreamId id(String text) {
     StreamId id = StreamCommands.parseId(text, 0);
     if (id == null) {
       throw StreamCommands.INVALID_ID;
     }
     return id;
-  }
-
-  // ------------------------------------------------------------------ XGROUP
-
-  static void xgroup(Session s, Request r, ReplyWriter out) {
-    String sub = r.string(1).toLowerCase(java.util.Locale.ROOT);
-    s.subcommand("xgroup", sub);
-    if (sub.equals("help")) {
-      out.simpleLines(
-          new String[] {
-            "XGROUP <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-            "CREATE <key> <groupname> <id|$> [option]",
-            "CREATECONSUMER <key> <groupname> <consumer>",
-            "DELCONSUMER <key> <groupname> <consumername>",
-            "DESTROY <key> <groupname>",
-            "SETID <key> <groupname> <id|$> [ENTRIESREAD entries_read]",
-            "HELP"
-          });
-      return;
-    }
-    int arity =
-        switch (sub) {
-          case "create" -> -5;
-          case "setid" -> -5;
-          case "destroy" -> 4;
-          case "createconsumer", "delconsumer" -> 5;
-          default ->
-              throw new CommandError(
-                  "ERR unknown subcommand '" + r.string(1) + "'. Try XGROUP HELP.");
-        };
-    if (arity > 0 ? r.argc() != arity : r.argc() < -arity) {
-      throw CommandError.arity("xgroup|" + sub);
-    }
-    ServerContext server = s.server();
-    int stripe = stripe(r, 2);
-    server.locks().lock(stripe);
-    try {
-      ElementEdits edits = new ElementEdits(server.store());
-      StreamEntries stream = StreamCommands.open(edits, r.bytes(2));
-      String key = r.string(2);
-      String name = r.string(3);
-      if (sub.equals("create")) {
-        create(s, r, out, edits, stream);
-        return;
-      }
-      if (!stream.exists()) {
-        throw new CommandError(
-            "ERR The XGROUP subcommand requires the key to exist. Note that for CREATE you may want"
-                + " to use the MKSTREAM option to create an empty stream automatically.");
-      }
-      StreamGroups groups = new StreamGroups(edits, stream.id());
-      Group g = groups.group(name);
-      switch (sub) {
-        case "destroy" -> {
-          if (g != null) {
-            groups.destroy(g);
-            edits.commit();
-            KeyspaceEvents.notify(server, KeyspaceEventFlags.STREAM, "xgroup-destroy", r, 2);
-          }
-          out.integer(g == null ? 0 : 1);
-        }
-        case "setid" -> {
-          if (g == null) {
-            throw noGroup(key, name, null);
-          }
-          StreamId last = r.is(4, "$") ? stream.info().last() : id(r.string(4));
-          long read = g.entriesRead();
-          if (r.argc() == 7 && r.is(5, "entriesread") && r.isLong(6)) {
-            read = r.longValue(6);
-          } else if (r.argc() != 5) {
-            throw CommandError.SYNTAX;
-          }
-          groups.save(g.with(last, read));
-          edits.commit();
-          KeyspaceEvents.notify(server, KeyspaceEventFlags.STREAM, "xgroup-setid", r, 2);
-          out.ok();
-        }
-        case "createconsumer" -> {
-          if (g == null) {
-            throw noGroup(key, name, null);
-          }
-          Group[] holder = {g};
-          boolean created = groups.consumer(g, r.string(4)) == null;
-          if (created) {
-            groups.consumerOrCreate(holder, r.string(4), System.currentTimeMillis());
-            edits.commit();
-            KeyspaceEvents.notify(server, KeyspaceEventFlags.STREAM, "xgroup-createconsumer", r, 2);
-          }
-          out.integer(created ? 1 : 0);
-        }
-        default -> {
-          if (g == null) {
-            throw noGroup(key, name, null);
-          }
-          Consumer c = groups.consumer(g, r.string(4));
-          long pending = 0;
-          if (c != null) {
-            pending = groups.deleteConsumer(new Group[] {g}, c);
-            edits.commit();
-            KeyspaceEvents.notify(server, KeyspaceEventFlags.STREAM, "xgroup-delconsumer", r, 2);
-          }
-          out.integer(pending);
-        }
-      }
-    } finally {
-      server.locks().unlock(stripe);
-    }
-  }
-
-  private static void create(
-      Session s, Request r, ReplyWriter out, ElementEdits edits, StreamEntries stream) {
-    boolean mkstream = false;
-    long entriesRead = -1;
-    for (int i = 5; i < r.argc(); i++) {
-      if (r.is(i, "mkstream")) {
-        mkstream = true;
-      } else if (r.is(i, "entriesread") && i + 1 < r.argc() && r.isLong(i + 1)) {
-        entriesRead = r.longValue(++i);
-      } else {
-        throw CommandError.SYNTAX;
-      }
-    }
-    StreamId last = r.is(4, "$") ? null : id(r.string(4));
-    if (!stream.exists()) {
-      if (!mkstream) {
-        throw new CommandError(
-            "ERR The XGROUP subcommand requires the key to exist. Note that for CREATE you may want"
-                + " to use the MKSTREAM option to create an empty stream automatically.");
-      }
-      stream.create(s.server().collectionIds());
-    }
-    StreamGroups groups = new StreamGroups(edits, stream.id());
-    if (groups.group(r.string(3)) != null) {
-      throw new CommandError("BUSYGROUP Consumer Group name already exists");
-    }
-    StreamEntries.Info info = stream.info();
-    groups.create(
-        r.string(3),
-        info.groups() + 1,
-        last == null ? info.last() : last,
-        last == null && entriesRead < 0 ? info.entriesAdded() : entriesRead);
-    stream.setInfo(info.withGroups(info.groups() + 1));
-    stream.finish();
-    edits.commit();
-    KeyspaceEvents.notify(s.server(), KeyspaceEventFlags.STREAM, "xgroup-create", r, 2);
-    out.ok();
   }
 
   // ------------------------------------------------------------------ XREADGROUP
@@ -688,118 +541,5 @@ final class StreamGroupCommands {
     } finally {
       server.locks().unlock(stripe);
     }
-  }
-
-  // ------------------------------------------------------------------ XINFO
-
-  static void xinfo(Session s, Request r, ReplyWriter out) {
-    String sub = r.string(1).toLowerCase(java.util.Locale.ROOT);
-    s.subcommand("xinfo", sub);
-    if (sub.equals("help")) {
-      out.simpleLines(
-          new String[] {
-            "XINFO <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-            "CONSUMERS <key> <groupname>",
-            "GROUPS <key>",
-            "STREAM <key> [FULL [COUNT <count>]",
-            "HELP"
-          });
-      return;
-    }
-    if (!sub.equals("groups") && !sub.equals("consumers") && !sub.equals("stream")) {
-      throw new CommandError("ERR unknown subcommand '" + r.string(1) + "'. Try XINFO HELP.");
-    }
-    ElementEdits edits = new ElementEdits(s.server().store());
-    StreamEntries stream = StreamCommands.open(edits, r.bytes(2));
-    if (!stream.exists()) {
-      throw new CommandError("ERR no such key");
-    }
-    StreamGroups groups = new StreamGroups(edits, stream.id());
-    long now = System.currentTimeMillis();
-    switch (sub) {
-      case "groups" -> {
-        List<Group> all = groups.all(stream.info().groups());
-        out.array(all.size());
-        for (Group g : all) {
-          out.map(6);
-          out.bulk("name");
-          out.bulk(g.name());
-          out.bulk("consumers");
-          out.integer(groups.consumers(g).size());
-          out.bulk("pending");
-          out.integer(g.pending());
-          out.bulk("last-delivered-id");
-          out.bulk(g.lastDelivered().toString());
-          out.bulk("entries-read");
-          if (g.entriesRead() < 0) {
-            out.nullBulk();
-          } else {
-            out.integer(g.entriesRead());
-          }
-          out.bulk("lag");
-          if (g.entriesRead() < 0) {
-            out.nullBulk();
-          } else {
-            out.integer(Math.max(0, stream.info().entriesAdded() - g.entriesRead()));
-          }
-        }
-      }
-      case "consumers" -> {
-        Group g = groups.group(r.string(3));
-        if (g == null) {
-          throw noGroup(r.string(2), r.string(3), null);
-        }
-        List<Consumer> all = groups.consumers(g);
-        out.array(all.size());
-        for (Consumer c : all) {
-          out.map(4);
-          out.bulk("name");
-          out.bulk(c.name());
-          out.bulk("pending");
-          out.integer(c.pending());
-          out.bulk("idle");
-          out.integer(Math.max(0, now - c.seenAt()));
-          out.bulk("inactive");
-          out.integer(c.activeAt() < 0 ? -1 : Math.max(0, now - c.activeAt()));
-        }
-      }
-      default -> {
-        StreamEntries.Info info = stream.info();
-        Entry first = stream.first();
-        Entry last = stream.last();
-        out.map(10);
-        out.bulk("length");
-        out.integer(stream.count());
-        out.bulk("radix-tree-keys");
-        out.integer(stream.count() == 0 ? 0 : 1);
-        out.bulk("radix-tree-nodes");
-        out.integer(stream.count() == 0 ? 1 : 2);
-        out.bulk("last-generated-id");
-        out.bulk(info.last().toString());
-        out.bulk("max-deleted-entry-id");
-        out.bulk(info.maxDeleted().toString());
-        out.bulk("entries-added");
-        out.integer(info.entriesAdded());
-        out.bulk("recorded-first-entry-id");
-        out.bulk(first == null ? "0-0" : first.id().toString());
-        out.bulk("groups");
-        out.integer(groups.all(info.groups()).size());
-        out.bulk("first-entry");
-        entryOrNil(out, first);
-        out.bulk("last-entry");
-        entryOrNil(out, last);
-      }
-    }
-  }
-
-  private static void entryOrNil(ReplyWriter out, Entry e) {
-    if (e == null) {
-      out.nullBulk();
-      return;
-    }
-    out.array(2);
-    out.bulk(e.id().toString());
-    out.array(e.fields().size());
-    e.fields().forEach(out::bulk);
   }
 }
