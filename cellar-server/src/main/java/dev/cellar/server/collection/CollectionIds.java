@@ -37,11 +37,23 @@ public final class CollectionIds {
   private long next;
   private long end;
 
+  /** Whether the store may hold a collection: it has handed out an id, now or before a restart. */
+  private volatile boolean used;
+
   public CollectionIds(Cellar store) {
     this.store = store;
     Long saved = store.readElement(MemorySegment.ofArray(KEY), v -> v.get(LE, 0));
     this.next = saved == null ? 1 : saved;
     this.end = next;
+    this.used = saved != null;
+  }
+
+  /**
+   * Whether any collection was ever created in this store: while none was, no key can hold one, and
+   * a string read that misses need not look for a header (the GET path's one extra lookup).
+   */
+  public boolean used() {
+    return used;
   }
 
   /** A fresh id. */
@@ -52,6 +64,7 @@ public final class CollectionIds {
       MemorySegment.ofArray(value).set(LE, 0, newEnd);
       store.write(new WriteBatch().putElement(KEY.clone(), value));
       end = newEnd;
+      used = true;
     }
     return next++;
   }

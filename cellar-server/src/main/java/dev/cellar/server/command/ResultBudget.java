@@ -28,20 +28,25 @@ final class ResultBudget {
   void add(long length) {
     used += length + OVERHEAD_BYTES;
     if (used > LIMIT_BYTES) {
-      throw new CommandError(
-          "ERR "
-              + command
-              + " would gather more than "
-              + (LIMIT_BYTES >> 20)
-              + " MiB on the server's heap; ask for less at a time (a range, LIMIT, COUNT,"
-              + " SSCAN/HSCAN/ZSCAN)");
+      throw refuse();
     }
+  }
+
+  /** The error of a command over its budget. */
+  CommandError refuse() {
+    return new CommandError(
+        "ERR "
+            + command
+            + " would gather more than "
+            + (LIMIT_BYTES >> 20)
+            + " MiB on the server's heap; ask for less at a time (a range, LIMIT, COUNT,"
+            + " SSCAN/HSCAN/ZSCAN)");
   }
 
   /** Counts {@code n} elements of about {@code length} bytes each, before they are gathered. */
   void reserve(long n, long length) {
     if (n > 0 && (length + OVERHEAD_BYTES) > (LIMIT_BYTES - used) / n) {
-      add(LIMIT_BYTES); // over: fails with the message
+      throw refuse();
     }
     used += n * (length + OVERHEAD_BYTES);
   }

@@ -11,7 +11,6 @@ import dev.cellar.server.config.KeyspaceEventFlags;
 import dev.cellar.server.resp.ReplyWriter;
 import dev.cellar.server.resp.Request;
 import java.lang.foreign.MemorySegment;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -85,9 +84,9 @@ final class SortCommand {
     }
     ServerContext server = s.server();
     Cellar db = server.store();
-    List<byte[]> elements = elements(db, r.bytes(1), new ResultBudget(r.string(0)));
-    boolean dontSort = by != null && indexOf(by, (byte) '*') < 0;
     Header h = db.readHeader(MemorySegment.ofArray(r.bytes(1)), CollectionDescriptor::decodeHeader);
+    List<byte[]> elements = elements(db, r.bytes(1), h, new ResultBudget(r.string(0)));
+    boolean dontSort = by != null && indexOf(by, (byte) '*') < 0;
     if (dontSort && h != null && h.type() == CollectionDescriptor.SET && store != null) {
       // A set's order is its own: sorted as strings when stored, so that the result is one.
       dontSort = false;
@@ -170,12 +169,11 @@ final class SortCommand {
   }
 
   /** The elements SORT reads: a list's in order, a set's, a sorted set's by rank. */
-  private static List<byte[]> elements(Cellar db, byte[] key, ResultBudget budget) {
-    MemorySegment k = MemorySegment.ofArray(key);
-    Header h = db.readHeader(k, CollectionDescriptor::decodeHeader);
+  /** The elements of the collection under {@code key}, whose header (or null) is {@code h}. */
+  private static List<byte[]> elements(Cellar db, byte[] key, Header h, ResultBudget budget) {
     List<byte[]> out = new ArrayList<>();
     if (h == null) {
-      if (db.expiryOf(k) != Cellar.ABSENT) {
+      if (db.expiryOf(MemorySegment.ofArray(key)) != Cellar.ABSENT) {
         throw CommandError.WRONG_TYPE;
       }
       return out;
@@ -261,9 +259,5 @@ final class SortCommand {
       return a == null ? (b == null ? 0 : -1) : 1;
     }
     return Arrays.compareUnsigned(a, b);
-  }
-
-  static String text(byte[] b) {
-    return new String(b, StandardCharsets.UTF_8);
   }
 }

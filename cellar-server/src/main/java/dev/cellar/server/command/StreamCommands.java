@@ -360,18 +360,46 @@ final class StreamCommands {
       }
     }
     if (found.size() > MAX_ENTRIES) {
-      budget.reserve(ResultBudget.LIMIT_BYTES, 1); // fails with the budget's message
+      throw budget.refuse();
     }
     return found;
   }
 
+  /**
+   * Entries as XRANGE answers them; one read from a pending list but deleted, as its id and nil.
+   */
   static void entries(ReplyWriter out, List<Entry> entries) {
     out.array(entries.size());
     for (Entry e : entries) {
-      out.array(2);
-      out.bulk(e.id().toString());
+      entry(out, e);
+    }
+  }
+
+  /** One entry: its id and its fields, or nil for fields a deleted entry no longer has. */
+  static void entry(ReplyWriter out, Entry e) {
+    out.array(2);
+    out.bulk(e.id().toString());
+    if (e.fields() == null) {
+      out.nullArray();
+    } else {
       out.array(e.fields().size());
       e.fields().forEach(out::bulk);
+    }
+  }
+
+  /** XREAD's and XREADGROUP's reply: per stream, its key and entries (a map in RESP3). */
+  static void perStream(ReplyWriter out, List<byte[]> keys, List<List<Entry>> found) {
+    if (out.protocol() == 3) {
+      out.map(keys.size());
+    } else {
+      out.array(keys.size());
+    }
+    for (int k = 0; k < keys.size(); k++) {
+      if (out.protocol() != 3) {
+        out.array(2);
+      }
+      out.bulk(keys.get(k));
+      entries(out, found.get(k));
     }
   }
 
@@ -567,18 +595,7 @@ final class StreamCommands {
     if (withData.isEmpty()) {
       return false;
     }
-    if (out.protocol() == 3) {
-      out.map(withData.size());
-    } else {
-      out.array(withData.size());
-    }
-    for (int k = 0; k < withData.size(); k++) {
-      if (out.protocol() != 3) {
-        out.array(2);
-      }
-      out.bulk(withData.get(k));
-      entries(out, found.get(k));
-    }
+    perStream(out, withData, found);
     return true;
   }
 }

@@ -272,11 +272,8 @@ final class StreamGroupAdmin {
   private static void entryOrNil(ReplyWriter out, Entry e) {
     if (e == null) {
       out.nullBulk();
-      return;
+    } else {
+      StreamCommands.entry(out, e);
     }
-    out.array(2);
-    out.bulk(e.id().toString());
-    out.array(e.fields().size());
-    e.fields().forEach(out::bulk);
   }
 }

@@ -105,6 +105,16 @@ final class StreamGroupCommands {
             + (command == null ? "" : " in " + command + " with GROUP option"));
   }
 
+  /** The groups of {@code stream}, or null if the stream does not exist. */
+  private static StreamGroups groupsOf(ElementEdits edits, StreamEntries stream) {
+    return stream.exists() ? new StreamGroups(edits, stream.id()) : null;
+  }
+
+  /** The group argument 2 names, or null if it (or its stream) does not exist. */
+  private static Group groupOf(StreamGroups groups, Request r) {
+    return groups == null ? null : groups.group(r.string(2));
+  }
+
   static StreamId id(String text) {
     StreamId id = StreamCommands.parseId(text, 0);
     if (id == null) {
@@ -225,18 +235,7 @@ final class StreamGroupCommands {
         out.nullArray();
         return true;
       }
-      if (out.protocol() == 3) {
-        out.map(answered.size());
-      } else {
-        out.array(answered.size());
-      }
-      for (int k = 0; k < answered.size(); k++) {
-        if (out.protocol() != 3) {
-          out.array(2);
-        }
-        out.bulk(answered.get(k));
-        entriesWithDeleted(out, found.get(k));
-      }
+      StreamCommands.perStream(out, answered, found);
       return true;
     }
   }
@@ -257,21 +256,6 @@ final class StreamGroupCommands {
     return before < 0 ? -1 : before + delivered;
   }
 
-  /** Entries as XRANGE answers them, a deleted one as its id and nil. */
-  static void entriesWithDeleted(ReplyWriter out, List<Entry> entries) {
-    out.array(entries.size());
-    for (Entry e : entries) {
-      out.array(2);
-      out.bulk(e.id().toString());
-      if (e.fields() == null) {
-        out.nullArray();
-      } else {
-        out.array(e.fields().size());
-        e.fields().forEach(out::bulk);
-      }
-    }
-  }
-
   // ------------------------------------------------------------------ XACK, XPENDING
 
   static void xack(Session s, Request r, ReplyWriter out) {
@@ -281,8 +265,8 @@ final class StreamGroupCommands {
     try {
       ElementEdits edits = new ElementEdits(server.store());
       StreamEntries stream = StreamCommands.open(edits, r.bytes(1));
-      StreamGroups groups = stream.exists() ? new StreamGroups(edits, stream.id()) : null;
-      Group g = groups == null ? null : groups.group(r.string(2));
+      StreamGroups groups = groupsOf(edits, stream);
+      Group g = groupOf(groups, r);
       if (g == null) {
         out.integer(0); // before the ids are read, as Redis does
         return;
@@ -309,8 +293,8 @@ final class StreamGroupCommands {
   static void xpending(Session s, Request r, ReplyWriter out) {
     ElementEdits edits = new ElementEdits(s.server().store());
     StreamEntries stream = StreamCommands.open(edits, r.bytes(1));
-    StreamGroups groups = stream.exists() ? new StreamGroups(edits, stream.id()) : null;
-    Group g = groups == null ? null : groups.group(r.string(2));
+    StreamGroups groups = groupsOf(edits, stream);
+    Group g = groupOf(groups, r);
     if (g == null) {
       throw noGroup(r.string(1), r.string(2), null);
     }
@@ -399,10 +383,8 @@ final class StreamGroupCommands {
       ids.add(id);
     }
     // Redis reports a missing group after the ids and before the options.
-    StreamEntries probe = StreamCommands.open(new ElementEdits(s.server().store()), r.bytes(1));
-    if (!probe.exists()
-        || new StreamGroups(new ElementEdits(s.server().store()), probe.id()).group(r.string(2))
-            == null) {
+    ElementEdits probe = new ElementEdits(s.server().store());
+    if (groupOf(groupsOf(probe, StreamCommands.open(probe, r.bytes(1))), r) == null) {
       throw noGroup(r.string(1), r.string(2), null);
     }
     long now = System.currentTimeMillis();
@@ -432,8 +414,8 @@ final class StreamGroupCommands {
     try {
       ElementEdits edits = new ElementEdits(server.store());
       StreamEntries stream = StreamCommands.open(edits, r.bytes(1));
-      StreamGroups groups = stream.exists() ? new StreamGroups(edits, stream.id()) : null;
-      Group g = groups == null ? null : groups.group(r.string(2));
+      StreamGroups groups = groupsOf(edits, stream);
+      Group g = groupOf(groups, r);
       if (g == null) {
         throw noGroup(r.string(1), r.string(2), null);
       }
@@ -497,8 +479,8 @@ final class StreamGroupCommands {
     try {
       ElementEdits edits = new ElementEdits(server.store());
       StreamEntries stream = StreamCommands.open(edits, r.bytes(1));
-      StreamGroups groups = stream.exists() ? new StreamGroups(edits, stream.id()) : null;
-      Group g = groups == null ? null : groups.group(r.string(2));
+      StreamGroups groups = groupsOf(edits, stream);
+      Group g = groupOf(groups, r);
       if (g == null) {
         throw noGroup(r.string(1), r.string(2), null);
       }

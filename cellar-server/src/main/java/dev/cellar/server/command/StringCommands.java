@@ -226,7 +226,9 @@ final class StringCommands {
     ServerContext server = s.server();
     // The reader writes the value straight from the log into the reply buffer: no copy on the heap.
     if (!server.store().read(r.input(), r.offset(1), r.length(1), s.bulkReply)) {
-      Values.absentOrWrongType(server.store(), r.segment(1));
+      if (server.collectionIds().used()) {
+        Values.absentOrWrongType(server.store(), r.segment(1));
+      }
       out.nullBulk();
       server.stats().keyspaceMisses.increment();
       KeyspaceEvents.miss(server, r, 1);

@@ -3,7 +3,6 @@ package dev.cellar.server.command;
 import static dev.cellar.server.collection.CollectionDescriptor.ZSET;
 import static dev.cellar.server.command.Values.stripe;
 
-import dev.cellar.server.collection.CollectionDescriptor;
 import dev.cellar.server.collection.ElementEdits;
 import dev.cellar.server.collection.Header;
 import dev.cellar.server.collection.SortedMembers;
@@ -738,10 +737,5 @@ final class ZSetCommands {
       out.bulk(e.member());
       out.bulk(Scores.format(e.score()));
     }
-  }
-
-  /** Whether {@code key} holds a sorted set header; for commands that also take plain sets. */
-  static boolean isSortedSet(Header h) {
-    return h != null && h.type() == CollectionDescriptor.ZSET;
   }
 }
