@@ -7,6 +7,7 @@ import dev.cellar.server.command.ServerContext;
 import dev.cellar.server.command.ServerControl;
 import dev.cellar.server.config.ConfigException;
 import dev.cellar.server.config.ServerConfig;
+import dev.cellar.server.db.Databases;
 import dev.cellar.server.net.PortCheck;
 import dev.cellar.server.net.RespListener;
 import dev.cellar.server.tls.ServerTls;
@@ -28,7 +29,7 @@ public final class CellarServer implements AutoCloseable, ServerControl {
   private static final System.Logger LOG = System.getLogger("dev.cellar.server");
 
   private final ServerConfig config;
-  private final Cellar store;
+  private final Databases databases;
   private final ServerContext context;
   private final RespListener listener;
   private final ExecutorService maintenance =
@@ -58,7 +59,12 @@ public final class CellarServer implements AutoCloseable, ServerControl {
     ServerTls tls = ServerTls.fromConfig(config);
     // Nor should a port in use: the data directory is not even created.
     PortCheck.requireFree(config);
-    this.store = Cellar.open(config.dir(), storeOptions(config, engine));
+    try {
+      this.databases =
+          Databases.open(config.dir(), config.databases(), storeOptions(config, engine));
+    } catch (IllegalStateException | java.io.UncheckedIOException e) {
+      throw new ConfigException(e.getMessage()); // a damaged map, or too few databases for the data
+    }
     // A snapshot a killed BGSAVE left behind: its links would keep deleted segments on the disk.
     try {
       BackgroundSave.discardLeftover(config.dir());
@@ -66,10 +72,10 @@ public final class CellarServer implements AutoCloseable, ServerControl {
       LOG.log(System.Logger.Level.WARNING, "could not delete a BGSAVE snapshot left behind", e);
     }
     try {
-      this.context = new ServerContext(store, config, this);
+      this.context = new ServerContext(databases, config, this);
       this.listener = RespListener.start(context, new Dispatcher(context), tls);
     } catch (RuntimeException e) {
-      store.close();
+      databases.close();
       throw e;
     }
   }
@@ -147,8 +153,14 @@ public final class CellarServer implements AutoCloseable, ServerControl {
     return context;
   }
 
+  /** Database 0's store (the one HTTP serves). */
   public Cellar store() {
-    return store;
+    return databases.first().store();
+  }
+
+  /** Every database. */
+  public Databases databases() {
+    return databases;
   }
 
   @Override
@@ -198,10 +210,15 @@ public final class CellarServer implements AutoCloseable, ServerControl {
           try {
             String target = config.backupTarget();
             if (target == null) {
-              store.sync();
-              store.checkpoint();
+              databases.forEachStore(Cellar::sync);
+              databases.forEachStore(Cellar::checkpoint);
             } else {
-              lastBackup = new BackgroundSave(store, config.dir(), target, System.getenv()).run();
+              if (databases.openIndexes().size() > 1) {
+                throw new IllegalStateException(
+                    "a backup to a target covers database 0 only, and other databases hold data:"
+                        + " back up the data directory with the server stopped instead");
+              }
+              lastBackup = new BackgroundSave(store(), config.dir(), target, System.getenv()).run();
             }
             saved();
           } catch (RuntimeException e) {
@@ -234,7 +251,7 @@ public final class CellarServer implements AutoCloseable, ServerControl {
 
   @Override
   public boolean compactAsync() {
-    return runOnce(compactionRunning, store::compact);
+    return runOnce(compactionRunning, () -> databases.forEachStore(Cellar::compact));
   }
 
   @Override
@@ -310,10 +327,10 @@ public final class CellarServer implements AutoCloseable, ServerControl {
   /** The log's flush and fsync, then the checkpoint (in the store's close), each logged. */
   private boolean syncAndClose() {
     long start = System.nanoTime();
-    boolean failedBefore = store.health().writeFailure() != null;
+    boolean failedBefore = databases.writeFailure() != null;
     if (!failedBefore) {
       try {
-        store.sync();
+        databases.forEachStore(Cellar::sync);
         LOG.log(
             System.Logger.Level.INFO,
             "shutting down: log flushed and fsynced in " + millisSince(start) + " ms");
@@ -325,7 +342,7 @@ public final class CellarServer implements AutoCloseable, ServerControl {
     }
     long checkpointStart = System.nanoTime();
     try {
-      store.close(); // syncs what the last step did not, and checkpoints
+      databases.close(); // each store syncs what the last step did not, and checkpoints
     } catch (RuntimeException e) {
       LOG.log(
           System.Logger.Level.WARNING,
@@ -336,7 +353,7 @@ public final class CellarServer implements AutoCloseable, ServerControl {
       closeFailure = e;
       return false;
     }
-    if (store.health().writeFailure() != null) {
+    if (databases.writeFailure() != null) {
       LOG.log(
           System.Logger.Level.WARNING,
           "stopped; writes were disabled by a failed fsync, so nothing more was synced;"

@@ -54,6 +54,7 @@ record ServerArguments(Path configFile, Map<String, String> flags) {
           "tls-auth-clients",
           "tls-protocols",
           "segment-size",
+          "databases",
           "encryption-key-file",
           "compression",
           "io",

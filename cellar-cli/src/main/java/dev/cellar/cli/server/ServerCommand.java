@@ -295,6 +295,12 @@ public final class ServerCommand implements Callable<Integer> {
   String readCacheSize;
 
   @Option(
+      names = "--databases",
+      paramLabel = "N",
+      description = "How many databases SELECT chooses from, 1 to 65536 (default 16).")
+  String databases;
+
+  @Option(
       names = "--segment-size",
       paramLabel = "SIZE",
       description = "Expert: log segment size, 256kb to 1gb (default 64mb); smaller caps values.")
@@ -420,6 +426,7 @@ public final class ServerCommand implements Callable<Integer> {
     flags.put("tls-auth-clients", tlsAuthClients);
     flags.put("tls-protocols", tlsProtocols);
     flags.put("segment-size", segmentSize);
+    flags.put("databases", databases);
     flags.put("encryption-key-file", encryptionKeyFile);
     flags.put("compression", compression);
     flags.put("io", io);

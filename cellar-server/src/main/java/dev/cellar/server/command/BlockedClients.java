@@ -1,7 +1,6 @@
 package dev.cellar.server.command;
 
 import dev.cellar.server.resp.ReplyWriter;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -46,21 +45,30 @@ final class BlockedClients {
   /** One blocked client. */
   final class Waiter {
     private final Session session;
-    private final List<ByteBuffer> keys;
+    private final int database;
+    private final List<Object> keys;
     private final Attempt attempt;
     private ScheduledFuture<?> timeout;
     private boolean done;
 
-    private Waiter(Session session, List<ByteBuffer> keys, Attempt attempt) {
+    private Waiter(Session session, int database, List<Object> keys, Attempt attempt) {
       this.session = session;
+      this.database = database;
       this.keys = keys;
       this.attempt = attempt;
     }
 
     /** On the client's thread. */
     private void retry(ReplyWriter out) {
-      if (!done && attempt.retry(out)) {
-        finish();
+      if (!done) {
+        ServerContext.Scope previous = server.enter(database);
+        try {
+          if (attempt.retry(out)) {
+            finish();
+          }
+        } finally {
+          server.leave(previous);
+        }
       }
     }
 
@@ -82,12 +90,15 @@ final class BlockedClients {
     }
   }
 
-  private final Map<ByteBuffer, Set<Waiter>> byKey = new HashMap<>();
+  private final ServerContext server;
+  private final Map<Object, Set<Waiter>> byKey = new HashMap<>();
   private final Map<Session, Waiter> bySession = new HashMap<>();
-  private final ThreadLocal<List<ByteBuffer>> held = new ThreadLocal<>();
+  private final ThreadLocal<List<Object>> held = new ThreadLocal<>();
   private final ScheduledExecutorService timer;
 
-  BlockedClients() {
+  /** Keys are named in the current database of {@code server} ({@link DatabaseKey}). */
+  BlockedClients(ServerContext server) {
+    this.server = server;
     ScheduledThreadPoolExecutor t =
         new ScheduledThreadPoolExecutor(
             1,
@@ -105,11 +116,12 @@ final class BlockedClients {
    * pass (0: forever). Called by the blocking command, holding its keys' stripe locks.
    */
   void block(Session session, List<byte[]> keys, long timeoutMillis, Attempt attempt) {
-    List<ByteBuffer> names = new ArrayList<>(keys.size());
-    keys.forEach(k -> names.add(ByteBuffer.wrap(k.clone())));
-    Waiter w = new Waiter(session, names, attempt);
+    int database = server.databaseIndex();
+    List<Object> names = new ArrayList<>(keys.size());
+    keys.forEach(k -> names.add(DatabaseKey.of(database, k.clone())));
+    Waiter w = new Waiter(session, database, names, attempt);
     synchronized (this) {
-      for (ByteBuffer k : names) {
+      for (Object k : names) {
         byKey.computeIfAbsent(k, unused -> new LinkedHashSet<>()).add(w);
       }
       bySession.put(session, w);
@@ -124,18 +136,38 @@ final class BlockedClients {
 
   /** Something was added to {@code key}: its waiters try again. */
   void signal(byte[] key) {
-    List<ByteBuffer> holding = held.get();
+    Object name = DatabaseKey.of(server.databaseIndex(), key);
+    List<Object> holding = held.get();
     if (holding != null) {
-      holding.add(ByteBuffer.wrap(key.clone()));
+      holding.add(DatabaseKey.of(server.databaseIndex(), key.clone()));
       return;
     }
+    signal(name);
+  }
+
+  private void signal(Object name) {
     List<Waiter> waiting;
     synchronized (this) {
-      Set<Waiter> set = byKey.get(ByteBuffer.wrap(key));
+      Set<Waiter> set = byKey.get(name);
       if (set == null) {
         return;
       }
       waiting = new ArrayList<>(set);
+    }
+    for (Waiter w : waiting) {
+      w.session.channel().resume(w::retry);
+    }
+  }
+
+  /** {@code SWAPDB} swapped databases {@code a} and {@code b}: their waiters try again. */
+  void databasesSwapped(int a, int b) {
+    List<Waiter> waiting = new ArrayList<>();
+    synchronized (this) {
+      for (Waiter w : bySession.values()) {
+        if (w.database == a || w.database == b) {
+          waiting.add(w);
+        }
+      }
     }
     for (Waiter w : waiting) {
       w.session.channel().resume(w::retry);
@@ -158,10 +190,10 @@ final class BlockedClients {
 
   /** Ends {@link #hold}: sends the held signals if the run's writes were applied. */
   void release(boolean applied) {
-    List<ByteBuffer> keys = held.get();
+    List<Object> keys = held.get();
     held.remove();
     if (applied && keys != null) {
-      keys.forEach(k -> signal(k.array()));
+      keys.forEach(this::signal);
     }
   }
 
@@ -187,7 +219,7 @@ final class BlockedClients {
 
   private synchronized void unregister(Waiter w) {
     bySession.remove(w.session, w);
-    for (ByteBuffer k : w.keys) {
+    for (Object k : w.keys) {
       Set<Waiter> set = byKey.get(k);
       if (set != null) {
         set.remove(w);

@@ -20,10 +20,28 @@ import java.lang.foreign.MemorySegment;
 final class CollectionCopy {
   private CollectionCopy() {}
 
+  /**
+   * As {@link #copy(ElementEdits, ElementEdits, Values.AnyCurrent, byte[], CollectionIds)}, in one
+   * database.
+   */
   static void copy(ElementEdits edits, Values.AnyCurrent source, byte[] to, CollectionIds ids) {
+    copy(edits, edits, source, to, ids);
+  }
+
+  /**
+   * Copies {@code source}, read through {@code read}, to {@code to} written by {@code edits}, with
+   * new ids from {@code ids} (the destination store's); the two edits differ when the copy goes to
+   * another database ({@code COPY ... DB}, {@code MOVE}).
+   */
+  static void copy(
+      ElementEdits read,
+      ElementEdits edits,
+      Values.AnyCurrent source,
+      byte[] to,
+      CollectionIds ids) {
     Header h = CollectionDescriptor.decodeHeader(MemorySegment.ofArray(source.value()));
     if (h.type() == CollectionDescriptor.LIST) {
-      ListItems from = new ListItems(edits, new byte[0], h, source.expireAt());
+      ListItems from = new ListItems(read, new byte[0], h, source.expireAt());
       ListItems into = new ListItems(edits, to, null, source.expireAt());
       for (long p = 0; p < h.count(); p++) {
         into.pushRight(from.get(p), ids);
@@ -32,7 +50,7 @@ final class CollectionCopy {
       return;
     }
     if (h.type() == CollectionDescriptor.STREAM) {
-      StreamEntries from = new StreamEntries(edits, new byte[0], h, source.expireAt());
+      StreamEntries from = new StreamEntries(read, new byte[0], h, source.expireAt());
       StreamEntries into = new StreamEntries(edits, to, null, source.expireAt());
       into.create(ids);
       for (StreamEntries.Entry e : from.range(StreamId.ZERO, StreamId.MAX, -1, false)) {
@@ -43,13 +61,13 @@ final class CollectionCopy {
       return;
     }
     if (h.type() == CollectionDescriptor.ZSET) {
-      SortedMembers from = new SortedMembers(edits, new byte[0], h, source.expireAt());
+      SortedMembers from = new SortedMembers(read, new byte[0], h, source.expireAt());
       SortedMembers into = new SortedMembers(edits, to, null, source.expireAt());
       from.range(0, h.count() - 1, false, e -> into.put(e.member(), e.score(), ids));
       into.finishWithExpiry(source.expireAt());
       return;
     }
-    Members from = new Members(edits, new byte[0], h.type(), h, source.expireAt());
+    Members from = new Members(read, new byte[0], h.type(), h, source.expireAt());
     Members into = new Members(edits, to, h.type(), null, source.expireAt());
     for (long slot = 0; slot < h.count(); slot++) {
       byte[] member = from.memberAt(slot);

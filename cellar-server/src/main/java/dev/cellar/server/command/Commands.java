@@ -15,6 +15,7 @@ public final class Commands {
     BitCommands.register(t);
     ObjectCommand.register(t);
     CopyCommand.register(t);
+    DatabaseCommands.register(t);
     TransactionCommands.register(t);
     ScriptCommands.register(t);
     FunctionCommands.register(t);

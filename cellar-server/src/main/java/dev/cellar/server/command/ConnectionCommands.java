@@ -162,6 +162,7 @@ final class ConnectionCommands {
     out.protocol(2);
     s.authenticated(s.server().config().requirePass() == null);
     s.name("");
+    s.database(0);
     s.noEvict(false);
     s.channel().noEvict(false);
     out.simple("RESET");
@@ -272,12 +273,16 @@ final class ConnectionCommands {
   }
 
   static void select(Session s, Request r, ReplyWriter out) {
-    if (!r.isLong(1)) {
-      throw CommandError.NOT_INTEGER;
+    int index = DatabaseCommands.index(s, r, 1);
+    if (s.server().inAtomicRun()) {
+      // A transaction or script stays in the database it runs in (see DatabaseCommands).
+      if (index != s.server().databaseIndex()) {
+        DatabaseCommands.requireOutsideAtomicRun(s.server(), "SELECT of another database");
+      }
+      out.ok();
+      return;
     }
-    if (r.longValue(1) != 0) {
-      throw new CommandError("ERR DB index is out of range");
-    }
+    s.database(index);
     out.ok();
   }
 
@@ -465,7 +470,9 @@ final class ConnectionCommands {
         + (now - s.lastCommandMillis()) / 1000
         + " flags="
         + (flags.isEmpty() ? "N" : flags)
-        + " db=0 sub="
+        + " db="
+        + s.database()
+        + " sub="
         + subs[0]
         + " psub="
         + subs[1]

@@ -11,8 +11,8 @@ import java.lang.foreign.MemorySegment;
 /**
  * {@code COPY source destination [DB index] [REPLACE]}: the source's value and expiry under a
  * second key, with Redis 7's replies ({@code 1} copied, {@code 0} when the source is missing or the
- * destination exists without {@code REPLACE}) and its {@code new} and {@code copy_to} events. There
- * is one database here, so {@code DB} takes only 0.
+ * destination exists without {@code REPLACE}) and its {@code new} and {@code copy_to} events. A
+ * copy to another database ({@code DB}) is {@link DatabaseCommands#copyAcross}.
  */
 final class CopyCommand {
   private CopyCommand() {}
@@ -32,18 +32,12 @@ final class CopyCommand {
 
   static void run(Session s, Request r, ReplyWriter out) {
     boolean replace = false;
+    int db = s.server().databaseIndex();
     for (int i = 3; i < r.argc(); i++) {
       if (r.is(i, "replace")) {
         replace = true;
       } else if (r.is(i, "db") && i + 1 < r.argc()) {
-        if (!r.isLong(i + 1)
-            || r.longValue(i + 1) < Integer.MIN_VALUE
-            || r.longValue(i + 1) > Integer.MAX_VALUE) {
-          throw CommandError.NOT_INTEGER;
-        }
-        if (r.longValue(i + 1) != 0) {
-          throw new CommandError("ERR DB index is out of range");
-        }
+        db = DatabaseCommands.index(s, r, i + 1);
         i++;
       } else {
         throw CommandError.SYNTAX;
@@ -51,10 +45,15 @@ final class CopyCommand {
     }
     MemorySegment from = r.segment(1);
     MemorySegment to = r.segment(2);
+    ServerContext server = s.server();
+    if (db != server.databaseIndex()) {
+      DatabaseCommands.requireOutsideAtomicRun(server, "COPY to another database");
+      copyAcross(s, r, db, replace, out);
+      return;
+    }
     if (from.mismatch(to) == -1) {
       throw new CommandError("ERR source and destination objects are the same");
     }
-    ServerContext server = s.server();
     int[] stripes = {stripe(r, 1), stripe(r, 2)};
     int locked = server.locks().lockAll(stripes, 2);
     try {
@@ -76,6 +75,32 @@ final class CopyCommand {
       }
       // Redis deletes a replaced destination first, so its add always announces a new key.
       KeyspaceEvents.written(server, r, 2, true, GENERIC, "copy_to");
+      out.integer(1);
+    } finally {
+      server.locks().unlockAll(stripes, locked);
+    }
+  }
+
+  private static void copyAcross(Session s, Request r, int db, boolean replace, ReplyWriter out) {
+    ServerContext server = s.server();
+    int[] stripes = {stripe(r, 1), stripe(r, 2)};
+    int locked = server.locks().lockAll(stripes, 2);
+    try {
+      byte[] to = r.bytes(2);
+      if (!DatabaseCommands.copyAcross(server, r.bytes(1), to, db, replace)) {
+        if (server.store().expiryOf(r.segment(1)) == dev.cellar.Cellar.ABSENT) {
+          KeyspaceEvents.miss(server, r, 1);
+        }
+        out.integer(0);
+        return;
+      }
+      server.inDatabase(
+          db,
+          () -> {
+            KeyspaceEvents.notify(
+                server, dev.cellar.server.config.KeyspaceEventFlags.NEW, "new", to);
+            KeyspaceEvents.notify(server, GENERIC, "copy_to", to);
+          });
       out.integer(1);
     } finally {
       server.locks().unlockAll(stripes, locked);

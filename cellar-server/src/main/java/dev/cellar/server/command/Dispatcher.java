@@ -72,6 +72,11 @@ public final class Dispatcher {
       return startNanos;
     }
     if (session.inTransaction() && !TransactionCommands.runsInsideMulti(spec)) {
+      String otherDatabase = DatabaseCommands.refusedInMulti(session, spec, request);
+      if (otherDatabase != null) {
+        refuse(session, out, otherDatabase);
+        return startNanos;
+      }
       // Queued, not run: only what Redis checks at queueing (and memory, since a queue that grows
       // past maxmemory is refused as a command would be).
       if (server.memory().limited() && !server.memory().admit(argumentBytes(request))) {
@@ -83,6 +88,9 @@ public final class Dispatcher {
     }
     CommandStats.Counters c = counters.get(spec);
     int mark = out.size();
+    // The client's database, once anything but database 0 was used (see ServerContext).
+    boolean scoped = server.databases().several();
+    ServerContext.Scope outside = scoped ? server.enter(session.database()) : null;
     try {
       // Inside the try: eviction deletes keys, and a delete on a full disk fails like any write.
       // Sized only under a limit: the common unlimited server does no per-command work here.
@@ -102,6 +110,10 @@ public final class Dispatcher {
       out.truncate(mark);
       out.error(errorText(spec, e));
       c.failed.increment();
+    } finally {
+      if (scoped) {
+        server.leave(outside);
+      }
     }
     long end = System.nanoTime();
     long nanos = end - startNanos;
@@ -123,7 +135,8 @@ public final class Dispatcher {
 
   /**
    * Runs one command queued by MULTI, inside EXEC: its reply or its error goes into EXEC's array,
-   * and it counts as a call of its own in the command statistics, as in Redis.
+   * and it counts as a call of its own in the command statistics, as in Redis. It runs in the
+   * database of the EXEC (or script) that runs it.
    */
   static void runQueued(Session session, CommandSpec spec, Request request, ReplyWriter out) {
     CommandStats.Counters c = session.server().stats().of(spec.name());

@@ -18,7 +18,7 @@ final class ExpirySampler {
   static final int SAMPLE = 32;
   static final int WINDOW = 16 * SAMPLE;
 
-  private final Cellar store;
+  private final java.util.function.Supplier<Cellar> store;
   private final boolean[] withExpiry = new boolean[WINDOW];
   private final long[] ttlMillis = new long[WINDOW];
   private int next;
@@ -26,11 +26,13 @@ final class ExpirySampler {
   private volatile double share;
   private volatile long averageTtl;
 
-  ExpirySampler(Cellar store) {
+  /** Samples whatever store {@code store} gives when called (the current database's). */
+  ExpirySampler(java.util.function.Supplier<Cellar> store) {
     this.store = store;
   }
 
   void sample() {
+    Cellar store = this.store.get();
     long now = System.currentTimeMillis();
     for (int i = 0; i < SAMPLE; i++) {
       byte[] key = store.randomKey();

@@ -28,7 +28,7 @@ final class InfoText {
       sections = requested;
     }
     StringBuilder b = new StringBuilder();
-    CellarStats stats = server.store().stats();
+    CellarStats stats = server.databases().stats();
     for (String section : sections) {
       // Redis separates sections with an empty line; the last one ends without.
       int before = b.length();
@@ -45,7 +45,7 @@ final class InfoText {
         case "replication" -> b.append("# Replication\r\nrole:master\r\nconnected_slaves:0\r\n");
         case "cpu" -> cpu(b);
         case "commandstats" -> commandStats(server, b);
-        case "keyspace" -> keyspace(server, stats, b);
+        case "keyspace" -> keyspace(server, b);
         default -> {}
       }
       if (b.length() == start) {
@@ -188,7 +188,7 @@ final class InfoText {
    * last compaction pass; the {@code cellar_*} fields say why.
    */
   private static void persistence(ServerContext server, CellarStats stats, StringBuilder b) {
-    CellarHealth health = server.store().health();
+    CellarHealth health = server.databases().health();
     IOException failure = health.writeFailure();
     DiskFullException full = health.diskFull();
     boolean checkpointFailed = health.checkpointFailure() != null;
@@ -327,10 +327,10 @@ final class InfoText {
         .append(c.protocolErrors.sum())
         .append("\r\n")
         .append("cellar_collection_elements:")
-        .append(server.store().elementCount())
+        .append(server.databases().elementCount())
         .append("\r\n")
         .append("cellar_orphan_elements_removed:")
-        .append(server.orphanSweeper().removed())
+        .append(server.orphansRemoved())
         .append("\r\n")
         .append("cellar_read_cache_bytes:")
         .append(stats.readCacheBytes())
@@ -395,18 +395,27 @@ final class InfoText {
     }
   }
 
-  /** {@code expires} and {@code avg_ttl} are estimated by sampling (see {@link ExpirySampler}). */
-  private static void keyspace(ServerContext server, CellarStats stats, StringBuilder b) {
+  /**
+   * One line per database that holds keys. {@code expires} and {@code avg_ttl} are estimated by
+   * sampling (see {@link ExpirySampler}).
+   */
+  private static void keyspace(ServerContext server, StringBuilder b) {
     b.append("# Keyspace\r\n");
-    if (stats.keys() > 0) {
-      ExpirySampler expiries = server.sampler().expiries();
-      b.append("db0:keys=")
-          .append(stats.keys())
-          .append(",expires=")
-          .append(expiries.expires(stats.keys()))
-          .append(",avg_ttl=")
-          .append(expiries.averageTtlMillis())
-          .append("\r\n");
+    for (int index : server.databases().openIndexes()) {
+      dev.cellar.server.db.Database db = server.databases().opened(index);
+      long keys = db == null ? 0 : db.store().size();
+      if (keys > 0) {
+        ExpirySampler expiries = server.expiries(index);
+        b.append("db")
+            .append(index)
+            .append(":keys=")
+            .append(keys)
+            .append(",expires=")
+            .append(expiries.expires(keys))
+            .append(",avg_ttl=")
+            .append(expiries.averageTtlMillis())
+            .append("\r\n");
+      }
     }
   }
 

@@ -11,8 +11,9 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Keyspace notifications ({@code notify-keyspace-events}): a command that changes a key publishes
- * what it did, as Redis does, to {@code __keyspace@0__:<key>} (the event's name as the message) and
- * to {@code __keyevent@0__:<event>} (the key as the message), through {@link PubSub}.
+ * what it did, as Redis does, to {@code __keyspace@<db>__:<key>} (the event's name as the message)
+ * and to {@code __keyevent@<db>__:<event>} (the key as the message), through {@link PubSub}, where
+ * {@code <db>} is the database the command runs in.
  *
  * <p>Commands call {@link #notify} where Redis calls {@code notifyKeyspaceEvent}, with the same
  * class and event name, after the change and inside the key's lock, so that the events of one key
@@ -87,12 +88,19 @@ final class KeyspaceEvents {
   private static void publish(ServerContext server, String event, byte[] key) {
     int flags = server.config().notifyKeyspaceEvents();
     byte[] name = event.getBytes(StandardCharsets.US_ASCII);
+    int db = server.databaseIndex();
     if ((flags & KEYSPACE) != 0) {
-      server.pubsub().publish(Kind.CHANNEL, concat(KEYSPACE_PREFIX, key), name);
+      byte[] prefix = db == 0 ? KEYSPACE_PREFIX : prefix("__keyspace@", db);
+      server.pubsub().publish(Kind.CHANNEL, concat(prefix, key), name);
     }
     if ((flags & KEYEVENT) != 0) {
-      server.pubsub().publish(Kind.CHANNEL, concat(KEYEVENT_PREFIX, name), key);
+      byte[] prefix = db == 0 ? KEYEVENT_PREFIX : prefix("__keyevent@", db);
+      server.pubsub().publish(Kind.CHANNEL, concat(prefix, name), key);
     }
+  }
+
+  private static byte[] prefix(String kind, int db) {
+    return (kind + db + "__:").getBytes(StandardCharsets.US_ASCII);
   }
 
   private static byte[] concat(byte[] a, byte[] b) {

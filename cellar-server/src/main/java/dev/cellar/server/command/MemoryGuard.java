@@ -29,7 +29,11 @@ public final class MemoryGuard {
   private static final int USE_SAMPLE = 16;
   private static final int MAX_EVICTIONS_PER_COMMAND = 64;
 
-  private final Cellar store;
+  private final dev.cellar.server.db.Databases databases;
+
+  /** The database the last eviction drew from: evictions go round the databases with keys. */
+  private int evictFrom;
+
   private final ServerConfig config;
   private final CommandStats stats;
 
@@ -45,21 +49,22 @@ public final class MemoryGuard {
    */
   private final AtomicLong used = new AtomicLong();
 
-  private final java.util.function.Consumer<byte[]> evicted;
+  private final java.util.function.ObjIntConsumer<byte[]> evicted;
   private final java.util.function.Supplier<AccessTracker> tracker;
 
   /**
-   * @param evicted told of each key this guard deletes (its {@code evicted} keyspace event)
+   * @param evicted told of each key this guard deletes, and its database (its {@code evicted}
+   *     keyspace event)
    */
   public MemoryGuard(
-      Cellar store,
+      dev.cellar.server.db.Databases databases,
       ServerConfig config,
       CommandStats stats,
       java.util.function.Supplier<AccessTracker> tracker,
-      java.util.function.Consumer<byte[]> evicted) {
+      java.util.function.ObjIntConsumer<byte[]> evicted) {
     this.tracker = tracker;
     this.evicted = evicted;
-    this.store = store;
+    this.databases = databases;
     this.config = config;
     this.stats = stats;
     refresh();
@@ -67,7 +72,7 @@ public final class MemoryGuard {
 
   /** Re-reads used memory from the engine; called every 100 ms. */
   public void refresh() {
-    CellarStats s = store.stats();
+    CellarStats s = databases.stats();
     used.set(s.indexBytes() + Math.max(0, s.logBytes() - s.garbageBytes()));
   }
 
@@ -124,15 +129,33 @@ public final class MemoryGuard {
     }
   }
 
+  /**
+   * Evicts one key from the next database with keys after the last one evicted from (Redis samples
+   * each database in turn too); false if none had a key the policy may take.
+   */
   private boolean evictOne(EvictionPolicy policy) {
-    byte[] victim = policy.lru() || policy.lfu() ? leastUsed(policy) : sampled(policy);
+    java.util.List<Integer> open = databases.openIndexes();
+    for (int tried = 0; tried < open.size(); tried++) {
+      int index = open.get(Math.floorMod(evictFrom + 1 + tried, open.size()));
+      Cellar store = databases.opened(index).store();
+      if (store.size() > 0 && evictOne(policy, store, index)) {
+        evictFrom = open.indexOf(index);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private boolean evictOne(EvictionPolicy policy, Cellar store, int index) {
+    byte[] victim =
+        policy.lru() || policy.lfu() ? leastUsed(policy, store) : sampled(policy, store);
     if (victim == null) {
       return false;
     }
     Integer size = store.read(victim, v -> (int) v.byteSize());
     if (store.delete(victim)) {
       stats.evictedKeys.increment();
-      evicted.accept(victim);
+      evicted.accept(victim, index);
       used.addAndGet(-(victim.length + (size == null ? 0 : size) + RECORD_OVERHEAD));
     }
     return true;
@@ -144,7 +167,7 @@ public final class MemoryGuard {
    * 5 and keeps a pool of 16 candidates across evictions; drawing 16 each time gives about the same
    * choice without state shared between threads.
    */
-  private byte[] leastUsed(EvictionPolicy policy) {
+  private byte[] leastUsed(EvictionPolicy policy, Cellar store) {
     AccessTracker uses = tracker.get();
     byte[] victim = null;
     long victimScore = Long.MAX_VALUE;
@@ -171,7 +194,7 @@ public final class MemoryGuard {
   }
 
   /** The random and TTL policies: a key drawn as {@link #evictOne} describes. */
-  private byte[] sampled(EvictionPolicy policy) {
+  private byte[] sampled(EvictionPolicy policy, Cellar store) {
     byte[] victim = null;
     long victimExpiry = Long.MAX_VALUE;
     int volatileSeen = 0;

@@ -76,7 +76,7 @@ final class ServerCommands {
             0,
             "server",
             "Removes all keys from all databases.",
-            ServerCommands::flush)
+            ServerCommands::flushAll)
         .add(
             "shutdown",
             -1,
@@ -351,7 +351,27 @@ final class ServerCommands {
     if (r.argc() > 2 || (r.argc() == 2 && !r.is(1, "async") && !r.is(1, "sync"))) {
       throw CommandError.SYNTAX;
     }
+    flushCurrent(s.server());
+    out.ok();
+  }
+
+  /** FLUSHALL: FLUSHDB in every database that was opened (the others hold nothing). */
+  static void flushAll(Session s, Request r, ReplyWriter out) {
+    if (r.argc() > 2 || (r.argc() == 2 && !r.is(1, "async") && !r.is(1, "sync"))) {
+      throw CommandError.SYNTAX;
+    }
     ServerContext server = s.server();
+    if (server.inAtomicRun()) {
+      flushCurrent(server); // a transaction stays in its database (see Databases)
+    } else {
+      for (int index : server.databases().openIndexes()) {
+        server.inDatabase(index, () -> flushCurrent(server));
+      }
+    }
+    out.ok();
+  }
+
+  private static void flushCurrent(ServerContext server) {
     // Page by page: the heap holds one page of keys, never the whole keyspace. The engine's scan
     // returns every key present for the whole walk exactly once, deletions behind it or not.
     long cursor = ScanPage.START;
@@ -368,7 +388,6 @@ final class ServerCommands {
       }
       cursor = page.nextCursor();
     } while (cursor != ScanPage.START);
-    out.ok();
   }
 
   static void shutdown(Session s, Request r, ReplyWriter out) {
@@ -401,8 +420,8 @@ final class ServerCommands {
   }
 
   static void save(Session s, Request r, ReplyWriter out) {
-    s.server().store().sync();
-    s.server().store().checkpoint();
+    s.server().databases().forEachStore(dev.cellar.Cellar::sync);
+    s.server().databases().forEachStore(dev.cellar.Cellar::checkpoint);
     s.server().control().saved();
     out.ok();
   }

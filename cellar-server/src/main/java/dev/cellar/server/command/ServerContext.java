@@ -2,10 +2,34 @@ package dev.cellar.server.command;
 
 import dev.cellar.Cellar;
 import dev.cellar.server.config.ServerConfig;
+import dev.cellar.server.db.Database;
+import dev.cellar.server.db.Databases;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
-/** Everything a command can reach: the store, settings, clients, counters and the server. */
+/**
+ * Everything a command can reach: the store, settings, clients, counters and the server.
+ *
+ * <p>The store is the current database's ({@code SELECT}). A command runs inside its client's
+ * database scope ({@link #enter}), set by the dispatcher once {@link Databases#several} is true;
+ * until a client selects another database, the scope is never set and {@link #store()} returns
+ * database 0 at the cost of a volatile read. The scope also fixes which store a command uses for
+ * its whole run, even if {@code SWAPDB} swaps meanwhile.
+ */
 public final class ServerContext {
-  private final Cellar store;
+  private final Databases databases;
+
+  /**
+   * Database 0's store as opened: what {@link #store()} returns until {@link Databases#several},
+   * which a swap sets before it swaps.
+   */
+  private final Cellar firstStore;
+
+  /** The database a command on this thread runs in: set by {@link #enter}, null outside. */
+  private final ThreadLocal<Scope> scope = new ThreadLocal<>();
+
+  /** A command's database: its index and the one it was when the command started. */
+  public record Scope(int index, Database database) {}
+
   private final ThreadLocal<Cellar> transactionView = new ThreadLocal<>();
   private final java.util.concurrent.atomic.AtomicInteger transactionsRunning =
       new java.util.concurrent.atomic.AtomicInteger();
@@ -24,35 +48,45 @@ public final class ServerContext {
   private final MonitorFeed monitors = new MonitorFeed();
   private final PubSub pubsub = new PubSub();
   private final CommitGate commits = new CommitGate();
-  private final Watches watches = new Watches();
+  private final Watches watches = new Watches(this);
   private final Scripts scripts;
-  private final ActiveExpiry activeExpiry = new ActiveExpiry(this);
-  private final OrphanSweeper orphanSweeper = new OrphanSweeper(this);
-  private final BlockedClients blocked = new BlockedClients();
-  private final dev.cellar.server.collection.CollectionIds collectionIds;
+  private final AtomicReferenceArray<DatabaseUpkeep> upkeep;
+  private final BlockedClients blocked = new BlockedClients(this);
   private volatile AccessTracker accessTracker;
   private final StatsSampler sampler;
 
+  /** The server over one database in {@code store} (embeddings and tests). */
   public ServerContext(Cellar store, ServerConfig config, ServerControl control) {
-    this.store = store;
-    this.collectionIds = new dev.cellar.server.collection.CollectionIds(store);
+    this(Databases.single(store), config, control);
+  }
+
+  public ServerContext(Databases databases, ServerConfig config, ServerControl control) {
+    this.databases = databases;
+    this.firstStore = databases.first().store();
+    this.upkeep = new AtomicReferenceArray<>(databases.count());
     this.config = config;
     this.control = control;
     this.locks = KeyLocks.forServer(config);
     this.clientMemory = new ClientMemory(config::maxMemoryClients);
     this.memory =
         new MemoryGuard(
-            store,
+            databases,
             config,
             stats,
             this::accessTracker,
-            key ->
-                KeyspaceEvents.notify(
-                    this, dev.cellar.server.config.KeyspaceEventFlags.EVICTED, "evicted", key));
+            (key, db) ->
+                inDatabase(
+                    db,
+                    () ->
+                        KeyspaceEvents.notify(
+                            this,
+                            dev.cellar.server.config.KeyspaceEventFlags.EVICTED,
+                            "evicted",
+                            key)));
     this.commands = Commands.table();
     this.scripts = new Scripts(this, config.dir());
     scripts.restoreFunctions();
-    this.sampler = new StatsSampler(stats, memory, new ExpirySampler(store));
+    this.sampler = new StatsSampler(stats, memory, this::sampleExpiries);
   }
 
   /**
@@ -67,12 +101,65 @@ public final class ServerContext {
         return view;
       }
     }
-    return store;
+    // Kept small: it is inlined into every command, and the engine calls after it depend on the
+    // compiler's inlining budget to keep their slices off the heap (GarbageFreePathTest).
+    return databases.several() ? database().store() : firstStore;
+  }
+
+  /** The current database (see the class notes); database 0 outside any scope. */
+  public Database database() {
+    if (!databases.several()) {
+      return databases.first();
+    }
+    Scope in = scope.get();
+    return in == null ? databases.first() : in.database();
+  }
+
+  /** The current database's index ({@code SELECT}'s): 0 outside any scope. */
+  public int databaseIndex() {
+    if (!databases.several()) {
+      return 0;
+    }
+    Scope in = scope.get();
+    return in == null ? 0 : in.index();
+  }
+
+  /** Every database of the server. */
+  public Databases databases() {
+    return databases;
+  }
+
+  /**
+   * Makes database {@code index} the current one on this thread, until {@link #leave} with what
+   * this returns (the scope it replaces).
+   */
+  public Scope enter(int index) {
+    Scope previous = scope.get();
+    scope.set(new Scope(index, databases.get(index)));
+    return previous;
+  }
+
+  public void leave(Scope previous) {
+    if (previous == null) {
+      scope.remove();
+    } else {
+      scope.set(previous);
+    }
+  }
+
+  /** Runs {@code action} in database {@code index}. */
+  public void inDatabase(int index, Runnable action) {
+    Scope previous = enter(index);
+    try {
+      action.run();
+    } finally {
+      leave(previous);
+    }
   }
 
   /** Ids for new collections, drawn from the store itself (never from a transaction's view). */
   dev.cellar.server.collection.CollectionIds collectionIds() {
-    return collectionIds;
+    return database().collectionIds();
   }
 
   /** Clients waiting in blocking commands. */
@@ -212,16 +299,50 @@ public final class ServerContext {
     return t;
   }
 
-  /**
-   * Deletes gone collections' elements; the server runs {@link OrphanSweeper#sweep} every 100 ms.
-   */
-  public OrphanSweeper orphanSweeper() {
-    return orphanSweeper;
+  /** The background upkeep of database {@code index}, made at its first use. */
+  private DatabaseUpkeep upkeep(int index) {
+    DatabaseUpkeep u = upkeep.get(index);
+    if (u == null) {
+      upkeep.compareAndSet(index, null, new DatabaseUpkeep(this));
+      u = upkeep.get(index);
+    }
+    return u;
   }
 
-  /** Reclaims expired keys; the server runs {@link ActiveExpiry#sweep} every 100 ms. */
-  public ActiveExpiry activeExpiry() {
-    return activeExpiry;
+  /** Reclaims expired keys in every open database; the server runs this every 100 ms. */
+  public void sweepExpired() {
+    for (int index : databases.openIndexes()) {
+      inDatabase(index, () -> upkeep(index).expiry().sweep());
+    }
+  }
+
+  /** Deletes gone collections' elements in every open database; run every 100 ms. */
+  public void sweepOrphans() {
+    for (int index : databases.openIndexes()) {
+      inDatabase(index, () -> upkeep(index).orphans().sweep());
+    }
+  }
+
+  /** Samples expiries in every open database, for INFO keyspace; run once a second. */
+  private void sampleExpiries() {
+    for (int index : databases.openIndexes()) {
+      inDatabase(index, () -> upkeep(index).expiries().sample());
+    }
+  }
+
+  /** Database {@code index}'s sampled expiry figures, for INFO keyspace. */
+  ExpirySampler expiries(int index) {
+    return upkeep(index).expiries();
+  }
+
+  /** Orphan elements deleted since start, in every database. */
+  public long orphansRemoved() {
+    long removed = 0;
+    for (int i = 0; i < upkeep.length(); i++) {
+      DatabaseUpkeep u = upkeep.get(i);
+      removed += u == null ? 0 : u.orphans().removed();
+    }
+    return removed;
   }
 
   /** Rates and peaks sampled every 100 ms (the server schedules {@link StatsSampler#sample}). */

@@ -26,6 +26,10 @@ public final class Session {
   private volatile boolean noEvict;
   private volatile String libName = "";
   private volatile String libVersion = "";
+
+  /** The selected database ({@code SELECT}); volatile for {@code CLIENT LIST} on other loops. */
+  private volatile int database;
+
   // Plain fields: written on every command by the owning loop, read only for CLIENT LIST, where
   // a slightly stale value is fine and a volatile store per command is not.
   private long lastCommandMillis = createdMillis;
@@ -77,6 +81,18 @@ public final class Session {
 
   public long id() {
     return id;
+  }
+
+  /** The selected database ({@code SELECT}), 0 at first. */
+  public int database() {
+    return database;
+  }
+
+  void database(int index) {
+    if (index != 0) {
+      server.databases().useSeveral();
+    }
+    this.database = index;
   }
 
   public String address() {

@@ -45,7 +45,7 @@ public final class StatsSampler {
   private volatile long peakMemory;
   private long lastNanos;
   private int ticks;
-  private final ExpirySampler expiries;
+  private final Runnable expiries;
 
   /**
    * Bytes read from and written to RESP clients ({@code total_net_input_bytes}, {@code
@@ -55,7 +55,7 @@ public final class StatsSampler {
 
   public final LongAdder netOutputBytes = new LongAdder();
 
-  StatsSampler(CommandStats stats, MemoryGuard memory, ExpirySampler expiries) {
+  StatsSampler(CommandStats stats, MemoryGuard memory, Runnable expiries) {
     this.stats = stats;
     this.memory = memory;
     this.expiries = expiries;
@@ -74,17 +74,12 @@ public final class StatsSampler {
     peakMemory = Math.max(peakMemory, memory.used());
     if (ticks++ % 10 == 0) {
       try {
-        expiries.sample(); // once a second: the keyspace's expiry figures change slowly
+        expiries.run(); // once a second: the keyspace's expiry figures change slowly
       } catch (RuntimeException e) {
         // The store is closing or a read failed: keep the last estimate. An exception escaping a
         // periodic task would cancel it, and the rates above would stop with it.
       }
     }
-  }
-
-  /** The keyspace line's {@code expires} and {@code avg_ttl}, estimated ({@link ExpirySampler}). */
-  ExpirySampler expiries() {
-    return expiries;
   }
 
   /** {@code CONFIG RESETSTAT}: the byte totals start again from 0, as Redis's do. */

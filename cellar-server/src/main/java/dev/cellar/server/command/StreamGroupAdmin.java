@@ -82,7 +82,7 @@ final class StreamGroupAdmin {
         }
         case "setid" -> {
           if (g == null) {
-            throw StreamGroupCommands.noGroup(key, name, null);
+            throw noSuchGroup(key, name);
           }
           StreamId last = r.is(4, "$") ? stream.info().last() : StreamGroupCommands.id(r.string(4));
           long read = g.entriesRead();
@@ -98,7 +98,7 @@ final class StreamGroupAdmin {
         }
         case "createconsumer" -> {
           if (g == null) {
-            throw StreamGroupCommands.noGroup(key, name, null);
+            throw noSuchGroup(key, name);
           }
           Group[] holder = {g};
           boolean created = groups.consumer(g, r.string(4)) == null;
@@ -111,7 +111,7 @@ final class StreamGroupAdmin {
         }
         default -> {
           if (g == null) {
-            throw StreamGroupCommands.noGroup(key, name, null);
+            throw noSuchGroup(key, name);
           }
           Consumer c = groups.consumer(g, r.string(4));
           long pending = 0;
@@ -275,5 +275,11 @@ final class StreamGroupAdmin {
     } else {
       StreamCommands.entry(out, e);
     }
+  }
+
+  /** XGROUP's text for a missing group (the reading commands' is {@code noGroup}'s). */
+  private static CommandError noSuchGroup(String key, String group) {
+    return new CommandError(
+        "NOGROUP No such consumer group '" + group + "' for key name '" + key + "'");
   }
 }

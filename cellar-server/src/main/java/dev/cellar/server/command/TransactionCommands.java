@@ -2,7 +2,6 @@ package dev.cellar.server.command;
 
 import dev.cellar.server.resp.ReplyWriter;
 import dev.cellar.server.resp.Request;
-import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.List;
 
@@ -167,7 +166,7 @@ final class TransactionCommands {
     int held = locks.lockAll(stripes, stripes.length);
     try {
       // Checked under the keys' locks: no write can come between the check and the run.
-      boolean changed = watched != null && watched.changed(s, server.store());
+      boolean changed = watched != null && watched.changed(s);
       s.unwatch();
       if (changed) {
         out.nullArray();
@@ -227,11 +226,12 @@ final class TransactionCommands {
       }
     }
     if (watched != null) {
-      for (ByteBuffer key : watched.keys()) {
+      for (Object name : watched.keys()) {
         if (n == out.length) {
           out = Arrays.copyOf(out, n * 2);
         }
-        out[n++] = KeyLocks.stripe(key.array(), 0, key.array().length);
+        byte[] key = DatabaseKey.bytes(name);
+        out[n++] = KeyLocks.stripe(key, 0, key.length);
       }
     }
     return Arrays.copyOf(out, n); // KeyLocks.lockAll sorts them and drops repeats

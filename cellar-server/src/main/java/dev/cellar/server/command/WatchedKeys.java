@@ -1,7 +1,6 @@
 package dev.cellar.server.command;
 
 import dev.cellar.Cellar;
-import java.nio.ByteBuffer;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -14,34 +13,37 @@ import java.util.Map;
  * key created and deleted again, a write that changed nothing).
  */
 final class WatchedKeys {
-  private final Map<ByteBuffer, Long> versions = new LinkedHashMap<>();
+  /** By {@link DatabaseKey}: a key is watched in the database selected when it was watched. */
+  private final Map<Object, Long> versions = new LinkedHashMap<>();
 
   /**
    * {@code s} watches {@code key} from now on, unless it does already (the first version counts),
    * also in the server's {@link Watches}, for commands that touch keys without changing them.
    */
   void watch(Session s, byte[] key) {
-    ByteBuffer k = ByteBuffer.wrap(key);
+    Object k = DatabaseKey.of(s.server().databaseIndex(), key);
     if (!versions.containsKey(k)) {
-      s.server().watches().watch(s, key);
+      s.server().watches().watch(s, k);
       versions.put(k, s.server().store().version(key));
     }
   }
 
   /** Whether any watched key was touched or has another version now. */
-  boolean changed(Session s, Cellar store) {
+  boolean changed(Session s) {
     if (s.watchedKeyTouched()) {
       return true;
     }
-    for (Map.Entry<ByteBuffer, Long> e : versions.entrySet()) {
-      if (store.version(e.getKey().array()) != e.getValue()) {
+    for (Map.Entry<Object, Long> e : versions.entrySet()) {
+      Cellar store = s.server().databases().get(DatabaseKey.database(e.getKey())).store();
+      if (store.version(DatabaseKey.bytes(e.getKey())) != e.getValue()) {
         return true;
       }
     }
     return false;
   }
 
-  Iterable<ByteBuffer> keys() {
+  /** The watched keys, as {@link DatabaseKey#of} names them. */
+  Iterable<Object> keys() {
     return versions.keySet();
   }
 

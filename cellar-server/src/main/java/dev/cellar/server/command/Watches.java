@@ -1,7 +1,6 @@
 package dev.cellar.server.command;
 
 import dev.cellar.server.resp.Request;
-import java.nio.ByteBuffer;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -18,12 +17,19 @@ import java.util.concurrent.atomic.AtomicInteger;
  * key watched (the usual case) a touch costs one read of a counter.
  */
 final class Watches {
-  private final ConcurrentHashMap<ByteBuffer, Set<Session>> byKey = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<Object, Set<Session>> byKey = new ConcurrentHashMap<>();
   private final AtomicInteger watchedKeys = new AtomicInteger();
+  private final ServerContext server;
 
-  void watch(Session s, byte[] key) {
+  /** Keys are named in the current database of {@code server} ({@link DatabaseKey}). */
+  Watches(ServerContext server) {
+    this.server = server;
+  }
+
+  /** {@code s} watches {@code key}, named by {@link DatabaseKey#of}. */
+  void watch(Session s, Object key) {
     byKey.compute(
-        ByteBuffer.wrap(key),
+        key,
         (k, sessions) -> {
           if (sessions == null) {
             sessions = ConcurrentHashMap.newKeySet();
@@ -35,8 +41,8 @@ final class Watches {
   }
 
   /** Forgets {@code s}'s watches of {@code keys}. */
-  void unwatch(Session s, Iterable<ByteBuffer> keys) {
-    for (ByteBuffer key : keys) {
+  void unwatch(Session s, Iterable<Object> keys) {
+    for (Object key : keys) {
       byKey.computeIfPresent(
           key,
           (k, sessions) -> {
@@ -50,12 +56,12 @@ final class Watches {
     }
   }
 
-  /** A command modified {@code key}: its watchers' next EXEC fails. */
+  /** A command modified {@code key} of the current database: its watchers' next EXEC fails. */
   void touch(byte[] key) {
     if (watchedKeys.get() == 0) {
       return;
     }
-    Set<Session> sessions = byKey.get(ByteBuffer.wrap(key));
+    Set<Session> sessions = byKey.get(DatabaseKey.of(server.databaseIndex(), key));
     if (sessions != null) {
       for (Session s : sessions) {
         s.watchTouched();

@@ -67,8 +67,7 @@ final class RedisDirectives {
           "tls-client-cert-file",
           "tls-client-key-file",
           "tls-client-key-file-pass",
-          // databases, snapshots and the AOF (Cellar's log is always on, and there is one database)
-          "databases",
+          // snapshots and the AOF (Cellar's log is always on)
           "save",
           "stop-writes-on-bgsave-error",
           "rdbcompression",
@@ -227,7 +226,6 @@ final class RedisDirectives {
           "pidfile", "Cellar writes no pid file; its supervisor knows the pid",
           "save", "Cellar has no RDB snapshots; its log and checkpoints keep the data",
           "appendonly", "Cellar's log is always on",
-          "databases", "Cellar has one database",
           "timeout", "Cellar does not close idle RESP clients",
           "syslog-enabled", "Cellar logs to logfile or standard output only");
 

@@ -70,6 +70,7 @@ public final class ServerConfig {
   private volatile int port = 6379;
   private volatile String bind = "127.0.0.1";
   private volatile Path dir = Path.of("data");
+  private volatile int databases = 16;
   private volatile Fsync fsync = Fsync.EVERYSEC;
   private volatile int threads = Runtime.getRuntime().availableProcessors();
   private volatile long maxMemory = 0;
@@ -265,7 +266,12 @@ public final class ServerConfig {
     // answers are fixed, since its log is always on and it has no RDB snapshots.
     define("save", false, () -> "", v -> {});
     define("appendonly", false, () -> "yes", v -> {});
-    define("databases", false, () -> "1", v -> {});
+    // Read at start-up only, as in Redis.
+    define(
+        "databases",
+        false,
+        () -> Integer.toString(databases),
+        v -> databases = intIn("databases", v, 1, 65_536));
     define("transport", false, () -> transport, v -> transport = parseTransport(v));
     // Shared-memory clients on the same host (docs/server.md, "Shared memory"): whether to serve
     // them, the threads that do, the largest ring a client may ask for, and how long a client may
@@ -461,6 +467,11 @@ public final class ServerConfig {
 
   public Path dir() {
     return dir;
+  }
+
+  /** How many databases {@code SELECT} may choose from (Redis's {@code databases}, 16). */
+  public int databases() {
+    return databases;
   }
 
   public Fsync fsync() {

@@ -42,7 +42,7 @@ public final class ServerMetrics {
   /** Registers every metric and starts recording command latency into {@code server}. */
   public ServerMetrics(ServerContext server) {
     this.server = server;
-    this.engine = server.store().stats();
+    this.engine = server.databases().stats();
     commands();
     engine();
     memory();
@@ -58,7 +58,7 @@ public final class ServerMetrics {
 
   /** Every metric, now, in the Prometheus text format. */
   public synchronized byte[] scrape() {
-    engine = server.store().stats();
+    engine = server.databases().stats();
     ByteArrayOutputStream out = new ByteArrayOutputStream(16 * 1024);
     try {
       writer.write(out, registry.scrape());
@@ -183,19 +183,19 @@ public final class ServerMetrics {
     gauge(
         "cellar_write_failure",
         "1 when writes are disabled after a failed fsync (restart to recover), else 0.",
-        () -> server.store().health().writeFailure() != null ? 1 : 0);
+        () -> server.databases().health().writeFailure() != null ? 1 : 0);
     gauge(
         "cellar_disk_full",
         "1 while writes are refused for lack of disk space (they resume when space returns), else 0.",
-        () -> server.store().health().diskFull() != null ? 1 : 0);
+        () -> server.databases().health().diskFull() != null ? 1 : 0);
     gauge(
         "cellar_checkpoint_failed",
         "1 when the last checkpoint attempt failed (it is retried), else 0.",
-        () -> server.store().health().checkpointFailure() != null ? 1 : 0);
+        () -> server.databases().health().checkpointFailure() != null ? 1 : 0);
     gauge(
         "cellar_compaction_failed",
         "1 when the last compaction pass failed (it is retried), else 0.",
-        () -> server.store().health().compactionFailure() != null ? 1 : 0);
+        () -> server.databases().health().compactionFailure() != null ? 1 : 0);
   }
 
   private void memory() {

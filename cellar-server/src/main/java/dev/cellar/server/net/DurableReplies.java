@@ -1,6 +1,7 @@
 package dev.cellar.server.net;
 
 import dev.cellar.Cellar;
+import dev.cellar.server.db.Databases;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -45,7 +46,7 @@ final class DurableReplies {
 
   private record Pending(Waiter waiter, long ticket) {}
 
-  private final Cellar store;
+  private final Databases databases;
   private final ConcurrentLinkedQueue<Pending> pending = new ConcurrentLinkedQueue<>();
 
   /** Per loop thread: whether a task asking the engine is already queued for this pass. */
@@ -54,8 +55,8 @@ final class DurableReplies {
   private final AtomicLong requested = new AtomicLong();
   private final AtomicLong completed = new AtomicLong();
 
-  DurableReplies(Cellar store) {
-    this.store = store;
+  DurableReplies(Databases databases) {
+    this.databases = databases;
   }
 
   /**
@@ -102,7 +103,7 @@ final class DurableReplies {
   private void ask() {
     long target = requested.get();
     try {
-      store.whenDurable(failure -> release(target, failure));
+      databases.whenDurable(failure -> release(target, failure)); // every open database's writes
     } catch (RuntimeException closed) {
       release(target, closed);
     }

@@ -67,7 +67,7 @@ public final class RespListener implements AutoCloseable {
     ServerConfig config = server.config();
     transport = Transport.choose(config.transport());
     loops = new MultiThreadIoEventLoopGroup(config.threads(), loopThreads(), transport.handlers());
-    barrier = server.store().durableOnReturn() ? null : new DurableReplies(server.store());
+    barrier = server.store().durableOnReturn() ? null : new DurableReplies(server.databases());
     boolean httpOn = config.httpPort() != 0 || config.httpsPort() != 0;
     httpEndpoint = httpOn ? new HttpEndpoint(server) : null;
     // Before the ports: a client that finds the port answering finds shared memory ready too.
@@ -112,15 +112,11 @@ public final class RespListener implements AutoCloseable {
     statsSample =
         loops.next().scheduleAtFixedRate(server.sampler()::sample, 100, 100, TimeUnit.MILLISECONDS);
     expirySweep =
-        loops
-            .next()
-            .scheduleWithFixedDelay(server.activeExpiry()::sweep, 100, 100, TimeUnit.MILLISECONDS);
+        loops.next().scheduleWithFixedDelay(server::sweepExpired, 100, 100, TimeUnit.MILLISECONDS);
     // On an event loop, as commands run: with one loop, key locks are off and this is how the
     // sweep stays apart from commands.
     orphanSweep =
-        loops
-            .next()
-            .scheduleWithFixedDelay(server.orphanSweeper()::sweep, 150, 100, TimeUnit.MILLISECONDS);
+        loops.next().scheduleWithFixedDelay(server::sweepOrphans, 150, 100, TimeUnit.MILLISECONDS);
     deadPeers =
         new DeadPeerSweep(
             loops,

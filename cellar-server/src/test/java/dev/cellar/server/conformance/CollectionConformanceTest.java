@@ -207,6 +207,9 @@ class CollectionConformanceTest extends AbstractConformanceTest {
     assertEquals(
         error("NOGROUP No such key 's' or consumer group 'nope' in XREADGROUP with GROUP option"),
         c.call("XREADGROUP", "GROUP", "nope", "x", "STREAMS", "s", ">"));
+    assertEquals(
+        error("NOGROUP No such consumer group 'nope' for key name 's'"),
+        c.call("XGROUP", "CREATECONSUMER", "s", "nope", "carol"));
     assertEquals(integer(1), c.call("XGROUP", "DESTROY", "s", "g"));
   }
 

@@ -294,6 +294,78 @@ class RestartTest {
     }
   }
 
+  @Test
+  void sigkillKeepsEveryDatabasesAcknowledgedWritesAndItsSwaps() throws Exception {
+    Child first = start("always");
+    try (Jedis jedis = client(first)) {
+      jedis.select(1);
+      jedis.set("origin", "one");
+      jedis.select(2);
+      jedis.set("origin", "two");
+      jedis.swapDB(1, 2);
+      jedis.select(0);
+      jedis.set("moved", "v");
+      jedis.move("moved", 3);
+    }
+    long[] acked = new long[WRITERS];
+    AtomicBoolean killed = new AtomicBoolean();
+    CountDownLatch done = new CountDownLatch(WRITERS);
+    List<Throwable> unexpected = Collections.synchronizedList(new ArrayList<>());
+    AtomicLong acks = new AtomicLong();
+    for (int t = 0; t < WRITERS; t++) {
+      int writer = t;
+      Thread.ofPlatform()
+          .daemon()
+          .name("databases-" + t)
+          .start(
+              () -> {
+                try (Jedis jedis = client(first)) {
+                  jedis.select(writer % 4);
+                  for (long v = 1; ; v++) {
+                    jedis.rpush("list" + writer, Long.toString(v));
+                    acked[writer] = v;
+                    acks.incrementAndGet();
+                  }
+                } catch (RuntimeException e) {
+                  if (!killed.get()) {
+                    unexpected.add(e);
+                  }
+                } finally {
+                  done.countDown();
+                }
+              });
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (acks.get() < 600 && unexpected.isEmpty() && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    killed.set(true);
+    first.process().toHandle().destroyForcibly();
+    assertExited(first, 137);
+    assertTrue(done.await(60, TimeUnit.SECONDS), "writers did not notice the kill");
+    assertEquals(List.of(), unexpected, "writers failed before the kill");
+    Child child = start("always");
+    try (Jedis jedis = client(child)) {
+      for (int t = 0; t < WRITERS; t++) {
+        jedis.select(t % 4);
+        long size = jedis.llen("list" + t);
+        assertTrue(
+            size == acked[t] || size == acked[t] + 1,
+            "list" + t + " in db " + t % 4 + " has " + size + ", acknowledged " + acked[t]);
+      }
+      jedis.select(1);
+      assertEquals("two", jedis.get("origin"), "the swap survived");
+      jedis.select(2);
+      assertEquals("one", jedis.get("origin"), "the swap survived");
+      jedis.select(3);
+      assertEquals("v", jedis.get("moved"));
+      jedis.select(0);
+      assertEquals(null, jedis.get("moved"), "the moved key left database 0");
+    } finally {
+      stop(child);
+    }
+  }
+
   private static final int GROUP_KEYS = 12;
 
   private static void killWhileTransacting(

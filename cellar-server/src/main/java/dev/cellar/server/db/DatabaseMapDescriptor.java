@@ -1,0 +1,102 @@
+package dev.cellar.server.db;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.zip.CRC32C;
+
+/**
+ * Layout of {@code databases.map}, which says which directory holds each database ({@code SELECT}'s
+ * index), so that {@code SWAPDB} is one small atomic file replacement. Specified in
+ * docs/format/databases.md; this class is the only place that knows the offsets.
+ *
+ * <pre>
+ *   magic "CELLARDB" (8) | version u16 = 1 | reserved u16 = 0 | count u32
+ *   count x slot u32          (database i lives in slot slots[i]; slots are distinct)
+ *   masked CRC32C u32 of every byte before it
+ * </pre>
+ *
+ * All integers little-endian. Slot 0 is the server's directory itself; slot k &gt; 0 is its
+ * subdirectory {@code db-k}. Without the file, database i lives in slot i.
+ */
+final class DatabaseMapDescriptor {
+  private DatabaseMapDescriptor() {}
+
+  static final String FILE_NAME = "databases.map";
+  static final byte[] MAGIC = "CELLARDB".getBytes(StandardCharsets.US_ASCII);
+  static final int VERSION = 1;
+  static final int HEADER_BYTES = 16;
+
+  /** The most databases a server may have (config {@code databases}). */
+  static final int MAX_DATABASES = 65_536;
+
+  /** The directory name of slot {@code slot} inside the server's directory; "" for slot 0. */
+  static String directoryName(int slot) {
+    return slot == 0 ? "" : "db-" + slot;
+  }
+
+  static byte[] encode(int[] slots) {
+    ByteBuffer b =
+        ByteBuffer.allocate(HEADER_BYTES + 4 * slots.length + 4).order(ByteOrder.LITTLE_ENDIAN);
+    b.put(MAGIC).putShort((short) VERSION).putShort((short) 0).putInt(slots.length);
+    for (int slot : slots) {
+      b.putInt(slot);
+    }
+    b.putInt(mask(crc(b.array(), b.position())));
+    return b.array();
+  }
+
+  /**
+   * The slots in {@code file}.
+   *
+   * @throws IllegalArgumentException naming what is wrong, if the bytes are not such a file
+   */
+  static int[] decode(byte[] file) {
+    if (file.length < HEADER_BYTES + 4) {
+      throw new IllegalArgumentException("it is " + file.length + " bytes, shorter than a header");
+    }
+    ByteBuffer b = ByteBuffer.wrap(file).order(ByteOrder.LITTLE_ENDIAN);
+    byte[] magic = new byte[MAGIC.length];
+    b.get(magic);
+    if (!Arrays.equals(magic, MAGIC)) {
+      throw new IllegalArgumentException("it does not start with " + new String(MAGIC));
+    }
+    if (b.getInt(file.length - 4) != mask(crc(file, file.length - 4))) {
+      throw new IllegalArgumentException("its checksum does not match its contents");
+    }
+    int version = Short.toUnsignedInt(b.getShort());
+    if (version != VERSION) {
+      throw new IllegalArgumentException(
+          "it is version " + version + "; this build reads version " + VERSION);
+    }
+    b.getShort();
+    long count = Integer.toUnsignedLong(b.getInt());
+    if (count > MAX_DATABASES || HEADER_BYTES + 4 * count + 4 != file.length) {
+      throw new IllegalArgumentException(
+          "it names " + count + " databases in " + file.length + " bytes");
+    }
+    int[] slots = new int[(int) count];
+    for (int i = 0; i < slots.length; i++) {
+      slots[i] = b.getInt();
+      if (slots[i] < 0 || slots[i] >= 2 * MAX_DATABASES) {
+        throw new IllegalArgumentException("database " + i + " names slot " + slots[i]);
+      }
+    }
+    if (Arrays.stream(slots).distinct().count() != slots.length) {
+      throw new IllegalArgumentException("two databases name the same slot");
+    }
+    return slots;
+  }
+
+  private static int crc(byte[] bytes, int length) {
+    CRC32C crc = new CRC32C();
+    crc.update(bytes, 0, length);
+    return (int) crc.getValue();
+  }
+
+  /** LevelDB's mask, as every CRC of Cellar's files is stored. */
+  static int mask(int crc) {
+    return ((crc >>> 15) | (crc << 17)) + 0xa282ead8;
+  }
+}
