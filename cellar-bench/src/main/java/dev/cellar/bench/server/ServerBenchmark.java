@@ -102,7 +102,10 @@ public final class ServerBenchmark implements Callable<Integer> {
       names = "--tests",
       split = ",",
       defaultValue = "set,get",
-      description = "redis-benchmark tests, in order (default ${DEFAULT-VALUE}).")
+      description =
+          "redis-benchmark tests, in order (default ${DEFAULT-VALUE}): set, get, incr, mset, the"
+              + " collection tests lpush, rpush, lpop, rpop, sadd, hset, spop, zadd, zpopmin,"
+              + " lrange_100 (after lpush, as in redis-benchmark's own run), and xadd.")
   List<String> tests;
 
   @Option(
@@ -382,8 +385,9 @@ public final class ServerBenchmark implements Callable<Integer> {
       List<String> testNames =
           tests.stream().map(t -> t.trim().toLowerCase(Locale.ROOT)).distinct().toList();
       for (String test : testNames) {
-        if (!test.equals("set") && !test.equals("get")) {
-          throw new IllegalArgumentException("unknown test '" + test + "': expected set or get");
+        if (!Workload.TESTS.contains(test)) {
+          throw new IllegalArgumentException(
+              "unknown test '" + test + "': expected one of " + String.join(",", Workload.TESTS));
         }
       }
       positive("--requests", requests);

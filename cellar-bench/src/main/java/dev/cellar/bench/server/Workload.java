@@ -14,6 +14,29 @@ import java.util.List;
 record Workload(
     String test, int pipeline, long requests, int clients, int keyspace, int valueSize) {
 
+  /**
+   * The tests a run may name: redis-benchmark's own (each pipeline depth runs them in the order
+   * given, so pops and {@code lrange_100} find what the pushes before them left, as in
+   * redis-benchmark's default run), and {@code xadd}.
+   */
+  static final List<String> TESTS =
+      List.of(
+          "set",
+          "get",
+          "incr",
+          "mset",
+          "lpush",
+          "rpush",
+          "lpop",
+          "rpop",
+          "sadd",
+          "hset",
+          "spop",
+          "zadd",
+          "zpopmin",
+          "lrange_100",
+          "xadd");
+
   /** The command the {@code xadd} test sends: one entry, a random field value, an id of now. */
   static final List<String> XADD = List.of("XADD", "mystream", "*", "field", "__rand_int__");
 

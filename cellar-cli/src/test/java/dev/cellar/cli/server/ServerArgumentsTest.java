@@ -71,6 +71,7 @@ class ServerArgumentsTest {
           Map.entry("--ipc-max-ring", "4mb"),
           Map.entry("--ipc-client-timeout", "15"),
           Map.entry("--segment-size", "1mb"),
+          Map.entry("--databases", "4"),
           Map.entry("--backup-target", "s3://backups/cellar"),
           Map.entry("--encryption-key-file", "/etc/cellar/cellar.key"),
           Map.entry("--compression", "zstd"),

@@ -45,7 +45,8 @@ class ServerOperationsTest {
           "appendfsync",
           "auto-aof-rewrite-percentage",
           "client-output-buffer-limit",
-          "notify-keyspace-events");
+          "notify-keyspace-events",
+          "databases");
 
   @TempDir Path tmp;
 

@@ -362,7 +362,11 @@ final class ServerCommands {
     }
     ServerContext server = s.server();
     if (server.inAtomicRun()) {
-      flushCurrent(server); // a transaction stays in its database (see Databases)
+      // A transaction or script stays in its database (see DatabaseCommands).
+      if (server.databases().openIndexes().size() > 1) {
+        DatabaseCommands.requireOutsideAtomicRun(server, "FLUSHALL over several databases");
+      }
+      flushCurrent(server);
     } else {
       for (int index : server.databases().openIndexes()) {
         server.inDatabase(index, () -> flushCurrent(server));

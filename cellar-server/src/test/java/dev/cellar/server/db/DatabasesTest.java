@@ -159,6 +159,16 @@ class DatabasesTest {
       assertThrows(JedisDataException.class, () -> jedis.eval("return redis.call('swapdb', 0, 1)"));
       assertThrows(JedisDataException.class, () -> jedis.eval("return redis.call('move', 'k', 1)"));
       assertEquals("v", jedis.get("k"));
+      jedis.select(1);
+      jedis.set("other", "1");
+      jedis.select(0);
+      assertThrows(JedisDataException.class, () -> jedis.eval("return redis.call('flushall')"));
+      Transaction flush = jedis.multi();
+      flush.set("c", "1");
+      flush.sendCommand(redis.clients.jedis.Protocol.Command.FLUSHALL, new String[0]);
+      assertThrows(JedisDataException.class, flush::exec, "FLUSHALL over two databases");
+      assertEquals("v", jedis.get("k"));
+      assertNull(jedis.get("c"));
     }
   }
 
