@@ -1,10 +1,10 @@
 package dev.cellar.server.command;
 
+import dev.cellar.server.files.SmallFiles;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.zip.CRC32C;
 
 /**
  * Layout of {@code functions.dat}, the file that keeps the function libraries ({@code FUNCTION
@@ -41,7 +41,7 @@ final class FunctionFileDescriptor {
     for (byte[] code : libraries) {
       b.putInt(code.length).put(code);
     }
-    b.putInt(mask(crc(b.array(), b.position())));
+    b.putInt(SmallFiles.maskedCrc(b.array(), b.position()));
     return b.array();
   }
 
@@ -61,7 +61,7 @@ final class FunctionFileDescriptor {
       throw new IllegalArgumentException("it does not start with " + new String(MAGIC));
     }
     int stored = b.getInt(file.length - 4);
-    if (stored != mask(crc(file, file.length - 4))) {
+    if (stored != SmallFiles.maskedCrc(file, file.length - 4)) {
       throw new IllegalArgumentException("its checksum does not match its contents");
     }
     int version = Short.toUnsignedInt(b.getShort());
@@ -88,16 +88,5 @@ final class FunctionFileDescriptor {
       throw new IllegalArgumentException("it has bytes after its last library");
     }
     return libraries;
-  }
-
-  private static int crc(byte[] bytes, int length) {
-    CRC32C crc = new CRC32C();
-    crc.update(bytes, 0, length);
-    return (int) crc.getValue();
-  }
-
-  /** LevelDB's mask, as every CRC of Cellar's files is stored. */
-  static int mask(int crc) {
-    return ((crc >>> 15) | (crc << 17)) + 0xa282ead8;
   }
 }

@@ -1,12 +1,10 @@
 package dev.cellar.server.command;
 
+import dev.cellar.server.files.SmallFiles;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -189,24 +187,8 @@ final class FunctionLibraries {
     for (Library l : libraries.values()) {
       codes.add(l.code());
     }
-    Path tmp = file.resolveSibling(FunctionFileDescriptor.FILE_NAME + ".tmp");
     try {
-      try (FileChannel ch =
-          FileChannel.open(
-              tmp,
-              StandardOpenOption.CREATE,
-              StandardOpenOption.WRITE,
-              StandardOpenOption.TRUNCATE_EXISTING)) {
-        java.nio.ByteBuffer bytes = java.nio.ByteBuffer.wrap(FunctionFileDescriptor.encode(codes));
-        while (bytes.hasRemaining()) {
-          ch.write(bytes);
-        }
-        ch.force(true);
-      }
-      Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-      try (FileChannel dir = FileChannel.open(file.getParent(), StandardOpenOption.READ)) {
-        dir.force(true);
-      }
+      SmallFiles.replace(file, FunctionFileDescriptor.encode(codes));
     } catch (IOException e) {
       throw new CommandError(
           "ERR the function libraries could not be saved ("

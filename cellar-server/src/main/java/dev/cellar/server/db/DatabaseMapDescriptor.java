@@ -1,10 +1,10 @@
 package dev.cellar.server.db;
 
+import dev.cellar.server.files.SmallFiles;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.zip.CRC32C;
 
 /**
  * Layout of {@code databases.map}, which says which directory holds each database ({@code SELECT}'s
@@ -43,7 +43,7 @@ final class DatabaseMapDescriptor {
     for (int slot : slots) {
       b.putInt(slot);
     }
-    b.putInt(mask(crc(b.array(), b.position())));
+    b.putInt(SmallFiles.maskedCrc(b.array(), b.position()));
     return b.array();
   }
 
@@ -62,7 +62,7 @@ final class DatabaseMapDescriptor {
     if (!Arrays.equals(magic, MAGIC)) {
       throw new IllegalArgumentException("it does not start with " + new String(MAGIC));
     }
-    if (b.getInt(file.length - 4) != mask(crc(file, file.length - 4))) {
+    if (b.getInt(file.length - 4) != SmallFiles.maskedCrc(file, file.length - 4)) {
       throw new IllegalArgumentException("its checksum does not match its contents");
     }
     int version = Short.toUnsignedInt(b.getShort());
@@ -87,16 +87,5 @@ final class DatabaseMapDescriptor {
       throw new IllegalArgumentException("two databases name the same slot");
     }
     return slots;
-  }
-
-  private static int crc(byte[] bytes, int length) {
-    CRC32C crc = new CRC32C();
-    crc.update(bytes, 0, length);
-    return (int) crc.getValue();
-  }
-
-  /** LevelDB's mask, as every CRC of Cellar's files is stored. */
-  static int mask(int crc) {
-    return ((crc >>> 15) | (crc << 17)) + 0xa282ead8;
   }
 }

@@ -6,14 +6,12 @@ import dev.cellar.CellarOptions;
 import dev.cellar.CellarStats;
 import dev.cellar.DurabilityListener;
 import dev.cellar.server.collection.CollectionIds;
+import dev.cellar.server.files.SmallFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -299,25 +297,9 @@ public final class Databases implements AutoCloseable {
   }
 
   private void writeMap(int[] map) {
-    Path file = dir.resolve(DatabaseMapDescriptor.FILE_NAME);
-    Path tmp = dir.resolve(DatabaseMapDescriptor.FILE_NAME + ".tmp");
     try {
-      try (FileChannel ch =
-          FileChannel.open(
-              tmp,
-              StandardOpenOption.CREATE,
-              StandardOpenOption.WRITE,
-              StandardOpenOption.TRUNCATE_EXISTING)) {
-        java.nio.ByteBuffer bytes = java.nio.ByteBuffer.wrap(DatabaseMapDescriptor.encode(map));
-        while (bytes.hasRemaining()) {
-          ch.write(bytes);
-        }
-        ch.force(true);
-      }
-      Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-      try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
-        d.force(true);
-      }
+      SmallFiles.replace(
+          dir.resolve(DatabaseMapDescriptor.FILE_NAME), DatabaseMapDescriptor.encode(map));
     } catch (IOException e) {
       throw new UncheckedIOException(
           "the database map could not be written (" + e.getMessage() + "); nothing changed", e);

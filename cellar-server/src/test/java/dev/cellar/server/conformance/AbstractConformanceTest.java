@@ -56,6 +56,18 @@ abstract class AbstractConformanceTest {
     }
   }
 
+  /** Waits until INFO counts {@code n} clients in blocking commands. */
+  void waitForBlocked(int n) throws Exception {
+    String want = "blocked_clients:" + n + "\r\n";
+    for (int i = 0; i < 500; i++) {
+      if (c.call("INFO", "clients").contains(want)) {
+        return;
+      }
+      Thread.sleep(10);
+    }
+    throw new AssertionError("never saw " + want.trim());
+  }
+
   static String bulk(String value) {
     return "$" + value.length() + "\r\n" + value + "\r\n";
   }

@@ -334,17 +334,6 @@ class CollectionConformanceTest extends AbstractConformanceTest {
   }
 
   /** Waits until INFO says {@code n} clients are blocked. */
-  private void waitForBlocked(int n) throws Exception {
-    String want = "blocked_clients:" + n + "\r\n";
-    for (int i = 0; i < 500; i++) {
-      if (c.call("INFO", "clients").contains(want)) {
-        return;
-      }
-      Thread.sleep(10);
-    }
-    throw new AssertionError("never saw " + want.trim());
-  }
-
   private static Set<String> members(String reply) {
     Object parsed = RawClient.parse(reply);
     Set<String> out = new TreeSet<>();

@@ -242,15 +242,4 @@ class DatabaseConformanceTest extends AbstractConformanceTest {
     String info = c.call("INFO", "keyspace");
     assertTrue(info.contains("db6:keys=1,"), info);
   }
-
-  private void waitForBlocked(int n) throws Exception {
-    String want = "blocked_clients:" + n + "\r\n";
-    for (int i = 0; i < 500; i++) {
-      if (c.call("INFO", "clients").contains(want)) {
-        return;
-      }
-      Thread.sleep(10);
-    }
-    throw new AssertionError("never saw " + want.trim());
-  }
 }

@@ -228,45 +228,16 @@ class RestartTest {
   @Test
   void sigkillKeepsEveryAcknowledgedCollectionWrite() throws Exception {
     Child first = start("always");
-    long[] acked = new long[WRITERS];
-    AtomicBoolean killed = new AtomicBoolean();
-    CountDownLatch done = new CountDownLatch(WRITERS);
-    List<Throwable> unexpected = Collections.synchronizedList(new ArrayList<>());
-    AtomicLong acks = new AtomicLong();
-    for (int t = 0; t < WRITERS; t++) {
-      int writer = t;
-      Thread.ofPlatform()
-          .daemon()
-          .name("collections-" + t)
-          .start(
-              () -> {
-                try (Jedis jedis = client(first)) {
-                  for (long v = 1; ; v++) {
-                    jedis.rpush("list" + writer, Long.toString(v));
-                    jedis.sadd("set" + writer, Long.toString(v));
-                    jedis.hincrBy("hash" + writer, "count", 1);
-                    jedis.hset("hash" + writer, "f" + (v % 64), Long.toString(v));
-                    acked[writer] = v;
-                    acks.incrementAndGet();
-                  }
-                } catch (RuntimeException e) {
-                  if (!killed.get()) {
-                    unexpected.add(e);
-                  }
-                } finally {
-                  done.countDown();
-                }
-              });
-    }
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (acks.get() < 600 && unexpected.isEmpty() && System.nanoTime() < deadline) {
-      Thread.sleep(5);
-    }
-    killed.set(true);
-    first.process().toHandle().destroyForcibly();
-    assertExited(first, 137);
-    assertTrue(done.await(60, TimeUnit.SECONDS), "writers did not notice the kill");
-    assertEquals(List.of(), unexpected, "writers failed before the kill");
+    long[] acked =
+        writeUntilKilled(
+            first,
+            "collections-",
+            (jedis, writer, v) -> {
+              jedis.rpush("list" + writer, Long.toString(v));
+              jedis.sadd("set" + writer, Long.toString(v));
+              jedis.hincrBy("hash" + writer, "count", 1);
+              jedis.hset("hash" + writer, "f" + (v % 64), Long.toString(v));
+            });
     Child child = start("always");
     try (Jedis jedis = client(child)) {
       for (int t = 0; t < WRITERS; t++) {
@@ -307,43 +278,16 @@ class RestartTest {
       jedis.set("moved", "v");
       jedis.move("moved", 3);
     }
-    long[] acked = new long[WRITERS];
-    AtomicBoolean killed = new AtomicBoolean();
-    CountDownLatch done = new CountDownLatch(WRITERS);
-    List<Throwable> unexpected = Collections.synchronizedList(new ArrayList<>());
-    AtomicLong acks = new AtomicLong();
-    for (int t = 0; t < WRITERS; t++) {
-      int writer = t;
-      Thread.ofPlatform()
-          .daemon()
-          .name("databases-" + t)
-          .start(
-              () -> {
-                try (Jedis jedis = client(first)) {
-                  jedis.select(writer % 4);
-                  for (long v = 1; ; v++) {
-                    jedis.rpush("list" + writer, Long.toString(v));
-                    acked[writer] = v;
-                    acks.incrementAndGet();
-                  }
-                } catch (RuntimeException e) {
-                  if (!killed.get()) {
-                    unexpected.add(e);
-                  }
-                } finally {
-                  done.countDown();
-                }
-              });
-    }
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (acks.get() < 600 && unexpected.isEmpty() && System.nanoTime() < deadline) {
-      Thread.sleep(5);
-    }
-    killed.set(true);
-    first.process().toHandle().destroyForcibly();
-    assertExited(first, 137);
-    assertTrue(done.await(60, TimeUnit.SECONDS), "writers did not notice the kill");
-    assertEquals(List.of(), unexpected, "writers failed before the kill");
+    long[] acked =
+        writeUntilKilled(
+            first,
+            "databases-",
+            (jedis, writer, v) -> {
+              if (v == 1) {
+                jedis.select(writer % 4);
+              }
+              jedis.rpush("list" + writer, Long.toString(v));
+            });
     Child child = start("always");
     try (Jedis jedis = client(child)) {
       for (int t = 0; t < WRITERS; t++) {
@@ -364,6 +308,55 @@ class RestartTest {
     } finally {
       stop(child);
     }
+  }
+
+  /** One write of writer {@code writer}'s {@code v}th step, on its own connection. */
+  private interface Step {
+    void write(Jedis jedis, int writer, long v);
+  }
+
+  /**
+   * Runs {@link #WRITERS} writers against {@code child} until 600 steps are acknowledged, kills it
+   * with SIGKILL, and returns each writer's last acknowledged step.
+   */
+  private static long[] writeUntilKilled(Child child, String name, Step step) throws Exception {
+    long[] acked = new long[WRITERS];
+    AtomicBoolean killed = new AtomicBoolean();
+    CountDownLatch done = new CountDownLatch(WRITERS);
+    List<Throwable> unexpected = Collections.synchronizedList(new ArrayList<>());
+    AtomicLong acks = new AtomicLong();
+    for (int t = 0; t < WRITERS; t++) {
+      int writer = t;
+      Thread.ofPlatform()
+          .daemon()
+          .name(name + t)
+          .start(
+              () -> {
+                try (Jedis jedis = client(child)) {
+                  for (long v = 1; ; v++) {
+                    step.write(jedis, writer, v);
+                    acked[writer] = v;
+                    acks.incrementAndGet();
+                  }
+                } catch (RuntimeException e) {
+                  if (!killed.get()) {
+                    unexpected.add(e);
+                  }
+                } finally {
+                  done.countDown();
+                }
+              });
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (acks.get() < 600 && unexpected.isEmpty() && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    killed.set(true);
+    child.process().toHandle().destroyForcibly();
+    assertExited(child, 137);
+    assertTrue(done.await(60, TimeUnit.SECONDS), "writers did not notice the kill");
+    assertEquals(List.of(), unexpected, "writers failed before the kill");
+    return acked;
   }
 
   private static final int GROUP_KEYS = 12;
