@@ -91,8 +91,8 @@ public final class ServerContext {
 
   /**
    * The store as the calling thread's command sees it: inside an {@code EXEC}, the transaction's
-   * view ({@link TransactionView}), else the store. Outside transactions this costs one read of a
-   * counter that is zero.
+   * view ({@link TransactionView}), else the current database's store. Outside transactions, with
+   * one database in use, this costs two volatile reads.
    */
   public Cellar store() {
     if (transactionsRunning.get() != 0) {
