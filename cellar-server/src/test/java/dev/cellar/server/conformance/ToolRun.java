@@ -50,6 +50,34 @@ public record ToolRun(int exitCode, String stdout, String stderr) {
     return false;
   }
 
+  /**
+   * Runs the pytest file {@code tests} against the server on {@code port}, which it reads from
+   * {@code CELLAR_TEST_PORT}; skipped (an assumption) when python3 or a module of {@code imports}
+   * (comma-separated, as {@code import} takes them) is missing.
+   */
+  public static ToolRun pytest(String imports, Path tests, int port, Duration timeout) {
+    assumeInstalled("python3");
+    ToolRun probe =
+        run(List.of("python3", "-c", "import " + imports), new byte[0], Duration.ofSeconds(60));
+    assumeTrue(probe.exitCode() == 0, imports + ": not all installed: " + probe.stderr());
+    if (!Files.isRegularFile(tests)) {
+      throw new AssertionError(tests.toAbsolutePath() + " is missing");
+    }
+    return run(
+        List.of(
+            "python3", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rfE", tests.toString()),
+        new byte[0],
+        timeout,
+        Map.of("CELLAR_TEST_PORT", Integer.toString(port), "PYTHONDONTWRITEBYTECODE", "1"));
+  }
+
+  /** How many tests pytest said passed, or -1 if it did not say. */
+  public int pytestPassed() {
+    java.util.regex.Matcher passed =
+        java.util.regex.Pattern.compile("(\\d+) passed").matcher(stdout);
+    return passed.find() ? Integer.parseInt(passed.group(1)) : -1;
+  }
+
   public static ToolRun run(List<String> command, byte[] stdin, Duration timeout) {
     return run(command, stdin, timeout, Map.of());
   }

@@ -316,10 +316,19 @@ class RestartTest {
   }
 
   /**
-   * Runs {@link #WRITERS} writers against {@code child} until 600 steps are acknowledged, kills it
-   * with SIGKILL, and returns each writer's last acknowledged step.
+   * As {@link #writeUntilKilled(Child, String, int, Step)}, killing after 600 acknowledged steps.
    */
   private static long[] writeUntilKilled(Child child, String name, Step step) throws Exception {
+    return writeUntilKilled(child, name, 600, step);
+  }
+
+  /**
+   * Runs {@link #WRITERS} writers against {@code child} until {@code acksBeforeKill} steps are
+   * acknowledged (or a minute passes), SIGKILLs it while they go on, and returns each writer's last
+   * acknowledged step (also how many steps it had acknowledged).
+   */
+  private static long[] writeUntilKilled(Child child, String name, int acksBeforeKill, Step step)
+      throws Exception {
     long[] acked = new long[WRITERS];
     AtomicBoolean killed = new AtomicBoolean();
     CountDownLatch done = new CountDownLatch(WRITERS);
@@ -348,11 +357,11 @@ class RestartTest {
               });
     }
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (acks.get() < 600 && unexpected.isEmpty() && System.nanoTime() < deadline) {
+    while (acks.get() < acksBeforeKill && unexpected.isEmpty() && System.nanoTime() < deadline) {
       Thread.sleep(5);
     }
     killed.set(true);
-    child.process().toHandle().destroyForcibly();
+    child.process().toHandle().destroyForcibly(); // SIGKILL, while the writers are still writing
     assertExited(child, 137);
     assertTrue(done.await(60, TimeUnit.SECONDS), "writers did not notice the kill");
     assertEquals(List.of(), unexpected, "writers failed before the kill");
@@ -363,49 +372,29 @@ class RestartTest {
 
   private static void killWhileTransacting(
       Child child, Map<String, Long> acked, Map<String, Long> inFlight) throws Exception {
-    AtomicLong acks = new AtomicLong();
-    AtomicBoolean killed = new AtomicBoolean();
-    CountDownLatch done = new CountDownLatch(WRITERS);
-    List<Throwable> unexpected = Collections.synchronizedList(new ArrayList<>());
+    long[] base = new long[WRITERS];
     for (int t = 0; t < WRITERS; t++) {
-      String group = "g" + t;
-      long base = acked.getOrDefault(group, 0L) + 1_000_000;
-      Thread.ofPlatform()
-          .daemon()
-          .name("transactions-" + group)
-          .start(
-              () -> {
-                try (Jedis jedis = client(child)) {
-                  for (long version = base; ; version++) {
-                    inFlight.put(group, version);
-                    redis.clients.jedis.Transaction tx = jedis.multi();
-                    for (int k = 0; k < GROUP_KEYS; k++) {
-                      tx.set(group + ":" + k, version + ":" + "x".repeat(k * 40));
-                    }
-                    tx.exec();
-                    acked.put(group, version);
-                    inFlight.remove(group);
-                    acks.incrementAndGet();
-                  }
-                } catch (RuntimeException e) {
-                  if (!killed.get()) {
-                    unexpected.add(e);
-                  }
-                } finally {
-                  done.countDown();
-                }
-              });
+      base[t] = acked.getOrDefault("g" + t, 0L) + 1_000_000;
     }
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (acks.get() < 1500 && unexpected.isEmpty() && System.nanoTime() < deadline) {
-      Thread.sleep(5);
-    }
-    killed.set(true);
-    child.process().toHandle().destroyForcibly();
-    assertExited(child, 137);
-    assertTrue(done.await(60, TimeUnit.SECONDS), "writers did not notice the kill");
-    assertEquals(List.of(), unexpected, "writers failed before the kill");
-    assertTrue(acks.get() >= 1500, "only " + acks.get() + " transactions acknowledged");
+    long[] steps =
+        writeUntilKilled(
+            child,
+            "transactions-g",
+            1500,
+            (jedis, t, v) -> {
+              String group = "g" + t;
+              long version = base[t] + v - 1;
+              inFlight.put(group, version);
+              redis.clients.jedis.Transaction tx = jedis.multi();
+              for (int k = 0; k < GROUP_KEYS; k++) {
+                tx.set(group + ":" + k, version + ":" + "x".repeat(k * 40));
+              }
+              tx.exec();
+              acked.put(group, version);
+              inFlight.remove(group);
+            });
+    long acks = java.util.Arrays.stream(steps).sum();
+    assertTrue(acks >= 1500, "only " + acks + " transactions acknowledged");
   }
 
   private static void verifyGroups(
@@ -452,48 +441,20 @@ class RestartTest {
   private static void killWhileWriting(
       Child child, String round, Map<String, Long> acked, Map<String, Long> inFlight)
       throws Exception {
-    AtomicLong acks = new AtomicLong();
-    AtomicBoolean killed = new AtomicBoolean();
-    CountDownLatch done = new CountDownLatch(WRITERS);
-    List<Throwable> unexpected = Collections.synchronizedList(new ArrayList<>());
-    for (int t = 0; t < WRITERS; t++) {
-      String writer = round + t;
-      Thread.ofPlatform()
-          .daemon()
-          .name("writer-" + writer)
-          .start(
-              () -> {
-                String pending = null;
-                try (Jedis jedis = client(child)) {
-                  for (long version = 1; ; version++) {
-                    pending = writer + ":" + (version % KEYS_PER_WRITER);
-                    inFlight.put(pending, version);
-                    jedis.set(pending, Long.toString(version));
-                    acked.put(pending, version);
-                    inFlight.remove(pending);
-                    pending = null;
-                    acks.incrementAndGet();
-                  }
-                } catch (RuntimeException e) {
-                  if (!killed.get()) {
-                    unexpected.add(e);
-                  }
-                } finally {
-                  done.countDown();
-                }
-              });
-    }
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (acks.get() < 3000 && unexpected.isEmpty() && System.nanoTime() < deadline) {
-      Thread.sleep(5);
-    }
-    killed.set(true);
-    child.process().toHandle().destroyForcibly(); // SIGKILL, while the writers are still writing
-    assertExited(child, 137);
-    assertTrue(done.await(60, TimeUnit.SECONDS), "writers did not notice the kill");
-    assertEquals(List.of(), unexpected, "writers failed before the kill");
-    assertTrue(
-        acks.get() >= 3000, "only " + acks.get() + " writes acknowledged before the deadline");
+    long[] steps =
+        writeUntilKilled(
+            child,
+            "writer-" + round,
+            3000,
+            (jedis, t, version) -> {
+              String key = round + t + ":" + (version % KEYS_PER_WRITER);
+              inFlight.put(key, version);
+              jedis.set(key, Long.toString(version));
+              acked.put(key, version);
+              inFlight.remove(key);
+            });
+    long acks = java.util.Arrays.stream(steps).sum();
+    assertTrue(acks >= 3000, "only " + acks + " writes acknowledged before the deadline");
   }
 
   private static void verifyAcknowledged(
