@@ -149,6 +149,14 @@ public final class SegmentFile implements AutoCloseable {
     return SegmentHeaderDescriptor.isSealed(memory);
   }
 
+  /**
+   * Whether an open ends the log at the first gap in this segment's unsealed records (the PREFIX
+   * flag; docs/format/log.md, "The prefix rule").
+   */
+  public boolean prefix() {
+    return SegmentHeaderDescriptor.isPrefix(memory);
+  }
+
   public boolean compacted() {
     return SegmentHeaderDescriptor.kind(memory) == SegmentHeaderDescriptor.KIND_COMPACTED;
   }

@@ -83,6 +83,14 @@ public final class SegmentHeaderDescriptor {
   public static final short FLAG_COMPRESSED = 4;
 
   /**
+   * Set in every log segment this build's writer creates or reopens: an open ends the log at the
+   * first gap in the segment's unsealed records (docs/format/log.md, "The prefix rule"), rather
+   * than stepping over it. Readers that do not know the flag ignore it and step over holes, as
+   * before.
+   */
+  public static final short FLAG_PREFIX = 8;
+
+  /**
    * The largest data start a compressed segment may declare: a block with the largest dictionary.
    */
   public static final int MAX_COMPRESSED_DATA_START =
@@ -146,7 +154,10 @@ public final class SegmentHeaderDescriptor {
     s.set(
         SHORT,
         FLAGS_OFFSET,
-        (short) ((encrypted ? FLAG_ENCRYPTED : 0) | (compressed ? FLAG_COMPRESSED : 0)));
+        (short)
+            ((encrypted ? FLAG_ENCRYPTED : 0)
+                | (compressed ? FLAG_COMPRESSED : 0)
+                | (kind == KIND_LOG ? FLAG_PREFIX : 0)));
     s.set(LONG, ID_OFFSET, id);
     s.set(LONG, SEALED_LENGTH_OFFSET, 0L);
     s.set(LONG, CREATED_OFFSET, createdMillis);
@@ -243,6 +254,11 @@ public final class SegmentHeaderDescriptor {
 
   public static boolean isEncrypted(MemorySegment s) {
     return (s.get(SHORT, FLAGS_OFFSET) & FLAG_ENCRYPTED) != 0;
+  }
+
+  /** Whether an open ends this segment's records at their first gap ({@link #FLAG_PREFIX}). */
+  public static boolean isPrefix(MemorySegment s) {
+    return (s.get(SHORT, FLAGS_OFFSET) & FLAG_PREFIX) != 0;
   }
 
   public static boolean isCompressed(MemorySegment s) {

@@ -336,6 +336,60 @@ public final class SegmentScanner {
     return -1;
   }
 
+  /**
+   * The prefix rule's end of an unsealed log segment whose consecutive valid records stop at {@code
+   * position} (docs/format/log.md, "The prefix rule"): null if only zeros follow up to {@code
+   * limit} (the clean end of the log), else the torn tail from there to the last non-zero byte,
+   * which ends the log. {@code lastSeq} is the seq of the record before {@code position} (-1: none
+   * known), {@code firstSeqAtMost} what the first record may carry when there is none.
+   */
+  public static Damage prefixEnd(
+      MemorySegment memory,
+      SegmentCipher cipher,
+      Window window,
+      long position,
+      long limit,
+      long lastSeq,
+      long firstSeqAtMost) {
+    if (window != null) {
+      window.ensure(limit);
+    }
+    if (allZero(memory, position, limit)) {
+      return null;
+    }
+    long length = lastNonZero(memory, position, limit) + 1 - position;
+    RecordView view = new RecordView().cipher(cipher);
+    String reason;
+    if (view.parse(memory, position, limit) && view.checksumValid()) {
+      long next = lastSeq >= 0 ? lastSeq + 1 : firstSeqAtMost;
+      if (view.seq() > next) {
+        reason =
+            "sequence "
+                + view.seq()
+                + " where "
+                + next
+                + (lastSeq >= 0 ? " was next" : " at most was next")
+                + ": the records between were lost";
+      } else {
+        reason = reason(memory, cipher, position, limit, view, true, lastSeq);
+      }
+    } else {
+      reason = describe(memory, cipher, position, limit);
+    }
+    return new Damage(position, length, reason);
+  }
+
+  /** The offset just past the last non-zero byte of {@code [from, limit)}; {@code from} if none. */
+  public static long writtenEnd(MemorySegment memory, long from, long limit) {
+    if (from >= limit) {
+      return from;
+    }
+    long last = lastNonZero(memory, from, limit);
+    return last == from && memory.get(java.lang.foreign.ValueLayout.JAVA_BYTE, from) == 0
+        ? from
+        : last + 1;
+  }
+
   private static long lastNonZero(MemorySegment memory, long from, long limit) {
     long end = limit;
     while (end > from) {

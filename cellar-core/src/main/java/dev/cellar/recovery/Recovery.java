@@ -41,15 +41,18 @@ import java.util.Map;
  *       interrupted, and is deleted.
  *   <li>{@link #replay}: every record after the replay position is CRC-checked and handed to the
  *       target in log order, in batches ({@link ReplayBatch}); with enough to replay, a second
- *       thread applies them while this one scans on ({@link ReplayPipeline}). Unsealed segments
- *       (the ones being written at a crash) may end in a torn tail, which is cut off; they are then
- *       sealed. Damage inside sealed data is fatal unless the caller asked for salvage.
+ *       thread applies them while this one scans on ({@link ReplayPipeline}). In the unsealed
+ *       segments being written at a crash (the {@link UnsyncedTail}) the log ends at the first gap,
+ *       a torn record or a seq that skips one, and everything after it is dropped (the prefix rule
+ *       of docs/format/log.md); they are then sealed. Damage inside sealed data is fatal unless the
+ *       caller asked for salvage.
  * </ol>
  *
  * <p>Why damage in an unsealed segment is tolerated but not in a sealed one: a segment is sealed
  * only after an fsync, so power loss cannot damage it; an unsealed segment's unsynced tail can be
- * lost or reordered by power loss, and nothing acknowledged under {@code always} lies past a hole
- * (its fsync covered everything before it).
+ * lost or reordered by power loss, and nothing acknowledged under {@code always} lies past the
+ * first gap (its fsync covered everything before it). Why the log ends at that gap rather than
+ * stepping over it: {@link UnsyncedTail}.
  */
 public final class Recovery {
   /**
@@ -103,6 +106,9 @@ public final class Recovery {
 
   private long maxSegmentId;
   private long maxSeq;
+
+  /** The prefix rule's state, from {@link #replay} on. */
+  private UnsyncedTail tail;
 
   /**
    * The keys of the store's encrypted segments, before {@link #scanDirectory}; null (the default)
@@ -410,15 +416,20 @@ public final class Recovery {
   /** Replays every record after the checkpoint; throws if damage is fatal and salvage is off. */
   public void replay(Target target) throws IOException {
     for (Segment s : toSealOnly) {
-      replaySegment(s, null);
+      replaySegment(s, null, false);
     }
     long bytes = 0;
     for (Segment s : toReplay) {
       bytes += s.memory().byteSize();
     }
+    tail = UnsyncedTail.of(toReplay, restored, checkpoint == null ? -1 : checkpoint.nextSeq());
     try (ReplayPipeline pipeline = new ReplayPipeline(target, batchSize, bytes >= parallelFrom)) {
       for (Segment s : toReplay) {
-        replaySegment(s, pipeline);
+        if (tail.end() != null && s.kind() == SegmentHeaderDescriptor.KIND_LOG) {
+          dropAfterLogEnd(s);
+        } else {
+          replaySegment(s, pipeline, tail.contains(s));
+        }
       }
     }
     report.elapsed(System.nanoTime() - started);
@@ -431,8 +442,35 @@ public final class Recovery {
     }
   }
 
-  /** Scans {@code s}, handing its records to {@code pipeline} unless that is null. */
-  private void replaySegment(Segment s, ReplayPipeline pipeline) throws IOException {
+  /**
+   * A log segment after the end of the log that the prefix rule found in an earlier one: its
+   * records were written after records that are lost, so none of them is applied, and it is emptied
+   * and sealed.
+   */
+  private void dropAfterLogEnd(Segment s) throws IOException {
+    String name = s.path().getFileName().toString();
+    long start = s.dataStart();
+    long written = SegmentScanner.writtenEnd(s.memory(), start, s.memory().byteSize());
+    if (written > start) {
+      report.dropped(written - start);
+      report.note(
+          name
+              + ": "
+              + (written - start)
+              + " bytes dropped, written after the end of the log ("
+              + tail.end()
+              + ")");
+    }
+    s.end(start);
+    s.seal();
+  }
+
+  /**
+   * Scans {@code s}, handing its records to {@code pipeline} unless that is null; under the prefix
+   * rule if {@code prefix} (a segment of the {@link UnsyncedTail}).
+   */
+  private void replaySegment(Segment s, ReplayPipeline pipeline, boolean prefix)
+      throws IOException {
     String name = s.path().getFileName().toString();
     boolean sealed = SegmentHeaderDescriptor.isSealed(s.memory());
     long start = s.dataStart();
@@ -472,7 +510,7 @@ public final class Recovery {
       result =
           pipeline == null
               ? scanRest(s, scan, start, limit, sealed, -1, null)
-              : scanInBatches(s, scan, start, limit, sealed, pipeline);
+              : scanInBatches(s, scan, start, limit, sealed, prefix, pipeline);
       if (pipeline != null) {
         // Everything below may trim or seal the segment: its records must all be applied first.
         pipeline.drain();
@@ -499,6 +537,12 @@ public final class Recovery {
       report.dropped(d.length());
       if (sealed) {
         damage(line);
+      } else if (prefix) {
+        tail.endAt(name + " offset " + d.offset() + ", " + d.reason());
+        report.note(
+            line
+                + ": torn tail of an unsealed segment, truncated (the log ends at the first gap"
+                + " in its unsynced tail)");
       } else if (d.offset() >= result.validEnd()) {
         report.note(line + ": torn tail of an unsealed segment, truncated");
       } else {
@@ -540,15 +584,19 @@ public final class Recovery {
    * {@code scan}'s memory if it is not null, else from the mapping.
    */
   private SegmentScanner.Result scanInBatches(
-      Segment s, DirectScan scan, long start, long limit, boolean sealed, ReplayPipeline pipeline) {
-    ReplayScanner scanner =
-        new ReplayScanner(
-            scan == null ? s.memory() : scan.memory(),
-            s.cipher(),
-            scan,
-            start,
-            limit,
-            s.kind() == SegmentHeaderDescriptor.KIND_LOG);
+      Segment s,
+      DirectScan scan,
+      long start,
+      long limit,
+      boolean sealed,
+      boolean prefix,
+      ReplayPipeline pipeline) {
+    MemorySegment memory = scan == null ? s.memory() : scan.memory();
+    boolean log = s.kind() == SegmentHeaderDescriptor.KIND_LOG;
+    ReplayScanner scanner = new ReplayScanner(memory, s.cipher(), scan, start, limit, log);
+    if (prefix) {
+      tail.begin(scanner);
+    }
     boolean more = true;
     while (more) {
       ReplayBatch batch = pipeline.acquire(s);
@@ -563,6 +611,14 @@ public final class Recovery {
       s.noteSeq(scanner.minSeq());
       s.noteSeq(scanner.maxSeq());
       maxSeq = Math.max(maxSeq, scanner.maxSeq());
+    }
+    if (prefix) {
+      SegmentScanner.Damage gap = tail.finish(scanner, memory, s.cipher(), scan, limit);
+      return new SegmentScanner.Result(
+          scanner.position(), scanner.records(), gap == null ? List.of() : List.of(gap));
+    }
+    if (log && scanner.records() > 0) {
+      tail.passed();
     }
     SegmentScanner.Result rest =
         scanRest(s, scan, scanner.position(), limit, sealed, scanner.lastSeq(), pipeline);

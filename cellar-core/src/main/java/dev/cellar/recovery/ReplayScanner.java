@@ -44,6 +44,15 @@ final class ReplayScanner {
   private final SegmentScanner.Window window;
   private final long limit;
   private final boolean increasingSeqs;
+
+  /**
+   * The prefix rule (docs/format/log.md): each record's seq must be the previous one's plus one,
+   * the first's at most {@link #firstSeqAtMost}. A log's writer gives out seqs with no gaps, so a
+   * record that skips one follows records that are lost.
+   */
+  private boolean consecutive;
+
+  private long firstSeqAtMost = Long.MAX_VALUE;
   private long position;
   private long lastSeq = -1;
   private long minSeq = Long.MAX_VALUE;
@@ -82,6 +91,20 @@ final class ReplayScanner {
   }
 
   /**
+   * Takes records only while each seq follows the previous by one, the first at most {@code
+   * firstSeqAtMost} (or exactly it, with {@code exact}): for an unsealed log segment under the
+   * prefix rule, which ends the log where this scanner stops.
+   */
+  ReplayScanner consecutive(long firstSeqAtMost, boolean exact) {
+    this.consecutive = true;
+    this.firstSeqAtMost = firstSeqAtMost;
+    if (exact) {
+      this.lastSeq = firstSeqAtMost - 1;
+    }
+    return this;
+  }
+
+  /**
    * Adds valid records to {@code batch} until it is full (returns true: call again) or the next
    * position holds no valid record or is the limit (returns false).
    */
@@ -102,6 +125,9 @@ final class ReplayScanner {
         w.ensure(p + v.length());
       }
       if ((increasingSeqs && v.seq() <= last) || !v.checksumValid()) {
+        break;
+      }
+      if (consecutive && (last >= 0 ? v.seq() != last + 1 : v.seq() > firstSeqAtMost)) {
         break;
       }
       if (increasingSeqs && v.unitBits() != 0 && p >= unitEnd) {

@@ -63,7 +63,7 @@ class CorruptionTest {
     return model;
   }
 
-  private static List<Located> records(Path dir) throws IOException {
+  static List<Located> records(Path dir) throws IOException {
     List<Located> out = new ArrayList<>();
     try (Stream<Path> files = Files.list(dir);
         Arena arena = Arena.ofConfined()) {
@@ -114,7 +114,7 @@ class CorruptionTest {
     }
   }
 
-  private static void copyDir(Path from, Path to) throws IOException {
+  static void copyDir(Path from, Path to) throws IOException {
     Files.createDirectories(to);
     try (Stream<Path> files = Files.list(from)) {
       for (Path p : files.toList()) {

@@ -18,7 +18,8 @@ import java.util.List;
  * damaged by a crash, so any damage there (a bad CRC, zeros, a file that ends too soon) is an
  * {@link Severity#ERROR}: the disk or something other than Cellar changed the file. Past those
  * points lies the unsynced tail a crash may tear or, after power loss, leave with holes; recovery
- * cuts the tail and skips the holes, so those are {@link Severity#WARNING}s.
+ * cuts the tail (at its first hole, under the prefix rule of docs/format/log.md, or skips holes in
+ * segments written before it), so those are {@link Severity#WARNING}s.
  *
  * <p>Recovery itself only distinguishes sealed from unsealed segments. Using the checkpoint as well
  * matters because a segment can be durable yet unsealed (the store seals full segments in the
@@ -157,7 +158,10 @@ public final class SegmentVerifier {
     String what =
         d.offset() >= scan.validEnd()
             ? "torn tail (would be truncated on open)"
-            : "hole in an unsealed segment (would be skipped on open)";
+            : segment.prefix()
+                ? "gap in the unsynced tail (the log would end here on open, and the records after"
+                    + " it be dropped)"
+                : "hole in an unsealed segment (would be skipped on open)";
     return Finding.ofRegion(
         Severity.WARNING, segment.name(), d.offset(), d.length(), what + ": " + d.reason());
   }
