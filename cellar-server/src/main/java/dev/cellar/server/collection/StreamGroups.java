@@ -152,7 +152,16 @@ public final class StreamGroups {
     edits.delete(groupListKey(g.number()));
   }
 
-  /** The groups, in creation order, of the {@code count} numbers handed out. */
+  /**
+   * Orders names as Redis's radix trees of groups and consumers do, so that XINFO lists them as
+   * Redis does: by their bytes, unsigned.
+   */
+  private static int byName(String a, String b) {
+    return java.util.Arrays.compareUnsigned(
+        a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** The groups, in name order (as Redis lists them), of the {@code count} numbers handed out. */
   public List<Group> all(long count) {
     List<Group> out = new ArrayList<>();
     for (long n = 1; n <= count; n++) {
@@ -164,6 +173,7 @@ public final class StreamGroups {
         }
       }
     }
+    out.sort((a, b) -> byName(a.name(), b.name()));
     return out;
   }
 
@@ -231,6 +241,7 @@ public final class StreamGroups {
     return removed;
   }
 
+  /** The group's consumers, in name order, as Redis lists them. */
   public List<Consumer> consumers(Group g) {
     List<Consumer> out = new ArrayList<>();
     for (long n = 1; n <= g.consumers(); n++) {
@@ -242,6 +253,7 @@ public final class StreamGroups {
         }
       }
     }
+    out.sort((a, b) -> byName(a.name(), b.name()));
     return out;
   }
 

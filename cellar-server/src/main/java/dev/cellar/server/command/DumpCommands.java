@@ -99,7 +99,7 @@ final class DumpCommands {
             });
         out.bulk(DumpPayload.sortedSet(items, scores));
       }
-      default -> throw new CommandError("ERR DUMP of a stream is not supported by Cellar yet");
+      default -> out.bulk(StreamDump.of(edits, k, h, current.expireAt()).write());
     }
   }
 
@@ -169,10 +169,15 @@ final class DumpCommands {
       store.put(MemorySegment.ofArray(key), MemorySegment.ofArray(v.string()), expireAt);
       return;
     }
+    ElementEdits edits = new ElementEdits(store);
+    if (v.stream() != null) {
+      StreamDump.restore(edits, server.collectionIds(), key, v.stream(), expireAt);
+      edits.commit();
+      return;
+    }
     if (v.items().isEmpty()) {
       throw DumpPayload.BAD_DATA;
     }
-    ElementEdits edits = new ElementEdits(store);
     switch (v.type()) {
       case DumpPayload.LIST -> {
         ListItems list = new ListItems(edits, key, null, expireAt);

@@ -11,9 +11,9 @@ import java.util.List;
  * before it. The one class that knows the bytes.
  *
  * <p>Written in RDB version 10 (Redis 7.0), with the plain encodings every Redis 7 reads: string,
- * list, set, sorted set (binary scores), hash. Read: those, and the compact encodings Redis 7.0 to
- * 7.2 writes for small values (listpacks, intsets, quicklist 2, integer and LZF strings). Streams
- * are neither written nor read.
+ * list, set, sorted set (binary scores), hash; streams as Redis 7.0 writes them ({@link
+ * StreamPayload}). Read: those, and the compact encodings Redis 7.0 to 7.2 writes for small values
+ * (listpacks, intsets, quicklist 2, integer and LZF strings), and streams of Redis 5 to 7.2.
  */
 final class DumpPayload {
   private DumpPayload() {}
@@ -35,8 +35,16 @@ final class DumpPayload {
   static final int LIST_QUICKLIST_2 = 18;
   static final int SET_LISTPACK = 20;
 
-  /** A value read from a payload: its RDB type and, by type, its parts. */
-  record Value(int type, byte[] string, List<byte[]> items, List<Double> scores) {}
+  static final int STREAM_LISTPACKS = 15;
+  static final int STREAM_LISTPACKS_2 = 19;
+  static final int STREAM_LISTPACKS_3 = 21;
+
+  /**
+   * A value read from a payload: its RDB type and, by type, its parts ({@code stream} for {@link
+   * #STREAM_LISTPACKS_2}, to which every stream type is read).
+   */
+  record Value(
+      int type, byte[] string, List<byte[]> items, List<Double> scores, StreamPayload stream) {}
 
   static final CommandError BAD_PAYLOAD =
       new CommandError("ERR DUMP payload version or checksum are wrong");
@@ -76,7 +84,7 @@ final class DumpPayload {
     return seal(out);
   }
 
-  private static byte[] seal(ByteArrayOutputStream out) {
+  static byte[] seal(ByteArrayOutputStream out) {
     out.write(RDB_VERSION & 0xff);
     out.write(RDB_VERSION >>> 8);
     long crc = Crc64.of(out.toByteArray(), 0, out.size());
@@ -86,13 +94,16 @@ final class DumpPayload {
     return out.toByteArray();
   }
 
-  private static void writeLength(ByteArrayOutputStream out, long n) {
-    if (n < 64) {
+  /**
+   * An RDB length: {@code n} as an unsigned 64-bit number (a stream's ids and counters use all).
+   */
+  static void writeLength(ByteArrayOutputStream out, long n) {
+    if (n >= 0 && n < 64) {
       out.write((int) n);
-    } else if (n < 16384) {
+    } else if (n >= 0 && n < 16384) {
       out.write(0x40 | (int) (n >>> 8));
       out.write((int) n & 0xff);
-    } else if (n <= 0xffffffffL) {
+    } else if (n >= 0 && n <= 0xffffffffL) {
       out.write(0x80);
       for (int b = 3; b >= 0; b--) {
         out.write((int) (n >>> (8 * b)) & 0xff);
@@ -105,7 +116,7 @@ final class DumpPayload {
     }
   }
 
-  private static void writeString(ByteArrayOutputStream out, byte[] s) {
+  static void writeString(ByteArrayOutputStream out, byte[] s) {
     writeLength(out, s.length);
     out.write(s, 0, s.length);
   }
@@ -138,7 +149,7 @@ final class DumpPayload {
     }
   }
 
-  private static final class Reader {
+  static final class Reader {
     private final byte[] p;
     private final int end;
     private int at;
@@ -148,7 +159,7 @@ final class DumpPayload {
       this.end = end;
     }
 
-    private int u8() {
+    int u8() {
       if (at >= end) {
         throw BAD_DATA;
       }
@@ -156,7 +167,7 @@ final class DumpPayload {
     }
 
     /** A length; -1 - n for the special string encoding n. */
-    private long length() {
+    long length() {
       int b = u8();
       return switch (b >>> 6) {
         case 0 -> b & 0x3f;
@@ -176,7 +187,7 @@ final class DumpPayload {
       };
     }
 
-    private int count() {
+    int count() {
       long n = length();
       if (n < 0 || n > end - at) {
         throw BAD_DATA;
@@ -184,7 +195,7 @@ final class DumpPayload {
       return (int) n;
     }
 
-    private byte[] bytes(long n) {
+    byte[] bytes(long n) {
       if (n < 0 || n > end - at) {
         throw BAD_DATA;
       }
@@ -193,7 +204,7 @@ final class DumpPayload {
       return out;
     }
 
-    private long littleEndian(int bytes) {
+    long littleEndian(int bytes) {
       long v = 0;
       for (int i = 0; i < bytes; i++) {
         v |= (long) u8() << (8 * i);
@@ -235,7 +246,10 @@ final class DumpPayload {
       List<Double> scores = new ArrayList<>();
       switch (type) {
         case STRING -> {
-          return new Value(STRING, string(), null, null);
+          return new Value(STRING, string(), null, null, null);
+        }
+        case STREAM_LISTPACKS, STREAM_LISTPACKS_2, STREAM_LISTPACKS_3 -> {
+          return new Value(STREAM_LISTPACKS_2, null, null, null, StreamPayload.read(this, type));
         }
         case LIST, SET -> {
           int n = count();
@@ -293,7 +307,7 @@ final class DumpPayload {
             case HASH, HASH_LISTPACK -> HASH;
             default -> ZSET_2;
           };
-      return new Value(kind, null, items, scores);
+      return new Value(kind, null, items, scores, null);
     }
 
     private double oldScore() {
@@ -334,75 +348,6 @@ final class DumpPayload {
         v |= (long) (b[at + i] & 0xff) << (8 * i);
       }
       return v;
-    }
-  }
-
-  /** Redis's listpack (the compact encoding of small collections): its entries, in order. */
-  private static final class Listpack {
-    static void read(byte[] lp, List<byte[]> out) {
-      if (lp.length < 7 || (lp[lp.length - 1] & 0xff) != 0xff) {
-        throw BAD_DATA;
-      }
-      int at = 6;
-      while (at < lp.length - 1) {
-        int b = lp[at] & 0xff;
-        int header;
-        long length;
-        byte[] entry;
-        if ((b & 0x80) == 0) {
-          entry = number(b);
-          header = 1;
-          length = 0;
-        } else if ((b & 0xc0) == 0x80) {
-          header = 1;
-          length = b & 0x3f;
-          entry = null;
-        } else if ((b & 0xe0) == 0xc0) {
-          long v = ((long) (b & 0x1f) << 8) | (lp[at + 1] & 0xff);
-          entry = number((v << 51) >> 51);
-          header = 2;
-          length = 0;
-        } else if ((b & 0xf0) == 0xe0) {
-          header = 2;
-          length = ((long) (b & 0x0f) << 8) | (lp[at + 1] & 0xff);
-          entry = null;
-        } else if (b == 0xf0) {
-          header = 5;
-          length = Reader.le(lp, at + 1, 4);
-          entry = null;
-        } else {
-          int width =
-              switch (b) {
-                case 0xf1 -> 2;
-                case 0xf2 -> 3;
-                case 0xf3 -> 4;
-                case 0xf4 -> 8;
-                default -> throw BAD_DATA;
-              };
-          long v = Reader.le(lp, at + 1, width);
-          int shift = 64 - 8 * width;
-          entry = number((v << shift) >> shift);
-          header = 1 + width;
-          length = 0;
-        }
-        if (entry == null) {
-          if (at + header + length > lp.length - 1) {
-            throw BAD_DATA;
-          }
-          entry = java.util.Arrays.copyOfRange(lp, at + header, at + header + (int) length);
-        }
-        long size = header + length;
-        at += (int) size + backlenBytes(size);
-        out.add(entry);
-      }
-    }
-
-    private static byte[] number(long v) {
-      return Long.toString(v).getBytes(StandardCharsets.US_ASCII);
-    }
-
-    private static int backlenBytes(long size) {
-      return size < 128 ? 1 : size < 16384 ? 2 : size < 2097152 ? 3 : size < 268435456 ? 4 : 5;
     }
   }
 

@@ -73,8 +73,8 @@ class DifferentialTest {
 
   /**
    * DUMP on one server, RESTORE on the other, both ways, for every type and both of Redis's
-   * encodings of each (its compact one for small values, its plain one for large): the restored
-   * value reads back as the original does.
+   * encodings of each (its compact one for small values, its plain one for large; a stream with
+   * consumer groups, and one of several nodes): the restored value reads back as the original does.
    */
   @Test
   void dumpPayloadsMoveBetweenTheServers() throws Exception {
@@ -112,6 +112,27 @@ class DifferentialTest {
         scored.add("m" + i);
       }
       fill.add(concat(new String[] {"ZADD", "z2"}, scored));
+      // Streams: entries with the first entry's fields and with others, a deletion, two groups
+      // with pending entries held by three consumers, an acknowledgement and a claim; and one of
+      // 300 entries, which Redis keeps in several nodes.
+      for (int i = 0; i < 12; i++) {
+        fill.add(new String[] {"XADD", "x1", "100-" + i, "f", "v" + i, "n", Integer.toString(i)});
+      }
+      fill.add(new String[] {"XADD", "x1", "200-0", "other", "field"});
+      fill.add(new String[] {"XDEL", "x1", "100-3"});
+      fill.add(new String[] {"XGROUP", "CREATE", "x1", "g1", "0"});
+      fill.add(new String[] {"XGROUP", "CREATE", "x1", "g0", "100-6"});
+      fill.add(
+          new String[] {"XREADGROUP", "GROUP", "g1", "alice", "COUNT", "4", "STREAMS", "x1", ">"});
+      fill.add(
+          new String[] {"XREADGROUP", "GROUP", "g1", "bob", "COUNT", "2", "STREAMS", "x1", ">"});
+      fill.add(
+          new String[] {"XREADGROUP", "GROUP", "g0", "carol", "COUNT", "3", "STREAMS", "x1", ">"});
+      fill.add(new String[] {"XACK", "x1", "g1", "100-0"});
+      fill.add(new String[] {"XCLAIM", "x1", "g1", "bob", "0", "100-1"});
+      for (int i = 0; i < 300; i++) {
+        fill.add(new String[] {"XADD", "x2", (1000 + i / 4) + "-" + (i % 4), "k", "v" + i});
+      }
       for (String[] command : fill) {
         c.call(command);
         r.call(command);
@@ -128,19 +149,37 @@ class DifferentialTest {
         {"HGETALL", "h1"},
         {"HGETALL", "h2"},
         {"ZRANGE", "z1", "0", "-1", "WITHSCORES"},
-        {"ZRANGE", "z2", "0", "-1", "WITHSCORES"}
+        {"ZRANGE", "z2", "0", "-1", "WITHSCORES"},
+        {"XRANGE", "x1", "-", "+"},
+        {"XRANGE", "x2", "-", "+"},
+        {"XPENDING", "x1", "g1"},
+        {"XPENDING", "x1", "g0"},
+        {"XLEN", "x1"},
+        {"XINFO", "GROUPS", "x1"},
+        {"XINFO", "GROUPS", "x2"}
       };
       for (RawClient[] way : new RawClient[][] {{r, c}, {c, r}}) {
         for (String[] read : reads) {
-          String key = read[1];
+          int at = read[0].equals("XINFO") ? 2 : 1;
+          String key = read[at];
           Object payload = RawClient.parse(way[0].call("DUMP", key));
           String restored = way[1].call("RESTORE", key + ":copy", "0", (String) payload, "REPLACE");
           assertTrue(restored.equals("+OK\r\n"), key + ": " + restored);
           String[] copy = read.clone();
-          copy[1] = key + ":copy";
+          copy[at] = key + ":copy";
           String original = way[0].call(read);
           String moved = way[1].call(copy);
           assertTrue(same(read, original, moved), key + ": " + original + " became " + moved);
+          if (read[0].equals("XRANGE")) {
+            // A restored stream takes new entries after its last id, on both servers.
+            String grown = key + ":grown";
+            way[1].call("RESTORE", grown, "0", (String) payload, "REPLACE");
+            String added = way[1].call("XADD", grown, "*", "after", "restore");
+            assertTrue(added.startsWith("$"), grown + ": " + added);
+            assertTrue(
+                way[1].call("XRANGE", grown, "-", "+").endsWith("after\r\n$7\r\nrestore\r\n"),
+                grown);
+          }
         }
       }
       assertTrue(c.call("RESTORE", "bad", "0", "garbage").startsWith("-ERR DUMP payload"));
