@@ -235,6 +235,26 @@ public interface Cellar extends AutoCloseable {
    */
   <R> R readHeader(MemorySegment key, Function<MemorySegment, R> reader);
 
+  /** Receives a header's value and its key's expiry. */
+  @FunctionalInterface
+  interface HeaderReader<R> {
+    /**
+     * Called with the header's value (read-only, valid only during the call) and its expiry in
+     * epoch milliseconds, {@link #NO_EXPIRY} for none.
+     */
+    R read(MemorySegment value, long expireAt);
+  }
+
+  /**
+   * {@link #readHeader(MemorySegment, Function)}, giving the reader the key's expiry as well: one
+   * lookup, where {@code readHeader} and {@link #expiryOf} are two (a collection command that
+   * rewrites its header keeps the expiry it read).
+   */
+  default <R> R readHeader(MemorySegment key, HeaderReader<R> reader) {
+    long expireAt = expiryOf(key);
+    return expireAt == ABSENT ? null : readHeader(key, value -> reader.read(value, expireAt));
+  }
+
   /**
    * The value of {@code key} in the keyspace of elements ({@link WriteBatch#putElement}), given to
    * {@code reader} as {@link #read(MemorySegment, Function)} does; null if it is absent.

@@ -149,6 +149,15 @@ final class Keyspace {
   }
 
   @SuppressWarnings("unchecked")
+  <R> R readHeader(MemorySegment key, dev.cellar.Cellar.HeaderReader<R> reader) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(reader, "reader");
+    long hash = hasher.hash(key);
+    return (R)
+        readLive(key, 0, key.byteSize(), hash, LOOKUP_VIEW.get(), applyHeaderReader, reader, true);
+  }
+
+  @SuppressWarnings("unchecked")
   <R> R readElement(MemorySegment key, Function<MemorySegment, R> reader) {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(reader, "reader");
@@ -192,6 +201,12 @@ final class Keyspace {
       (segment, view, reader) -> {
         verifyOnRead(segment, view);
         return reader.apply(view.value().asReadOnly());
+      };
+
+  private final RecordAction<Object, dev.cellar.Cellar.HeaderReader<?>> applyHeaderReader =
+      (segment, view, reader) -> {
+        verifyOnRead(segment, view);
+        return reader.read(view.value().asReadOnly(), view.expireAt());
       };
 
   private final RecordAction<Boolean, ValueSink> feedSink =

@@ -1068,6 +1068,11 @@ public final class Store implements Cellar {
   }
 
   @Override
+  public <R> R readHeader(MemorySegment key, HeaderReader<R> reader) {
+    return keyspace.readHeader(key, reader);
+  }
+
+  @Override
   public <R> R readElement(MemorySegment key, Function<MemorySegment, R> reader) {
     return keyspace.readElement(key, reader);
   }

@@ -17,6 +17,7 @@ import java.nio.ByteOrder;
  *   | type | version | id u64  | count u64 | head i64  | next u64  |
  *   +------+---------+---------+-----------+-----------+-----------+
  *   head: a list's first index, a sorted set's root node; next: a sorted set's next node id
+ *   version 2 (a small list only): the list's elements follow, each a varint length and its bytes
  *
  * element key:
  *   0                  8     9
@@ -51,6 +52,18 @@ public final class CollectionDescriptor {
   public static final int HEADER_LENGTH = 34;
 
   public static final int VERSION = 1;
+
+  /** The version of a small list's header, which holds the list's elements after its 34 bytes. */
+  public static final int VERSION_PACKED = 2;
+
+  /**
+   * The most elements a list keeps packed in its header, and the largest element it packs: Redis's
+   * thresholds for its compact encodings (128 entries, 64-byte values). A list that outgrows either
+   * moves its elements to element records, one per element, for good.
+   */
+  public static final int PACK_MAX_ITEMS = 128;
+
+  public static final int PACK_MAX_ITEM_BYTES = 64;
 
   public static final int HASH = 1;
   public static final int SET = 2;
@@ -96,10 +109,19 @@ public final class CollectionDescriptor {
 
   /** Encodes a header. */
   public static byte[] encodeHeader(int type, long id, long count, long head, long next) {
-    byte[] out = new byte[HEADER_LENGTH];
+    return encodeHeader(type, id, count, head, next, null);
+  }
+
+  /** Encodes a header, holding {@code items} ({@link #packItems}) if not null. */
+  public static byte[] encodeHeader(
+      int type, long id, long count, long head, long next, byte[] items) {
+    byte[] out = new byte[HEADER_LENGTH + (items == null ? 0 : items.length)];
     MemorySegment s = MemorySegment.ofArray(out);
     s.set(ValueLayout.JAVA_BYTE, TYPE_OFFSET, (byte) type);
-    s.set(ValueLayout.JAVA_BYTE, VERSION_OFFSET, (byte) VERSION);
+    s.set(ValueLayout.JAVA_BYTE, VERSION_OFFSET, (byte) (items == null ? VERSION : VERSION_PACKED));
+    if (items != null) {
+      System.arraycopy(items, 0, out, HEADER_LENGTH, items.length);
+    }
     s.set(LE, ID_OFFSET, id);
     s.set(LE, COUNT_OFFSET, count);
     s.set(LE, HEAD_OFFSET, head);
@@ -113,19 +135,70 @@ public final class CollectionDescriptor {
    * @throws IllegalStateException if it is not one this version wrote
    */
   public static Header decodeHeader(MemorySegment s) {
-    if (s.byteSize() < HEADER_LENGTH
-        || s.get(ValueLayout.JAVA_BYTE, VERSION_OFFSET) != VERSION
-        || s.get(ValueLayout.JAVA_BYTE, TYPE_OFFSET) < HASH
-        || s.get(ValueLayout.JAVA_BYTE, TYPE_OFFSET) > STREAM) {
+    byte version = s.byteSize() < HEADER_LENGTH ? 0 : s.get(ValueLayout.JAVA_BYTE, VERSION_OFFSET);
+    byte type = s.byteSize() < HEADER_LENGTH ? 0 : s.get(ValueLayout.JAVA_BYTE, TYPE_OFFSET);
+    boolean plain = version == VERSION && s.byteSize() == HEADER_LENGTH;
+    boolean packed = version == VERSION_PACKED && type == LIST;
+    if ((!plain && !packed) || type < HASH || type > STREAM) {
       throw new IllegalStateException(
           "a collection header of " + s.byteSize() + " bytes is of an unknown version or type");
     }
     return new Header(
-        s.get(ValueLayout.JAVA_BYTE, TYPE_OFFSET),
+        type,
         s.get(LE, ID_OFFSET),
         s.get(LE, COUNT_OFFSET),
         s.get(LE, HEAD_OFFSET),
-        s.get(LE, NEXT_OFFSET));
+        s.get(LE, NEXT_OFFSET),
+        packed ? s.asSlice(HEADER_LENGTH).toArray(ValueLayout.JAVA_BYTE) : null);
+  }
+
+  /** A small list's elements as its header holds them: each a varint length and its bytes. */
+  public static byte[] packItems(java.util.List<byte[]> items) {
+    int n = 0;
+    for (byte[] item : items) {
+      n += varintSize(item.length) + item.length;
+    }
+    byte[] out = new byte[n];
+    int at = 0;
+    for (byte[] item : items) {
+      writeVarint(out, at, item.length);
+      at += varintSize(item.length);
+      System.arraycopy(item, 0, out, at, item.length);
+      at += item.length;
+    }
+    return out;
+  }
+
+  /**
+   * The {@code count} elements {@link #packItems} wrote into {@code packed}.
+   *
+   * @throws IllegalStateException if they are not there whole
+   */
+  public static java.util.ArrayList<byte[]> unpackItems(byte[] packed, long count) {
+    java.util.ArrayList<byte[]> out = new java.util.ArrayList<>((int) Math.min(count, 1024));
+    int at = 0;
+    for (long i = 0; i < count; i++) {
+      long length = 0;
+      for (int shift = 0; ; shift += 7) {
+        if (at >= packed.length || shift > 28) {
+          throw new IllegalStateException("a packed list's elements are cut short");
+        }
+        byte b = packed[at++];
+        length |= (long) (b & 0x7F) << shift;
+        if ((b & 0x80) == 0) {
+          break;
+        }
+      }
+      if (length > packed.length - at) {
+        throw new IllegalStateException("a packed list's elements are cut short");
+      }
+      out.add(java.util.Arrays.copyOfRange(packed, at, at + (int) length));
+      at += (int) length;
+    }
+    if (at != packed.length) {
+      throw new IllegalStateException("a packed list holds more than its count of elements");
+    }
+    return out;
   }
 
   /** An element key: the id, the tag and {@code suffix}. */

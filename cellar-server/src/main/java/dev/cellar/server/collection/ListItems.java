@@ -1,22 +1,49 @@
 package dev.cellar.server.collection;
 
 import static dev.cellar.server.collection.CollectionDescriptor.LIST_ITEM;
+import static dev.cellar.server.collection.CollectionDescriptor.PACK_MAX_ITEMS;
+import static dev.cellar.server.collection.CollectionDescriptor.PACK_MAX_ITEM_BYTES;
 
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A list: elements at consecutive indexes from the header's {@code head}, each its own element
- * record {@code id 'L' index}. Pushing or popping at either end writes one record and the header;
- * reading or replacing by position is one lookup. Inserting or removing in the middle moves the
- * elements on the shorter side by one (Redis's {@code LINSERT} and {@code LREM} are O(n) too).
+ * A list, in one of two forms (docs/format/collections.md, "Lists").
  *
- * <p>Indexes are signed 64-bit numbers: {@code head} goes down as elements are pushed on the left,
- * so a list starting at 0 has 2^63 pushes on either side before it could wrap.
+ * <p><b>Packed</b>, while it has at most {@link CollectionDescriptor#PACK_MAX_ITEMS} elements of at
+ * most {@link CollectionDescriptor#PACK_MAX_ITEM_BYTES} bytes: its elements live in its header, and
+ * every change rewrites that one record (bounded by the limits, about 8 KiB). This is Redis's
+ * listpack: a list of ten small elements costs one record and one index entry rather than eleven,
+ * which is what keeps a million small lists within Redis's memory and recovers them in one record
+ * each. A list is created packed.
+ *
+ * <p><b>Spread</b>, once it outgrows either limit (for good: a shrinking list stays spread): its
+ * elements are at consecutive indexes from the header's {@code head}, each its own element record
+ * {@code id 'L' index}. Pushing or popping at either end writes one record and the header; reading
+ * or replacing by position is one lookup. Inserting or removing in the middle moves the elements on
+ * the shorter side by one (Redis's {@code LINSERT} and {@code LREM} are O(n) too). Indexes are
+ * signed 64-bit numbers: {@code head} goes down as elements are pushed on the left, so a list
+ * starting at 0 has 2^63 pushes on either side before it could wrap.
  */
 public final class ListItems extends OpenCollection {
+  /** The elements of a packed list, as this command leaves them; null when spread. */
+  private List<byte[]> packed;
+
+  /** Whether {@link #packed} changed, so that {@link #finish} writes it into the header. */
+  private boolean repack;
+
   public ListItems(ElementEdits edits, byte[] key, Header header, long expireAt) {
     super(edits, key, CollectionDescriptor.LIST, header, expireAt);
+    if (header == null) {
+      packed = new ArrayList<>();
+    } else if (header.items() != null) {
+      packed = CollectionDescriptor.unpackItems(header.items(), header.count());
+    }
+  }
+
+  /** Whether the elements live in the header (Redis would say "listpack"). */
+  public boolean isPacked() {
+    return packed != null;
   }
 
   private byte[] itemKey(long position) {
@@ -25,6 +52,9 @@ public final class ListItems extends OpenCollection {
 
   /** The element at {@code position} (0 to count - 1). */
   public byte[] get(long position) {
+    if (packed != null) {
+      return packed.get((int) position);
+    }
     byte[] v = edits.get(itemKey(position));
     if (v == null) {
       throw new IllegalStateException(
@@ -34,23 +64,45 @@ public final class ListItems extends OpenCollection {
   }
 
   public void set(long position, byte[] value) {
+    if (packed != null) {
+      packed.set((int) position, value);
+      changed(value);
+      return;
+    }
     edits.put(itemKey(position), value);
   }
 
   public void pushLeft(byte[] value, CollectionIds ids) {
     id(ids);
+    if (packed != null) {
+      packed.addFirst(value);
+      header = header.withCount(header.count() + 1);
+      changed(value);
+      return;
+    }
     header = header.withHead(header.head() - 1, header.count() + 1);
     set(0, value);
   }
 
   public void pushRight(byte[] value, CollectionIds ids) {
     id(ids);
+    if (packed != null) {
+      packed.addLast(value);
+      header = header.withCount(header.count() + 1);
+      changed(value);
+      return;
+    }
     header = header.withCount(header.count() + 1);
     set(header.count() - 1, value);
   }
 
   /** Removes and returns the first element; the list must not be empty. */
   public byte[] popLeft() {
+    if (packed != null) {
+      header = header.withCount(header.count() - 1);
+      repack = true;
+      return packed.removeFirst();
+    }
     byte[] v = get(0);
     edits.delete(itemKey(0));
     header = header.withHead(header.head() + 1, header.count() - 1);
@@ -59,6 +111,11 @@ public final class ListItems extends OpenCollection {
 
   /** Removes and returns the last element; the list must not be empty. */
   public byte[] popRight() {
+    if (packed != null) {
+      header = header.withCount(header.count() - 1);
+      repack = true;
+      return packed.removeLast();
+    }
     long last = header.count() - 1;
     byte[] v = get(last);
     edits.delete(itemKey(last));
@@ -68,6 +125,9 @@ public final class ListItems extends OpenCollection {
 
   /** The elements from {@code from} to {@code to}, both included and within the list. */
   public List<byte[]> range(long from, long to) {
+    if (packed != null) {
+      return new ArrayList<>(packed.subList((int) from, (int) to + 1));
+    }
     List<byte[]> out = new ArrayList<>((int) Math.max(0, Math.min(to - from + 1, 1 << 16)));
     for (long p = from; p <= to; p++) {
       out.add(get(p));
@@ -78,6 +138,12 @@ public final class ListItems extends OpenCollection {
   /** Inserts {@code value} so that it is at {@code position} (0 to count). */
   public void insert(long position, byte[] value) {
     long n = header.count();
+    if (packed != null) {
+      packed.add((int) position, value);
+      header = header.withCount(n + 1);
+      changed(value);
+      return;
+    }
     if (position <= n / 2) {
       // Shift the elements before it one to the left.
       header = header.withHead(header.head() - 1, n + 1);
@@ -96,6 +162,12 @@ public final class ListItems extends OpenCollection {
   /** Removes the element at {@code position}, closing the gap from the shorter side. */
   public void removeAt(long position) {
     long n = header.count();
+    if (packed != null) {
+      packed.remove((int) position);
+      header = header.withCount(n - 1);
+      repack = true;
+      return;
+    }
     if (position < n / 2) {
       for (long p = position; p > 0; p--) {
         set(p, get(p - 1));
@@ -114,6 +186,15 @@ public final class ListItems extends OpenCollection {
   /** Keeps the elements from {@code from} to {@code to} (within the list, or none if from > to). */
   public void trim(long from, long to) {
     long n = header.count();
+    if (packed != null) {
+      packed =
+          from > to || from >= n
+              ? new ArrayList<>()
+              : new ArrayList<>(packed.subList((int) from, (int) to + 1));
+      header = header.withCount(packed.size());
+      repack = true;
+      return;
+    }
     if (from > to || from >= n) {
       for (long p = 0; p < n; p++) {
         edits.delete(itemKey(p));
@@ -128,5 +209,36 @@ public final class ListItems extends OpenCollection {
       edits.delete(itemKey(p));
     }
     header = header.withHead(header.head() + from, to - from + 1);
+  }
+
+  /**
+   * Notes a change to a packed list that put {@code value} in it, and spreads the list if that took
+   * it past a limit.
+   */
+  private void changed(byte[] value) {
+    repack = true;
+    if (packed.size() > PACK_MAX_ITEMS || value.length > PACK_MAX_ITEM_BYTES) {
+      spread();
+    }
+  }
+
+  /** Moves a packed list's elements into element records, from index {@code head} on. */
+  private void spread() {
+    List<byte[]> items = packed;
+    packed = null;
+    repack = false;
+    header = header.withItems(null);
+    for (int p = 0; p < items.size(); p++) {
+      edits.put(itemKey(p), items.get(p));
+    }
+  }
+
+  @Override
+  public void finish() {
+    if (packed != null && repack) {
+      header = header.withItems(CollectionDescriptor.packItems(packed));
+      repack = false;
+    }
+    super.finish();
   }
 }

@@ -17,15 +17,10 @@ public abstract class OpenCollection {
   protected Header header;
 
   /**
-   * An expiry to read from the store when the header is rewritten, not before: most commands never
-   * rewrite it (reads, a hash field's new value), and for them the lookup is saved.
-   */
-  public static final long EXPIRY_WHEN_WRITTEN = Long.MIN_VALUE;
-
-  /**
    * @param header the key's header, or null if the key is absent
-   * @param expireAt the key's expiry ({@link Cellar#NO_EXPIRY} for none), kept by every rewrite;
-   *     {@link #EXPIRY_WHEN_WRITTEN} to read it then
+   * @param expireAt the key's expiry ({@link Cellar#NO_EXPIRY} for none), kept by every rewrite
+   *     (read with the header, in the same lookup: see {@link Cellar#readHeader(
+   *     java.lang.foreign.MemorySegment, Cellar.HeaderReader)})
    */
   protected OpenCollection(ElementEdits edits, byte[] key, int type, Header header, long expireAt) {
     this.edits = edits;
@@ -67,10 +62,6 @@ public abstract class OpenCollection {
   }
 
   private long expiry() {
-    if (expireAt == EXPIRY_WHEN_WRITTEN) {
-      long e = edits.store().expiryOf(java.lang.foreign.MemorySegment.ofArray(key));
-      expireAt = e == Cellar.ABSENT ? Cellar.NO_EXPIRY : e;
-    }
     return expireAt;
   }
 

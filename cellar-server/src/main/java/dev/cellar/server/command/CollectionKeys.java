@@ -35,20 +35,45 @@ final class CollectionKeys {
     return h;
   }
 
+  /** A collection's header and its key's expiry ({@link Cellar#NO_EXPIRY} for none). */
+  record Found(Header header, long expireAt) {
+    static final Found ABSENT = new Found(null, Cellar.NO_EXPIRY);
+  }
+
+  /**
+   * {@link #header}, with the key's expiry, read in the same lookup: for a command that may rewrite
+   * the header, which keeps the expiry. {@link Found#ABSENT} if the key is absent.
+   *
+   * @throws CommandError WRONGTYPE as {@link #header} does
+   */
+  static Found find(Cellar store, MemorySegment key, int type) {
+    Found found = store.readHeader(key, (value, expireAt) -> new Found(decode(value), expireAt));
+    if (found == null) {
+      if (store.expiryOf(key) != Cellar.ABSENT) {
+        throw CommandError.WRONG_TYPE;
+      }
+      return Found.ABSENT;
+    }
+    if (found.header().type() != type) {
+      throw CommandError.WRONG_TYPE;
+    }
+    return found;
+  }
+
+  private static Header decode(MemorySegment value) {
+    return CollectionDescriptor.decodeHeader(value);
+  }
+
   /** The hash or set under argument {@code i}, to read or change through {@code edits}. */
   static Members members(ElementEdits edits, byte[] key, int type) {
-    MemorySegment k = MemorySegment.ofArray(key);
-    Header h = header(edits.store(), k, type);
-    return new Members(
-        edits, key, type, h, dev.cellar.server.collection.OpenCollection.EXPIRY_WHEN_WRITTEN);
+    Found f = find(edits.store(), MemorySegment.ofArray(key), type);
+    return new Members(edits, key, type, f.header(), f.expireAt());
   }
 
   /** The list under {@code key}, to read or change through {@code edits}. */
   static ListItems list(ElementEdits edits, byte[] key) {
-    MemorySegment k = MemorySegment.ofArray(key);
-    Header h = header(edits.store(), k, CollectionDescriptor.LIST);
-    return new ListItems(
-        edits, key, h, dev.cellar.server.collection.OpenCollection.EXPIRY_WHEN_WRITTEN);
+    Found f = find(edits.store(), MemorySegment.ofArray(key), CollectionDescriptor.LIST);
+    return new ListItems(edits, key, f.header(), f.expireAt());
   }
 
   /** Redis's name of what {@code key} holds: none, string, hash, set, list or zset. */

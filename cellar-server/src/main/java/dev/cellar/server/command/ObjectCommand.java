@@ -95,7 +95,9 @@ final class ObjectCommand {
 
   /**
    * What Redis would call a collection's encoding at its size with default settings: its compact
-   * form up to 128 members, its table or list above. Cellar stores every size the same way.
+   * form up to 128 members, its table or list above. (Cellar packs small lists into their header,
+   * but keeps a list that outgrew that spread when it shrinks; the name follows the size, as with
+   * every other type.)
    */
   static String collectionEncoding(byte[] header) {
     Header h = CollectionDescriptor.decodeHeader(java.lang.foreign.MemorySegment.ofArray(header));

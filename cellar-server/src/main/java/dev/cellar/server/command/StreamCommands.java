@@ -4,7 +4,6 @@ import static dev.cellar.server.command.Values.stripe;
 
 import dev.cellar.server.collection.CollectionDescriptor;
 import dev.cellar.server.collection.ElementEdits;
-import dev.cellar.server.collection.Header;
 import dev.cellar.server.collection.StreamEntries;
 import dev.cellar.server.collection.StreamEntries.Entry;
 import dev.cellar.server.collection.StreamId;
@@ -100,10 +99,9 @@ final class StreamCommands {
   }
 
   static StreamEntries open(ElementEdits edits, byte[] key) {
-    MemorySegment k = MemorySegment.ofArray(key);
-    Header h = CollectionKeys.header(edits.store(), k, CollectionDescriptor.STREAM);
-    return new StreamEntries(
-        edits, key, h, dev.cellar.server.collection.OpenCollection.EXPIRY_WHEN_WRITTEN);
+    CollectionKeys.Found f =
+        CollectionKeys.find(edits.store(), MemorySegment.ofArray(key), CollectionDescriptor.STREAM);
+    return new StreamEntries(edits, key, f.header(), f.expireAt());
   }
 
   /**

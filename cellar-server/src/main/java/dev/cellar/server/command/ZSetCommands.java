@@ -4,7 +4,6 @@ import static dev.cellar.server.collection.CollectionDescriptor.ZSET;
 import static dev.cellar.server.command.Values.stripe;
 
 import dev.cellar.server.collection.ElementEdits;
-import dev.cellar.server.collection.Header;
 import dev.cellar.server.collection.SortedMembers;
 import dev.cellar.server.collection.SortedMembers.Entry;
 import dev.cellar.server.config.KeyspaceEventFlags;
@@ -305,10 +304,9 @@ final class ZSetCommands {
   }
 
   static SortedMembers open(ElementEdits edits, byte[] key) {
-    java.lang.foreign.MemorySegment k = java.lang.foreign.MemorySegment.ofArray(key);
-    Header h = CollectionKeys.header(edits.store(), k, ZSET);
-    return new SortedMembers(
-        edits, key, h, dev.cellar.server.collection.OpenCollection.EXPIRY_WHEN_WRITTEN);
+    CollectionKeys.Found f =
+        CollectionKeys.find(edits.store(), java.lang.foreign.MemorySegment.ofArray(key), ZSET);
+    return new SortedMembers(edits, key, f.header(), f.expireAt());
   }
 
   static SortedMembers read(Session s, byte[] key) {

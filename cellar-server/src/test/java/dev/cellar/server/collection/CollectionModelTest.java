@@ -105,6 +105,76 @@ class CollectionModelTest {
     }
   }
 
+  /**
+   * A list is packed into its header until it passes 128 elements or takes one over 64 bytes; then
+   * its elements are element records, and it stays so however small it becomes.
+   */
+  @Test
+  void aSmallListIsPackedInItsHeaderAndSpreadsPastTheLimits() {
+    try (Cellar db = Cellar.open(dir, options())) {
+      CollectionIds ids = new CollectionIds(db);
+      for (int i = 0; i < CollectionDescriptor.PACK_MAX_ITEMS; i++) {
+        push(db, ids, "small", "e" + i);
+      }
+      long packedElements = db.elementCount();
+      Header h = header(db, "small");
+      assertEquals(CollectionDescriptor.PACK_MAX_ITEMS, h.count());
+      org.junit.jupiter.api.Assertions.assertNotNull(h.items(), "128 short elements stay packed");
+      push(db, ids, "small", "one more");
+      h = header(db, "small");
+      assertNull(h.items(), "the 129th element spreads the list");
+      assertEquals(packedElements + CollectionDescriptor.PACK_MAX_ITEMS + 1, db.elementCount());
+      ListItems l = new ListItems(new ElementEdits(db), b("small"), h, 0);
+      assertArrayEquals(b("e0"), l.get(0));
+      assertArrayEquals(b("one more"), l.get(CollectionDescriptor.PACK_MAX_ITEMS));
+
+      push(db, ids, "long", "a");
+      assertEquals(1, header(db, "long").count());
+      org.junit.jupiter.api.Assertions.assertNotNull(header(db, "long").items());
+      push(db, ids, "long", "x".repeat(CollectionDescriptor.PACK_MAX_ITEM_BYTES + 1));
+      assertNull(header(db, "long").items(), "an element over 64 bytes spreads the list");
+      ElementEdits edits = new ElementEdits(db);
+      l = new ListItems(edits, b("long"), header(db, "long"), 0);
+      l.popRight();
+      l.finish();
+      edits.commit();
+      assertNull(header(db, "long").items(), "a spread list stays spread");
+      assertEquals(1, header(db, "long").count());
+    }
+    try (Cellar db = Cellar.open(dir, options())) {
+      ListItems l = new ListItems(new ElementEdits(db), b("long"), header(db, "long"), 0);
+      assertArrayEquals(b("a"), l.get(0));
+    }
+  }
+
+  private static void push(Cellar db, CollectionIds ids, String key, String value) {
+    ElementEdits edits = new ElementEdits(db);
+    ListItems l = new ListItems(edits, b(key), header(db, key), 0);
+    l.pushRight(b(value), ids);
+    l.finish();
+    edits.commit();
+  }
+
+  @Test
+  void aPackedHeaderCutShortIsRefused() {
+    byte[] header =
+        CollectionDescriptor.encodeHeader(
+            CollectionDescriptor.LIST,
+            1,
+            2,
+            0,
+            0,
+            CollectionDescriptor.packItems(List.of(b("ab"), b("c"))));
+    Header h = CollectionDescriptor.decodeHeader(MemorySegment.ofArray(header));
+    assertEquals(2, CollectionDescriptor.unpackItems(h.items(), 2).size());
+    byte[] cut = java.util.Arrays.copyOf(header, header.length - 1);
+    Header shortened = CollectionDescriptor.decodeHeader(MemorySegment.ofArray(cut));
+    org.junit.jupiter.api.Assertions.assertThrows(
+        IllegalStateException.class, () -> CollectionDescriptor.unpackItems(shortened.items(), 2));
+    org.junit.jupiter.api.Assertions.assertThrows(
+        IllegalStateException.class, () -> CollectionDescriptor.unpackItems(h.items(), 1));
+  }
+
   @Test
   void randomHashSetAndListOperationsMatchTheirModels() {
     for (long seed = 1; seed <= 5; seed++) {
@@ -236,7 +306,11 @@ class CollectionModelTest {
     List<byte[]> model = m.computeIfAbsent(key, k -> new ArrayList<>());
     ElementEdits edits = new ElementEdits(db);
     ListItems l = new ListItems(edits, b(key), header(db, key), 0);
-    byte[] value = b("e" + random.nextInt(1000));
+    // Now and then an element too long to stay packed (docs/format/collections.md, "Lists").
+    byte[] value =
+        random.nextInt(40) == 0
+            ? b("long" + "e".repeat(60 + random.nextInt(20)))
+            : b("e" + random.nextInt(1000));
     switch (random.nextInt(8)) {
       case 0 -> {
         l.pushLeft(value, ids);
@@ -323,7 +397,8 @@ class CollectionModelTest {
         continue;
       }
       keys++;
-      elements += model.size() + 1;
+      // The owner record, and an element record per element unless the list is packed.
+      elements += (h.items() != null ? 0 : model.size()) + 1;
       ListItems l = new ListItems(new ElementEdits(db), b(e.getKey()), h, 0);
       assertEquals(model.size(), l.count(), when + ": " + e.getKey() + " length");
       for (int p = 0; p < model.size(); p++) {

@@ -635,7 +635,7 @@ class DifferentialTest {
     }
 
     private String[] list(String k) {
-      return switch (random.nextInt(18)) {
+      return switch (random.nextInt(20)) {
         case 0, 1 -> new String[] {"RPUSH", k, value(), value()};
         case 2 -> new String[] {"LPUSH", k, value()};
         case 3 -> new String[] {pickOf("LPUSHX", "RPUSHX"), k, value()};
@@ -656,6 +656,15 @@ class DifferentialTest {
               "LMOVE", k, key(), pickOf("LEFT", "RIGHT"), pickOf("LEFT", "RIGHT", "UP")
             };
         case 16 -> new String[] {"RPOPLPUSH", k, key()};
+        // Lists past Cellar's packed form: more than 128 elements, an element over 64 bytes.
+        case 17 -> {
+          List<String> push = new ArrayList<>(List.of(pickOf("RPUSH", "LPUSH"), k));
+          for (int i = 20 + random.nextInt(100); i > 0; i--) {
+            push.add(value());
+          }
+          yield push.toArray(new String[0]);
+        }
+        case 18 -> new String[] {"RPUSH", k, "y".repeat(50 + random.nextInt(30))};
         default -> new String[] {"LMPOP", "2", k, key(), pickOf("LEFT", "RIGHT"), "COUNT", "2"};
       };
     }
