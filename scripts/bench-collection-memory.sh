@@ -4,7 +4,8 @@
 # each loaded into a fresh pair of servers with redis-cli --pipe. Redis: used_memory_rss above its
 # empty footprint; Cellar: VmRSS above its empty footprint (its log is mapped, so the pages it
 # wrote count), after a checkpoint.
-# Usage: scripts/bench-collection-memory.sh [hash|zset|lists ...]
+# Usage: scripts/bench-collection-memory.sh [hash|zset|lists|hashes ...] (hashes: 1M small hashes
+# of 10 fields, not one of the issue's rows; run only when named)
 cd "$(dirname "$0")/.."
 T=${TMPDIR:-/tmp}
 DATASETS=${*:-hash zset lists}
@@ -19,6 +20,9 @@ for i in range(1000000): w('ZADD bigzset %d member:%d\r\n' % ((i * 7919) % 10000
     lists) python3 -c "import sys
 w=sys.stdout.write
 for i in range(1000000): w('RPUSH list:%d a b c d e f g h i j\r\n' % i)";;
+    hashes) python3 -c "import sys
+w=sys.stdout.write
+for i in range(1000000): w('HSET hash:%d a 1 b 2 c 3 d 4 e 5 f 6 g 7 h 8 i 9 j 10\r\n' % i)";;
   esac
 }
 rss_kb() { awk '/VmRSS/ {print $2}' /proc/$1/status; }

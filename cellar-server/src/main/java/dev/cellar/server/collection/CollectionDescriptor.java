@@ -17,7 +17,8 @@ import java.nio.ByteOrder;
  *   | type | version | id u64  | count u64 | head i64  | next u64  |
  *   +------+---------+---------+-----------+-----------+-----------+
  *   head: a list's first index, a sorted set's root node; next: a sorted set's next node id
- *   version 2 (a small list only): the list's elements follow, each a varint length and its bytes
+ *   version 2 (a small list, hash or set): its elements (a hash's fields and values alternating,
+ *   a set's members) follow, each a varint length and its bytes
  *
  * element key:
  *   0                  8     9
@@ -53,7 +54,10 @@ public final class CollectionDescriptor {
 
   public static final int VERSION = 1;
 
-  /** The version of a small list's header, which holds the list's elements after its 34 bytes. */
+  /**
+   * The version of a small list's, hash's or set's header, which holds its elements after its 34
+   * bytes.
+   */
   public static final int VERSION_PACKED = 2;
 
   /**
@@ -138,7 +142,7 @@ public final class CollectionDescriptor {
     byte version = s.byteSize() < HEADER_LENGTH ? 0 : s.get(ValueLayout.JAVA_BYTE, VERSION_OFFSET);
     byte type = s.byteSize() < HEADER_LENGTH ? 0 : s.get(ValueLayout.JAVA_BYTE, TYPE_OFFSET);
     boolean plain = version == VERSION && s.byteSize() == HEADER_LENGTH;
-    boolean packed = version == VERSION_PACKED && type == LIST;
+    boolean packed = version == VERSION_PACKED && (type == LIST || type == HASH || type == SET);
     if ((!plain && !packed) || type < HASH || type > STREAM) {
       throw new IllegalStateException(
           "a collection header of " + s.byteSize() + " bytes is of an unknown version or type");
@@ -152,7 +156,10 @@ public final class CollectionDescriptor {
         packed ? s.asSlice(HEADER_LENGTH).toArray(ValueLayout.JAVA_BYTE) : null);
   }
 
-  /** A small list's elements as its header holds them: each a varint length and its bytes. */
+  /**
+   * A small collection's elements as its header holds them: each a varint length and its bytes (a
+   * hash's fields and values alternating).
+   */
   public static byte[] packItems(java.util.List<byte[]> items) {
     int n = 0;
     for (byte[] item : items) {

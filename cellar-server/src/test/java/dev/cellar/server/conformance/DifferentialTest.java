@@ -616,7 +616,12 @@ class DifferentialTest {
 
     private String[] hash(String k) {
       return switch (random.nextInt(16)) {
-        case 0, 1 -> new String[] {"HSET", k, field(), value(), field(), value()};
+        case 0 -> new String[] {"HSET", k, field(), value(), field(), value()};
+        // Hashes past Cellar's packed form: more than 128 fields, a value over 64 bytes.
+        case 1 ->
+            random.nextInt(4) == 0
+                ? many("HSET", k, true)
+                : new String[] {"HSET", k, field(), "z".repeat(random.nextInt(100))};
         case 2 -> new String[] {"HGET", k, field()};
         case 3 -> new String[] {"HMGET", k, field(), field(), field()};
         case 4 -> new String[] {"HDEL", k, field(), field()};
@@ -632,6 +637,18 @@ class DifferentialTest {
         case 14 -> new String[] {"HMSET", k, field(), value()};
         default -> new String[] {"HSCAN", k, "0"};
       };
+    }
+
+    /** {@code command k} with 20 to 139 members (and values, for a hash), most of them new. */
+    private String[] many(String command, String k, boolean values) {
+      List<String> args = new ArrayList<>(List.of(command, k));
+      for (int i = 20 + random.nextInt(120); i > 0; i--) {
+        args.add("n" + random.nextInt(400));
+        if (values) {
+          args.add(value());
+        }
+      }
+      return args.toArray(new String[0]);
     }
 
     private String[] list(String k) {
@@ -675,7 +692,12 @@ class DifferentialTest {
 
     private String[] set(String k) {
       return switch (random.nextInt(14)) {
-        case 0, 1 -> new String[] {"SADD", k, member(), member()};
+        case 0 -> new String[] {"SADD", k, member(), member()};
+        // Sets past Cellar's packed form: more than 128 members, a member over 64 bytes.
+        case 1 ->
+            random.nextInt(4) == 0
+                ? many("SADD", k, false)
+                : new String[] {"SADD", k, "m".repeat(random.nextInt(100))};
         case 2 -> new String[] {"SREM", k, member(), member()};
         case 3 -> new String[] {"SISMEMBER", k, member()};
         case 4 -> new String[] {"SMISMEMBER", k, member(), member()};
@@ -686,8 +708,8 @@ class DifferentialTest {
             new String[] {pickOf("SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE"), k, key(), key()};
         case 9 -> new String[] {"SMOVE", k, key(), member()};
         case 10 -> new String[] {"SINTERCARD", "2", k, key()};
-        case 11 -> new String[] {"SRANDMEMBER", k, "100"};
-        case 12 -> new String[] {"SPOP", k, "100"};
+        case 11 -> new String[] {"SRANDMEMBER", k, "1000"}; // more than a set here holds: all
+        case 12 -> new String[] {"SPOP", k, "1000"};
         default -> new String[] {"SSCAN", k, "0"};
       };
     }
