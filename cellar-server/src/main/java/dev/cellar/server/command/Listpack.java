@@ -113,11 +113,6 @@ final class Listpack {
       out.write(new byte[HEADER], 0, HEADER);
     }
 
-    /** Bytes so far, header included. */
-    int bytes() {
-      return out.size() + 1;
-    }
-
     Writer integer(long v) {
       int n;
       if (v >= 0 && v <= 127) {

@@ -91,16 +91,15 @@ record StreamPayload(
         millis(out, p.deliveredAt());
         DumpPayload.writeLength(out, p.deliveries());
       }
+      Map<String, List<Pending>> byConsumer = new HashMap<>();
+      for (Pending p : g.pending()) {
+        byConsumer.computeIfAbsent(latin1(p.consumer()), c -> new ArrayList<>()).add(p);
+      }
       DumpPayload.writeLength(out, g.consumers().size());
       for (Consumer c : g.consumers()) {
         DumpPayload.writeString(out, c.name());
         millis(out, c.seenAt());
-        List<Pending> owned = new ArrayList<>();
-        for (Pending p : g.pending()) {
-          if (Arrays.equals(p.consumer(), c.name())) {
-            owned.add(p);
-          }
-        }
+        List<Pending> owned = byConsumer.getOrDefault(latin1(c.name()), List.of());
         DumpPayload.writeLength(out, owned.size());
         for (Pending p : owned) {
           out.write(key(p.id()), 0, 16);
@@ -108,6 +107,19 @@ record StreamPayload(
       }
     }
     return DumpPayload.seal(out);
+  }
+
+  /** A name as a map key that compares its bytes, whatever they are. */
+  private static String latin1(byte[] name) {
+    return new String(name, java.nio.charset.StandardCharsets.ISO_8859_1);
+  }
+
+  /**
+   * A group's or consumer's name as Cellar keeps it (text, UTF-8), so that two names Cellar would
+   * take for one are refused as duplicates rather than merged.
+   */
+  private static String asCellarName(byte[] name) {
+    return new String(name, java.nio.charset.StandardCharsets.UTF_8);
   }
 
   /** A rough size of an entry in a node, to cut nodes near Redis's byte limit. */
@@ -240,7 +252,7 @@ record StreamPayload(
     java.util.Set<String> groupNames = new java.util.HashSet<>();
     for (int g = 0; g < groupCount; g++) {
       byte[] name = r.string();
-      if (!groupNames.add(new String(name, java.nio.charset.StandardCharsets.ISO_8859_1))) {
+      if (!groupNames.add(asCellarName(name))) {
         throw DumpPayload.BAD_DATA;
       }
       StreamId groupLast = readId(r);
@@ -261,8 +273,7 @@ record StreamPayload(
       int consumerCount = r.count();
       for (int c = 0; c < consumerCount; c++) {
         byte[] consumer = r.string();
-        if (!consumerNames.add(
-            new String(consumer, java.nio.charset.StandardCharsets.ISO_8859_1))) {
+        if (!consumerNames.add(asCellarName(consumer))) {
           throw DumpPayload.BAD_DATA;
         }
         long seenAt = r.littleEndian(8);
