@@ -72,9 +72,13 @@ public final class Dispatcher {
       return startNanos;
     }
     if (session.inTransaction() && !TransactionCommands.runsInsideMulti(spec)) {
-      String otherDatabase = DatabaseCommands.refusedInMulti(session, spec, request);
-      if (otherDatabase != null) {
-        refuse(session, out, otherDatabase);
+      // As Redis: a container's unknown subcommand or wrong arity is refused when queued.
+      String refused = Subcommands.refusal(spec.name(), request);
+      if (refused == null) {
+        refused = DatabaseCommands.refusedInMulti(session, spec, request);
+      }
+      if (refused != null) {
+        refuse(session, out, refused);
         return startNanos;
       }
       // Queued, not run: only what Redis checks at queueing (and memory, since a queue that grows

@@ -332,6 +332,8 @@ final class ServerCommands {
    * arity} counts the container and the subcommand, negative meaning "at least".
    */
   static void requireArity(Request r, String container, String sub, int arity) {
+    assert Subcommands.arity(container, sub) == arity
+        : container + "|" + sub + " checks arity " + arity + " where Subcommands says otherwise";
     int argc = r.argc();
     if (arity >= 0 ? argc != arity : argc < -arity) {
       throw CommandError.arity(container + "|" + sub);

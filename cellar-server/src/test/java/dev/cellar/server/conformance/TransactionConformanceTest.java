@@ -65,6 +65,26 @@ class TransactionConformanceTest extends AbstractConformanceTest {
     assertEquals(error("ERR EXEC without MULTI"), c.call("EXEC"), "the transaction is gone");
   }
 
+  /**
+   * A container's subcommand with the wrong number of arguments, or one that does not exist, is
+   * refused when queued, as a command of the wrong arity is, and the EXEC aborts.
+   */
+  @Test
+  void aSubcommandsArityIsCheckedWhileQueueing() throws IOException {
+    assertEquals(OK, c.call("MULTI"));
+    queue("SET", "q", "1");
+    assertEquals(arity("config|get"), c.call("CONFIG", "GET"));
+    assertEquals(arity("xgroup|destroy"), c.call("XGROUP", "DESTROY", "k", "g", "extra"));
+    assertEquals(arity("object|encoding"), c.call("OBJECT", "ENCODING"));
+    assertEquals(
+        error("ERR unknown subcommand 'nosuch'. Try CLIENT HELP."), c.call("CLIENT", "nosuch"));
+    queue("CONFIG", "GET", "maxmemory");
+    queue("XINFO", "STREAM", "nosuchkey");
+    assertEquals(
+        "-EXECABORT Transaction discarded because of previous errors.\r\n", c.call("EXEC"));
+    assertEquals(NIL, c.call("GET", "q"));
+  }
+
   @Test
   void misuseIsRefusedWithRedisErrors() throws IOException {
     assertEquals(error("ERR EXEC without MULTI"), c.call("EXEC"));
