@@ -7,8 +7,6 @@ import dev.cellar.server.collection.Header;
 import dev.cellar.server.collection.ListItems;
 import dev.cellar.server.collection.Members;
 import dev.cellar.server.collection.SortedMembers;
-import dev.cellar.server.collection.StreamEntries;
-import dev.cellar.server.collection.StreamId;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -50,14 +48,14 @@ final class CollectionCopy {
       return;
     }
     if (h.type() == CollectionDescriptor.STREAM) {
-      StreamEntries from = new StreamEntries(read, new byte[0], h, source.expireAt());
-      StreamEntries into = new StreamEntries(edits, to, null, source.expireAt());
-      into.create(ids);
-      for (StreamEntries.Entry e : from.range(StreamId.ZERO, StreamId.MAX, -1, false)) {
-        into.append(e.id(), e.fields());
-      }
-      into.setInfo(from.info());
-      into.finishWithExpiry(source.expireAt());
+      // Entries, counters and consumer groups (with their pending entries and consumers), as
+      // Redis copies a stream: the same path as DUMP and RESTORE.
+      StreamDump.restore(
+          edits,
+          ids,
+          to,
+          StreamDump.of(read, new byte[0], h, source.expireAt()),
+          source.expireAt());
       return;
     }
     if (h.type() == CollectionDescriptor.ZSET) {

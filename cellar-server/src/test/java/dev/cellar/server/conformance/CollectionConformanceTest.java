@@ -213,6 +213,25 @@ class CollectionConformanceTest extends AbstractConformanceTest {
     assertEquals(integer(1), c.call("XGROUP", "DESTROY", "s", "g"));
   }
 
+  /** COPY of a stream copies its consumer groups, their pending entries and consumers. */
+  @Test
+  void copyOfAStreamKeepsItsGroups() throws IOException {
+    c.call("XADD", "src", "1-1", "a", "1");
+    c.call("XADD", "src", "2-1", "b", "2");
+    c.call("XGROUP", "CREATE", "src", "g", "0");
+    c.call("XREADGROUP", "GROUP", "g", "alice", "COUNT", "1", "STREAMS", "src", ">");
+    assertEquals(integer(1), c.call("COPY", "src", "dst"));
+    assertEquals(c.call("XRANGE", "src", "-", "+"), c.call("XRANGE", "dst", "-", "+"));
+    assertEquals(c.call("XINFO", "GROUPS", "src"), c.call("XINFO", "GROUPS", "dst"));
+    assertEquals(c.call("XPENDING", "src", "g"), c.call("XPENDING", "dst", "g"));
+    assertTrue(c.call("XPENDING", "dst", "g").startsWith("*4\r\n:1\r\n"));
+    String next = c.call("XREADGROUP", "GROUP", "g", "bob", "STREAMS", "dst", ">");
+    assertTrue(next.contains("2-1") && !next.contains("1-1"), next);
+    assertEquals(integer(1), c.call("XACK", "dst", "g", "1-1"));
+    assertTrue(
+        c.call("XPENDING", "src", "g").startsWith("*4\r\n:1\r\n"), "the original's PEL stays");
+  }
+
   @Test
   void aBlockedXreadgroupIsServedByXadd() throws Exception {
     c.call("XGROUP", "CREATE", "jobs", "workers", "$", "MKSTREAM");
