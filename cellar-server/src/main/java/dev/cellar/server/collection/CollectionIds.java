@@ -56,6 +56,17 @@ public final class CollectionIds {
     return used;
   }
 
+  /**
+   * Records that the store holds a collection that took no id (a packed one): the first time, an id
+   * is handed out for it (and the block end written), so that {@link #used} stays true after a
+   * restart too.
+   */
+  public void markUsed() {
+    if (!used) {
+      next();
+    }
+  }
+
   /** A fresh id. */
   public synchronized long next() {
     if (next == end) {

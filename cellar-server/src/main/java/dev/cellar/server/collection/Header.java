@@ -24,6 +24,11 @@ public record Header(int type, long id, long count, long head, long next, byte[]
     return new Header(type, id, count, root, nextNode, items);
   }
 
+  /** This header with the id {@code newId} (a packed collection gets one when it spreads). */
+  public Header withId(long newId) {
+    return new Header(type, newId, count, head, next, items);
+  }
+
   /** This header holding {@code packed} as its list's elements (null: in element records). */
   public Header withItems(byte[] packed) {
     return new Header(type, id, count, head, next, packed);

@@ -63,37 +63,42 @@ public final class ListItems extends OpenCollection {
     return v;
   }
 
-  public void set(long position, byte[] value) {
+  /** Replaces the element at {@code position}; {@code ids} gives an id if the list spreads. */
+  public void set(long position, byte[] value, CollectionIds ids) {
     if (packed != null) {
       packed.set((int) position, value);
-      changed(value);
+      changed(value, ids);
       return;
     }
+    write(position, value);
+  }
+
+  private void write(long position, byte[] value) {
     edits.put(itemKey(position), value);
   }
 
   public void pushLeft(byte[] value, CollectionIds ids) {
-    id(ids);
     if (packed != null) {
+      createPacked(ids);
       packed.addFirst(value);
       header = header.withCount(header.count() + 1);
-      changed(value);
+      changed(value, ids);
       return;
     }
     header = header.withHead(header.head() - 1, header.count() + 1);
-    set(0, value);
+    write(0, value);
   }
 
   public void pushRight(byte[] value, CollectionIds ids) {
-    id(ids);
     if (packed != null) {
+      createPacked(ids);
       packed.addLast(value);
       header = header.withCount(header.count() + 1);
-      changed(value);
+      changed(value, ids);
       return;
     }
     header = header.withCount(header.count() + 1);
-    set(header.count() - 1, value);
+    write(header.count() - 1, value);
   }
 
   /** Removes and returns the first element; the list must not be empty. */
@@ -135,28 +140,31 @@ public final class ListItems extends OpenCollection {
     return out;
   }
 
-  /** Inserts {@code value} so that it is at {@code position} (0 to count). */
-  public void insert(long position, byte[] value) {
+  /**
+   * Inserts {@code value} so that it is at {@code position} (0 to count); {@code ids} gives an id
+   * if the list spreads.
+   */
+  public void insert(long position, byte[] value, CollectionIds ids) {
     long n = header.count();
     if (packed != null) {
       packed.add((int) position, value);
       header = header.withCount(n + 1);
-      changed(value);
+      changed(value, ids);
       return;
     }
     if (position <= n / 2) {
       // Shift the elements before it one to the left.
       header = header.withHead(header.head() - 1, n + 1);
       for (long p = 0; p < position; p++) {
-        set(p, get(p + 1));
+        write(p, get(p + 1));
       }
     } else {
       header = header.withCount(n + 1);
       for (long p = n; p > position; p--) {
-        set(p, get(p - 1));
+        write(p, get(p - 1));
       }
     }
-    set(position, value);
+    write(position, value);
   }
 
   /** Removes the element at {@code position}, closing the gap from the shorter side. */
@@ -170,13 +178,13 @@ public final class ListItems extends OpenCollection {
     }
     if (position < n / 2) {
       for (long p = position; p > 0; p--) {
-        set(p, get(p - 1));
+        write(p, get(p - 1));
       }
       edits.delete(itemKey(0));
       header = header.withHead(header.head() + 1, n - 1);
     } else {
       for (long p = position; p < n - 1; p++) {
-        set(p, get(p + 1));
+        write(p, get(p + 1));
       }
       edits.delete(itemKey(n - 1));
       header = header.withCount(n - 1);
@@ -215,21 +223,25 @@ public final class ListItems extends OpenCollection {
    * Notes a change to a packed list that put {@code value} in it, and spreads the list if that took
    * it past a limit.
    */
-  private void changed(byte[] value) {
+  private void changed(byte[] value, CollectionIds ids) {
     repack = true;
     if (packed.size() > PACK_MAX_ITEMS || value.length > PACK_MAX_ITEM_BYTES) {
-      spread();
+      spread(ids);
     }
   }
 
-  /** Moves a packed list's elements into element records, from index {@code head} on. */
-  private void spread() {
+  /**
+   * Moves a packed list's elements into element records, from index {@code head} on, under an id it
+   * takes now if it has none.
+   */
+  private void spread(CollectionIds ids) {
     List<byte[]> items = packed;
     packed = null;
     repack = false;
+    id(ids);
     header = header.withItems(null);
     for (int p = 0; p < items.size(); p++) {
-      edits.put(itemKey(p), items.get(p));
+      write(p, items.get(p));
     }
   }
 

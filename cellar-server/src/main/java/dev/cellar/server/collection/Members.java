@@ -113,8 +113,8 @@ public final class Members extends OpenCollection {
 
   /** Adds the member or replaces its payload; returns whether it was added. */
   public boolean put(byte[] member, byte[] payload, CollectionIds ids) {
-    long id = id(ids);
     if (members != null) {
+      createPacked(ids);
       int i = indexOf(member);
       if (i >= 0) {
         payloads.set(i, payload.clone());
@@ -123,9 +123,10 @@ public final class Members extends OpenCollection {
         payloads.add(payload.length == 0 ? NONE : payload.clone());
         header = header.withCount(members.size());
       }
-      changed(member, payload);
+      changed(member, payload, ids);
       return i < 0;
     }
+    long id = header.id();
     byte[] mk = memberKey(id, member);
     byte[] old = edits.get(mk);
     if (old != null) {
@@ -197,18 +198,21 @@ public final class Members extends OpenCollection {
    * Notes a change to a packed collection that put {@code member} with {@code payload} in it, and
    * spreads it if that took it past a limit.
    */
-  private void changed(byte[] member, byte[] payload) {
+  private void changed(byte[] member, byte[] payload, CollectionIds ids) {
     repack = true;
     if (members.size() > PACK_MAX_ITEMS
         || member.length > PACK_MAX_ITEM_BYTES
         || payload.length > PACK_MAX_ITEM_BYTES) {
-      spread();
+      spread(ids);
     }
   }
 
-  /** Writes a packed collection's members as member and slot records, in their slots. */
-  private void spread() {
-    long id = header.id();
+  /**
+   * Writes a packed collection's members as member and slot records, in their slots, under an id it
+   * takes now if it has none.
+   */
+  private void spread(CollectionIds ids) {
+    long id = id(ids);
     for (int slot = 0; slot < members.size(); slot++) {
       byte[] m = members.get(slot);
       byte[] p = payloads.get(slot);

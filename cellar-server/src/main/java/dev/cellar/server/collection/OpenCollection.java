@@ -44,14 +44,29 @@ public abstract class OpenCollection {
     return header != null && header.count() > 0;
   }
 
-  /** Its id; a fresh one (the collection being created) if it had none. */
+  /**
+   * Its id; a fresh one, with the owner record naming the key, if it had none (the collection being
+   * created, or a packed one spreading).
+   */
   protected long id(CollectionIds ids) {
-    if (header == null) {
+    if (header == null || header.id() == 0) {
       long id = ids.next();
-      header = new Header(type, id, 0, 0, 0);
+      header = header == null ? new Header(type, id, 0, 0, 0) : header.withId(id);
       edits.put(CollectionDescriptor.ownerKey(id), key.clone());
     }
     return header.id();
+  }
+
+  /**
+   * Creates the collection packed if it has no header yet: with no id (0) and no owner record,
+   * since it has no element records for them to name, until it spreads ({@link #id}). The store is
+   * marked as holding collections all the same ({@link CollectionIds#markUsed}).
+   */
+  protected void createPacked(CollectionIds ids) {
+    if (header == null) {
+      ids.markUsed();
+      header = new Header(type, 0, 0, 0, 0);
+    }
   }
 
   /** {@link #finish} for a type that stays when empty (a stream). */
@@ -86,7 +101,9 @@ public abstract class OpenCollection {
       if (original != null) {
         edits.header(key, null, Cellar.NO_EXPIRY);
       }
-      edits.delete(CollectionDescriptor.ownerKey(header.id()));
+      if (header.id() != 0) {
+        edits.delete(CollectionDescriptor.ownerKey(header.id()));
+      }
       return;
     }
     edits.header(key, header, expiry());

@@ -274,13 +274,11 @@ final class KeyspaceCommands {
           // naming it, the old name gone. Its elements stay where they are, under its id.
           byte[] toKey = r.bytes(2);
           long id = CollectionDescriptor.decodeHeader(MemorySegment.ofArray(current.value())).id();
-          server
-              .store()
-              .write(
-                  new WriteBatch()
-                      .putHeader(toKey, current.value(), current.expireAt())
-                      .putElement(CollectionDescriptor.ownerKey(id), toKey)
-                      .delete(r.bytes(1)));
+          WriteBatch move = new WriteBatch().putHeader(toKey, current.value(), current.expireAt());
+          if (id != 0) { // a packed collection has no id, nor an owner record to rename
+            move.putElement(CollectionDescriptor.ownerKey(id), toKey);
+          }
+          server.store().write(move.delete(r.bytes(1)));
         } else {
           // New record first: a crash between the two leaves both keys, never neither.
           server.store().put(to, MemorySegment.ofArray(current.value()), current.expireAt());

@@ -366,7 +366,7 @@ final class ListCommands {
       if (i < 0 || i >= list.count()) {
         throw new CommandError("ERR index out of range");
       }
-      list.set(i, r.bytes(3));
+      list.set(i, r.bytes(3), server.collectionIds());
       list.finish();
       edits.commit();
       KeyspaceEvents.notify(server, KeyspaceEventFlags.LIST, "lset", r, 1);
@@ -438,7 +438,7 @@ final class ListCommands {
         out.integer(-1);
         return;
       }
-      list.insert(before ? at : at + 1, r.bytes(4));
+      list.insert(before ? at : at + 1, r.bytes(4), server.collectionIds());
       list.finish();
       edits.commit();
       KeyspaceEvents.notify(server, KeyspaceEventFlags.LIST, "linsert", r, 1);
@@ -489,7 +489,7 @@ final class ListCommands {
       if (removed > 0) {
         // O(n), as in Redis: the survivors close up from the start of the list.
         for (int p = 0; p < kept.size(); p++) {
-          list.set(p, kept.get(p));
+          list.set(p, kept.get(p), server.collectionIds());
         }
         list.trim(0, kept.size() - 1);
         list.finish();

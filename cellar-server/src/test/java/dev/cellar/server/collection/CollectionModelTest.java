@@ -62,32 +62,33 @@ class CollectionModelTest {
       h.finish();
       edits.commit();
       HexFormat hex = HexFormat.of();
-      // Packed: the fields and values in the header, after its 34 bytes.
+      // Packed: the fields and values in the header, after its 34 bytes; no id, no owner record.
       assertEquals(
-          "0102" + "0100000000000000" + "0200000000000000" + "00".repeat(16) + "0161013101620132",
+          "0102" + "0000000000000000" + "0200000000000000" + "00".repeat(16) + "0161013101620132",
           hex.formatHex(
               db.readHeader(MemorySegment.ofArray(b("h")), v -> v.toArray(ValueLayout.JAVA_BYTE))));
-      assertArrayEquals(b("h"), element(db, hex.parseHex("00000000000000014f")));
-      assertEquals(2, db.elementCount(), "the owner and the id allocator's block end");
+      assertEquals(1, db.elementCount(), "the id allocator's block end only");
 
-      // A value over 64 bytes spreads it: member and slot records, the header back to 34 bytes.
+      // A value over 64 bytes spreads it: member and slot records, the header back to 34 bytes, and
+      // an id, the block's second (the first marked the store as holding collections).
       edits = new ElementEdits(db);
       h = new Members(edits, b("h"), CollectionDescriptor.HASH, header(db, "h"), Cellar.NO_EXPIRY);
       h.put(b("c"), b("v".repeat(65)), ids);
       h.finish();
       edits.commit();
       assertEquals(
-          "0101" + "0100000000000000" + "0300000000000000" + "00".repeat(16),
+          "0101" + "0200000000000000" + "0300000000000000" + "00".repeat(16),
           hex.formatHex(
               db.readHeader(MemorySegment.ofArray(b("h")), v -> v.toArray(ValueLayout.JAVA_BYTE))));
-      assertArrayEquals(hex.parseHex("0031"), element(db, hex.parseHex("00000000000000014d61")));
+      assertArrayEquals(b("h"), element(db, hex.parseHex("00000000000000024f")));
+      assertArrayEquals(hex.parseHex("0031"), element(db, hex.parseHex("00000000000000024d61")));
       assertArrayEquals(
-          b("a"), element(db, hex.parseHex("000000000000000153" + "0000000000000000")));
-      assertArrayEquals(hex.parseHex("0132"), element(db, hex.parseHex("00000000000000014d62")));
+          b("a"), element(db, hex.parseHex("000000000000000253" + "0000000000000000")));
+      assertArrayEquals(hex.parseHex("0132"), element(db, hex.parseHex("00000000000000024d62")));
       assertArrayEquals(
-          b("b"), element(db, hex.parseHex("000000000000000153" + "0000000000000001")));
+          b("b"), element(db, hex.parseHex("000000000000000253" + "0000000000000001")));
       assertArrayEquals(
-          b("c"), element(db, hex.parseHex("000000000000000153" + "0000000000000002")));
+          b("c"), element(db, hex.parseHex("000000000000000253" + "0000000000000002")));
       assertEquals(8, db.elementCount(), "six elements, the owner and the block end");
 
       edits = new ElementEdits(db);
@@ -96,11 +97,11 @@ class CollectionModelTest {
       h.remove(b("a"));
       h.finish();
       edits.commit();
-      assertArrayEquals(hex.parseHex("0032"), element(db, hex.parseHex("00000000000000014d62")));
+      assertArrayEquals(hex.parseHex("0032"), element(db, hex.parseHex("00000000000000024d62")));
       assertArrayEquals(
-          b("b"), element(db, hex.parseHex("000000000000000153" + "0000000000000000")));
-      assertNull(element(db, hex.parseHex("000000000000000153" + "0000000000000001")));
-      assertNull(element(db, hex.parseHex("00000000000000014d61")));
+          b("b"), element(db, hex.parseHex("000000000000000253" + "0000000000000000")));
+      assertNull(element(db, hex.parseHex("000000000000000253" + "0000000000000001")));
+      assertNull(element(db, hex.parseHex("00000000000000024d61")));
       assertEquals(1, header(db, "h").count());
       assertNull(header(db, "h").items(), "a spread hash stays spread");
     }
@@ -140,7 +141,10 @@ class CollectionModelTest {
       push(db, ids, "small", "one more");
       h = header(db, "small");
       assertNull(h.items(), "the 129th element spreads the list");
-      assertEquals(packedElements + CollectionDescriptor.PACK_MAX_ITEMS + 1, db.elementCount());
+      assertEquals(
+          packedElements + CollectionDescriptor.PACK_MAX_ITEMS + 2,
+          db.elementCount(),
+          "the 129 elements and the owner record the list takes with its id");
       ListItems l = new ListItems(new ElementEdits(db), b("small"), h, 0);
       assertArrayEquals(b("e0"), l.get(0));
       assertArrayEquals(b("one more"), l.get(CollectionDescriptor.PACK_MAX_ITEMS));
@@ -161,6 +165,24 @@ class CollectionModelTest {
     try (Cellar db = Cellar.open(dir, options())) {
       ListItems l = new ListItems(new ElementEdits(db), b("long"), header(db, "long"), 0);
       assertArrayEquals(b("a"), l.get(0));
+    }
+  }
+
+  /**
+   * A store that holds only packed collections, which take no id, still knows after a reopen that
+   * it holds collections (the string read path looks for a header on a miss only then).
+   */
+  @Test
+  void aStoreOfPackedCollectionsKnowsItHoldsCollections() {
+    try (Cellar db = Cellar.open(dir, options())) {
+      CollectionIds ids = new CollectionIds(db);
+      org.junit.jupiter.api.Assertions.assertFalse(ids.used());
+      push(db, ids, "small", "e");
+      org.junit.jupiter.api.Assertions.assertTrue(ids.used());
+      assertEquals(0, header(db, "small").id(), "packed, it took no id");
+    }
+    try (Cellar db = Cellar.open(dir, options())) {
+      org.junit.jupiter.api.Assertions.assertTrue(new CollectionIds(db).used());
     }
   }
 
@@ -356,7 +378,7 @@ class CollectionModelTest {
           return; // LINSERT needs a list to insert into
         }
         int p = random.nextInt(model.size() + 1);
-        l.insert(p, value);
+        l.insert(p, value, ids);
         model.add(p, value);
       }
       case 6 -> {
@@ -397,8 +419,9 @@ class CollectionModelTest {
         continue;
       }
       keys++;
-      // The owner record, and a member and a slot record per field unless the hash is packed.
-      elements += (h.items() != null ? 0 : 2L * model.size()) + 1;
+      // Packed, nothing; spread, the owner record and a member and a slot record per field.
+      elements += h.items() != null ? 0 : 2L * model.size() + 1;
+      assertEquals(h.items() != null, h.id() == 0, when + ": a packed hash has no id");
       assertEquals(model.size(), h.count(), when + ": " + e.getKey() + " count");
       Members m = new Members(new ElementEdits(db), b(e.getKey()), CollectionDescriptor.HASH, h, 0);
       Map<ByteBuffer, byte[]> seen = new HashMap<>();
@@ -419,8 +442,9 @@ class CollectionModelTest {
         continue;
       }
       keys++;
-      // The owner record, and an element record per element unless the list is packed.
-      elements += (h.items() != null ? 0 : model.size()) + 1;
+      // Packed, nothing; spread, the owner record and an element record per element.
+      elements += h.items() != null ? 0 : model.size() + 1;
+      assertEquals(h.items() != null, h.id() == 0, when + ": a packed list has no id");
       ListItems l = new ListItems(new ElementEdits(db), b(e.getKey()), h, 0);
       assertEquals(model.size(), l.count(), when + ": " + e.getKey() + " length");
       for (int p = 0; p < model.size(); p++) {
