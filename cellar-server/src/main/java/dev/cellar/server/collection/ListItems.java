@@ -13,9 +13,9 @@ import java.util.List;
  * <p><b>Packed</b>, while it has at most {@link CollectionDescriptor#PACK_MAX_ITEMS} elements of at
  * most {@link CollectionDescriptor#PACK_MAX_ITEM_BYTES} bytes: its elements live in its header, and
  * every change rewrites that one record (bounded by the limits, about 8 KiB). This is Redis's
- * listpack: a list of ten small elements costs one record and one index entry rather than eleven,
- * which is what keeps a million small lists within Redis's memory and recovers them in one record
- * each. A list is created packed.
+ * listpack: a list of ten small elements costs one record and one index entry rather than twelve
+ * (it takes no id and no owner record until it spreads), which is what keeps a million small lists
+ * within Redis's memory and recovers them in one record each. A list is created packed.
  *
  * <p><b>Spread</b>, once it outgrows either limit (for good: a shrinking list stays spread): its
  * elements are at consecutive indexes from the header's {@code head}, each its own element record
