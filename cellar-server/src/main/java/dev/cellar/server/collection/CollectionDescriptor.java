@@ -17,8 +17,9 @@ import java.nio.ByteOrder;
  *   | type | version | id u64  | count u64 | head i64  | next u64  |
  *   +------+---------+---------+-----------+-----------+-----------+
  *   head: a list's first index, a sorted set's root node; next: a sorted set's next node id
- *   version 2 (a small list, hash or set): its elements (a hash's fields and values alternating,
- *   a set's members) follow, each a varint length and its bytes
+ *   version 2 (a small list, hash, set or sorted set): its elements (a hash's fields and values
+ *   alternating, a set's members, a sorted set's members and scores, f64 little-endian, alternating
+ *   in order) follow, each a varint length and its bytes
  *
  * element key:
  *   0                  8     9
@@ -142,7 +143,7 @@ public final class CollectionDescriptor {
     byte version = s.byteSize() < HEADER_LENGTH ? 0 : s.get(ValueLayout.JAVA_BYTE, VERSION_OFFSET);
     byte type = s.byteSize() < HEADER_LENGTH ? 0 : s.get(ValueLayout.JAVA_BYTE, TYPE_OFFSET);
     boolean plain = version == VERSION && s.byteSize() == HEADER_LENGTH;
-    boolean packed = version == VERSION_PACKED && (type == LIST || type == HASH || type == SET);
+    boolean packed = version == VERSION_PACKED && type != STREAM;
     if ((!plain && !packed) || type < HASH || type > STREAM) {
       throw new IllegalStateException(
           "a collection header of " + s.byteSize() + " bytes is of an unknown version or type");

@@ -5,8 +5,8 @@ import dev.cellar.Cellar;
 /**
  * A collection one command is reading or changing: its key, its header as the command leaves it,
  * and the edits it makes. Created absent when the key holds nothing, and created for real by the
- * first element added (a list, hash or set packed, with no id: {@link #createPacked}); deleted,
- * with its owner record if it has one, when its last element goes (Redis deletes empty
+ * first element added (a list, hash, set or sorted set packed, with no id: {@link #createPacked});
+ * deleted, with its owner record if it has one, when its last element goes (Redis deletes empty
  * collections). {@link #finish} hands the header to the edits for the one atomic write.
  */
 public abstract class OpenCollection {

@@ -14,6 +14,14 @@ import java.util.List;
  * A sorted set: members with scores, ordered by (score, member), with O(log n) insertion, removal,
  * rank and range queries, kept in the engine's keyspace of elements.
  *
+ * <h2>Packed</h2>
+ *
+ * Like a small list, hash or set ({@link ListItems}, {@link Members}), a sorted set of at most
+ * {@link CollectionDescriptor#PACK_MAX_ITEMS} members of at most {@link
+ * CollectionDescriptor#PACK_MAX_ITEM_BYTES} bytes keeps them in its header, in order (Redis's
+ * listpack thresholds for sorted sets): a change rewrites that one record, with no id, member
+ * records or tree. The first change past a limit spreads it, for good, into the layout below.
+ *
  * <h2>Layout</h2>
  *
  * Member {@code m} is the element {@code id 'M' m}, whose value is its score (a little-endian
@@ -58,8 +66,100 @@ public final class SortedMembers extends OpenCollection {
     boolean below(double score, byte[] member);
   }
 
+  /** A packed set's entries, in order; null when spread. */
+  private List<Entry> packed;
+
+  /** Whether {@link #packed} changed, so that {@link #finish} writes it into the header. */
+  private boolean repack;
+
   public SortedMembers(ElementEdits edits, byte[] key, Header header, long expireAt) {
     super(edits, key, CollectionDescriptor.ZSET, header, expireAt);
+    if (header == null) {
+      packed = new ArrayList<>();
+    } else if (header.items() != null) {
+      List<byte[]> items = CollectionDescriptor.unpackItems(header.items(), 2 * header.count());
+      packed = new ArrayList<>(items.size() / 2);
+      for (int i = 0; i < items.size(); i += 2) {
+        byte[] score = items.get(i + 1);
+        if (score.length != Double.BYTES) {
+          throw new IllegalStateException("a packed sorted set's score is not 8 bytes");
+        }
+        packed.add(
+            new Entry(
+                Double.longBitsToDouble(MemorySegment.ofArray(score).get(LE, 0)), items.get(i)));
+      }
+    }
+  }
+
+  /** Whether the members live in the header (Redis would say "listpack"). */
+  public boolean isPacked() {
+    return packed != null;
+  }
+
+  /** A packed member's position, or -1. */
+  private int indexOf(byte[] member) {
+    for (int i = 0; i < packed.size(); i++) {
+      if (Arrays.equals(packed.get(i).member, member)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  /** Where {@code e} goes in the packed order. */
+  private int insertionPoint(Entry e) {
+    int lo = 0;
+    int hi = packed.size();
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (compare(packed.get(mid), e) < 0) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
+  }
+
+  /**
+   * Writes a packed set out as member records and a tree, under an id it takes now, when it has
+   * grown past a limit.
+   */
+  private void spreadIfOver(byte[] member, CollectionIds ids) {
+    repack = true;
+    if (packed.size() <= CollectionDescriptor.PACK_MAX_ITEMS
+        && member.length <= CollectionDescriptor.PACK_MAX_ITEM_BYTES) {
+      return;
+    }
+    List<Entry> entries = packed;
+    packed = null;
+    repack = false;
+    id(ids);
+    header = header.withItems(null).withTree(0, 0);
+    for (Entry e : entries) {
+      edits.put(memberKey(e.member), scoreBytes(e.score));
+      insert(e);
+    }
+  }
+
+  private static byte[] scoreBytes(double score) {
+    byte[] value = new byte[Long.BYTES];
+    MemorySegment.ofArray(value).set(LE, 0, Double.doubleToRawLongBits(score));
+    return value;
+  }
+
+  @Override
+  public void finish() {
+    if (packed != null && repack) {
+      List<byte[]> items = new ArrayList<>(2 * packed.size());
+      for (Entry e : packed) {
+        items.add(e.member);
+        items.add(scoreBytes(e.score));
+      }
+      header = header.withItems(CollectionDescriptor.packItems(items));
+      repack = false;
+    }
+    super.finish();
   }
 
   /** Redis's order: by score, then by member bytes (unsigned), a prefix first. */
@@ -85,6 +185,10 @@ public final class SortedMembers extends OpenCollection {
 
   /** The member's score, or null if it is absent. */
   public Double score(byte[] member) {
+    if (packed != null) {
+      int i = indexOf(member);
+      return i < 0 ? null : packed.get(i).score;
+    }
     if (header == null) {
       return null;
     }
@@ -97,6 +201,22 @@ public final class SortedMembers extends OpenCollection {
     if (score == 0) {
       score = 0.0; // -0 and 0 are one score; Redis's small sets store either as 0
     }
+    if (packed != null) {
+      createPacked(ids);
+      int i = indexOf(member);
+      if (i >= 0) {
+        double old = packed.get(i).score;
+        if (Double.compare(old, score) == 0 || (old == 0 && score == 0)) {
+          return false;
+        }
+        packed.remove(i);
+      }
+      Entry e = new Entry(score, member.clone());
+      packed.add(insertionPoint(e), e);
+      header = header.withCount(packed.size());
+      spreadIfOver(member, ids);
+      return i < 0;
+    }
     id(ids);
     Double old = score(member);
     if (old != null) {
@@ -106,9 +226,7 @@ public final class SortedMembers extends OpenCollection {
       delete(new Entry(old, member));
       header = header.withCount(header.count() - 1);
     }
-    byte[] value = new byte[Long.BYTES];
-    MemorySegment.ofArray(value).set(LE, 0, Double.doubleToRawLongBits(score));
-    edits.put(memberKey(member), value);
+    edits.put(memberKey(member), scoreBytes(score));
     insert(new Entry(score, member.clone()));
     header = header.withCount(header.count() + 1);
     return old == null;
@@ -116,6 +234,16 @@ public final class SortedMembers extends OpenCollection {
 
   /** Removes the member; returns whether it was there. */
   public boolean remove(byte[] member) {
+    if (packed != null) {
+      int i = indexOf(member);
+      if (i < 0) {
+        return false;
+      }
+      packed.remove(i);
+      header = header.withCount(packed.size());
+      repack = true;
+      return true;
+    }
     Double old = score(member);
     if (old == null) {
       return false;
@@ -130,6 +258,14 @@ public final class SortedMembers extends OpenCollection {
 
   /** How many members come before every key {@code bound} holds below: the first rank above it. */
   public long countBelow(Bound bound) {
+    if (packed != null) {
+      int total = 0;
+      while (total < packed.size()
+          && bound.below(packed.get(total).score, packed.get(total).member)) {
+        total++;
+      }
+      return total;
+    }
     long total = 0;
     long id = header == null ? 0 : header.head();
     while (id != 0) {
@@ -177,6 +313,12 @@ public final class SortedMembers extends OpenCollection {
     if (header == null || from > to) {
       return;
     }
+    if (packed != null) {
+      for (long r = reverse ? to : from; reverse ? r >= from : r <= to; r += reverse ? -1 : 1) {
+        sink.accept(packed.get((int) r));
+      }
+      return;
+    }
     long r = reverse ? to : from;
     while (reverse ? r >= from : r <= to) {
       long[] offset = new long[1];
@@ -196,6 +338,9 @@ public final class SortedMembers extends OpenCollection {
 
   /** The entry of rank {@code rank} (0 to count - 1). */
   public Entry at(long rank) {
+    if (packed != null) {
+      return packed.get((int) rank);
+    }
     long[] offset = new long[1];
     return leafOf(rank, offset).keys.get((int) offset[0]);
   }

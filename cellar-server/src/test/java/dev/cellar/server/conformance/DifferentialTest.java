@@ -584,7 +584,12 @@ class DifferentialTest {
 
     private String[] zset(String k) {
       return switch (random.nextInt(24)) {
-        case 0, 1, 2 -> new String[] {"ZADD", k, score(), member(), score(), member()};
+        case 0, 1 -> new String[] {"ZADD", k, score(), member(), score(), member()};
+        // Sorted sets past Cellar's packed form: more than 128 members, a member over 64 bytes.
+        case 2 ->
+            random.nextInt(3) == 0
+                ? manyScored(k)
+                : new String[] {"ZADD", k, score(), "w".repeat(random.nextInt(100))};
         case 3 -> new String[] {"ZADD", k, pickOf("NX", "XX", "GT", "LT", "CH"), score(), member()};
         case 4 -> new String[] {"ZADD", k, "INCR", score(), member()};
         case 5 -> new String[] {"ZINCRBY", k, score(), member()};
@@ -637,6 +642,16 @@ class DifferentialTest {
         case 14 -> new String[] {"HMSET", k, field(), value()};
         default -> new String[] {"HSCAN", k, "0"};
       };
+    }
+
+    /** {@code ZADD k} with 20 to 139 scored members, most of them new. */
+    private String[] manyScored(String k) {
+      List<String> args = new ArrayList<>(List.of("ZADD", k));
+      for (int i = 20 + random.nextInt(120); i > 0; i--) {
+        args.add(pickOf("1", "2.5", "-3", "0", "inf", "-inf", "1e20", "0.1")); // all valid
+        args.add("n" + random.nextInt(400));
+      }
+      return args.toArray(new String[0]);
     }
 
     /** {@code command k} with 20 to 139 members (and values, for a hash), most of them new. */
