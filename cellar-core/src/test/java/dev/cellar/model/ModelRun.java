@@ -56,12 +56,10 @@ import java.util.function.Supplier;
  * <p>A put that needs a new segment whose header's fsync fails is refused with nothing written, and
  * writes go on: the segment is deleted, so no fsync is trusted after failing.
  *
- * <p>Known issues, which break these rules and are reported (docs/reliability.md) but not yet
- * fixed, fail the run unless it is told to tolerate them ({@code -Dcellar.model.strict=false}),
- * when they are counted in {@link #summary}. None is open. The model found two, both fixed: an
- * explicit compaction after a failed fsync rewrote segments (it is refused now), and after a power
- * loss compaction refused a segment the loss left with a hole, calling it damaged (it now steps
- * over the holes recovery skipped).
+ * <p>The model found two issues, both fixed: an explicit compaction after a failed fsync rewrote
+ * segments (it is refused now), and after a power loss compaction refused a segment the loss left
+ * with a hole, calling it damaged (a power loss leaves no such hole since the log's prefix rule).
+ * Any outcome that breaks these rules fails the run.
  *
  * <p>Owned by one thread. Every judgement takes the wall-clock window around the call it judges, so
  * short expiries can be tested against the store's real clock. One class, though a long one: every
@@ -86,20 +84,13 @@ final class ModelRun implements AutoCloseable {
   private int step;
   private boolean crashed;
 
-  private final boolean strict;
-
-  /** Each known issue met, with how often and the first step. */
-  private final Map<String, Met> knownIssues = new java.util.TreeMap<>();
-
   private final Map<String, Integer> counts = new java.util.TreeMap<>();
 
   /**
    * @param label what a failure message names first: the seed, or that it was a fuzzer's input
    * @param crashSeed seeds the draws of crash states, so a run replays exactly
-   * @param strict whether known issues of the engine fail the run
    */
-  ModelRun(String label, Workload workload, Path directory, long crashSeed, boolean strict) {
-    this.strict = strict;
+  ModelRun(String label, Workload workload, Path directory, long crashSeed) {
     this.label = label + " (" + workload + ")";
     this.workload = workload;
     this.disk = new ModelDisk(directory);
@@ -110,12 +101,7 @@ final class ModelRun implements AutoCloseable {
 
   /** What the run did: how many times each kind of operation ran, and what the store refused. */
   String summary() {
-    return label
-        + ": "
-        + step
-        + " steps "
-        + counts
-        + (knownIssues.isEmpty() ? "" : "; known issues met: " + knownIssues);
+    return label + ": " + step + " steps " + counts;
   }
 
   /** Applies one operation and judges the store's answers; throws an AssertionError naming it. */
@@ -594,24 +580,6 @@ final class ModelRun implements AutoCloseable {
     check(
         !writesDisabled || rewrote == 0, () -> "compaction rewrote segments after an fsync failed");
     checkAll("after compaction");
-  }
-
-  /**
-   * An outcome that breaks a documented promise of the engine, known and reported but not yet
-   * fixed: counted in {@link #summary}, or a failure when the run is strict.
-   */
-  /** How often a known issue was met, and first where. */
-  private record Met(int times, int firstStep) {
-    @Override
-    public String toString() {
-      return times + " time(s), first at step " + firstStep;
-    }
-  }
-
-  private void knownIssue(String what) {
-    check(!strict, () -> what + " (a known issue; -Dcellar.model.strict=false tolerates it)");
-    knownIssues.merge(
-        what, new Met(1, step), (first, again) -> new Met(first.times() + 1, first.firstStep()));
   }
 
   private void reopen(boolean replay) throws IOException {

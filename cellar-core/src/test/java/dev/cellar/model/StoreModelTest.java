@@ -21,18 +21,13 @@ import org.junit.jupiter.params.provider.MethodSource;
  *
  * <p>A failure names the seed and the step, and lists the steps before it. {@code
  * -Dcellar.model.seed=N} reruns one seed; {@code -Dcellar.model.seeds=N} runs seeds 1 to N instead
- * of the default few; {@code -Dcellar.model.ops=N} makes each run N steps long; {@code
- * -Dcellar.model.strict=false} tolerates the engine's known issues (there are none open now). A run
- * is deterministic for its seed except for the store's background threads and the wall clock (waits
+ * of the default few; {@code -Dcellar.model.ops=N} makes each run N steps long. A run is
+ * deterministic for its seed except for the store's background threads and the wall clock (waits
  * and short expiries), so a rerun takes the same steps but may not fail at the same place.
  */
 class StoreModelTest {
   private static final int DEFAULT_SEEDS = 8;
   private static final int DEFAULT_OPS = 200;
-
-  /** Whether the engine's known issues fail a run (see {@link ModelRun}); they do by default. */
-  static final boolean STRICT =
-      !"false".equalsIgnoreCase(System.getProperty("cellar.model.strict", "true"));
 
   /**
    * The runs fail fsyncs, fill the disk and crash on purpose: the engine logs each with a stack
@@ -75,7 +70,7 @@ class StoreModelTest {
     Choices choices = Choices.seeded(seed);
     Workload workload = Workload.draw(choices);
     String label = "seed " + seed + " (rerun: -Dcellar.model.seed=" + seed + ")";
-    try (ModelRun run = new ModelRun(label, workload, dir, seed, STRICT)) {
+    try (ModelRun run = new ModelRun(label, workload, dir, seed)) {
       for (int i = 0; i < ops; i++) {
         run.apply(Op.next(choices, workload));
       }

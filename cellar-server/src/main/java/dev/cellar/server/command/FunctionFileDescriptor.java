@@ -2,7 +2,6 @@ package dev.cellar.server.command;
 
 import dev.cellar.server.files.SmallFiles;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -36,13 +35,12 @@ final class FunctionFileDescriptor {
     if (size > Integer.MAX_VALUE - 8) {
       throw new IllegalStateException("function libraries too large to save: " + size + " bytes");
     }
-    ByteBuffer b = ByteBuffer.allocate((int) size).order(ByteOrder.LITTLE_ENDIAN);
-    b.put(MAGIC).putShort((short) VERSION).putShort((short) 0).putInt(libraries.size());
+    ByteBuffer b = SmallFiles.start(MAGIC, VERSION, (int) size);
+    b.putInt(libraries.size());
     for (byte[] code : libraries) {
       b.putInt(code.length).put(code);
     }
-    b.putInt(SmallFiles.maskedCrc(b.array(), b.position()));
-    return b.array();
+    return SmallFiles.seal(b);
   }
 
   /**
@@ -51,25 +49,7 @@ final class FunctionFileDescriptor {
    * @throws IllegalArgumentException naming what is wrong, if the bytes are not such a file
    */
   static List<byte[]> decode(byte[] file) {
-    if (file.length < HEADER_BYTES + 4) {
-      throw new IllegalArgumentException("it is " + file.length + " bytes, shorter than a header");
-    }
-    ByteBuffer b = ByteBuffer.wrap(file).order(ByteOrder.LITTLE_ENDIAN);
-    byte[] magic = new byte[MAGIC.length];
-    b.get(magic);
-    if (!java.util.Arrays.equals(magic, MAGIC)) {
-      throw new IllegalArgumentException("it does not start with " + new String(MAGIC));
-    }
-    int stored = b.getInt(file.length - 4);
-    if (stored != SmallFiles.maskedCrc(file, file.length - 4)) {
-      throw new IllegalArgumentException("its checksum does not match its contents");
-    }
-    int version = Short.toUnsignedInt(b.getShort());
-    if (version != VERSION) {
-      throw new IllegalArgumentException(
-          "it is version " + version + "; this build reads version " + VERSION);
-    }
-    b.getShort();
+    ByteBuffer b = SmallFiles.open(file, MAGIC, VERSION, HEADER_BYTES - SmallFiles.HEADER_BYTES);
     long count = Integer.toUnsignedLong(b.getInt());
     List<byte[]> libraries = new ArrayList<>();
     for (long i = 0; i < count; i++) {

@@ -2,7 +2,6 @@ package dev.cellar.server.db;
 
 import dev.cellar.server.files.SmallFiles;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -37,14 +36,12 @@ final class DatabaseMapDescriptor {
   }
 
   static byte[] encode(int[] slots) {
-    ByteBuffer b =
-        ByteBuffer.allocate(HEADER_BYTES + 4 * slots.length + 4).order(ByteOrder.LITTLE_ENDIAN);
-    b.put(MAGIC).putShort((short) VERSION).putShort((short) 0).putInt(slots.length);
+    ByteBuffer b = SmallFiles.start(MAGIC, VERSION, HEADER_BYTES + 4 * slots.length + 4);
+    b.putInt(slots.length);
     for (int slot : slots) {
       b.putInt(slot);
     }
-    b.putInt(SmallFiles.maskedCrc(b.array(), b.position()));
-    return b.array();
+    return SmallFiles.seal(b);
   }
 
   /**
@@ -53,24 +50,7 @@ final class DatabaseMapDescriptor {
    * @throws IllegalArgumentException naming what is wrong, if the bytes are not such a file
    */
   static int[] decode(byte[] file) {
-    if (file.length < HEADER_BYTES + 4) {
-      throw new IllegalArgumentException("it is " + file.length + " bytes, shorter than a header");
-    }
-    ByteBuffer b = ByteBuffer.wrap(file).order(ByteOrder.LITTLE_ENDIAN);
-    byte[] magic = new byte[MAGIC.length];
-    b.get(magic);
-    if (!Arrays.equals(magic, MAGIC)) {
-      throw new IllegalArgumentException("it does not start with " + new String(MAGIC));
-    }
-    if (b.getInt(file.length - 4) != SmallFiles.maskedCrc(file, file.length - 4)) {
-      throw new IllegalArgumentException("its checksum does not match its contents");
-    }
-    int version = Short.toUnsignedInt(b.getShort());
-    if (version != VERSION) {
-      throw new IllegalArgumentException(
-          "it is version " + version + "; this build reads version " + VERSION);
-    }
-    b.getShort();
+    ByteBuffer b = SmallFiles.open(file, MAGIC, VERSION, HEADER_BYTES - SmallFiles.HEADER_BYTES);
     long count = Integer.toUnsignedLong(b.getInt());
     if (count > MAX_DATABASES || HEADER_BYTES + 4 * count + 4 != file.length) {
       throw new IllegalArgumentException(

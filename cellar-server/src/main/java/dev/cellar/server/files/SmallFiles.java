@@ -41,6 +41,55 @@ public final class SmallFiles {
     }
   }
 
+  /**
+   * The header every such file starts with: an 8-byte magic, a u16 version and a u16 reserved (0),
+   * little-endian. The file ends with the masked CRC32C of everything before it.
+   */
+  public static final int HEADER_BYTES = 12;
+
+  /**
+   * A little-endian buffer for a file of {@code size} bytes (header and CRC included), its header
+   * written: the caller puts its body, then {@link #seal}s it.
+   */
+  public static ByteBuffer start(byte[] magic, int version, int size) {
+    ByteBuffer b = ByteBuffer.allocate(size).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    return b.put(magic).putShort((short) version).putShort((short) 0);
+  }
+
+  /** Ends a buffer {@link #start} made with its CRC; returns the file's bytes. */
+  public static byte[] seal(ByteBuffer b) {
+    b.putInt(maskedCrc(b.array(), b.position()));
+    return b.array();
+  }
+
+  /**
+   * Checks {@code file}'s header and CRC ({@code magic}, {@code version}, at least {@code minBody}
+   * bytes of body) and returns it as a little-endian buffer positioned at its body, which ends 4
+   * bytes before the end.
+   *
+   * @throws IllegalArgumentException naming what is wrong
+   */
+  public static ByteBuffer open(byte[] file, byte[] magic, int version, int minBody) {
+    if (file.length < HEADER_BYTES + minBody + 4) {
+      throw new IllegalArgumentException("it is " + file.length + " bytes, shorter than a header");
+    }
+    ByteBuffer b = ByteBuffer.wrap(file).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    if (java.nio.ByteBuffer.wrap(file, 0, magic.length).compareTo(ByteBuffer.wrap(magic)) != 0) {
+      throw new IllegalArgumentException(
+          "it does not start with "
+              + new String(magic, java.nio.charset.StandardCharsets.US_ASCII));
+    }
+    if (b.getInt(file.length - 4) != maskedCrc(file, file.length - 4)) {
+      throw new IllegalArgumentException("its checksum does not match its contents");
+    }
+    int found = Short.toUnsignedInt(b.getShort(magic.length));
+    if (found != version) {
+      throw new IllegalArgumentException(
+          "it is version " + found + "; this build reads version " + version);
+    }
+    return b.position(HEADER_BYTES);
+  }
+
   /** The masked CRC32C of the first {@code length} bytes of {@code bytes}. */
   public static int maskedCrc(byte[] bytes, int length) {
     CRC32C crc = new CRC32C();
