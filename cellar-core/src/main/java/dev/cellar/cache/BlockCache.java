@@ -23,6 +23,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * main queue directly. No hit moves anything: a hit is a counter increment under the partition's
  * lock, cheaper than LRU's list surgery.
  *
+ * <p>A block read ahead of its reader ({@link #insert}) has not been read yet when it enters the
+ * small queue, and a batch may read ahead more blocks than that queue's tenth holds: by the rule
+ * alone, the batch's first blocks would be evicted by its last before their reader came, and read
+ * again. So until a read hits it, such a block is not counted in the small queue's tenth and its
+ * eviction passes over it (back to the tail): the main queue gives up blocks meanwhile. Only a
+ * cache holding nothing but unread read-ahead blocks evicts one of them.
+ *
  * <h2>Concurrency</h2>
  *
  * Blocks are spread over partitions by a hash of their key, each with its own lock; a read copies
@@ -177,6 +184,12 @@ public final class BlockCache implements AutoCloseable {
 
     final byte[] freq;
 
+    /** Slot to whether it was read ahead into the small queue and not yet hit: spared there. */
+    final boolean[] ahead;
+
+    /** How many of the small queue's slots are {@link #ahead}. */
+    int aheadInSmall;
+
     /** Linear-probing index: key to slot + 1 (0 empty); deletion shifts entries back. */
     final long[] indexKeys;
 
@@ -197,6 +210,7 @@ public final class BlockCache implements AutoCloseable {
       this.blocks = blocks;
       slotKey = new long[capacity];
       freq = new byte[capacity];
+      ahead = new boolean[capacity];
       int tableSize = Integer.highestOneBit(Math.max(4, capacity) * 2) * 2;
       indexKeys = new long[tableSize];
       indexSlots = new int[tableSize];
@@ -225,6 +239,7 @@ public final class BlockCache implements AutoCloseable {
           return false;
         }
         hits++;
+        read(slot);
         if (freq[slot] < 3) {
           freq[slot]++;
         }
@@ -241,7 +256,7 @@ public final class BlockCache implements AutoCloseable {
         if (find(key) < 0) {
           misses++; // read ahead of the reader, which will count a hit
           readAhead++;
-          store(key, block);
+          store(key, block, true);
         }
       } finally {
         lock.unlock();
@@ -254,7 +269,9 @@ public final class BlockCache implements AutoCloseable {
       try {
         int slot = find(key);
         if (slot < 0) {
-          slot = store(key, block);
+          slot = store(key, block, false);
+        } else {
+          read(slot); // whoever read it ahead, its reader has come
         }
         MemorySegment.copy(blocks, (long) slot * BLOCK_BYTES + within, dst, dstOffset, n);
       } finally {
@@ -262,8 +279,19 @@ public final class BlockCache implements AutoCloseable {
       }
     }
 
-    /** Puts {@code block} in a slot (freeing one if full); returns the slot. Under the lock. */
-    private int store(long key, MemorySegment block) {
+    /** A read reached {@code slot}: no longer spared as read ahead. Under the lock. */
+    private void read(int slot) {
+      if (ahead[slot]) {
+        ahead[slot] = false;
+        aheadInSmall--;
+      }
+    }
+
+    /**
+     * Puts {@code block} in a slot (freeing one if full), {@code readAhead} of its reader; returns
+     * the slot. Under the lock.
+     */
+    private int store(long key, MemorySegment block, boolean readAhead) {
       int slot = used < capacity ? used++ : evict();
       MemorySegment.copy(block, 0, blocks, (long) slot * BLOCK_BYTES, BLOCK_BYTES);
       slotKey[slot] = key;
@@ -273,6 +301,10 @@ public final class BlockCache implements AutoCloseable {
         main.add(slot);
       } else {
         small.add(slot);
+        if (readAhead) {
+          ahead[slot] = true;
+          aheadInSmall++;
+        }
       }
       return slot;
     }
@@ -280,12 +312,21 @@ public final class BlockCache implements AutoCloseable {
     /** Frees one slot by the S3-FIFO rule and returns it. */
     private int evict() {
       while (true) {
-        if (small.size() >= smallTarget || main.isEmpty()) {
+        int counted = small.size() - aheadInSmall;
+        if (counted >= smallTarget || main.isEmpty()) {
           int slot = small.poll();
           if (freq[slot] > 0) {
             freq[slot] = 0;
             main.add(slot);
             continue;
+          }
+          if (ahead[slot]) {
+            if (counted > 0 || !main.isEmpty()) {
+              small.add(slot); // its reader has not come yet: another block goes first
+              continue;
+            }
+            ahead[slot] = false; // nothing else left to evict
+            aheadInSmall--;
           }
           ghost.add(slotKey[slot]);
           remove(slotKey[slot]);

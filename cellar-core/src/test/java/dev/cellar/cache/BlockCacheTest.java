@@ -142,4 +142,46 @@ class BlockCacheTest {
       assertEquals(400 * 3 + 20_000 + 400, cache.hits() + cache.misses());
     }
   }
+
+  /**
+   * A batch reads ahead more blocks than the small queue's tenth into a full cache, then its reader
+   * comes: every block it read ahead is still there. Without the one pass read-ahead blocks are
+   * spared, the batch's first blocks would be evicted by its last.
+   */
+  @Test
+  void aBatchLargerThanTheSmallQueueKeepsWhatItReadAhead() throws Exception {
+    int capacity = 256; // one partition: a small queue of 25
+    try (BlockCache cache = new BlockCache((long) capacity * BlockCache.BLOCK_BYTES)) {
+      Files hot = new Files(BlockCache.newFileId(), 230L * BlockCache.BLOCK_BYTES);
+      Files scanned = new Files(BlockCache.newFileId(), 500L * BlockCache.BLOCK_BYTES);
+      Files batch = new Files(BlockCache.newFileId(), 48L * BlockCache.BLOCK_BYTES);
+      byte[] one = new byte[1];
+      // A hot set in the main queue, then a scan: the small queue holds its tenth, the cache is
+      // full.
+      for (int round = 0; round < 3; round++) {
+        for (long b = 0; b < 230; b++) {
+          cache.read(hot.file, b * BlockCache.BLOCK_BYTES, MemorySegment.ofArray(one), 0, 1, hot);
+        }
+      }
+      for (long b = 0; b < 500; b++) {
+        cache.read(
+            scanned.file, b * BlockCache.BLOCK_BYTES, MemorySegment.ofArray(one), 0, 1, scanned);
+      }
+      MemorySegment block = MemorySegment.ofArray(new byte[BlockCache.BLOCK_BYTES]);
+      for (long b = 0; b < 48; b++) {
+        block.fill((byte) 0);
+        batch.load(b, block);
+        cache.insert(batch.file, b, block);
+      }
+      long missesBefore = cache.misses();
+      for (long b = 0; b < 48; b++) {
+        byte[] got = new byte[100];
+        cache.read(
+            batch.file, b * BlockCache.BLOCK_BYTES + 7, MemorySegment.ofArray(got), 0, 100, batch);
+        assertArrayEquals(expected(batch.file, b * BlockCache.BLOCK_BYTES + 7, 100), got);
+      }
+      assertEquals(48, batch.loads.get(), "blocks loaded again by their reader");
+      assertEquals(missesBefore, cache.misses());
+    }
+  }
 }
