@@ -15,12 +15,13 @@ import java.util.concurrent.ThreadLocalRandom;
  * <h2>The sketch</h2>
  *
  * A table of 64-bit cells; a key hashes to two of them. Each cell holds a last-access time (32
- * bits, hundredths of a second since the tracker started: 497 days before it wraps) and Redis's LFU
- * state (a 16-bit time of the last decay in minutes and an 8-bit logarithmic counter). A use of the
- * key updates both cells; a question about the key takes the smaller answer of the two. Keys that
- * share a cell make each other look more recent and more frequent, never less: a cold key may be
- * kept too long, a hot key is never taken for cold. With the table sized at about a cell per 64
- * bytes of {@code maxmemory} most keys have a cell of their own.
+ * bits, hundredths of a second on a clock that reads 2^30 when the tracker starts: 373 days before
+ * it wraps) and Redis's LFU state (a 16-bit time of the last decay in minutes and an 8-bit
+ * logarithmic counter). A use of the key updates both cells; a question about the key takes the
+ * smaller answer of the two. Keys that share a cell make each other look more recent and more
+ * frequent, never less: a cold key may be kept too long, a hot key is never taken for cold. With
+ * the table sized at about a cell per 64 bytes of {@code maxmemory} most keys have a cell of their
+ * own.
  *
  * <p>A key never used since the tracker started reads as idle since then and with frequency 0, so
  * it is the first to go. Updates are plain writes from any thread: two racing uses may lose one,
@@ -136,7 +137,30 @@ public final class AccessTracker {
         Math.min(
             cells.getAtIndex(ValueLayout.JAVA_LONG, h & mask) >>> 24,
             cells.getAtIndex(ValueLayout.JAVA_LONG, (h >>> 32) & mask) >>> 24);
-    return Math.max(0, ticksNow() - last) * 10;
+    return Math.max(0, ticksNow() - (last == 0 ? START_TICKS : last)) * 10;
+  }
+
+  /**
+   * {@code RESTORE ... IDLETIME}: the key's cells say it was last used {@code idleMillis} ago (at
+   * most {@link #MAX_IDLE_MILLIS}, about 124 days, as Redis's 24-bit LRU clock bounds its idle
+   * times too). A key sharing a cell looks older with it until its next use: the one way the sketch
+   * can make a key look older than it is, and only on a restore's say-so.
+   */
+  void restoreIdle(byte[] key, long idleMillis) {
+    long h = hash(key, 0, key.length);
+    long ticks = Math.max(1, ticksNow() - Math.min(idleMillis, MAX_IDLE_MILLIS) / 10);
+    for (long i : new long[] {h & mask, (h >>> 32) & mask}) {
+      long cell = cells.getAtIndex(ValueLayout.JAVA_LONG, i);
+      cells.setAtIndex(ValueLayout.JAVA_LONG, i, (ticks << 24) | (cell & 0xFF_FFFFL));
+    }
+  }
+
+  /** {@code RESTORE ... FREQ}: the key's use counter is {@code frequency} (0 to 255), as of now. */
+  void restoreFrequency(byte[] key, int frequency) {
+    long h = hash(key, 0, key.length);
+    long cell = (ticksNow() << 24) | ((minutesNow() & 0xFFFF) << 8) | (frequency & 0xFF);
+    cells.setAtIndex(ValueLayout.JAVA_LONG, h & mask, cell);
+    cells.setAtIndex(ValueLayout.JAVA_LONG, (h >>> 32) & mask, cell);
   }
 
   /** The key's logarithmic use count, decayed to now: Redis's {@code OBJECT FREQ}. */
@@ -178,9 +202,19 @@ public final class AccessTracker {
     }
   }
 
-  /** Hundredths of a second since the start, from 1: a cell's 0 means never used. */
+  /**
+   * The clock's reading when the tracker started: hundredths of a second, 2^30 of them (about 124
+   * days) above 0, so that a restore can date a key's last use to before the start ({@link
+   * #restoreIdle}). A cell's 0 means never used, and reads as used at the start.
+   */
+  private static final long START_TICKS = 1L << 30;
+
+  /** The longest idle time {@link #restoreIdle} sets: all the clock has below its start. */
+  static final long MAX_IDLE_MILLIS = (START_TICKS - 1) * 10;
+
+  /** Hundredths of a second since the start, from {@link #START_TICKS}. */
   private long ticksNow() {
-    return ((System.currentTimeMillis() - startMillis) / 10 + 1) & 0xFFFF_FFFFL;
+    return ((System.currentTimeMillis() - startMillis) / 10 + START_TICKS) & 0xFFFF_FFFFL;
   }
 
   private static long minutesNow() {

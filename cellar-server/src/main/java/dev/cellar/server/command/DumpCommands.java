@@ -10,6 +10,7 @@ import dev.cellar.server.collection.ListItems;
 import dev.cellar.server.collection.Members;
 import dev.cellar.server.collection.SortedMembers;
 import dev.cellar.server.config.KeyspaceEventFlags;
+import dev.cellar.server.config.ServerConfig;
 import dev.cellar.server.resp.ReplyWriter;
 import dev.cellar.server.resp.Request;
 import java.lang.foreign.MemorySegment;
@@ -110,6 +111,8 @@ final class DumpCommands {
     long ttl = r.longValue(2);
     boolean replace = false;
     boolean absolute = false;
+    long idleSeconds = -1;
+    long frequency = -1;
     for (int i = 4; i < r.argc(); i++) {
       if (r.is(i, "replace")) {
         replace = true;
@@ -125,7 +128,12 @@ final class DumpCommands {
         if (r.is(i, "freq") && (r.longValue(i + 1) < 0 || r.longValue(i + 1) > 255)) {
           throw new CommandError("ERR Invalid FREQ value, must be >= 0 and <= 255");
         }
-        i++; // access times are the tracker's, from now on
+        if (r.is(i, "idletime")) {
+          idleSeconds = r.longValue(i + 1);
+        } else {
+          frequency = r.longValue(i + 1);
+        }
+        i++;
       } else {
         throw CommandError.SYNTAX;
       }
@@ -155,11 +163,29 @@ final class DumpCommands {
         return;
       }
       write(server, key, v, expireAt);
+      restoreAccess(server, key, idleSeconds, frequency);
       KeyspaceEvents.written(server, r, 1, !exists, KeyspaceEventFlags.GENERIC, "restore");
       ListCommands.added(server, key);
       out.ok();
     } finally {
       server.locks().unlock(stripe);
+    }
+  }
+
+  /**
+   * What Redis's {@code objectSetLRUOrLFU} does on a restore: under an LFU policy {@code FREQ} sets
+   * the key's use count; under an LRU one {@code IDLETIME} dates its last use (the other is
+   * ignored). Access is tracked under those policies only, so under the others both are ignored.
+   */
+  private static void restoreAccess(
+      ServerContext server, byte[] key, long idleSeconds, long frequency) {
+    ServerConfig.EvictionPolicy policy = server.config().evictionPolicy();
+    if (policy.lfu() && frequency >= 0) {
+      server.accessTracker().restoreFrequency(key, (int) frequency);
+    } else if (policy.lru() && idleSeconds >= 0) {
+      server
+          .accessTracker()
+          .restoreIdle(key, Math.min(idleSeconds, AccessTracker.MAX_IDLE_MILLIS / 1000) * 1000);
     }
   }
 

@@ -99,4 +99,37 @@ class ObjectConformanceTest extends AbstractConformanceTest {
     assertEquals(integer(0), c.call("OBJECT", "IDLETIME", "lru-key"));
     assertEquals(NIL, c.call("OBJECT", "IDLETIME", "missing"));
   }
+
+  /**
+   * {@code RESTORE}'s {@code IDLETIME} dates the key's last use under an LRU policy, longer ago
+   * than the server has run, and {@code FREQ} sets its use count under an LFU one; each is ignored
+   * under the other policy, as Redis's {@code objectSetLRUOrLFU} ignores it.
+   */
+  @Test
+  void restoreSetsIdleTimeUnderLruAndUseCountUnderLfu() throws IOException {
+    c.call("SET", "dumped", "v");
+    String payload = (String) RawClient.parse(c.call("DUMP", "dumped"));
+    assertEquals(OK, c.call("CONFIG", "SET", "maxmemory-policy", "allkeys-lru"));
+    assertEquals(OK, c.call("RESTORE", "idle", "0", payload, "IDLETIME", "1000"));
+    long idle = Long.parseLong(c.call("OBJECT", "IDLETIME", "idle").substring(1).trim());
+    assertTrue(idle >= 1000 && idle <= 1002, "idle " + idle);
+    assertEquals(OK, c.call("RESTORE", "idle2", "0", payload, "FREQ", "100"));
+    assertTrue(c.call("OBJECT", "IDLETIME", "idle2").equals(integer(0)), "FREQ ignored by LRU");
+    c.call("GET", "idle");
+    assertEquals(integer(0), c.call("OBJECT", "IDLETIME", "idle"), "a use makes it fresh");
+
+    assertEquals(OK, c.call("CONFIG", "SET", "maxmemory-policy", "allkeys-lfu"));
+    assertEquals(OK, c.call("RESTORE", "often", "0", payload, "FREQ", "100"));
+    assertEquals(integer(100), c.call("OBJECT", "FREQ", "often"));
+    assertEquals(OK, c.call("RESTORE", "often", "0", payload, "REPLACE", "FREQ", "7"));
+    assertEquals(integer(7), c.call("OBJECT", "FREQ", "often"));
+    assertEquals(OK, c.call("RESTORE", "rare", "0", payload, "IDLETIME", "50"));
+    assertEquals(integer(5), c.call("OBJECT", "FREQ", "rare"), "IDLETIME ignored by LFU");
+    assertEquals(
+        error("ERR Invalid FREQ value, must be >= 0 and <= 255"),
+        c.call("RESTORE", "bad", "0", payload, "FREQ", "256"));
+    assertEquals(
+        error("ERR Invalid IDLETIME value, must be >= 0"),
+        c.call("RESTORE", "bad", "0", payload, "IDLETIME", "-1"));
+  }
 }
