@@ -70,6 +70,12 @@ public final class CollectionDescriptor {
 
   public static final int PACK_MAX_ITEM_BYTES = 64;
 
+  /**
+   * Redis's {@code hash-max-listpack-entries}: a hash past it is a hash table in Redis for good,
+   * which a spread hash's header records in {@code next} (1) for {@code OBJECT ENCODING}.
+   */
+  public static final int REDIS_HASH_LISTPACK_MAX = 512;
+
   public static final int HASH = 1;
   public static final int SET = 2;
   public static final int LIST = 3;

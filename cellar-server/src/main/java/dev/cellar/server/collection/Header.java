@@ -24,6 +24,11 @@ public record Header(int type, long id, long count, long head, long next, byte[]
     return new Header(type, id, count, root, nextNode, items);
   }
 
+  /** This header with {@code newNext} as its {@code next}. */
+  public Header withNext(long newNext) {
+    return new Header(type, id, count, head, newNext, items);
+  }
+
   /** This header with the id {@code newId} (a packed collection gets one when it spreads). */
   public Header withId(long newId) {
     return new Header(type, newId, count, head, next, items);

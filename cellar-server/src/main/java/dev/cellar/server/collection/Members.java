@@ -134,13 +134,37 @@ public final class Members extends OpenCollection {
           mk,
           CollectionDescriptor.memberValue(
               CollectionDescriptor.slotOf(old), payload, 0, payload.length));
+      noteRedisTable(member, payload);
       return false;
     }
     long slot = header.count();
     edits.put(mk, CollectionDescriptor.memberValue(slot, payload, 0, payload.length));
     edits.put(CollectionDescriptor.elementKey(id, SLOT, slot), member.clone());
     header = header.withCount(slot + 1);
+    noteRedisTable(member, payload);
     return true;
+  }
+
+  /**
+   * Marks a spread hash that Redis would now hold as a hash table for good (its {@code next}
+   * becomes 1): past {@link CollectionDescriptor#REDIS_HASH_LISTPACK_MAX} fields or with an item
+   * over {@link CollectionDescriptor#PACK_MAX_ITEM_BYTES} bytes. Redis keeps a hash as a listpack
+   * up to 512 fields where Cellar spreads it past 128, so the form alone cannot tell {@code OBJECT
+   * ENCODING} which it is; this mark does, at one header rewrite in the hash's life.
+   */
+  private void noteRedisTable(byte[] member, byte[] payload) {
+    if (header.type() == CollectionDescriptor.HASH
+        && header.next() == 0
+        && (header.count() > CollectionDescriptor.REDIS_HASH_LISTPACK_MAX
+            || member.length > PACK_MAX_ITEM_BYTES
+            || payload.length > PACK_MAX_ITEM_BYTES)) {
+      header = header.withNext(1);
+    }
+  }
+
+  /** Whether Redis would hold this hash as a hash table ({@link #noteRedisTable}). */
+  public boolean redisTable() {
+    return header != null && header.next() != 0;
   }
 
   /** Removes the member; returns whether it was there. */
@@ -204,6 +228,7 @@ public final class Members extends OpenCollection {
         || member.length > PACK_MAX_ITEM_BYTES
         || payload.length > PACK_MAX_ITEM_BYTES) {
       spread(ids);
+      noteRedisTable(member, payload);
     }
   }
 

@@ -1,7 +1,10 @@
 package dev.cellar.server.command;
 
 import dev.cellar.server.collection.CollectionDescriptor;
+import dev.cellar.server.collection.ElementEdits;
 import dev.cellar.server.collection.Header;
+import dev.cellar.server.collection.ListItems;
+import dev.cellar.server.collection.Members;
 import dev.cellar.server.config.ServerConfig.EvictionPolicy;
 import dev.cellar.server.resp.Numbers;
 import dev.cellar.server.resp.ReplyWriter;
@@ -67,7 +70,19 @@ final class ObjectCommand {
     byte[] value = current.value();
     EvictionPolicy policy = server.config().evictionPolicy();
     switch (sub) {
-      case "encoding" -> out.bulk(current.header() ? collectionEncoding(value) : encoding(value));
+      case "encoding" -> {
+        if (!current.header()) {
+          out.bulk(encoding(value));
+          return;
+        }
+        int stripe = Values.stripe(r, 2);
+        server.locks().lock(stripe);
+        try {
+          out.bulk(collectionEncoding(server, r.bytes(2), value));
+        } finally {
+          server.locks().unlock(stripe);
+        }
+      }
       case "refcount" ->
           out.integer(!current.header() && shared(value, policy, server) ? Integer.MAX_VALUE : 1);
       case "freq" -> {
@@ -94,20 +109,96 @@ final class ObjectCommand {
   }
 
   /**
-   * What Redis would call a collection's encoding at its size with default settings: its compact
-   * form up to 128 members, its table or list above. (Cellar packs small lists into their header,
-   * but keeps a list that outgrew that spread when it shrinks; the name follows the size, as with
-   * every other type.)
+   * What Redis 7.2 would call a collection's encoding, with its default thresholds, from the form
+   * Cellar keeps it in (docs/format/collections.md). A sorted set packed in its header is Redis's
+   * {@code listpack}, spread it is a {@code skiplist}: the forms follow Redis's limits (128 members
+   * of 64 bytes) and, as in Redis, change one way only. So does a set, unless it has at most 512
+   * members, all integers: an {@code intset}. A hash stays a {@code listpack} in Redis up to 512
+   * fields ({@code hash-max-listpack-entries}), past Cellar's 128, so a spread hash's header says
+   * whether Redis would have converted it ({@link Members#redisTable}). A list is a {@code
+   * listpack} while its elements would fit one listpack of 8 KiB ({@code list-max-listpack-size
+   * -2}), measured as Redis encodes them, else a {@code quicklist}. Where Redis's answer depends on
+   * history (a set that once held a string, a list that shrank back below the limit, where Redis
+   * converts back only under half of it) this gives the answer for a collection built as it now is.
+   * Reads at most 512 members or 4,096 elements.
    */
-  static String collectionEncoding(byte[] header) {
-    Header h = CollectionDescriptor.decodeHeader(java.lang.foreign.MemorySegment.ofArray(header));
-    boolean small = h.count() <= 128;
+  static String collectionEncoding(ServerContext server, byte[] key, byte[] headerBytes) {
+    Header h =
+        CollectionDescriptor.decodeHeader(java.lang.foreign.MemorySegment.ofArray(headerBytes));
+    boolean packed = h.items() != null;
+    ElementEdits edits = new ElementEdits(server.store());
     return switch (h.type()) {
-      case CollectionDescriptor.LIST -> small ? "listpack" : "quicklist";
-      case CollectionDescriptor.ZSET -> small ? "listpack" : "skiplist";
+      case CollectionDescriptor.LIST -> listEncoding(CollectionKeys.list(edits, key));
+      case CollectionDescriptor.ZSET -> packed ? "listpack" : "skiplist";
       case CollectionDescriptor.STREAM -> "stream";
-      default -> small ? "listpack" : "hashtable";
+      case CollectionDescriptor.SET -> {
+        Members set = CollectionKeys.members(edits, key, CollectionDescriptor.SET);
+        yield allIntegers(set) ? "intset" : packed ? "listpack" : "hashtable";
+      }
+      default -> {
+        boolean table =
+            !packed && CollectionKeys.members(edits, key, CollectionDescriptor.HASH).redisTable();
+        yield table ? "hashtable" : "listpack";
+      }
     };
+  }
+
+  /** Redis's {@code set-max-intset-entries}. */
+  private static final int INTSET_MAX = 512;
+
+  /** Redis's listpack limit for a list node at {@code list-max-listpack-size -2}. */
+  private static final int LIST_LISTPACK_MAX_BYTES = 8192;
+
+  private static boolean allIntegers(Members set) {
+    if (set.count() > INTSET_MAX) {
+      return false;
+    }
+    for (long slot = 0; slot < set.count(); slot++) {
+      byte[] m = set.memberAt(slot);
+      if (m.length > 20 || !Numbers.isLong(m, 0, m.length)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static String listEncoding(ListItems list) {
+    // The listpack's own header (6 bytes) and end marker; each entry at least 2 bytes.
+    long bytes = 7;
+    if (list.count() * 2 + bytes > LIST_LISTPACK_MAX_BYTES) {
+      return "quicklist";
+    }
+    for (long p = 0; p < list.count() && bytes <= LIST_LISTPACK_MAX_BYTES; p++) {
+      bytes += listpackEntryBytes(list.get(p));
+    }
+    return bytes <= LIST_LISTPACK_MAX_BYTES ? "listpack" : "quicklist";
+  }
+
+  /**
+   * The bytes {@code value} takes as a listpack entry: an integer in its smallest encoding (Redis
+   * stores a string that is a canonical 64-bit integer as one), else a 1-, 2- or 5-byte length and
+   * the bytes; then the entry's length again, backwards, in 1 to 5 bytes.
+   */
+  static int listpackEntryBytes(byte[] value) {
+    int entry;
+    if (value.length <= 20 && Numbers.isLong(value, 0, value.length)) {
+      long n = Numbers.parseLong(value, 0, value.length);
+      entry =
+          n >= 0 && n <= 127
+              ? 1
+              : n >= -4096 && n <= 4095
+                  ? 2
+                  : n >= Short.MIN_VALUE && n <= Short.MAX_VALUE
+                      ? 3
+                      : n >= -(1 << 23) && n < (1 << 23)
+                          ? 4
+                          : n >= Integer.MIN_VALUE && n <= Integer.MAX_VALUE ? 5 : 9;
+    } else {
+      entry = (value.length < 64 ? 1 : value.length < 4096 ? 2 : 5) + value.length;
+    }
+    int back =
+        entry <= 127 ? 1 : entry < 16383 ? 2 : entry < 2097151 ? 3 : entry < 268435455 ? 4 : 5;
+    return entry + back;
   }
 
   static String encoding(byte[] value) {

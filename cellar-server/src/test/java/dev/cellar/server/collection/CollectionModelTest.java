@@ -70,14 +70,15 @@ class CollectionModelTest {
       assertEquals(1, db.elementCount(), "the id allocator's block end only");
 
       // A value over 64 bytes spreads it: member and slot records, the header back to 34 bytes, and
-      // an id, the block's second (the first marked the store as holding collections).
+      // an id, the block's second (the first marked the store as holding collections); next is 1,
+      // since Redis would now hold the hash as a table for good.
       edits = new ElementEdits(db);
       h = new Members(edits, b("h"), CollectionDescriptor.HASH, header(db, "h"), Cellar.NO_EXPIRY);
       h.put(b("c"), b("v".repeat(65)), ids);
       h.finish();
       edits.commit();
       assertEquals(
-          "0101" + "0200000000000000" + "0300000000000000" + "00".repeat(16),
+          "0101" + "0200000000000000" + "0300000000000000" + "00".repeat(8) + "0100000000000000",
           hex.formatHex(
               db.readHeader(MemorySegment.ofArray(b("h")), v -> v.toArray(ValueLayout.JAVA_BYTE))));
       assertArrayEquals(b("h"), element(db, hex.parseHex("00000000000000024f")));
@@ -104,6 +105,7 @@ class CollectionModelTest {
       assertNull(element(db, hex.parseHex("00000000000000024d61")));
       assertEquals(1, header(db, "h").count());
       assertNull(header(db, "h").items(), "a spread hash stays spread");
+      assertEquals(1, header(db, "h").next(), "and a table, as Redis's would");
     }
   }
 

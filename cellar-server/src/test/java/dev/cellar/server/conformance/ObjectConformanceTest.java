@@ -132,4 +132,71 @@ class ObjectConformanceTest extends AbstractConformanceTest {
         error("ERR Invalid IDLETIME value, must be >= 0"),
         c.call("RESTORE", "bad", "0", payload, "IDLETIME", "-1"));
   }
+
+  /**
+   * Collections' encodings as Redis names them at its default thresholds: a hash leaves {@code
+   * listpack} for good past 512 fields or a 64-byte item, a sorted set past 128 members or a
+   * 64-byte one; a set of integers is an {@code intset} up to 512; a list is a {@code listpack}
+   * while it fits 8 KiB. Redis 7.0 keeps lists as quicklists and small sets of strings as hash
+   * tables, so those parts are checked only against a server that says it is 7.2 or later.
+   */
+  @Test
+  void collectionEncodingsFollowRedisThresholds() throws IOException {
+    String version = c.call("INFO", "server").replaceAll("(?s).*redis_version:([0-9.]+).*", "$1");
+    String[] parts = version.split("\\.");
+    boolean redis72 =
+        Integer.parseInt(parts[0]) > 7
+            || (Integer.parseInt(parts[0]) == 7 && Integer.parseInt(parts[1]) >= 2);
+
+    c.call("HSET", "h", "f", "v");
+    assertEquals(bulk("listpack"), c.call("OBJECT", "ENCODING", "h"));
+    c.call("HSET", "h", "long", "x".repeat(65));
+    assertEquals(bulk("hashtable"), c.call("OBJECT", "ENCODING", "h"));
+    c.call("HDEL", "h", "long");
+    assertEquals(bulk("hashtable"), c.call("OBJECT", "ENCODING", "h"), "one way only");
+    for (int i = 0; i < 512; i++) {
+      c.call("HSET", "h512", "f" + i, "v");
+    }
+    assertEquals(bulk("listpack"), c.call("OBJECT", "ENCODING", "h512"));
+    c.call("HSET", "h512", "f512", "v");
+    assertEquals(bulk("hashtable"), c.call("OBJECT", "ENCODING", "h512"));
+
+    c.call("ZADD", "z", "1", "a");
+    assertEquals(bulk("listpack"), c.call("OBJECT", "ENCODING", "z"));
+    for (int i = 0; i < 128; i++) {
+      c.call("ZADD", "z", Integer.toString(i), "m" + i);
+    }
+    assertEquals(bulk("skiplist"), c.call("OBJECT", "ENCODING", "z"));
+
+    for (int i = 0; i < 512; i++) {
+      c.call("SADD", "ints", Integer.toString(i * 1000 - 7));
+    }
+    assertEquals(bulk("intset"), c.call("OBJECT", "ENCODING", "ints"));
+    c.call("SADD", "ints", "512000");
+    assertEquals(bulk("hashtable"), c.call("OBJECT", "ENCODING", "ints"), "past 512");
+    c.call("SADD", "few", "1", "2", "3");
+    assertEquals(bulk("intset"), c.call("OBJECT", "ENCODING", "few"));
+    for (int i = 0; i < 130; i++) {
+      c.call("SADD", "strings", "s" + i);
+    }
+    assertEquals(bulk("hashtable"), c.call("OBJECT", "ENCODING", "strings"));
+
+    c.call("XADD", "x", "*", "f", "v");
+    assertEquals(bulk("stream"), c.call("OBJECT", "ENCODING", "x"));
+    if (!redis72) {
+      return;
+    }
+    c.call("RPUSH", "l", "a", "b", "123");
+    assertEquals(bulk("listpack"), c.call("OBJECT", "ENCODING", "l"));
+    c.call("SADD", "mixed", "a", "1");
+    assertEquals(bulk("listpack"), c.call("OBJECT", "ENCODING", "mixed"));
+    for (int i = 0; i < 300; i++) {
+      c.call("RPUSH", "many", "e" + i); // 300 entries of 4 to 6 bytes: some 1.6 KiB
+    }
+    assertEquals(bulk("listpack"), c.call("OBJECT", "ENCODING", "many"));
+    for (int i = 0; i < 200; i++) {
+      c.call("RPUSH", "big", "x".repeat(50)); // 200 entries of 52 bytes: over 8 KiB
+    }
+    assertEquals(bulk("quicklist"), c.call("OBJECT", "ENCODING", "big"));
+  }
 }
