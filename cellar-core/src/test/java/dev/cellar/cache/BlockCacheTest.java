@@ -119,22 +119,12 @@ class BlockCacheTest {
     try (BlockCache cache = new BlockCache((long) capacity * BlockCache.BLOCK_BYTES)) {
       Files hot = new Files(BlockCache.newFileId(), 400L * BlockCache.BLOCK_BYTES);
       Files scanned = new Files(BlockCache.newFileId(), 20_000L * BlockCache.BLOCK_BYTES);
-      byte[] one = new byte[1];
       // The hot set, read a few times: it reaches the main queues.
-      for (int round = 0; round < 3; round++) {
-        for (long b = 0; b < 400; b++) {
-          cache.read(hot.file, b * BlockCache.BLOCK_BYTES, MemorySegment.ofArray(one), 0, 1, hot);
-        }
-      }
+      readBlocks(cache, hot, 400, 3);
       // A scan of twenty times the cache, each block once.
-      for (long b = 0; b < 20_000; b++) {
-        cache.read(
-            scanned.file, b * BlockCache.BLOCK_BYTES, MemorySegment.ofArray(one), 0, 1, scanned);
-      }
+      readBlocks(cache, scanned, 20_000, 1);
       long before = hot.loads.get();
-      for (long b = 0; b < 400; b++) {
-        cache.read(hot.file, b * BlockCache.BLOCK_BYTES, MemorySegment.ofArray(one), 0, 1, hot);
-      }
+      readBlocks(cache, hot, 400, 1);
       long reloaded = hot.loads.get() - before;
       // Under LRU every hot block would be gone; S3-FIFO keeps all but those its partitions'
       // rounding leaves without room.
@@ -145,8 +135,8 @@ class BlockCacheTest {
 
   /**
    * A batch reads ahead more blocks than the small queue's tenth into a full cache, then its reader
-   * comes: every block it read ahead is still there. Without the one pass read-ahead blocks are
-   * spared, the batch's first blocks would be evicted by its last.
+   * comes: every block it read ahead is still there. Were unread read-ahead blocks not spared by
+   * the small queue, the batch's first blocks would be evicted by its last.
    */
   @Test
   void aBatchLargerThanTheSmallQueueKeepsWhatItReadAhead() throws Exception {
@@ -155,18 +145,10 @@ class BlockCacheTest {
       Files hot = new Files(BlockCache.newFileId(), 230L * BlockCache.BLOCK_BYTES);
       Files scanned = new Files(BlockCache.newFileId(), 500L * BlockCache.BLOCK_BYTES);
       Files batch = new Files(BlockCache.newFileId(), 48L * BlockCache.BLOCK_BYTES);
-      byte[] one = new byte[1];
       // A hot set in the main queue, then a scan: the small queue holds its tenth, the cache is
       // full.
-      for (int round = 0; round < 3; round++) {
-        for (long b = 0; b < 230; b++) {
-          cache.read(hot.file, b * BlockCache.BLOCK_BYTES, MemorySegment.ofArray(one), 0, 1, hot);
-        }
-      }
-      for (long b = 0; b < 500; b++) {
-        cache.read(
-            scanned.file, b * BlockCache.BLOCK_BYTES, MemorySegment.ofArray(one), 0, 1, scanned);
-      }
+      readBlocks(cache, hot, 230, 3);
+      readBlocks(cache, scanned, 500, 1);
       MemorySegment block = MemorySegment.ofArray(new byte[BlockCache.BLOCK_BYTES]);
       for (long b = 0; b < 48; b++) {
         block.fill((byte) 0);
@@ -182,6 +164,17 @@ class BlockCacheTest {
       }
       assertEquals(48, batch.loads.get(), "blocks loaded again by their reader");
       assertEquals(missesBefore, cache.misses());
+    }
+  }
+
+  /** Reads a byte of each of the first {@code blocks} blocks of {@code f}, {@code rounds} times. */
+  private static void readBlocks(BlockCache cache, Files f, long blocks, int rounds)
+      throws Exception {
+    byte[] one = new byte[1];
+    for (int round = 0; round < rounds; round++) {
+      for (long b = 0; b < blocks; b++) {
+        cache.read(f.file, b * BlockCache.BLOCK_BYTES, MemorySegment.ofArray(one), 0, 1, f);
+      }
     }
   }
 }
