@@ -106,10 +106,7 @@ class PrefixRuleTest {
     int cut = keyNumber(lost);
     try (Cellar db = Cellar.open(image, OPTIONS)) {
       assertKeys(db, cut, keys, "first open");
-      assertTrue(
-          db.recoveryReport().notes().stream()
-              .anyMatch(n -> n.contains("the log ends at the first gap")),
-          db.recoveryReport().toString());
+      assertNoted(db, "the log ends at the first gap");
       assertTrue(db.recoveryReport().fatal().isEmpty());
       db.put(key(cut), value(cut)); // the store writes on after the cut
     }
@@ -140,10 +137,7 @@ class PrefixRuleTest {
     int cut = keyNumber(lastOfPrevious);
     try (Cellar db = Cellar.open(image, small)) {
       assertKeys(db, cut, keys, "first open");
-      assertTrue(
-          db.recoveryReport().notes().stream()
-              .anyMatch(n -> n.contains("the records between were lost")),
-          db.recoveryReport().toString());
+      assertNoted(db, "the records between were lost");
       assertTrue(db.recoveryReport().fatal().isEmpty(), db.recoveryReport().toString());
     }
     try (Cellar db = Cellar.open(image, small)) {
@@ -167,9 +161,14 @@ class PrefixRuleTest {
           assertArrayEquals(value(i), db.get(key(i)), "key" + i);
         }
       }
-      assertTrue(
-          db.recoveryReport().notes().stream().anyMatch(n -> n.contains("hole")),
-          db.recoveryReport().toString());
+      assertNoted(db, "hole");
     }
+  }
+
+  /** The open's recovery report has a note saying {@code phrase}. */
+  private static void assertNoted(Cellar db, String phrase) {
+    assertTrue(
+        db.recoveryReport().notes().stream().anyMatch(n -> n.contains(phrase)),
+        db.recoveryReport().toString());
   }
 }

@@ -79,10 +79,7 @@ public final class ListItems extends OpenCollection {
 
   public void pushLeft(byte[] value, CollectionIds ids) {
     if (packed != null) {
-      createPacked(ids);
-      packed.addFirst(value);
-      header = header.withCount(header.count() + 1);
-      changed(value, ids);
+      pushPacked(0, value, ids);
       return;
     }
     header = header.withHead(header.head() - 1, header.count() + 1);
@@ -91,10 +88,7 @@ public final class ListItems extends OpenCollection {
 
   public void pushRight(byte[] value, CollectionIds ids) {
     if (packed != null) {
-      createPacked(ids);
-      packed.addLast(value);
-      header = header.withCount(header.count() + 1);
-      changed(value, ids);
+      pushPacked(packed.size(), value, ids);
       return;
     }
     header = header.withCount(header.count() + 1);
@@ -138,6 +132,14 @@ public final class ListItems extends OpenCollection {
       out.add(get(p));
     }
     return out;
+  }
+
+  /** A push onto a packed list, at {@code position}: the list is created if it was absent. */
+  private void pushPacked(int position, byte[] value, CollectionIds ids) {
+    createPacked(ids);
+    packed.add(position, value);
+    header = header.withCount(header.count() + 1);
+    changed(value, ids);
   }
 
   /**
