@@ -7,6 +7,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileLock;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A {@link FileIO} over the real file system that can pretend the disk is full (block reservations
@@ -20,6 +21,13 @@ public final class FaultInjectingFileIO implements FileIO {
   public volatile boolean diskFull;
   public volatile boolean fsyncFails;
   public volatile boolean fsyncSkipped;
+
+  /**
+   * Every fsync refused while {@link #fsyncFails} was set, counted as it is refused: a test that
+   * reads the store's own fsync count instead races with a maintenance thread whose fsync began
+   * before the fault and is counted only after it returns.
+   */
+  public final AtomicLong refusedFsyncs = new AtomicLong();
 
   /** Faults on the real file system. */
   public FaultInjectingFileIO() {
@@ -124,6 +132,7 @@ public final class FaultInjectingFileIO implements FileIO {
     @Override
     public void force() throws IOException {
       if (fsyncFails) {
+        refusedFsyncs.incrementAndGet();
         throw new IOException("Input/output error (injected fsync failure)");
       }
       if (!fsyncSkipped) {
