@@ -792,10 +792,20 @@ public final class ServerConfig {
 
   /**
    * Blank is unset; anything else is taken as it stands, like {@code dir}: stripping it would make
-   * a value CONFIG GET reported (a path ending in whitespace) come back different when set.
+   * a value CONFIG GET reported (a path ending in whitespace) come back different when set. A path
+   * that is blank only once parsed ({@code " /"}: the trailing slash is dropped) is refused, since
+   * CONFIG GET would report it as a blank that, set back, unsets the file.
    */
   private static Path optionalPath(String name, String v) {
-    return v.isBlank() ? null : parsePath(name, v);
+    if (v.isBlank()) {
+      return null;
+    }
+    Path path = parsePath(name, v);
+    if (path.toString().isBlank()) {
+      throw new ConfigException(
+          "argument '" + v + "' for '" + name + "' is not a path: it names only whitespace");
+    }
+    return path;
   }
 
   private static TlsAuthClients parseAuthClients(String v) {

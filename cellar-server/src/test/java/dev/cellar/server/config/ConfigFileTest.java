@@ -86,6 +86,21 @@ class ConfigFileTest {
     assertEquals(file + ":1: unknown setting 'prot'", e.getMessage());
   }
 
+  @Test
+  void anOptionalFileNamingOnlyWhitespaceOnceParsedIsRefusedNotUnset() {
+    // Path.of drops the trailing slash of " /", leaving " ": reported, then set back, that blank
+    // would unset the file, so CONFIG GET's answer would not set back what it reported.
+    ServerConfig config = new ServerConfig().set("tls-ca-cert-file", "ca.pem");
+    ConfigException e =
+        assertThrows(ConfigException.class, () -> config.set("tls-ca-cert-file", "\n /"));
+    assertTrue(e.getMessage().contains("names only whitespace"), e.getMessage());
+    assertEquals("ca.pem", config.all().get("tls-ca-cert-file"));
+    config.set("tls-ca-cert-file", " ");
+    assertEquals("", config.all().get("tls-ca-cert-file"));
+    config.set("logfile", "/");
+    assertEquals("/", config.all().get("logfile"));
+  }
+
   private Path write(String text) throws Exception {
     return Files.writeString(Files.createTempFile(dir, "cellar", ".conf"), text);
   }
