@@ -212,8 +212,9 @@ public final class CellarOptions {
   }
 
   /**
-   * Dead fraction of a sealed segment above which an explicit {@link Cellar#compact()} rewrites it;
-   * default 0.5. Background compaction goes by {@link #compactionSpaceAmplification(double)}.
+   * Dead fraction of a sealed segment above which an explicit {@link Cellar#compact()}, or the
+   * background pass once writes have stopped, rewrites it; default 0.5. Background compaction while
+   * writes go on goes by {@link #compactionSpaceAmplification(double)}.
    */
   public CellarOptions compactionGarbageRatio(double ratio) {
     CellarOptions c = copy();
@@ -345,7 +346,12 @@ public final class CellarOptions {
     return hugePageLogTail && fsync == Fsync.NO;
   }
 
-  /** Whether the background agent compacts on its own (else only {@link Cellar#compact()}). */
+  /**
+   * Whether the background agents compact on their own (else only {@link Cellar#compact()}): once
+   * the log outgrows its live data by {@link #compactionSpaceAmplification}, and once more when
+   * writes stop for a second, then taking every segment at least {@link #compactionGarbageRatio}
+   * dead, the one being written included.
+   */
   public CellarOptions backgroundCompaction(boolean enabled) {
     CellarOptions c = copy();
     c.backgroundCompaction = enabled;

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 
 /**
  * Appends records to the store's single log: one active segment at a time, written through a shared
@@ -429,6 +430,26 @@ public final class LogWriter {
       return new DiskFullException("disk full while appending to the log: " + message, e);
     }
     return new StoreIOException("log append failed: " + message, e);
+  }
+
+  /**
+   * Leaves the active segment for a new one now if {@code worth} says so of it: compaction never
+   * takes the active segment, so the garbage of a run of overwrites stays in it until it is left
+   * ({@code Maintenance.compactAtRest}). Returns whether it rolled.
+   */
+  public boolean rollIf(Predicate<Segment> worth) {
+    appendLock.lock();
+    try {
+      if (active == null || !worth.test(active)) {
+        return false;
+      }
+      roll();
+      return true;
+    } catch (IOException e) {
+      throw ioFailure(e);
+    } finally {
+      appendLock.unlock();
+    }
   }
 
   /** Retires the active segment (sealed later, off the write path) and starts a new one. */

@@ -128,10 +128,43 @@ final class Compactor {
   private final AtomicLong segmentIds;
   private final CellarOptions options;
 
-  /**
-   * A pass of the maintenance agent: throttled, and only when the log has outgrown its live data.
-   */
-  private final boolean background;
+  /** What a pass that gave up returns instead of the bytes it reclaimed. */
+  static final long YIELDED = -1;
+
+  /** Who runs this pass, which decides its pace and its victims. */
+  enum Pass {
+    /** The application's {@code compact()}: full speed, every segment at the garbage ratio. */
+    NOW(false, false),
+    /** The maintenance agent's: throttled, once the log has outgrown its live data. */
+    BACKGROUND(true, false),
+    /** The low-priority thread's: as {@link #BACKGROUND}, yielding to everyone else. */
+    IDLE(true, true),
+    /**
+     * The low-priority thread's once writes have stopped ({@link IdleCompactor}): throttled and
+     * yielding as {@link #IDLE}, but taking every segment at the garbage ratio, as {@link #NOW}
+     * does. While writes go on, letting segments die further keeps compaction's share of the CPU
+     * small; once they stop, nothing more will die, and the space is worth more than the copying.
+     */
+    AT_REST(true, true);
+
+    /** Whether the pass is throttled to {@link CellarOptions#compactionBytesPerSecond()}. */
+    final boolean throttled;
+
+    /** Whether it yields to anyone waiting for the maintenance lock. */
+    final boolean idle;
+
+    Pass(boolean throttled, boolean idle) {
+      this.throttled = throttled;
+      this.idle = idle;
+    }
+
+    /** Whether it takes every segment at the garbage ratio, whatever the log's amplification. */
+    boolean byGarbageRatio() {
+      return this == NOW || this == AT_REST;
+    }
+  }
+
+  private final Pass pass;
 
   private final RelocationList relocations = new RelocationList();
 
@@ -175,9 +208,6 @@ final class Compactor {
 
   private static final int YIELD_CHECK_RECORDS = 1024;
 
-  /** The low-priority pass: others waiting for the maintenance lock make it yield (see runOnce). */
-  private final boolean idle;
-
   private int recordsSinceYieldCheck;
   private long processedSinceSleep;
   private long throttleStart = System.nanoTime();
@@ -196,9 +226,8 @@ final class Compactor {
       AtomicLong segmentIds,
       CellarOptions options,
       Dictionaries dictionaries,
-      boolean background,
-      BooleanSupplier yieldWhen,
-      boolean idle) {
+      Pass pass,
+      BooleanSupplier yieldWhen) {
     this.dictionaries = dictionaries;
     this.lock = lock;
     this.sealer = sealer;
@@ -212,14 +241,16 @@ final class Compactor {
     this.segments = segments;
     this.segmentIds = segmentIds;
     this.options = options;
-    this.background = background;
+    this.pass = pass;
     this.yieldWhen = yieldWhen;
-    this.idle = idle;
   }
 
-  /** Runs one pass; returns bytes reclaimed (victims' size minus outputs' size). */
+  /**
+   * Runs one pass; returns bytes reclaimed (victims' size minus outputs' size), or {@link #YIELDED}
+   * if a low-priority pass found someone waiting for the lock before it began.
+   */
   long runOnce() throws IOException {
-    MaintenanceLock.Work<Long> pass =
+    MaintenanceLock.Work<Long> work =
         () -> {
           // Segments the writer has left are candidates as soon as they are sealed; do it now
           // rather than leave a caller's compact() to the agent's timing.
@@ -236,7 +267,7 @@ final class Compactor {
             health.compacting(false);
           }
         };
-    return idle ? lock.holdForIdlePass(pass, 0L) : lock.hold(pass);
+    return pass.idle ? lock.holdForIdlePass(work, YIELDED) : lock.hold(work);
   }
 
   private long compact(List<Segment> victims, long now) throws IOException {
@@ -271,12 +302,12 @@ final class Compactor {
   }
 
   /**
-   * Victims of this pass. An explicit pass takes every sealed segment at least {@link
-   * CellarOptions#compactionGarbageRatio()} dead. A background pass works only once the log has
-   * outgrown its live data by {@link CellarOptions#compactionSpaceAmplification()}, and then takes
-   * the deadest segments first: under random overwrites, rewriting a segment of dead fraction g
-   * copies (1 - g) / g live bytes per byte it frees, so letting segments die further before copying
-   * them is what keeps compaction's share of the CPU small (at g = 0.5, one relocation per
+   * Victims of this pass. An explicit pass, or one at rest, takes every sealed segment at least
+   * {@link CellarOptions#compactionGarbageRatio()} dead. A background pass works only once the log
+   * has outgrown its live data by {@link CellarOptions#compactionSpaceAmplification()}, and then
+   * takes the deadest segments first: under random overwrites, rewriting a segment of dead fraction
+   * g copies (1 - g) / g live bytes per byte it frees, so letting segments die further before
+   * copying them is what keeps compaction's share of the CPU small (at g = 0.5, one relocation per
    * overwrite; at 0.8, a quarter). Segments almost entirely dead cost next to nothing to rewrite
    * and are taken at any time, as are runs of small segments (file count).
    */
@@ -301,7 +332,7 @@ final class Compactor {
     List<Candidate> stale = new ArrayList<>();
     sealed.sort(Comparator.comparingDouble(Candidate::deadFraction).reversed());
     double threshold;
-    if (!background) {
+    if (pass.byGarbageRatio()) {
       threshold = options.compactionGarbageRatio();
     } else if (overgrown(logBytes, garbageBytes)) {
       threshold = Double.MIN_VALUE;
@@ -461,10 +492,10 @@ final class Compactor {
   }
 
   /**
-   * The log's size over its live data, as a background pass judges it: obsolete segments (already
+   * The log's size and garbage, as a background pass judges them: obsolete segments (already
    * compacted, waiting for a checkpoint) and the outputs of a pass in progress do not count.
    */
-  static double logAmplification(SegmentTable segments, long now) {
+  static LogFigures logFigures(SegmentTable segments, long now) {
     long logBytes = 0;
     long garbageBytes = 0;
     for (Segment s : segments.all()) {
@@ -476,8 +507,16 @@ final class Compactor {
       logBytes += Math.max(0, s.end() - s.dataStart());
       garbageBytes += s.garbageBytes(now);
     }
-    long live = logBytes - garbageBytes;
-    return live <= 0 ? (logBytes > 0 ? Double.POSITIVE_INFINITY : 1) : (double) logBytes / live;
+    return new LogFigures(logBytes, garbageBytes);
+  }
+
+  /** The log's bytes and how many of them are garbage. */
+  record LogFigures(long logBytes, long garbageBytes) {
+    /** The log's size over its live data. */
+    double amplification() {
+      long live = logBytes - garbageBytes;
+      return live <= 0 ? (logBytes > 0 ? Double.POSITIVE_INFINITY : 1) : (double) logBytes / live;
+    }
   }
 
   /**
@@ -820,7 +859,7 @@ final class Compactor {
   }
 
   private void throttle(long bytes) throws CompactionYieldedException {
-    if (!background) {
+    if (!pass.throttled) {
       return;
     }
     processedSinceSleep += bytes;

@@ -9,6 +9,11 @@ import java.util.concurrent.locks.LockSupport;
  * application leaves idle; past the limit the {@link MaintenanceAgent} compacts at its own
  * priority, and a pass in progress here yields to it (see {@link Maintenance#compactWhileIdle}).
  *
+ * <p>Once the log has gone a second without an append, it also runs one pass at rest ({@link
+ * Maintenance#compactAtRest}): while writes go on, compaction lets segments die further before it
+ * copies them, which keeps its CPU small; a store that has stopped writing gets its space back
+ * instead, once, and is left alone until it writes again.
+ *
  * <p>Why a thread of its own: an unprivileged process can lower a thread's priority but never raise
  * it again, so the thread that must compete when the log is overgrown cannot be the one that waits
  * for idle CPU.
@@ -19,7 +24,19 @@ final class IdleCompactor implements Runnable {
   /** Woken by the log when a segment fills, which is when a pass can become due. */
   private static final long IDLE_NANOS = 1_000_000_000L;
 
+  /** How long the log must go without an append before the store counts as at rest. */
+  private static final long QUIET_NANOS = 1_000_000_000L;
+
   private final Maintenance maintenance;
+
+  /** The seq appended when this thread last looked, and since when it has stood there. */
+  private long lastSeq = -1;
+
+  private long quietSince;
+
+  /** The seq at which the last pass at rest ran to the end (-1: none yet). */
+  private long restedAt = -1;
+
   private final AgentThread thread;
   private final RetryingDuty compacting;
 
@@ -38,12 +55,39 @@ final class IdleCompactor implements Runnable {
     ThreadPriority.idleCurrentThread();
     while (thread.running()) {
       long[] reclaimed = {0};
-      if (maintenance.writeFailure() == null && !maintenance.compactionUrgent()) {
-        compacting.runIfDue(
-            () -> reclaimed[0] = maintenance.compactWhileIdle(() -> !thread.running()));
+      if (maintenance.writeFailure() == null) {
+        if (!maintenance.compactionUrgent()) {
+          compacting.runIfDue(
+              () -> reclaimed[0] = maintenance.compactWhileIdle(() -> !thread.running()));
+        }
+        long seq = maintenance.appendedSeq();
+        if (reclaimed[0] <= 0 && atRest(seq)) {
+          // Not run (backing off after a failure) or failed: tried again when this thread wakes.
+          reclaimed[0] = Compactor.YIELDED;
+          compacting.runIfDue(
+              () -> reclaimed[0] = maintenance.compactAtRest(() -> !thread.running()));
+          if (reclaimed[0] != Compactor.YIELDED) {
+            restedAt = seq;
+          }
+        }
       }
       LockSupport.parkNanos(reclaimed[0] > 0 ? BUSY_NANOS : IDLE_NANOS);
     }
+  }
+
+  /**
+   * Whether the log, appended up to {@code seq}, has had no append for {@link #QUIET_NANOS} and no
+   * pass at rest has run to the end since its last one: a store at rest is compacted once, not
+   * again each time this thread wakes (a pass that yielded is tried again).
+   */
+  private boolean atRest(long seq) {
+    long now = System.nanoTime();
+    if (seq != lastSeq) {
+      lastSeq = seq;
+      quietSince = now;
+      return false;
+    }
+    return seq != restedAt && now - quietSince >= QUIET_NANOS;
   }
 
   void wake() {

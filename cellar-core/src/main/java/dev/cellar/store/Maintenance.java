@@ -172,7 +172,7 @@ final class Maintenance {
 
   /** One pass at full speed (the application's {@code compact()}). */
   long compactNow() throws IOException {
-    return runCompaction(false, null, false);
+    return runCompaction(Compactor.Pass.NOW, null);
   }
 
   /**
@@ -180,7 +180,7 @@ final class Maintenance {
    * stopping} says so, so that close() does not wait out a throttled pass.
    */
   long compactInBackground(BooleanSupplier stopping) throws IOException {
-    return runCompaction(true, stopping, false);
+    return runCompaction(Compactor.Pass.BACKGROUND, stopping);
   }
 
   /**
@@ -190,8 +190,50 @@ final class Maintenance {
    * if it gave up.
    */
   long compactWhileIdle(BooleanSupplier stopping) throws IOException {
-    return runCompaction(
-        true, lock.yieldWhen(() -> stopping.getAsBoolean() || compactionUrgent()), true);
+    return runCompaction(Compactor.Pass.IDLE, idleYield(stopping));
+  }
+
+  /**
+   * The low-priority thread's pass once writes have stopped ({@link Compactor.Pass#AT_REST}), when
+   * the log holds at least {@link #restGarbageFloor()} of garbage. The active segment is never a
+   * victim, and after a run of overwrites it holds their garbage, so it is left first (sealed by
+   * the pass) when that much of it, and at least the garbage ratio, is dead. Yields as {@link
+   * #compactWhileIdle} does; returns bytes reclaimed (0 if nothing was worth a pass), or {@link
+   * Compactor#YIELDED}.
+   */
+  long compactAtRest(BooleanSupplier stopping) throws IOException {
+    long now = System.currentTimeMillis();
+    long floor = restGarbageFloor();
+    if (Compactor.logFigures(segments, now).garbageBytes() < floor) {
+      return 0;
+    }
+    double ratio = options.compactionGarbageRatio();
+    log.rollIf(
+        active -> {
+          long dead = active.garbageBytes(now);
+          return dead >= floor && dead >= ratio * (active.end() - active.dataStart());
+        });
+    // Not on urgency, unlike compactWhileIdle: the maintenance thread's urgent pass cannot take
+    // the active segment, so a log whose garbage is there would stay urgent, and this never run.
+    // An urgent pass that wants the lock meanwhile makes this one yield all the same.
+    return runCompaction(Compactor.Pass.AT_REST, lock.yieldWhen(stopping));
+  }
+
+  /**
+   * Garbage worth a pass at rest: a sixteenth of a segment (4 MiB by default), so that a store at
+   * rest after a few overwrites does not roll its active segment for them.
+   */
+  private long restGarbageFloor() {
+    return Math.max(1, options.segmentBytes() / 16);
+  }
+
+  private BooleanSupplier idleYield(BooleanSupplier stopping) {
+    return lock.yieldWhen(() -> stopping.getAsBoolean() || compactionUrgent());
+  }
+
+  /** The highest seq appended: the low-priority thread tells the log at rest by it. */
+  long appendedSeq() {
+    return log.appendedSeq();
   }
 
   /**
@@ -201,18 +243,18 @@ final class Maintenance {
    */
   boolean compactionUrgent() {
     return options.idleCompactionLimit() <= options.compactionSpaceAmplification()
-        || Compactor.logAmplification(segments, System.currentTimeMillis())
+        || Compactor.logFigures(segments, System.currentTimeMillis()).amplification()
             >= options.idleCompactionLimit();
   }
 
   /**
-   * One pass; returns bytes reclaimed, 0 when it gave up (a yield is not a failure).
+   * One pass; returns bytes reclaimed, or {@link Compactor#YIELDED} when it gave up (a yield is not
+   * a failure).
    *
+   * @param pass who runs it (its pace, its victims and whether it yields to everyone else)
    * @param yieldWhen asked during the pass; when true, the pass gives up (null: never)
-   * @param idle whether this is the low-priority pass, which yields to everyone else
    */
-  private long runCompaction(boolean throttled, BooleanSupplier yieldWhen, boolean idle)
-      throws IOException {
+  private long runCompaction(Compactor.Pass pass, BooleanSupplier yieldWhen) throws IOException {
     IOException failed = health.writeFailure();
     if (failed != null) {
       // After a failed fsync nothing more is written until reopen: a pass would write segments
@@ -240,14 +282,13 @@ final class Maintenance {
                   segmentIds,
                   options,
                   dictionaries,
-                  throttled,
-                  yieldWhen,
-                  idle)
+                  pass,
+                  yieldWhen)
               .runOnce();
       health.compactionDone(null);
       return reclaimed;
     } catch (CompactionYieldedException yielded) {
-      return 0;
+      return Compactor.YIELDED;
     } catch (IOException | RuntimeException e) {
       health.compactionDone(e);
       throw e;

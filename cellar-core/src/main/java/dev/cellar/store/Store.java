@@ -125,7 +125,6 @@ public final class Store implements Cellar {
   /** The read cache of a store that reads with O_DIRECT; null when buffered. */
   private dev.cellar.cache.BlockCache readCache;
 
-  /** The files of the segments compaction replaced and no checkpoint has deleted yet, for tests. */
   /** The segments, in id order (tests). */
   List<Segment> segmentsForTest() {
     List<Segment> all = new java.util.ArrayList<>(segments.all());
@@ -133,6 +132,7 @@ public final class Store implements Cellar {
     return all;
   }
 
+  /** The files of the segments compaction replaced and no checkpoint has deleted yet, for tests. */
   List<Path> obsoleteFiles() {
     List<Path> files = new java.util.ArrayList<>();
     for (Segment s : segments.all()) {

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.cellar.Cellar;
 import dev.cellar.CellarOptions;
 import dev.cellar.CellarStats;
+import dev.cellar.log.Segment;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -18,7 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Background compaction below {@link CellarOptions#idleCompactionLimit}: a low-priority pass gives
  * way to anything else that needs the maintenance lock, and past the limit the normal-priority
- * maintenance thread compacts.
+ * maintenance thread compacts. Once writes stop, the low-priority thread compacts once more, at
+ * rest.
  */
 class IdleCompactionTest {
   @TempDir Path dir;
@@ -148,6 +150,109 @@ class IdleCompactionTest {
       assertTrue(db.stats().compactions() > 0, "no pass ran: " + db.stats());
       StoreTest.assertModel(db, model);
     }
+  }
+
+  /** {@link StoreTest#small()}'s segments are 1 MiB: garbage worth a pass at rest is 64 KiB. */
+  private static final long REST_FLOOR = (1 << 20) / 16;
+
+  @Test
+  void aStoreAtRestLeavesItsMostlyDeadActiveSegmentAndCompactsItOnce() throws Exception {
+    Map<String, String> model;
+    try (Cellar db = Cellar.open(dir, StoreTest.small())) {
+      Store store = (Store) db;
+      model = overwriteHot(db, store);
+      Segment active = activeSegment(store);
+      // Background passes cannot take the active segment: only the pass at rest, a second or so
+      // after the last write, leaves it and gets its garbage back.
+      for (int i = 0; i < 750 && !(active.obsolete() && liveGarbage(store) < REST_FLOOR); i++) {
+        Thread.sleep(20);
+      }
+      assertTrue(active.obsolete(), "the active segment was not left and compacted at rest");
+      assertTrue(liveGarbage(store) < REST_FLOOR, "garbage left at rest: " + liveGarbage(store));
+      long passes = db.stats().compactions();
+      Thread.sleep(2500);
+      assertEquals(passes, db.stats().compactions(), "a store at rest was compacted again");
+      StoreTest.assertModel(db, model);
+    }
+    try (Cellar db = Cellar.open(dir, StoreTest.small())) {
+      StoreTest.assertModel(db, model);
+    }
+  }
+
+  @Test
+  void aPassAtRestFindsNothingToDoTwiceOrInALogWithLittleGarbage() throws Exception {
+    Map<String, String> model = new HashMap<>();
+    try (Cellar db = Cellar.open(dir, StoreTest.small().backgroundCompaction(false))) {
+      Store store = (Store) db;
+      for (int i = 0; i < 2000; i++) {
+        put(db, model, "k" + i, "v-" + "y".repeat(100));
+      }
+      for (int i = 0; i < 100; i++) {
+        put(db, model, "k" + i, "w-" + "y".repeat(100)); // 13 KB of garbage
+      }
+      Segment active = activeSegment(store);
+      assertEquals(0, atRest(store));
+      assertTrue(!active.obsolete() && activeSegment(store) == active, "left for little garbage");
+
+      model.putAll(overwriteHot(db, store));
+      active = activeSegment(store);
+      assertTrue(atRest(store) > 0, "nothing reclaimed");
+      assertTrue(active.obsolete(), "the mostly dead active segment was not left and compacted");
+      assertTrue(liveGarbage(store) < REST_FLOOR, "garbage left: " + liveGarbage(store));
+      assertEquals(0, atRest(store), "a second pass reclaimed");
+      StoreTest.assertModel(db, model);
+    }
+    try (Cellar db = Cellar.open(dir, StoreTest.small())) {
+      StoreTest.assertModel(db, model);
+    }
+  }
+
+  /**
+   * Overwrites 200 keys round after round, about 2.5 MiB in all, and stops with at least 256 KiB in
+   * the active segment: nearly all of it dead.
+   */
+  private static Map<String, String> overwriteHot(Cellar db, Store store) {
+    Map<String, String> model = new HashMap<>();
+    for (int round = 0; ; round++) {
+      for (int k = 0; k < 200; k++) {
+        put(db, model, "hot" + k, "v" + round + "-" + "y".repeat(100));
+      }
+      Segment active = activeSegment(store);
+      if (round >= 100 && active.end() - active.dataStart() >= 256 << 10) {
+        return model;
+      }
+    }
+  }
+
+  /**
+   * A pass at rest run to the end: it yields when the maintenance thread, woken by the segment the
+   * pass leaves, wants the lock to seal it first.
+   */
+  private static long atRest(Store store) throws Exception {
+    for (int attempt = 0; attempt < 100; attempt++) {
+      long reclaimed = store.maintenance().compactAtRest(() -> false);
+      if (reclaimed != Compactor.YIELDED) {
+        return reclaimed;
+      }
+      Thread.sleep(10);
+    }
+    throw new AssertionError("the pass at rest yielded a hundred times");
+  }
+
+  private static Segment activeSegment(Store store) {
+    return store.segmentsForTest().stream()
+        .filter(s -> s.state() == Segment.State.ACTIVE)
+        .findFirst()
+        .orElseThrow();
+  }
+
+  /** Garbage in the segments that are not obsolete (those wait only for a checkpoint to go). */
+  private static long liveGarbage(Store store) {
+    long now = System.currentTimeMillis();
+    return store.segmentsForTest().stream()
+        .filter(s -> !s.obsolete())
+        .mapToLong(s -> s.garbageBytes(now))
+        .sum();
   }
 
   private static void put(Cellar db, Map<String, String> model, String key, String value) {
