@@ -3,7 +3,8 @@
 # "Collections against Redis"): a 1M-field hash, a 1M-member sorted set, 1M lists of 10 elements,
 # each loaded into a fresh pair of servers with redis-cli --pipe. Redis: used_memory_rss above its
 # empty footprint; Cellar: VmRSS above its empty footprint (its log is mapped, so the pages it
-# wrote count), after a checkpoint.
+# wrote count), after a checkpoint. Read twice: two seconds after the load (*_rss_mb), and at rest,
+# ten seconds after it (*_rest_rss_mb), when a store that has stopped writing has compacted once.
 # Usage: scripts/bench-collection-memory.sh [hash|zset|lists|hashes ...] (hashes: 1M small hashes
 # of 10 fields, not one of the issue's rows; run only when named)
 cd "$(dirname "$0")/.."
@@ -41,6 +42,9 @@ for d in $DATASETS; do
   sleep 2
   r1=$(redis-cli -p 7631 info memory | awk -F: '/^used_memory_rss:/ {print $2}' | tr -d '\r')
   c1=$(rss_kb $CPID)
-  echo "$d redis_rss_mb=$(( (r1 - r0) / 1048576 )) cellar_rss_mb=$(( (c1 - c0) / 1024 )) redis_load_s=$rt cellar_load_s=$ct cellar_dir_mb=$(du -sm "$T"/mem-cellar | cut -f1) elements=$(redis-cli -p 7632 info stats | awk -F: '/cellar_collection_elements/ {print $2}' | tr -d '\r')"
+  sleep 8
+  r2=$(redis-cli -p 7631 info memory | awk -F: '/^used_memory_rss:/ {print $2}' | tr -d '\r')
+  c2=$(rss_kb $CPID)
+  echo "$d redis_rss_mb=$(( (r1 - r0) / 1048576 )) cellar_rss_mb=$(( (c1 - c0) / 1024 )) redis_rest_rss_mb=$(( (r2 - r0) / 1048576 )) cellar_rest_rss_mb=$(( (c2 - c0) / 1024 )) redis_load_s=$rt cellar_load_s=$ct cellar_dir_mb=$(du -sm "$T"/mem-cellar | cut -f1) elements=$(redis-cli -p 7632 info stats | awk -F: '/cellar_collection_elements/ {print $2}' | tr -d '\r')"
   redis-cli -p 7631 shutdown nosave > /dev/null 2>&1; kill $CPID 2>/dev/null; sleep 3
 done

@@ -32,8 +32,21 @@ final class AgentThread {
 
   /** Asks the loop to end and waits until it has. */
   void stop() {
+    requestStop();
+    join();
+  }
+
+  /**
+   * Asks the loop to end without waiting: agents that may wait for each other (a low-priority pass
+   * for the lock a throttled pass holds) are all asked first, then joined.
+   */
+  void requestStop() {
     running = false;
     LockSupport.unpark(thread);
+  }
+
+  /** Waits until the loop has ended. */
+  void join() {
     try {
       thread.join();
     } catch (InterruptedException e) {

@@ -9,10 +9,11 @@ import java.util.concurrent.locks.LockSupport;
  * application leaves idle; past the limit the {@link MaintenanceAgent} compacts at its own
  * priority, and a pass in progress here yields to it (see {@link Maintenance#compactWhileIdle}).
  *
- * <p>Once the log has gone a second without an append, it also runs one pass at rest ({@link
- * Maintenance#compactAtRest}): while writes go on, compaction lets segments die further before it
- * copies them, which keeps its CPU small; a store that has stopped writing gets its space back
- * instead, once, and is left alone until it writes again.
+ * <p>Once the log has gone half a second to a second and a half without an append (this thread
+ * wakes each second, and half a second later once it has seen the log stop), it also runs one pass
+ * at rest ({@link Maintenance#compactAtRest}): while writes go on, compaction lets segments die
+ * further before it copies them, which keeps its CPU small; a store that has stopped writing gets
+ * its space back instead, once, and is left alone until it writes again.
  *
  * <p>Why a thread of its own: an unprivileged process can lower a thread's priority but never raise
  * it again, so the thread that must compete when the log is overgrown cannot be the one that waits
@@ -24,8 +25,11 @@ final class IdleCompactor implements Runnable {
   /** Woken by the log when a segment fills, which is when a pass can become due. */
   private static final long IDLE_NANOS = 1_000_000_000L;
 
-  /** How long the log must go without an append before the store counts as at rest. */
-  private static final long QUIET_NANOS = 1_000_000_000L;
+  /**
+   * How long the log must go without an append, as this thread sees it, before the store counts as
+   * at rest; also the pause once it has seen the log stop, so the pass follows soon after.
+   */
+  private static final long QUIET_NANOS = 500_000_000L;
 
   private final Maintenance maintenance;
 
@@ -71,7 +75,15 @@ final class IdleCompactor implements Runnable {
           }
         }
       }
-      LockSupport.parkNanos(reclaimed[0] > 0 ? BUSY_NANOS : IDLE_NANOS);
+      long pause;
+      if (reclaimed[0] > 0) {
+        pause = BUSY_NANOS;
+      } else if (lastSeq != restedAt) {
+        pause = QUIET_NANOS;
+      } else {
+        pause = IDLE_NANOS;
+      }
+      LockSupport.parkNanos(pause);
     }
   }
 
@@ -100,5 +112,10 @@ final class IdleCompactor implements Runnable {
    */
   void stop() {
     thread.stop();
+  }
+
+  /** Asks the thread to stop without waiting for it ({@link AgentThread#requestStop}). */
+  void requestStop() {
+    thread.requestStop();
   }
 }

@@ -202,6 +202,9 @@ final class Maintenance {
    * Compactor#YIELDED}.
    */
   long compactAtRest(BooleanSupplier stopping) throws IOException {
+    if (stopping.getAsBoolean()) {
+      return Compactor.YIELDED;
+    }
     long now = System.currentTimeMillis();
     long floor = restGarbageFloor();
     if (Compactor.logFigures(segments, now).garbageBytes() < floor) {

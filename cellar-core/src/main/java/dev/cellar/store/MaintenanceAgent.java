@@ -159,4 +159,9 @@ final class MaintenanceAgent implements Runnable {
   void stop() {
     thread.stop();
   }
+
+  /** Asks the thread to stop without waiting for it ({@link AgentThread#requestStop}). */
+  void requestStop() {
+    thread.requestStop();
+  }
 }

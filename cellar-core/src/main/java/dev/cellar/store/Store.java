@@ -1239,6 +1239,14 @@ public final class Store implements Cellar {
     }
     log.appendSignal().close(); // wakes change streams waiting for the log to grow
     durability.stop(directory.toString());
+    // Both asked first, then both joined: a pass at rest may be waiting for the lock a throttled
+    // pass of the maintenance thread holds, and that pass gives up only once its thread is asked.
+    if (idleCompactor != null) {
+      idleCompactor.requestStop();
+    }
+    if (maintenanceAgent != null) {
+      maintenanceAgent.requestStop();
+    }
     if (idleCompactor != null) {
       idleCompactor.stop();
     }
