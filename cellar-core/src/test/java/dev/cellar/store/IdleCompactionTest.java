@@ -67,9 +67,7 @@ class IdleCompactionTest {
       assertEquals(passes, db.stats().compactions(), "the pass gave up, it did not finish");
       StoreTest.assertModel(db, model);
     }
-    try (Cellar db = Cellar.open(dir, StoreTest.small())) {
-      StoreTest.assertModel(db, model);
-    }
+    assertModelAfterReopen(model);
   }
 
   @Test
@@ -105,9 +103,7 @@ class IdleCompactionTest {
     assertTimeoutPreemptively(
         java.time.Duration.ofSeconds(30), db::close, "close waited for the throttled pass");
     assertEquals(passes, db.stats().compactions());
-    try (Cellar reopened = Cellar.open(dir, StoreTest.small())) {
-      StoreTest.assertModel(reopened, model);
-    }
+    assertModelAfterReopen(model);
   }
 
   @Test
@@ -174,9 +170,7 @@ class IdleCompactionTest {
       assertEquals(passes, db.stats().compactions(), "a store at rest was compacted again");
       StoreTest.assertModel(db, model);
     }
-    try (Cellar db = Cellar.open(dir, StoreTest.small())) {
-      StoreTest.assertModel(db, model);
-    }
+    assertModelAfterReopen(model);
   }
 
   @Test
@@ -202,9 +196,7 @@ class IdleCompactionTest {
       assertEquals(0, atRest(store), "a second pass reclaimed");
       StoreTest.assertModel(db, model);
     }
-    try (Cellar db = Cellar.open(dir, StoreTest.small())) {
-      StoreTest.assertModel(db, model);
-    }
+    assertModelAfterReopen(model);
   }
 
   /**
@@ -253,6 +245,12 @@ class IdleCompactionTest {
         .filter(s -> !s.obsolete())
         .mapToLong(s -> s.garbageBytes(now))
         .sum();
+  }
+
+  private void assertModelAfterReopen(Map<String, String> model) {
+    try (Cellar db = Cellar.open(dir, StoreTest.small())) {
+      StoreTest.assertModel(db, model);
+    }
   }
 
   private static void put(Cellar db, Map<String, String> model, String key, String value) {
