@@ -349,8 +349,8 @@ public final class CellarOptions {
   /**
    * Whether the background agents compact on their own (else only {@link Cellar#compact()}): once
    * the log outgrows its live data by {@link #compactionSpaceAmplification}, and once more when
-   * writes stop for a second, then taking every segment at least {@link #compactionGarbageRatio}
-   * dead, the one being written included.
+   * writes stop (within a second), then taking every segment at least {@link
+   * #compactionGarbageRatio} dead, the one being written included.
    */
   public CellarOptions backgroundCompaction(boolean enabled) {
     CellarOptions c = copy();

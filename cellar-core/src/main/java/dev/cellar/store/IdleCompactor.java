@@ -9,11 +9,11 @@ import java.util.concurrent.locks.LockSupport;
  * application leaves idle; past the limit the {@link MaintenanceAgent} compacts at its own
  * priority, and a pass in progress here yields to it (see {@link Maintenance#compactWhileIdle}).
  *
- * <p>Once the log has gone half a second to a second and a half without an append (this thread
- * wakes each second, and half a second later once it has seen the log stop), it also runs one pass
- * at rest ({@link Maintenance#compactAtRest}): while writes go on, compaction lets segments die
- * further before it copies them, which keeps its CPU small; a store that has stopped writing gets
- * its space back instead, once, and is left alone until it writes again.
+ * <p>Once the log has gone half a second to a second without an append (this thread looks every
+ * half second until a pass at rest has followed the last append, and every second after that), it
+ * also runs one pass at rest ({@link Maintenance#compactAtRest}): while writes go on, compaction
+ * lets segments die further before it copies them, which keeps its CPU small; a store that has
+ * stopped writing gets its space back instead, once, and is left alone until it writes again.
  *
  * <p>Why a thread of its own: an unprivileged process can lower a thread's priority but never raise
  * it again, so the thread that must compete when the log is overgrown cannot be the one that waits

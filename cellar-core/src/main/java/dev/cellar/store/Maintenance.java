@@ -177,7 +177,8 @@ final class Maintenance {
 
   /**
    * One throttled pass for the maintenance thread: it gives up, undoing its work, once {@code
-   * stopping} says so, so that close() does not wait out a throttled pass.
+   * stopping} says so, so that close() does not wait out a throttled pass; returns bytes reclaimed,
+   * or {@link Compactor#YIELDED} if it gave up.
    */
   long compactInBackground(BooleanSupplier stopping) throws IOException {
     return runCompaction(Compactor.Pass.BACKGROUND, stopping);
@@ -186,20 +187,21 @@ final class Maintenance {
   /**
    * One throttled pass for the low-priority thread: it gives up, undoing its work, once the log
    * reaches {@link CellarOptions#idleCompactionLimit()} (a pass at normal priority takes over),
-   * anyone waits for the maintenance lock, or {@code stopping} says so; returns bytes reclaimed, 0
-   * if it gave up.
+   * anyone waits for the maintenance lock, or {@code stopping} says so; returns bytes reclaimed, or
+   * {@link Compactor#YIELDED} if it gave up.
    */
   long compactWhileIdle(BooleanSupplier stopping) throws IOException {
-    return runCompaction(Compactor.Pass.IDLE, idleYield(stopping));
+    return runCompaction(
+        Compactor.Pass.IDLE, lock.yieldWhen(() -> stopping.getAsBoolean() || compactionUrgent()));
   }
 
   /**
    * The low-priority thread's pass once writes have stopped ({@link Compactor.Pass#AT_REST}), when
    * the log holds at least {@link #restGarbageFloor()} of garbage. The active segment is never a
    * victim, and after a run of overwrites it holds their garbage, so it is left first (sealed by
-   * the pass) when that much of it, and at least the garbage ratio, is dead. Yields as {@link
-   * #compactWhileIdle} does; returns bytes reclaimed (0 if nothing was worth a pass), or {@link
-   * Compactor#YIELDED}.
+   * the pass) when that much of it, and at least the garbage ratio, is dead. Yields to anyone
+   * waiting for the maintenance lock, and once {@code stopping} says so; returns bytes reclaimed (0
+   * if nothing was worth a pass), or {@link Compactor#YIELDED}.
    */
   long compactAtRest(BooleanSupplier stopping) throws IOException {
     if (stopping.getAsBoolean()) {
@@ -228,10 +230,6 @@ final class Maintenance {
    */
   private long restGarbageFloor() {
     return Math.max(1, options.segmentBytes() / 16);
-  }
-
-  private BooleanSupplier idleYield(BooleanSupplier stopping) {
-    return lock.yieldWhen(() -> stopping.getAsBoolean() || compactionUrgent());
   }
 
   /** The highest seq appended: the low-priority thread tells the log at rest by it. */
