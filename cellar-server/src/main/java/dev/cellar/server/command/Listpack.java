@@ -90,6 +90,40 @@ final class Listpack {
     return Long.toString(v).getBytes(StandardCharsets.US_ASCII);
   }
 
+  /** Bytes of an empty listpack: its header and end marker. */
+  static final int EMPTY_BYTES = HEADER + 1;
+
+  /**
+   * The bytes {@code s} takes as an entry, its backlen included, as {@link Writer#string} writes
+   * it: a canonical integer in its smallest encoding, else a length header and the bytes.
+   */
+  static int entryBytes(byte[] s) {
+    int entry =
+        dev.cellar.server.resp.Numbers.isLong(s, 0, s.length)
+            ? integerBytes(dev.cellar.server.resp.Numbers.parseLong(s, 0, s.length))
+            : stringHeaderBytes(s.length) + s.length;
+    return entry + backlenBytes(entry);
+  }
+
+  /** Bytes of an integer entry holding {@code v}, before its backlen: Redis's smallest encoding. */
+  private static int integerBytes(long v) {
+    if (v >= 0 && v <= 127) {
+      return 1; // 7-bit unsigned
+    }
+    if (v >= -4096 && v <= 4095) {
+      return 2; // 13-bit signed
+    }
+    return 1
+        + (v >= -32768 && v <= 32767
+            ? 2
+            : v >= -8388608 && v <= 8388607 ? 3 : v == (int) v ? 4 : 8);
+  }
+
+  /** Bytes of a string entry's length header, for a string of {@code length} bytes. */
+  private static int stringHeaderBytes(int length) {
+    return length < 64 ? 1 : length < 4096 ? 2 : 5;
+  }
+
   /** Bytes of the backlen of an entry of {@code size} bytes, as Redis's lpEncodeBacklen counts. */
   private static int backlenBytes(long size) {
     return size <= 127 ? 1 : size < 16383 ? 2 : size < 2097151 ? 3 : size < 268435455 ? 4 : 5;
@@ -114,25 +148,19 @@ final class Listpack {
     }
 
     Writer integer(long v) {
-      int n;
-      if (v >= 0 && v <= 127) {
+      int n = integerBytes(v);
+      if (n == 1) {
         entry[0] = (byte) v;
-        n = 1;
-      } else if (v >= -4096 && v <= 4095) {
+      } else if (n == 2) {
         long u = v < 0 ? (1 << 13) + v : v;
         entry[0] = (byte) (0xc0 | (u >>> 8));
         entry[1] = (byte) u;
-        n = 2;
       } else {
-        int width =
-            v >= -32768 && v <= 32767
-                ? 2
-                : v >= -8388608 && v <= 8388607 ? 3 : v == (int) v ? 4 : 8;
+        int width = n - 1;
         entry[0] = (byte) (width == 2 ? 0xf1 : width == 3 ? 0xf2 : width == 4 ? 0xf3 : 0xf4);
         for (int i = 0; i < width; i++) {
           entry[1 + i] = (byte) (v >>> (8 * i));
         }
-        n = 1 + width;
       }
       out.write(entry, 0, n);
       backlen(n);
@@ -145,20 +173,17 @@ final class Listpack {
       if (dev.cellar.server.resp.Numbers.isLong(s, 0, s.length)) {
         return integer(dev.cellar.server.resp.Numbers.parseLong(s, 0, s.length));
       }
-      int header;
-      if (s.length < 64) {
+      int header = stringHeaderBytes(s.length);
+      if (header == 1) {
         out.write(0x80 | s.length);
-        header = 1;
-      } else if (s.length < 4096) {
+      } else if (header == 2) {
         out.write(0xe0 | (s.length >>> 8));
         out.write(s.length & 0xff);
-        header = 2;
       } else {
         out.write(0xf0);
         for (int i = 0; i < 4; i++) {
           out.write((s.length >>> (8 * i)) & 0xff);
         }
-        header = 5;
       }
       out.write(s, 0, s.length);
       backlen(header + s.length);

@@ -117,10 +117,10 @@ final class ObjectCommand {
    * fields ({@code hash-max-listpack-entries}), past Cellar's 128, so a spread hash's header says
    * whether Redis would have converted it ({@link Members#redisTable}). A list is a {@code
    * listpack} while its elements would fit one listpack of 8 KiB ({@code list-max-listpack-size
-   * -2}), measured as Redis encodes them, else a {@code quicklist}. Where Redis's answer depends on
-   * history (a set that once held a string, a list that shrank back below the limit, where Redis
-   * converts back only under half of it) this gives the answer for a collection built as it now is.
-   * Reads at most 512 members or 4,096 elements.
+   * -2}), measured as Redis encodes them ({@link Listpack#entryBytes}), else a {@code quicklist}.
+   * Where Redis's answer depends on history (a set that once held a string, a list that shrank back
+   * below the limit, where Redis converts back only under half of it) this gives the answer for a
+   * collection built as it now is. Reads at most 512 members or 4,096 elements.
    */
   static String collectionEncoding(ServerContext server, byte[] key, byte[] headerBytes) {
     Header h =
@@ -163,42 +163,15 @@ final class ObjectCommand {
   }
 
   private static String listEncoding(ListItems list) {
-    // The listpack's own header (6 bytes) and end marker; each entry at least 2 bytes.
-    long bytes = 7;
+    long bytes = Listpack.EMPTY_BYTES;
+    // Each entry takes at least 2 bytes: a long list is a quicklist without reading it.
     if (list.count() * 2 + bytes > LIST_LISTPACK_MAX_BYTES) {
       return "quicklist";
     }
     for (long p = 0; p < list.count() && bytes <= LIST_LISTPACK_MAX_BYTES; p++) {
-      bytes += listpackEntryBytes(list.get(p));
+      bytes += Listpack.entryBytes(list.get(p));
     }
     return bytes <= LIST_LISTPACK_MAX_BYTES ? "listpack" : "quicklist";
-  }
-
-  /**
-   * The bytes {@code value} takes as a listpack entry: an integer in its smallest encoding (Redis
-   * stores a string that is a canonical 64-bit integer as one), else a 1-, 2- or 5-byte length and
-   * the bytes; then the entry's length again, backwards, in 1 to 5 bytes.
-   */
-  static int listpackEntryBytes(byte[] value) {
-    int entry;
-    if (value.length <= 20 && Numbers.isLong(value, 0, value.length)) {
-      long n = Numbers.parseLong(value, 0, value.length);
-      entry =
-          n >= 0 && n <= 127
-              ? 1
-              : n >= -4096 && n <= 4095
-                  ? 2
-                  : n >= Short.MIN_VALUE && n <= Short.MAX_VALUE
-                      ? 3
-                      : n >= -(1 << 23) && n < (1 << 23)
-                          ? 4
-                          : n >= Integer.MIN_VALUE && n <= Integer.MAX_VALUE ? 5 : 9;
-    } else {
-      entry = (value.length < 64 ? 1 : value.length < 4096 ? 2 : 5) + value.length;
-    }
-    int back =
-        entry <= 127 ? 1 : entry < 16383 ? 2 : entry < 2097151 ? 3 : entry < 268435455 ? 4 : 5;
-    return entry + back;
   }
 
   static String encoding(byte[] value) {
