@@ -62,19 +62,15 @@ public final class CollectionDescriptor {
   public static final int VERSION_PACKED = 2;
 
   /**
-   * The most elements a list keeps packed in its header, and the largest element it packs: Redis's
-   * thresholds for its compact encodings (128 entries, 64-byte values). A list that outgrows either
-   * moves its elements to element records, one per element, for good.
+   * The most elements a collection keeps packed in its header, and the largest element it packs:
+   * Redis's default thresholds for its compact encodings (128 entries, 64-byte values), which bound
+   * what one change to a packed collection rewrites. A hash, set or sorted set packs under lower
+   * thresholds when the settings give them ({@link PackLimits}). A collection that outgrows either
+   * moves its elements to element records, for good.
    */
   public static final int PACK_MAX_ITEMS = 128;
 
   public static final int PACK_MAX_ITEM_BYTES = 64;
-
-  /**
-   * Redis's {@code hash-max-listpack-entries}: a hash past it is a hash table in Redis for good,
-   * which a spread hash's header records in {@code next} (1) for {@code OBJECT ENCODING}.
-   */
-  public static final int REDIS_HASH_LISTPACK_MAX = 512;
 
   public static final int HASH = 1;
   public static final int SET = 2;

@@ -32,6 +32,7 @@ public final class ElementEdits {
   private static final long OVERHEAD_BYTES = 96;
 
   private final Cellar store;
+  private final PackLimits limits;
   private long bytes;
 
   /** Element writes by key; a null value is a delete. */
@@ -42,12 +43,23 @@ public final class ElementEdits {
 
   private record HeaderWrite(byte[] key, Header header, long expireAt) {}
 
+  /** Edits under Redis's default encoding thresholds (streams, tools: nothing they pack). */
   public ElementEdits(Cellar store) {
+    this(store, PackLimits.REDIS_DEFAULTS);
+  }
+
+  public ElementEdits(Cellar store, PackLimits limits) {
     this.store = store;
+    this.limits = limits;
   }
 
   public Cellar store() {
     return store;
+  }
+
+  /** The encoding thresholds the collections this command changes pack under. */
+  public PackLimits limits() {
+    return limits;
   }
 
   /** The element's value as this command left it, or null. */

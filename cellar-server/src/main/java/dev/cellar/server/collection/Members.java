@@ -1,8 +1,6 @@
 package dev.cellar.server.collection;
 
 import static dev.cellar.server.collection.CollectionDescriptor.MEMBER;
-import static dev.cellar.server.collection.CollectionDescriptor.PACK_MAX_ITEMS;
-import static dev.cellar.server.collection.CollectionDescriptor.PACK_MAX_ITEM_BYTES;
 import static dev.cellar.server.collection.CollectionDescriptor.SLOT;
 
 import java.util.ArrayList;
@@ -17,10 +15,11 @@ import java.util.List;
  * <h2>Packed</h2>
  *
  * While it has at most {@link CollectionDescriptor#PACK_MAX_ITEMS} members and no member or payload
- * over {@link CollectionDescriptor#PACK_MAX_ITEM_BYTES} bytes (Redis's listpack thresholds), its
- * members and payloads live in its header, in slot order, and every change rewrites that record;
- * finding a member is a scan of at most 128, as in a Redis listpack. A hash or set is created
- * packed, and the first change past a limit spreads it, for good.
+ * over {@link CollectionDescriptor#PACK_MAX_ITEM_BYTES} bytes (Redis's default listpack thresholds,
+ * or lower ones the settings give: {@link PackLimits}), its members and payloads live in its
+ * header, in slot order, and every change rewrites that record; finding a member is a scan of at
+ * most 128, as in a Redis listpack. A hash or set is created packed, and the first change past a
+ * limit spreads it, for good.
  *
  * <h2>Spread</h2>
  *
@@ -147,17 +146,18 @@ public final class Members extends OpenCollection {
 
   /**
    * Marks a spread hash that Redis would now hold as a hash table for good (its {@code next}
-   * becomes 1): past {@link CollectionDescriptor#REDIS_HASH_LISTPACK_MAX} fields or with an item
-   * over {@link CollectionDescriptor#PACK_MAX_ITEM_BYTES} bytes. Redis keeps a hash as a listpack
-   * up to 512 fields where Cellar spreads it past 128, so the form alone cannot tell {@code OBJECT
+   * becomes 1): past {@code hash-max-listpack-entries} fields or with an item over {@code
+   * hash-max-listpack-value} bytes ({@link PackLimits}). Redis keeps a hash as a listpack up to 512
+   * fields by default where Cellar spreads it past 128, so the form alone cannot tell {@code OBJECT
    * ENCODING} which it is; this mark does, at one header rewrite in the hash's life.
    */
   private void noteRedisTable(byte[] member, byte[] payload) {
+    PackLimits limits = edits.limits();
     if (header.type() == CollectionDescriptor.HASH
         && header.next() == 0
-        && (header.count() > CollectionDescriptor.REDIS_HASH_LISTPACK_MAX
-            || member.length > PACK_MAX_ITEM_BYTES
-            || payload.length > PACK_MAX_ITEM_BYTES)) {
+        && (header.count() > limits.hashEntries()
+            || member.length > limits.hashValue()
+            || payload.length > limits.hashValue())) {
       header = header.withNext(1);
     }
   }
@@ -224,9 +224,11 @@ public final class Members extends OpenCollection {
    */
   private void changed(byte[] member, byte[] payload, CollectionIds ids) {
     repack = true;
-    if (members.size() > PACK_MAX_ITEMS
-        || member.length > PACK_MAX_ITEM_BYTES
-        || payload.length > PACK_MAX_ITEM_BYTES) {
+    PackLimits limits = edits.limits();
+    long maxBytes = limits.packedItemBytes(header.type());
+    if (members.size() > limits.packedItems(header.type())
+        || member.length > maxBytes
+        || payload.length > maxBytes) {
       spread(ids);
       noteRedisTable(member, payload);
     }

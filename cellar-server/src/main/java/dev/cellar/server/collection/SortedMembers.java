@@ -18,9 +18,10 @@ import java.util.List;
  *
  * Like a small list, hash or set ({@link ListItems}, {@link Members}), a sorted set of at most
  * {@link CollectionDescriptor#PACK_MAX_ITEMS} members of at most {@link
- * CollectionDescriptor#PACK_MAX_ITEM_BYTES} bytes keeps them in its header, in order (Redis's
- * listpack thresholds for sorted sets): a change rewrites that one record, with no id, member
- * records or tree. The first change past a limit spreads it, for good, into the layout below.
+ * CollectionDescriptor#PACK_MAX_ITEM_BYTES} bytes (or under lower thresholds from the settings:
+ * {@link PackLimits}) keeps them in its header, in order (Redis's listpack thresholds for sorted
+ * sets): a change rewrites that one record, with no id, member records or tree. The first change
+ * past a limit spreads it, for good, into the layout below.
  *
  * <h2>Layout</h2>
  *
@@ -134,8 +135,9 @@ public final class SortedMembers extends OpenCollection {
    */
   private void spreadIfOver(byte[] member, CollectionIds ids) {
     repack = true;
-    if (packed.size() <= CollectionDescriptor.PACK_MAX_ITEMS
-        && member.length <= CollectionDescriptor.PACK_MAX_ITEM_BYTES) {
+    PackLimits limits = edits.limits();
+    if (packed.size() <= limits.packedItems(CollectionDescriptor.ZSET)
+        && member.length <= limits.packedItemBytes(CollectionDescriptor.ZSET)) {
       return;
     }
     List<Entry> entries = packed;

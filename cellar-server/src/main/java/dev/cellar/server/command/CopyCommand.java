@@ -67,7 +67,7 @@ final class CopyCommand {
         return;
       }
       if (current.header()) {
-        ElementEdits edits = new ElementEdits(server.store());
+        ElementEdits edits = server.edits();
         CollectionCopy.copy(edits, current, r.bytes(2), server.collectionIds());
         edits.commit();
       } else {

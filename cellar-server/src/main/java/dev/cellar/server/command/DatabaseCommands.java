@@ -180,7 +180,7 @@ final class DatabaseCommands {
       return false;
     }
     if (current.header()) {
-      ElementEdits edits = new ElementEdits(into.store());
+      ElementEdits edits = new ElementEdits(into.store(), server.config().packLimits());
       CollectionCopy.copy(new ElementEdits(source), edits, current, to, into.collectionIds());
       edits.commit();
     } else {

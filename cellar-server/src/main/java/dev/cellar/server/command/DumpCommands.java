@@ -195,7 +195,7 @@ final class DumpCommands {
       store.put(MemorySegment.ofArray(key), MemorySegment.ofArray(v.string()), expireAt);
       return;
     }
-    ElementEdits edits = new ElementEdits(store);
+    ElementEdits edits = new ElementEdits(store, server.config().packLimits());
     if (v.stream() != null) {
       StreamDump.restore(edits, server.collectionIds(), key, v.stream(), expireAt);
       edits.commit();

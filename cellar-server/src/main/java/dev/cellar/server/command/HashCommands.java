@@ -184,7 +184,7 @@ final class HashCommands {
 
   /** Reads argument 1's hash for reading only. */
   private static Members read(Session s, Request r) {
-    return CollectionKeys.members(new ElementEdits(s.server().store()), r.bytes(1), HASH);
+    return CollectionKeys.members(s.server().edits(), r.bytes(1), HASH);
   }
 
   static void hset(Session s, Request r, ReplyWriter out, boolean ok) {
@@ -195,7 +195,7 @@ final class HashCommands {
     int stripe = stripe(r, 1);
     server.locks().lock(stripe);
     try {
-      ElementEdits edits = new ElementEdits(server.store());
+      ElementEdits edits = server.edits();
       Members hash = CollectionKeys.members(edits, r.bytes(1), HASH);
       boolean created = !hash.exists();
       long added = 0;
@@ -222,7 +222,7 @@ final class HashCommands {
     int stripe = stripe(r, 1);
     server.locks().lock(stripe);
     try {
-      ElementEdits edits = new ElementEdits(server.store());
+      ElementEdits edits = server.edits();
       Members hash = CollectionKeys.members(edits, r.bytes(1), HASH);
       boolean created = !hash.exists();
       if (hash.contains(r.bytes(2))) {
@@ -264,7 +264,7 @@ final class HashCommands {
     int stripe = stripe(r, 1);
     server.locks().lock(stripe);
     try {
-      ElementEdits edits = new ElementEdits(server.store());
+      ElementEdits edits = server.edits();
       Members hash = CollectionKeys.members(edits, r.bytes(1), HASH);
       long removed = 0;
       if (hash.exists()) {
@@ -334,7 +334,7 @@ final class HashCommands {
     int stripe = stripe(r, 1);
     server.locks().lock(stripe);
     try {
-      ElementEdits edits = new ElementEdits(server.store());
+      ElementEdits edits = server.edits();
       Members hash = CollectionKeys.members(edits, r.bytes(1), HASH);
       boolean created = !hash.exists();
       byte[] old = hash.exists() ? hash.payload(r.bytes(2)) : null;
@@ -370,7 +370,7 @@ final class HashCommands {
     int stripe = stripe(r, 1);
     server.locks().lock(stripe);
     try {
-      ElementEdits edits = new ElementEdits(server.store());
+      ElementEdits edits = server.edits();
       Members hash = CollectionKeys.members(edits, r.bytes(1), HASH);
       boolean created = !hash.exists();
       byte[] old = hash.exists() ? hash.payload(r.bytes(2)) : null;
@@ -397,8 +397,12 @@ final class HashCommands {
 
   static void hrandfield(Session s, Request r, ReplyWriter out) {
     boolean withValues = false;
+    long count = r.argc() > 2 ? RandomSlots.count(r, false) : 0;
     if (r.argc() > 4 || (r.argc() == 4 && !(withValues = r.is(3, "withvalues")))) {
       throw CommandError.SYNTAX;
+    }
+    if (withValues) {
+      count = RandomSlots.count(r, true);
     }
     Members hash = read(s, r);
     if (r.argc() == 2) {
@@ -406,10 +410,6 @@ final class HashCommands {
           out, hash.exists() ? hash.memberAt(RandomSlots.one(hash.count())) : null);
       return;
     }
-    if (!r.isLong(2)) {
-      throw CommandError.NOT_INTEGER;
-    }
-    long count = r.longValue(2);
     boolean pairs = withValues && out.protocol() == 3;
     if (count >= 0 || !hash.exists()) {
       long[] slots =
@@ -420,10 +420,7 @@ final class HashCommands {
       }
       return;
     }
-    if (withValues && count < -(Long.MAX_VALUE / 2)) {
-      throw new CommandError("ERR value is out of range");
-    }
-    long n = count == Long.MIN_VALUE ? Long.MAX_VALUE : -count;
+    long n = RandomSlots.repeats(count, "HRANDFIELD");
     out.array(withValues && !pairs ? 2 * n : n);
     for (long i = 0; i < n; i++) {
       field(out, hash, hash.memberAt(RandomSlots.one(hash.count())), withValues, pairs);

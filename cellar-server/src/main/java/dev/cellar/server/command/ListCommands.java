@@ -242,7 +242,7 @@ final class ListCommands {
   }
 
   private static ListItems read(Session s, byte[] key) {
-    return CollectionKeys.list(new ElementEdits(s.server().store()), key);
+    return CollectionKeys.list(s.server().edits(), key);
   }
 
   /** Signals the waiters of {@code key}, if anyone waits at all. */
@@ -257,7 +257,7 @@ final class ListCommands {
     int stripe = stripe(r, 1);
     server.locks().lock(stripe);
     try {
-      ElementEdits edits = new ElementEdits(server.store());
+      ElementEdits edits = server.edits();
       ListItems list = CollectionKeys.list(edits, r.bytes(1));
       if (onlyIfExists && !list.exists()) {
         out.integer(0);
@@ -306,7 +306,7 @@ final class ListCommands {
     int stripe = stripe(r, 1);
     server.locks().lock(stripe);
     try {
-      ElementEdits edits = new ElementEdits(server.store());
+      ElementEdits edits = server.edits();
       ListItems list = CollectionKeys.list(edits, r.bytes(1));
       if (!list.exists()) {
         KeyspaceEvents.miss(server, r, 1);
@@ -354,7 +354,7 @@ final class ListCommands {
     int stripe = stripe(r, 1);
     server.locks().lock(stripe);
     try {
-      ElementEdits edits = new ElementEdits(server.store());
+      ElementEdits edits = server.edits();
       ListItems list = CollectionKeys.list(edits, r.bytes(1));
       if (!list.exists()) {
         throw CommandError.NO_SUCH_KEY;
@@ -421,7 +421,7 @@ final class ListCommands {
     int stripe = stripe(r, 1);
     server.locks().lock(stripe);
     try {
-      ElementEdits edits = new ElementEdits(server.store());
+      ElementEdits edits = server.edits();
       ListItems list = CollectionKeys.list(edits, r.bytes(1));
       if (!list.exists()) {
         out.integer(0);
@@ -458,7 +458,7 @@ final class ListCommands {
     int stripe = stripe(r, 1);
     server.locks().lock(stripe);
     try {
-      ElementEdits edits = new ElementEdits(server.store());
+      ElementEdits edits = server.edits();
       ListItems list = CollectionKeys.list(edits, r.bytes(1));
       byte[] element = r.bytes(3);
       long n = list.count();
@@ -513,7 +513,7 @@ final class ListCommands {
     int stripe = stripe(r, 1);
     server.locks().lock(stripe);
     try {
-      ElementEdits edits = new ElementEdits(server.store());
+      ElementEdits edits = server.edits();
       ListItems list = CollectionKeys.list(edits, r.bytes(1));
       if (!list.exists()) {
         out.ok();
@@ -667,7 +667,7 @@ final class ListCommands {
     int[] stripes = {KeyLocks.stripe(from, 0, from.length), KeyLocks.stripe(to, 0, to.length)};
     int locked = server.locks().lockAll(stripes, 2);
     try {
-      ElementEdits edits = new ElementEdits(server.store());
+      ElementEdits edits = server.edits();
       ListItems source = CollectionKeys.list(edits, from);
       if (!source.exists()) {
         return null; // before the destination's type, as Redis checks
@@ -736,7 +736,7 @@ final class ListCommands {
   private static boolean pop(
       Session s, ReplyWriter out, byte[] key, boolean left, long count, boolean multi) {
     ServerContext server = s.server();
-    ElementEdits edits = new ElementEdits(server.store());
+    ElementEdits edits = server.edits();
     ListItems list = CollectionKeys.list(edits, key);
     if (!list.exists()) {
       return false;

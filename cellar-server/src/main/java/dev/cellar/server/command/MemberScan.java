@@ -1,7 +1,6 @@
 package dev.cellar.server.command;
 
 import dev.cellar.server.collection.CollectionDescriptor;
-import dev.cellar.server.collection.ElementEdits;
 import dev.cellar.server.collection.Members;
 import dev.cellar.server.config.Glob;
 import dev.cellar.server.resp.ReplyWriter;
@@ -48,8 +47,7 @@ final class MemberScan {
         throw CommandError.SYNTAX;
       }
     }
-    Members members =
-        CollectionKeys.members(new ElementEdits(s.server().store()), r.bytes(1), type);
+    Members members = CollectionKeys.members(s.server().edits(), r.bytes(1), type);
     long n = members.count();
     long top = cursor == 0 || cursor > n ? n : cursor;
     long bottom = n <= WHOLE ? 0 : Math.max(0, top - count);

@@ -5,6 +5,7 @@ import dev.cellar.server.collection.ElementEdits;
 import dev.cellar.server.collection.Header;
 import dev.cellar.server.collection.ListItems;
 import dev.cellar.server.collection.Members;
+import dev.cellar.server.collection.PackLimits;
 import dev.cellar.server.config.ServerConfig.EvictionPolicy;
 import dev.cellar.server.resp.Numbers;
 import dev.cellar.server.resp.ReplyWriter;
@@ -109,31 +110,38 @@ final class ObjectCommand {
   }
 
   /**
-   * What Redis 7.2 would call a collection's encoding, with its default thresholds, from the form
-   * Cellar keeps it in (docs/format/collections.md). A sorted set packed in its header is Redis's
-   * {@code listpack}, spread it is a {@code skiplist}: the forms follow Redis's limits (128 members
-   * of 64 bytes) and, as in Redis, change one way only. So does a set, unless it has at most 512
-   * members, all integers: an {@code intset}. A hash stays a {@code listpack} in Redis up to 512
-   * fields ({@code hash-max-listpack-entries}), past Cellar's 128, so a spread hash's header says
-   * whether Redis would have converted it ({@link Members#redisTable}). A list is a {@code
-   * listpack} while its elements would fit one listpack of 8 KiB ({@code list-max-listpack-size
-   * -2}), measured as Redis encodes them ({@link Listpack#entryBytes}), else a {@code quicklist}.
-   * Where Redis's answer depends on history (a set that once held a string, a list that shrank back
-   * below the limit, where Redis converts back only under half of it) this gives the answer for a
-   * collection built as it now is. Reads at most 512 members or 4,096 elements.
+   * What Redis 7.2 would call a collection's encoding under the server's thresholds ({@code
+   * hash-max-listpack-entries} and the rest, {@link PackLimits}), from the form Cellar keeps it in
+   * (docs/format/collections.md). A collection packs only while Redis would keep it a listpack
+   * (Cellar spreads it at the lower of Redis's threshold and its own 128 members of 64 bytes), and
+   * as in Redis the forms change one way only. So a packed sorted set is Redis's {@code listpack},
+   * a spread one a {@code skiplist}. A set is an {@code intset} while it has at most {@code
+   * set-max-intset-entries} members, all integers; else as a sorted set is, with {@code hashtable}
+   * for the big form. A hash stays a {@code listpack} in Redis up to 512 fields by default, past
+   * Cellar's 128, so a spread hash's header says whether Redis would have converted it ({@link
+   * Members#redisTable}). A list is a {@code listpack} while its elements, measured as Redis
+   * encodes them ({@link Listpack#entryBytes}), would fit one listpack node under {@code
+   * list-max-listpack-size}, else a {@code quicklist}. Where Redis's answer depends on history (a
+   * set that once held a string, a list that shrank back below the limit, where Redis converts back
+   * only under half of it, a sorted set spread under a threshold above Cellar's) this gives the
+   * answer for a collection built as it now is. Reads at most {@code set-max-intset-entries}
+   * members or a list's first entries up to its limit.
    */
   static String collectionEncoding(ServerContext server, byte[] key, byte[] headerBytes) {
     Header h =
         CollectionDescriptor.decodeHeader(java.lang.foreign.MemorySegment.ofArray(headerBytes));
     boolean packed = h.items() != null;
-    ElementEdits edits = new ElementEdits(server.store());
+    ElementEdits edits = server.edits();
+    PackLimits limits = edits.limits();
     return switch (h.type()) {
-      case CollectionDescriptor.LIST -> listEncoding(CollectionKeys.list(edits, key));
+      case CollectionDescriptor.LIST -> listEncoding(CollectionKeys.list(edits, key), limits);
       case CollectionDescriptor.ZSET -> packed ? "listpack" : "skiplist";
       case CollectionDescriptor.STREAM -> "stream";
       case CollectionDescriptor.SET -> {
         Members set = CollectionKeys.members(edits, key, CollectionDescriptor.SET);
-        yield allIntegers(set) ? "intset" : packed ? "listpack" : "hashtable";
+        yield allIntegers(set, limits.setIntsetEntries())
+            ? "intset"
+            : packed ? "listpack" : "hashtable";
       }
       default -> {
         boolean table =
@@ -143,14 +151,8 @@ final class ObjectCommand {
     };
   }
 
-  /** Redis's {@code set-max-intset-entries}. */
-  private static final int INTSET_MAX = 512;
-
-  /** Redis's listpack limit for a list node at {@code list-max-listpack-size -2}. */
-  private static final int LIST_LISTPACK_MAX_BYTES = 8192;
-
-  private static boolean allIntegers(Members set) {
-    if (set.count() > INTSET_MAX) {
+  private static boolean allIntegers(Members set, long intsetMax) {
+    if (set.count() > intsetMax) {
       return false;
     }
     for (long slot = 0; slot < set.count(); slot++) {
@@ -162,16 +164,21 @@ final class ObjectCommand {
     return true;
   }
 
-  private static String listEncoding(ListItems list) {
+  private static String listEncoding(ListItems list, PackLimits limits) {
+    long count = list.count();
     long bytes = Listpack.EMPTY_BYTES;
-    // Each entry takes at least 2 bytes: a long list is a quicklist without reading it.
-    if (list.count() * 2 + bytes > LIST_LISTPACK_MAX_BYTES) {
+    // Each entry takes at least 2 bytes: a list too long even so is a quicklist without reading it,
+    // and the reading stops as soon as the bytes pass the limit.
+    if (!limits.listFits(bytes + 2 * count, count)) {
       return "quicklist";
     }
-    for (long p = 0; p < list.count() && bytes <= LIST_LISTPACK_MAX_BYTES; p++) {
+    for (long p = 0; p < count; p++) {
       bytes += Listpack.entryBytes(list.get(p));
+      if (!limits.listFits(bytes, count)) {
+        return "quicklist";
+      }
     }
-    return bytes <= LIST_LISTPACK_MAX_BYTES ? "listpack" : "quicklist";
+    return "listpack";
   }
 
   static String encoding(byte[] value) {

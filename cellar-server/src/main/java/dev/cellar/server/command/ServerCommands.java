@@ -294,7 +294,7 @@ final class ServerCommands {
         }
         for (int i = 2; i < r.argc(); i += 2) {
           String name = r.string(i);
-          if (!s.server().config().knows(name)) {
+          if (!s.server().config().acceptsAtRuntime(name)) {
             throw new CommandError(
                 "ERR Unknown option or number of arguments for CONFIG SET - '" + name + "'");
           }

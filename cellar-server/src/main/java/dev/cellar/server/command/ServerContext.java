@@ -1,6 +1,7 @@
 package dev.cellar.server.command;
 
 import dev.cellar.Cellar;
+import dev.cellar.server.collection.ElementEdits;
 import dev.cellar.server.config.ServerConfig;
 import dev.cellar.server.db.Database;
 import dev.cellar.server.db.Databases;
@@ -104,6 +105,14 @@ public final class ServerContext {
     // Kept small: it is inlined into every command, and the engine calls after it depend on the
     // compiler's inlining budget to keep their slices off the heap (GarbageFreePathTest).
     return databases.several() ? database().store() : firstStore;
+  }
+
+  /**
+   * Edits of collections in {@link #store()}, packing under the encoding thresholds set now ({@code
+   * hash-max-listpack-entries} and the rest).
+   */
+  public ElementEdits edits() {
+    return new ElementEdits(store(), config.packLimits());
   }
 
   /** The current database (see the class notes); database 0 outside any scope. */

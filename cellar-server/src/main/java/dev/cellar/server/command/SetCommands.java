@@ -197,7 +197,7 @@ final class SetCommands {
   }
 
   private static Members read(Session s, byte[] key) {
-    return CollectionKeys.members(new ElementEdits(s.server().store()), key, SET);
+    return CollectionKeys.members(s.server().edits(), key, SET);
   }
 
   static void sadd(Session s, Request r, ReplyWriter out) {
@@ -205,7 +205,7 @@ final class SetCommands {
     int stripe = stripe(r, 1);
     server.locks().lock(stripe);
     try {
-      ElementEdits edits = new ElementEdits(server.store());
+      ElementEdits edits = server.edits();
       Members set = CollectionKeys.members(edits, r.bytes(1), SET);
       boolean created = !set.exists();
       long added = 0;
@@ -230,7 +230,7 @@ final class SetCommands {
     int stripe = stripe(r, 1);
     server.locks().lock(stripe);
     try {
-      ElementEdits edits = new ElementEdits(server.store());
+      ElementEdits edits = server.edits();
       Members set = CollectionKeys.members(edits, r.bytes(1), SET);
       long removed = 0;
       for (int i = 2; i < r.argc() && set.exists(); i++) {
@@ -291,7 +291,7 @@ final class SetCommands {
     int stripe = stripe(r, 1);
     server.locks().lock(stripe);
     try {
-      ElementEdits edits = new ElementEdits(server.store());
+      ElementEdits edits = server.edits();
       Members set = CollectionKeys.members(edits, r.bytes(1), SET);
       List<byte[]> popped = new ArrayList<>();
       long wanted = Math.min(count, set.count());
@@ -318,16 +318,13 @@ final class SetCommands {
     if (r.argc() > 3) {
       throw CommandError.SYNTAX;
     }
+    long count = r.argc() == 3 ? RandomSlots.count(r, false) : 0;
     Members set = read(s, r.bytes(1));
     if (r.argc() == 2) {
       StringCommands.bulkOrNull(
           out, set.exists() ? set.memberAt(RandomSlots.one(set.count())) : null);
       return;
     }
-    if (!r.isLong(2)) {
-      throw CommandError.NOT_INTEGER;
-    }
-    long count = r.longValue(2);
     if (count >= 0 || !set.exists()) {
       long[] slots =
           set.exists() && count > 0 ? RandomSlots.distinct(set.count(), count) : new long[0];
@@ -337,7 +334,7 @@ final class SetCommands {
       }
       return;
     }
-    long n = count == Long.MIN_VALUE ? Long.MAX_VALUE : -count;
+    long n = RandomSlots.repeats(count, "SRANDMEMBER");
     out.array(n);
     for (long i = 0; i < n; i++) {
       out.bulk(set.memberAt(RandomSlots.one(set.count())));
@@ -349,7 +346,7 @@ final class SetCommands {
     int[] stripes = {stripe(r, 1), stripe(r, 2)};
     int locked = server.locks().lockAll(stripes, 2);
     try {
-      ElementEdits edits = new ElementEdits(server.store());
+      ElementEdits edits = server.edits();
       Members from = CollectionKeys.members(edits, r.bytes(1), SET);
       if (!from.exists()) {
         out.integer(0); // before the destination's type, as Redis checks
@@ -407,7 +404,7 @@ final class SetCommands {
     }
     int locked = server.locks().lockAll(stripes, stripes.length);
     try {
-      ElementEdits edits = new ElementEdits(server.store());
+      ElementEdits edits = server.edits();
       List<Members> sets = new ArrayList<>();
       for (int i = first; i < r.argc(); i++) {
         sets.add(CollectionKeys.members(edits, r.bytes(i), SET));
@@ -508,7 +505,7 @@ final class SetCommands {
       }
       limit = r.longValue(i + 1);
     }
-    ElementEdits edits = new ElementEdits(s.server().store());
+    ElementEdits edits = s.server().edits();
     List<Members> sets = new ArrayList<>();
     for (int k = 2; k < 2 + numkeys; k++) {
       sets.add(CollectionKeys.members(edits, r.bytes(k), SET));

@@ -151,7 +151,7 @@ final class SortCommand {
     try {
       server.store().delete(destination);
       if (!result.isEmpty()) {
-        ElementEdits edits = new ElementEdits(server.store());
+        ElementEdits edits = server.edits();
         ListItems list = new ListItems(edits, destination, null, Cellar.NO_EXPIRY);
         for (byte[] v : result) {
           list.pushRight(v == null ? new byte[0] : v, server.collectionIds());

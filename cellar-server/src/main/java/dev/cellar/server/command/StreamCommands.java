@@ -207,7 +207,7 @@ final class StreamCommands {
     int stripe = stripe(r, 1);
     server.locks().lock(stripe);
     try {
-      ElementEdits edits = new ElementEdits(server.store());
+      ElementEdits edits = server.edits();
       StreamEntries stream = open(edits, r.bytes(1));
       if (!stream.exists() && noMkStream) {
         out.nullBulk();
@@ -299,7 +299,7 @@ final class StreamCommands {
   }
 
   static void xlen(Session s, Request r, ReplyWriter out) {
-    out.integer(open(new ElementEdits(s.server().store()), r.bytes(1)).count());
+    out.integer(open(s.server().edits(), r.bytes(1)).count());
   }
 
   /** A range end: {@code -}, {@code +}, an id, or an exclusive {@code (id}. */
@@ -340,7 +340,7 @@ final class StreamCommands {
       }
       count = Math.max(0, r.longValue(5));
     }
-    StreamEntries stream = open(new ElementEdits(s.server().store()), r.bytes(1));
+    StreamEntries stream = open(s.server().edits(), r.bytes(1));
     entries(out, bounded(stream, from, to, count, reverse, reverse ? "XREVRANGE" : "XRANGE"));
   }
 
@@ -406,7 +406,7 @@ final class StreamCommands {
     int stripe = stripe(r, 1);
     server.locks().lock(stripe);
     try {
-      ElementEdits edits = new ElementEdits(server.store());
+      ElementEdits edits = server.edits();
       StreamEntries stream = open(edits, r.bytes(1));
       if (!stream.exists()) {
         out.integer(0); // before the ids are read, as Redis does
@@ -450,7 +450,7 @@ final class StreamCommands {
     int stripe = stripe(r, 1);
     server.locks().lock(stripe);
     try {
-      ElementEdits edits = new ElementEdits(server.store());
+      ElementEdits edits = server.edits();
       StreamEntries stream = open(edits, r.bytes(1));
       long removed = stream.exists() ? trim[0].apply(stream) : 0;
       stream.finish();
@@ -518,7 +518,7 @@ final class StreamCommands {
       keys.add(key);
       String idText = r.string(i + 1 + n + k);
       if (idText.equals("$")) {
-        StreamEntries stream = open(new ElementEdits(server.store()), key);
+        StreamEntries stream = open(server.edits(), key);
         after.add(stream.exists() ? stream.info().last() : StreamId.ZERO);
       } else {
         StreamId id = parseId(idText, 0);
@@ -579,7 +579,7 @@ final class StreamCommands {
     List<byte[]> withData = new ArrayList<>();
     List<List<Entry>> found = new ArrayList<>();
     for (int k = 0; k < keys.size(); k++) {
-      StreamEntries stream = open(new ElementEdits(s.server().store()), keys.get(k));
+      StreamEntries stream = open(s.server().edits(), keys.get(k));
       if (!stream.exists() || after.get(k).equals(StreamId.MAX)) {
         continue;
       }

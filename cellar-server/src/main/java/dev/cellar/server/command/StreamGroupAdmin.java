@@ -56,7 +56,7 @@ final class StreamGroupAdmin {
     int stripe = stripe(r, 2);
     server.locks().lock(stripe);
     try {
-      ElementEdits edits = new ElementEdits(server.store());
+      ElementEdits edits = server.edits();
       StreamEntries stream = StreamCommands.open(edits, r.bytes(2));
       String key = r.string(2);
       String name = r.string(3);
@@ -186,7 +186,7 @@ final class StreamGroupAdmin {
     if (!sub.equals("groups") && !sub.equals("consumers") && !sub.equals("stream")) {
       throw new CommandError("ERR unknown subcommand '" + r.string(1) + "'. Try XINFO HELP.");
     }
-    ElementEdits edits = new ElementEdits(s.server().store());
+    ElementEdits edits = s.server().edits();
     StreamEntries stream = StreamCommands.open(edits, r.bytes(2));
     if (!stream.exists()) {
       throw new CommandError("ERR no such key");

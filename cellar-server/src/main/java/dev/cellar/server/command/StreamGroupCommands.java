@@ -173,7 +173,7 @@ final class StreamGroupCommands {
     /** Answers if some stream has entries (or, unless {@code waitForNew}, always); false else. */
     boolean run(Session s, ReplyWriter out, boolean waitForNew) {
       ServerContext server = s.server();
-      ElementEdits edits = new ElementEdits(server.store());
+      ElementEdits edits = server.edits();
       List<byte[]> answered = new ArrayList<>();
       List<List<Entry>> found = new ArrayList<>();
       long now = System.currentTimeMillis();
@@ -263,7 +263,7 @@ final class StreamGroupCommands {
     int stripe = stripe(r, 1);
     server.locks().lock(stripe);
     try {
-      ElementEdits edits = new ElementEdits(server.store());
+      ElementEdits edits = server.edits();
       StreamEntries stream = StreamCommands.open(edits, r.bytes(1));
       StreamGroups groups = groupsOf(edits, stream);
       Group g = groupOf(groups, r);
@@ -291,7 +291,7 @@ final class StreamGroupCommands {
   }
 
   static void xpending(Session s, Request r, ReplyWriter out) {
-    ElementEdits edits = new ElementEdits(s.server().store());
+    ElementEdits edits = s.server().edits();
     StreamEntries stream = StreamCommands.open(edits, r.bytes(1));
     StreamGroups groups = groupsOf(edits, stream);
     Group g = groupOf(groups, r);
@@ -368,7 +368,7 @@ final class StreamGroupCommands {
 
   static void xclaim(Session s, Request r, ReplyWriter out) {
     // Redis looks at the key's type before it reads the arguments.
-    StreamCommands.open(new ElementEdits(s.server().store()), r.bytes(1));
+    StreamCommands.open(s.server().edits(), r.bytes(1));
     if (!r.isLong(4)) {
       throw new CommandError("ERR Invalid min-idle-time argument for XCLAIM");
     }
@@ -383,7 +383,7 @@ final class StreamGroupCommands {
       ids.add(id);
     }
     // Redis reports a missing group after the ids and before the options.
-    ElementEdits probe = new ElementEdits(s.server().store());
+    ElementEdits probe = s.server().edits();
     if (groupOf(groupsOf(probe, StreamCommands.open(probe, r.bytes(1))), r) == null) {
       throw noGroup(r.string(1), r.string(2), null);
     }
@@ -412,7 +412,7 @@ final class StreamGroupCommands {
     int stripe = stripe(r, 1);
     server.locks().lock(stripe);
     try {
-      ElementEdits edits = new ElementEdits(server.store());
+      ElementEdits edits = server.edits();
       StreamEntries stream = StreamCommands.open(edits, r.bytes(1));
       StreamGroups groups = groupsOf(edits, stream);
       Group g = groupOf(groups, r);
@@ -453,7 +453,7 @@ final class StreamGroupCommands {
 
   static void xautoclaim(Session s, Request r, ReplyWriter out) {
     // Redis looks at the key's type before it reads the arguments.
-    StreamCommands.open(new ElementEdits(s.server().store()), r.bytes(1));
+    StreamCommands.open(s.server().edits(), r.bytes(1));
     if (!r.isLong(4)) {
       throw new CommandError("ERR Invalid min-idle-time argument for XAUTOCLAIM");
     }
@@ -477,7 +477,7 @@ final class StreamGroupCommands {
     int stripe = stripe(r, 1);
     server.locks().lock(stripe);
     try {
-      ElementEdits edits = new ElementEdits(server.store());
+      ElementEdits edits = server.edits();
       StreamEntries stream = StreamCommands.open(edits, r.bytes(1));
       StreamGroups groups = groupsOf(edits, stream);
       Group g = groupOf(groups, r);

@@ -241,7 +241,7 @@ final class ZRangeSpec {
     int[] stripes = {stripe(r, 1), stripe(r, 2)};
     int locked = server.locks().lockAll(stripes, 2);
     try {
-      ElementEdits edits = new ElementEdits(server.store());
+      ElementEdits edits = server.edits();
       List<Entry> found = select(ZSetCommands.open(edits, r.bytes(2)), p, limits);
       ZSetAlgebra.replace(server, edits, r.bytes(1), found);
       out.integer(found.size());
@@ -266,7 +266,7 @@ final class ZRangeSpec {
     int stripe = stripe(r, 1);
     server.locks().lock(stripe);
     try {
-      ElementEdits edits = new ElementEdits(server.store());
+      ElementEdits edits = server.edits();
       SortedMembers z = ZSetCommands.open(edits, r.bytes(1));
       long[] ranks = z.exists() ? limits.ranks(z) : null;
       List<Entry> doomed = new ArrayList<>();

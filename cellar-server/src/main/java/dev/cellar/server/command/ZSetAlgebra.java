@@ -187,7 +187,7 @@ final class ZSetAlgebra {
     stripes[n] = store ? Values.stripe(r, 1) : stripes[0];
     int locked = server.locks().lockAll(stripes, stripes.length);
     try {
-      ElementEdits edits = new ElementEdits(server.store());
+      ElementEdits edits = server.edits();
       ResultBudget budget = new ResultBudget(name.toUpperCase(java.util.Locale.ROOT));
       List<Map<ByteBuffer, Double>> sources = new ArrayList<>();
       for (int k = 0; k < n; k++) {
@@ -312,7 +312,7 @@ final class ZSetAlgebra {
       }
       limit = r.longValue(i + 1);
     }
-    ElementEdits edits = new ElementEdits(s.server().store());
+    ElementEdits edits = s.server().edits();
     ResultBudget budget = new ResultBudget("ZINTERCARD");
     List<Map<ByteBuffer, Double>> sources = new ArrayList<>();
     double[] weights = new double[(int) numkeys];

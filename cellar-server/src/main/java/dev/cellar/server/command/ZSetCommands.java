@@ -310,7 +310,7 @@ final class ZSetCommands {
   }
 
   static SortedMembers read(Session s, byte[] key) {
-    return open(new ElementEdits(s.server().store()), key);
+    return open(s.server().edits(), key);
   }
 
   /** A score as a reply: a bulk string in RESP2, a double in RESP3. */
@@ -367,7 +367,7 @@ final class ZSetCommands {
     int stripe = stripe(r, 1);
     server.locks().lock(stripe);
     try {
-      ElementEdits edits = new ElementEdits(server.store());
+      ElementEdits edits = server.edits();
       SortedMembers z = open(edits, r.bytes(1));
       boolean created = !z.exists();
       long added = 0;
@@ -429,7 +429,7 @@ final class ZSetCommands {
     int stripe = stripe(r, 1);
     server.locks().lock(stripe);
     try {
-      ElementEdits edits = new ElementEdits(server.store());
+      ElementEdits edits = server.edits();
       SortedMembers z = open(edits, r.bytes(1));
       boolean created = !z.exists();
       Double old = z.score(r.bytes(3));
@@ -453,7 +453,7 @@ final class ZSetCommands {
     int stripe = stripe(r, 1);
     server.locks().lock(stripe);
     try {
-      ElementEdits edits = new ElementEdits(server.store());
+      ElementEdits edits = server.edits();
       SortedMembers z = open(edits, r.bytes(1));
       long removed = 0;
       for (int i = 2; i < r.argc() && z.exists(); i++) {
@@ -582,7 +582,7 @@ final class ZSetCommands {
     int stripe = stripe(r, 1);
     server.locks().lock(stripe);
     try {
-      ElementEdits edits = new ElementEdits(server.store());
+      ElementEdits edits = server.edits();
       SortedMembers z = open(edits, r.bytes(1));
       List<Entry> popped = popLocked(server, edits, z, min, count);
       pairs(out, popped, r.argc() == 3);
@@ -614,7 +614,7 @@ final class ZSetCommands {
   private static boolean pop(
       Session s, ReplyWriter out, byte[] key, boolean min, long count, boolean multi) {
     ServerContext server = s.server();
-    ElementEdits edits = new ElementEdits(server.store());
+    ElementEdits edits = server.edits();
     SortedMembers z = open(edits, key);
     if (!z.exists()) {
       return false;
@@ -640,18 +640,18 @@ final class ZSetCommands {
 
   static void zrandmember(Session s, Request r, ReplyWriter out) {
     boolean withScores = false;
+    long count = r.argc() > 2 ? RandomSlots.count(r, false) : 0;
     if (r.argc() > 4 || (r.argc() == 4 && !(withScores = r.is(3, "withscores")))) {
       throw CommandError.SYNTAX;
+    }
+    if (withScores) {
+      count = RandomSlots.count(r, true);
     }
     SortedMembers z = read(s, r.bytes(1));
     if (r.argc() == 2) {
       StringCommands.bulkOrNull(out, z.exists() ? z.at(RandomSlots.one(z.count())).member() : null);
       return;
     }
-    if (!r.isLong(2)) {
-      throw CommandError.NOT_INTEGER;
-    }
-    long count = r.longValue(2);
     boolean nested = withScores && out.protocol() == 3;
     List<Entry> picked = new ArrayList<>();
     if (count >= 0 || !z.exists()) {
@@ -660,10 +660,7 @@ final class ZSetCommands {
         picked.add(z.at(rank));
       }
     } else {
-      if (withScores && count < -(Long.MAX_VALUE / 2)) {
-        throw new CommandError("ERR value is out of range");
-      }
-      long n = count == Long.MIN_VALUE ? Long.MAX_VALUE : -count;
+      long n = RandomSlots.repeats(count, "ZRANDMEMBER");
       out.array(withScores && !nested ? 2 * n : n);
       for (long i = 0; i < n; i++) {
         Entry e = z.at(RandomSlots.one(z.count()));

@@ -139,20 +139,7 @@ final class RedisDirectives {
           "active-defrag-max-scan-fields",
           "hz",
           "dynamic-hz",
-          "hash-max-listpack-entries",
-          "hash-max-listpack-value",
-          "hash-max-ziplist-entries",
-          "hash-max-ziplist-value",
-          "list-max-listpack-size",
-          "list-max-ziplist-size",
           "list-compress-depth",
-          "set-max-intset-entries",
-          "set-max-listpack-entries",
-          "set-max-listpack-value",
-          "zset-max-listpack-entries",
-          "zset-max-listpack-value",
-          "zset-max-ziplist-entries",
-          "zset-max-ziplist-value",
           "hll-sparse-max-bytes",
           "stream-node-max-bytes",
           "stream-node-max-entries",
@@ -240,6 +227,11 @@ final class RedisDirectives {
     IGNORE,
     REFUSE,
     UNKNOWN
+  }
+
+  /** Whether Cellar ignores {@code name} whatever its value (see the class notes). */
+  static boolean ignoredAlways(String name) {
+    return IGNORED.contains(name.toLowerCase(Locale.ROOT));
   }
 
   static Verdict judge(String name, String value) {

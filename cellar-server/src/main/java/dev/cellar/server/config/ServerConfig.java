@@ -4,6 +4,7 @@ import dev.cellar.CellarOptions;
 import dev.cellar.Compression;
 import dev.cellar.Fsync;
 import dev.cellar.IoMode;
+import dev.cellar.server.collection.PackLimits;
 import dev.cellar.server.log.LogLevel;
 import dev.cellar.server.log.ServerLog;
 import java.nio.charset.StandardCharsets;
@@ -14,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -107,6 +109,7 @@ public final class ServerConfig {
   private volatile int slowlogMaxLen = 128;
   private volatile long latencyMonitorThreshold = 0;
   private volatile int notifyKeyspaceEvents = 0;
+  private volatile String save = "";
   private static final long MIN_SEGMENT_SIZE = 256 << 10;
 
   private volatile long segmentSize = CellarOptions.DEFAULT_SEGMENT_BYTES;
@@ -140,6 +143,11 @@ public final class ServerConfig {
   private volatile List<String> tlsProtocols = List.of("TLSv1.2", "TLSv1.3");
 
   private final Map<String, Parameter> parameters = new LinkedHashMap<>();
+
+  private final EncodingSettings encodings = new EncodingSettings();
+
+  /** Ignored Redis settings as {@code CONFIG SET} last gave them ({@link #setAtRuntime}). */
+  private final Map<String, String> recorded = new ConcurrentSkipListMap<>();
 
   private record Parameter(
       String name, boolean mutable, Supplier<String> getter, Consumer<String> setter) {}
@@ -257,15 +265,17 @@ public final class ServerConfig {
         true,
         () -> KeyspaceEventFlags.format(notifyKeyspaceEvents),
         v -> notifyKeyspaceEvents = KeyspaceEventFlags.parse(v));
+    encodings.defineIn(this);
     define(
         "http-header-timeout",
         true,
         () -> Integer.toString(httpHeaderTimeout),
         v -> httpHeaderTimeout = intIn("http-header-timeout", v, 0, 86_400));
-    // Redis settings that clients read (redis-benchmark asks for save and appendonly): Cellar's
-    // answers are fixed, since its log is always on and it has no RDB snapshots.
-    define("save", false, () -> "", v -> {});
-    define("appendonly", false, () -> "yes", v -> {});
+    // Redis settings that clients read (redis-benchmark asks for save and appendonly) and set
+    // (Redis's own test suite, tools): Cellar's log is always on and it has no RDB snapshots, so
+    // setting them changes nothing; save reads back as set, appendonly as yes.
+    define("save", true, () -> save, v -> save = v.trim());
+    define("appendonly", true, () -> "yes", v -> parseYesNo("appendonly", v));
     // Read at start-up only, as in Redis.
     define(
         "databases",
@@ -383,8 +393,7 @@ public final class ServerConfig {
         v -> tlsProtocols = parseProtocols(v));
   }
 
-  private void define(
-      String name, boolean mutable, Supplier<String> getter, Consumer<String> setter) {
+  void define(String name, boolean mutable, Supplier<String> getter, Consumer<String> setter) {
     parameters.put(name, new Parameter(name, mutable, getter, setter));
   }
 
@@ -397,8 +406,19 @@ public final class ServerConfig {
     return this;
   }
 
-  /** Sets {@code name} at run time ({@code CONFIG SET}); immutable settings are refused. */
+  /**
+   * Sets {@code name} at run time ({@code CONFIG SET}); immutable settings are refused. A Redis
+   * setting that a config file may give and Cellar ignores whatever its value ({@link
+   * RedisDirectives}: tuning of Redis's own machinery such as {@code lazyfree-lazy-user-del} or
+   * {@code activedefrag}) is accepted and recorded, so that {@code CONFIG GET} reads it back, and
+   * changes nothing, as in a config file.
+   */
   public void setAtRuntime(String name, String value) {
+    String n = canonical(name);
+    if (!parameters.containsKey(n) && RedisDirectives.ignoredAlways(n)) {
+      recorded.put(n, value);
+      return;
+    }
     Parameter p = parameter(name);
     if (!p.mutable) {
       throw new ConfigException("can't set immutable config '" + p.name + "'");
@@ -411,6 +431,11 @@ public final class ServerConfig {
    */
   public boolean knows(String name) {
     return parameters.containsKey(canonical(name));
+  }
+
+  /** Whether {@code CONFIG SET} takes {@code name}: a setting, or an ignored Redis one. */
+  public boolean acceptsAtRuntime(String name) {
+    return knows(name) || RedisDirectives.ignoredAlways(canonical(name));
   }
 
   private Parameter parameter(String name) {
@@ -438,6 +463,12 @@ public final class ServerConfig {
       byte[] n = parameter.name.getBytes(StandardCharsets.UTF_8);
       if (Glob.matches(p, 0, p.length, n, 0, n.length)) {
         out.put(parameter.name, parameter.getter.get());
+      }
+    }
+    for (Map.Entry<String, String> r : recorded.entrySet()) {
+      byte[] n = r.getKey().getBytes(StandardCharsets.UTF_8);
+      if (Glob.matches(p, 0, p.length, n, 0, n.length)) {
+        out.put(r.getKey(), r.getValue());
       }
     }
     return out;
@@ -601,6 +632,11 @@ public final class ServerConfig {
   }
 
   /** {@code notify-keyspace-events} as {@link KeyspaceEventFlags} bits; 0 when off. */
+  /** Redis's encoding thresholds as set ({@link EncodingSettings}). */
+  public PackLimits packLimits() {
+    return encodings.limits();
+  }
+
   public int notifyKeyspaceEvents() {
     return notifyKeyspaceEvents;
   }
@@ -723,7 +759,7 @@ public final class ServerConfig {
     return (int) longIn(name, v, min, max);
   }
 
-  private static long longIn(String name, String v, long min, long max) {
+  static long longIn(String name, String v, long min, long max) {
     long n;
     try {
       n = Long.parseLong(v.trim());

@@ -362,6 +362,41 @@ class CollectionConformanceTest extends AbstractConformanceTest {
     return out;
   }
 
+  /**
+   * The counts of the random draws are checked as Redis checks them, before the key: -2^63 is out
+   * of range, and so is anything past half the range when each draw answers twice. A count that
+   * large once ran the draws for minutes on the connection's event loop.
+   */
+  @Test
+  void randomDrawsRefuseCountsOutOfRangeAtOnce() throws IOException {
+    c.call("HSET", "h", "a", "1");
+    c.call("SADD", "s", "a");
+    c.call("ZADD", "z", "1", "a");
+    c.call("SET", "str", "x");
+    String outOfRange = error("ERR value is out of range");
+    String notLong =
+        error(
+            "ERR value is out of range, value must between -9223372036854775807 and"
+                + " 9223372036854775807");
+    String min = Long.toString(Long.MIN_VALUE);
+    String pastHalf = "-9223372036854770000";
+    assertEquals(notLong, c.call("HRANDFIELD", "h", min));
+    assertEquals(notLong, c.call("HRANDFIELD", "h", min, "WITHVALUES"));
+    assertEquals(outOfRange, c.call("HRANDFIELD", "h", pastHalf, "WITHVALUES"));
+    assertEquals(outOfRange, c.call("HRANDFIELD", "h", "9223372036854770000", "WITHVALUES"));
+    assertEquals(notLong, c.call("HRANDFIELD", "str", min), "before the key's type");
+    assertEquals(notLong, c.call("SRANDMEMBER", "s", min));
+    assertEquals(notLong, c.call("SRANDMEMBER", "str", min));
+    assertEquals(notLong, c.call("ZRANDMEMBER", "z", min));
+    assertEquals(outOfRange, c.call("ZRANDMEMBER", "z", pastHalf, "WITHSCORES"));
+    assertEquals(
+        error("ERR value is not an integer or out of range"),
+        c.call("HRANDFIELD", "str", "x", "y"));
+    assertEquals(array("a", "a", "a"), c.call("SRANDMEMBER", "s", "-3"));
+    assertEquals(array("a", "1", "a", "1"), c.call("HRANDFIELD", "h", "-2", "WITHVALUES"));
+    assertEquals(simple("PONG"), c.call("PING"));
+  }
+
   private static Set<String> pairs(String reply) {
     List<?> list = (List<?>) RawClient.parse(reply);
     Set<String> out = new TreeSet<>();

@@ -199,4 +199,117 @@ class ObjectConformanceTest extends AbstractConformanceTest {
     }
     assertEquals(bulk("quicklist"), c.call("OBJECT", "ENCODING", "big"));
   }
+
+  /**
+   * Redis's encoding thresholds may be set at run time, under their names and their old {@code
+   * ziplist} ones, and {@code OBJECT ENCODING} follows them. The list and set parts need Redis
+   * 7.2's listpack lists and sets.
+   */
+  @Test
+  void encodingsFollowTheThresholdsAsSet() throws IOException {
+    String version = c.call("INFO", "server").replaceAll("(?s).*redis_version:([0-9.]+).*", "$1");
+    String[] parts = version.split("\\.");
+    boolean redis72 =
+        Integer.parseInt(parts[0]) > 7
+            || (Integer.parseInt(parts[0]) == 7 && Integer.parseInt(parts[1]) >= 2);
+    try {
+      assertEquals(
+          OK,
+          c.call("CONFIG", "SET", "hash-max-listpack-entries", "4", "hash-max-ziplist-value", "8"));
+      assertEquals(
+          array("hash-max-ziplist-entries", "4"),
+          c.call("CONFIG", "GET", "hash-max-ziplist-entries"));
+      c.call("HSET", "h", "a", "1", "b", "2", "c", "3", "d", "4");
+      assertEquals(bulk("listpack"), c.call("OBJECT", "ENCODING", "h"));
+      c.call("HSET", "h", "e", "5");
+      assertEquals(bulk("hashtable"), c.call("OBJECT", "ENCODING", "h"));
+      c.call("HDEL", "h", "e", "d");
+      assertEquals(bulk("hashtable"), c.call("OBJECT", "ENCODING", "h"), "one way only");
+      assertEquals(bulk("3"), c.call("HGET", "h", "c"));
+      assertEquals(integer(3), c.call("HLEN", "h"));
+      c.call("HSET", "hv", "a", "12345678");
+      assertEquals(bulk("listpack"), c.call("OBJECT", "ENCODING", "hv"));
+      c.call("HSET", "hv", "b", "123456789");
+      assertEquals(bulk("hashtable"), c.call("OBJECT", "ENCODING", "hv"));
+      assertEquals(bulk("123456789"), c.call("HGET", "hv", "b"));
+
+      assertEquals(OK, c.call("CONFIG", "SET", "zset-max-ziplist-entries", "0"));
+      c.call("ZADD", "z0", "1", "a");
+      assertEquals(bulk("skiplist"), c.call("OBJECT", "ENCODING", "z0"));
+      assertEquals(OK, c.call("CONFIG", "SET", "zset-max-listpack-entries", "2"));
+      c.call("ZADD", "z2", "1", "a", "2", "b");
+      assertEquals(bulk("listpack"), c.call("OBJECT", "ENCODING", "z2"));
+      c.call("ZADD", "z2", "3", "c");
+      assertEquals(bulk("skiplist"), c.call("OBJECT", "ENCODING", "z2"));
+      assertEquals(array("a", "b", "c"), c.call("ZRANGE", "z2", "0", "-1"));
+      assertEquals(OK, c.call("CONFIG", "SET", "zset-max-listpack-value", "3"));
+      c.call("ZADD", "zv", "1", "abc");
+      assertEquals(bulk("listpack"), c.call("OBJECT", "ENCODING", "zv"));
+      c.call("ZADD", "zv", "1", "abcd");
+      assertEquals(bulk("skiplist"), c.call("OBJECT", "ENCODING", "zv"));
+
+      assertEquals(OK, c.call("CONFIG", "SET", "set-max-intset-entries", "2"));
+      c.call("SADD", "si", "1", "2");
+      assertEquals(bulk("intset"), c.call("OBJECT", "ENCODING", "si"));
+      if (!redis72) {
+        return;
+      }
+      c.call("SADD", "si", "3");
+      assertEquals(bulk("listpack"), c.call("OBJECT", "ENCODING", "si"));
+      assertEquals(OK, c.call("CONFIG", "SET", "set-max-listpack-entries", "2"));
+      c.call("SADD", "sl", "a", "b");
+      assertEquals(bulk("listpack"), c.call("OBJECT", "ENCODING", "sl"));
+      c.call("SADD", "sl", "c");
+      assertEquals(bulk("hashtable"), c.call("OBJECT", "ENCODING", "sl"));
+      assertEquals(integer(3), c.call("SCARD", "sl"));
+
+      assertEquals(OK, c.call("CONFIG", "SET", "list-max-listpack-size", "3"));
+      c.call("RPUSH", "l3", "a", "b", "c");
+      assertEquals(bulk("listpack"), c.call("OBJECT", "ENCODING", "l3"));
+      c.call("RPUSH", "l3", "d");
+      assertEquals(bulk("quicklist"), c.call("OBJECT", "ENCODING", "l3"));
+      assertEquals(OK, c.call("CONFIG", "SET", "list-max-ziplist-size", "-1"));
+      for (int i = 0; i < 100; i++) {
+        c.call("RPUSH", "l4k", "x".repeat(50)); // 100 entries of 52 bytes: over 4 KiB
+      }
+      assertEquals(bulk("quicklist"), c.call("OBJECT", "ENCODING", "l4k"));
+    } finally {
+      c.call(
+          "CONFIG",
+          "SET",
+          "hash-max-listpack-entries",
+          "512",
+          "hash-max-listpack-value",
+          "64",
+          "zset-max-listpack-entries",
+          "128",
+          "zset-max-listpack-value",
+          "64",
+          "set-max-intset-entries",
+          "512",
+          "list-max-listpack-size",
+          "-2");
+      if (redis72) {
+        c.call("CONFIG", "SET", "set-max-listpack-entries", "128");
+      }
+    }
+  }
+
+  /**
+   * Redis settings of Redis's own machinery, which Cellar ignores in a config file, may be set at
+   * run time too (Redis's test suite and tools set them) and read back as set; so may {@code save}.
+   * A name that is no setting at all is still refused.
+   */
+  @Test
+  void ignoredRedisSettingsMayBeSetAndReadBack() throws IOException {
+    assertEquals(OK, c.call("CONFIG", "SET", "lazyfree-lazy-user-del", "yes"));
+    assertEquals(
+        array("lazyfree-lazy-user-del", "yes"), c.call("CONFIG", "GET", "lazyfree-lazy-user-del"));
+    assertEquals(OK, c.call("CONFIG", "SET", "lazyfree-lazy-user-del", "no"));
+    assertEquals(OK, c.call("CONFIG", "SET", "save", ""));
+    assertEquals(array("save", ""), c.call("CONFIG", "GET", "save"));
+    assertEquals(
+        error("ERR Unknown option or number of arguments for CONFIG SET - 'no-such-setting'"),
+        c.call("CONFIG", "SET", "no-such-setting", "1"));
+  }
 }

@@ -191,6 +191,30 @@ class LimitsTest {
     }
   }
 
+  /**
+   * A random draw with repeats whose reply could not fit the heap is refused before the first draw,
+   * and the connection's event loop goes on serving: a count of -(2^63 - 1) once kept it drawing
+   * for minutes. Redis would try to send it all.
+   */
+  @Test
+  void aRandomDrawTooLargeToAnswerIsRefusedAtOnce() throws IOException {
+    try (RawClient c = new RawClient(server.port())) {
+      c.send("SADD", "s", "a").readLine();
+      c.send("HSET", "h", "f", "v").readLine();
+      c.send("ZADD", "z", "1", "a").readLine();
+      for (String[] huge :
+          new String[][] {
+            {"SRANDMEMBER", "s", "-9223372036854775807"},
+            {"HRANDFIELD", "h", "-4611686018427387903", "WITHVALUES"},
+            {"ZRANDMEMBER", "z", "-100000000"}
+          }) {
+        String reply = c.send(huge).readLine();
+        assertTrue(reply.startsWith("-ERR " + huge[0] + " would gather more than"), reply);
+      }
+      assertEquals("+PONG\r\n", c.send("PING").readLine());
+    }
+  }
+
   @Test
   void oversizedKeyIsAnErrorAndTheConnectionStaysUsable() throws IOException {
     try (RawClient c = new RawClient(server.port())) {
