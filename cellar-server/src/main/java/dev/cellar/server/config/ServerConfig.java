@@ -401,9 +401,25 @@ public final class ServerConfig {
 
   /** Sets {@code name} at startup (config file or flag); any known setting may be set. */
   public ServerConfig set(String name, String value) {
+    if (recordIgnored(name, value)) {
+      return this;
+    }
     Parameter p = parameter(name);
     p.setter.accept(value);
     return this;
+  }
+
+  /**
+   * Records {@code value} for a Redis setting Cellar ignores whatever its value ({@link
+   * RedisDirectives}), so that {@code CONFIG GET} reads it back; false for any other name.
+   */
+  private boolean recordIgnored(String name, String value) {
+    String n = canonical(name);
+    if (parameters.containsKey(n) || !RedisDirectives.ignoredAlways(n)) {
+      return false;
+    }
+    recorded.put(n, value);
+    return true;
   }
 
   /**
@@ -414,9 +430,7 @@ public final class ServerConfig {
    * changes nothing, as in a config file.
    */
   public void setAtRuntime(String name, String value) {
-    String n = canonical(name);
-    if (!parameters.containsKey(n) && RedisDirectives.ignoredAlways(n)) {
-      recorded.put(n, value);
+    if (recordIgnored(name, value)) {
       return;
     }
     Parameter p = parameter(name);

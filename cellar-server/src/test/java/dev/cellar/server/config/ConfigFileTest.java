@@ -49,6 +49,50 @@ class ConfigFileTest {
         () -> ConfigFile.read(write("notify-keyspace-events KEQ\n"), config));
   }
 
+  /**
+   * Redis's encoding thresholds are settings now: applied from a file under either name, with
+   * Redis's ranges, where other tuning of Redis's machinery is still ignored with a warning.
+   */
+  @Test
+  void encodingThresholdsAreSettingsUnderBothNames() throws Exception {
+    ServerConfig config = new ServerConfig();
+    List<String> warnings =
+        ConfigFile.read(
+            write(
+                "hash-max-ziplist-entries 64\nzset-max-listpack-value 1kb\n"
+                    + "list-max-listpack-size -3\nlazyfree-lazy-user-del yes\n"),
+            config);
+    assertEquals(1, warnings.size(), warnings::toString);
+    assertTrue(
+        warnings.getFirst().contains("ignoring 'lazyfree-lazy-user-del'"), warnings::toString);
+    assertEquals(64, config.packLimits().hashEntries());
+    assertEquals(
+        "64", config.matching("hash-max-listpack-entries").get("hash-max-listpack-entries"));
+    assertEquals(1024, config.packLimits().zsetValue());
+    assertEquals(-3, config.packLimits().listSize());
+    assertEquals(512, config.packLimits().setIntsetEntries(), "untouched: Redis's default");
+    assertThrows(
+        ConfigException.class,
+        () -> ConfigFile.read(write("set-max-intset-entries -1\n"), new ServerConfig()));
+    assertThrows(
+        ConfigException.class,
+        () -> ConfigFile.read(write("list-max-listpack-size 2147483648\n"), new ServerConfig()));
+  }
+
+  /** CONFIG SET records an ignored Redis setting (both ways of setting), and reads it back. */
+  @Test
+  void ignoredRedisSettingsSetAtRunTimeReadBack() {
+    ServerConfig config = new ServerConfig();
+    assertTrue(config.acceptsAtRuntime("activedefrag"));
+    config.setAtRuntime("ACTIVEDEFRAG", "yes");
+    assertEquals("yes", config.matching("activedefrag").get("activedefrag"));
+    config.set("activedefrag", "no");
+    assertEquals("no", config.all().get("activedefrag"));
+    assertTrue(!config.acceptsAtRuntime("no-such-setting"));
+    assertThrows(ConfigException.class, () -> config.setAtRuntime("no-such-setting", "1"));
+    assertThrows(ConfigException.class, () -> config.setAtRuntime("replicaof", "h 1"));
+  }
+
   @Test
   void directivesCellarCannotHonourAreRefusedWithTheLineAndWhy() throws Exception {
     for (String line :
