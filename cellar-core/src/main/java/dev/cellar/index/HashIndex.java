@@ -54,9 +54,6 @@ public final class HashIndex implements AutoCloseable {
   /** How many slots of the retiring table each write migrates. */
   static final int MIGRATE_PER_WRITE = 16;
 
-  /** Uniform draws {@link #sample} makes before walking: all but 0.05% of samples at load 3/8. */
-  static final int SAMPLE_PROBES = 16;
-
   private static final int MIN_CAPACITY = 1024;
 
   /**
@@ -421,34 +418,26 @@ public final class HashIndex implements AutoCloseable {
    * The location in one slot drawn uniformly from the primary table and the part of the retiring
    * table not yet migrated (the rest holds only MOVED markers), or 0 if that slot is free. Repeated
    * until it finds an entry, this draws every entry with equal probability, in about 1 / load
-   * draws. Like {@link #sample}, the caller holds the shard's read lock.
+   * draws. The caller holds the shard's read lock.
    */
   public long probe(RandomGenerator random) {
     return entryAt(random.nextLong(sampledSlots()));
   }
 
   /**
-   * The location of an entry chosen at random, or 0 if the index is empty: up to {@link
-   * #SAMPLE_PROBES} {@linkplain #probe probes}, then, in a table that sparse (under about 1/4
-   * full), the first entry after the last probe, which favours entries after long runs of free
-   * slots but ends in about {@code slots / size} reads.
+   * The location of the entry of rank {@code rank} (from 0) in slot order, over the primary table
+   * and the part of the retiring one not yet migrated, or 0 if there are not that many. Reads up to
+   * every slot: it is for tables too sparse for {@link #probe} to hit, where a rank drawn uniformly
+   * below {@link #size} gives every entry the same chance (a walk from a random slot would favour
+   * entries after long runs of free slots). Like {@link #probe}, the caller holds the shard's read
+   * lock.
    */
-  public long sample(RandomGenerator random) {
-    if (size == 0) {
-      return 0;
-    }
+  public long entryOfRank(long rank) {
     long total = sampledSlots();
-    long v = 0;
-    for (int probe = 0; probe < SAMPLE_PROBES; probe++) {
-      v = random.nextLong(total);
+    long seen = 0;
+    for (long v = 0; v < total; v++) {
       long location = entryAt(v);
-      if (location != 0) {
-        return location;
-      }
-    }
-    for (long k = 0; k < total; k++, v = v + 1 == total ? 0 : v + 1) {
-      long location = entryAt(v);
-      if (location != 0) {
+      if (location != 0 && seen++ == rank) {
         return location;
       }
     }

@@ -6,7 +6,6 @@ import dev.cellar.BatchValueSink;
 import dev.cellar.CellarOptions;
 import dev.cellar.CorruptStoreException;
 import dev.cellar.ValueSink;
-import dev.cellar.index.HashIndex;
 import dev.cellar.index.KeyHasher;
 import dev.cellar.io.BlockReads;
 import dev.cellar.log.CacheFill;
@@ -718,25 +717,37 @@ final class Keyspace {
   /**
    * Draws a shard and a slot in it uniformly until a slot holds a live key. With shards' tables of
    * equal size (as they are, give or take a doubling, since hashing spreads keys evenly) that is a
-   * uniform draw over all keys, and it takes about 1 / load draws, 2 to 3 normally. A sparse index,
-   * or one full of expired keys, falls back to {@link HashIndex#sample}'s walk.
+   * uniform draw over all keys, and it takes about 1 / load draws, 2 to 3 normally. An index too
+   * sparse for that (a nearly empty store, or one full of expired keys) draws a rank over all
+   * entries instead, a shard in proportion to its entries and the entry of that rank in it, which
+   * is uniform too but reads the shard's table.
    */
   byte[] randomKey() {
     checkOpen();
     RandomGenerator random = ThreadLocalRandom.current();
     RecordView view = new RecordView();
     for (int draw = 0; draw < RANDOM_KEY_PROBES; draw++) {
-      byte[] key = randomKeyIn(shards[random.nextInt(shards.length)], random, view, true);
+      byte[] key = randomKeyIn(shards[random.nextInt(shards.length)], random, view);
       if (key != null) {
         return key;
       }
     }
+    long[] sizes = new long[shards.length];
     for (int attempt = 0; attempt < RANDOM_KEY_WALKS; attempt++) {
-      Shard shard = nonEmptyShardFrom(random.nextInt(shards.length));
-      if (shard == null) {
+      long total = 0;
+      for (int i = 0; i < shards.length; i++) {
+        sizes[i] = sizeOf(shards[i]);
+        total += sizes[i];
+      }
+      if (total == 0) {
         return null;
       }
-      byte[] key = randomKeyIn(shard, random, view, false);
+      long rank = random.nextLong(total);
+      int shard = 0;
+      while (rank >= sizes[shard]) {
+        rank -= sizes[shard++];
+      }
+      byte[] key = keyOfRankIn(shards[shard], rank, view);
       if (key != null) {
         return key;
       }
@@ -744,12 +755,12 @@ final class Keyspace {
     return null;
   }
 
-  /** A probed or sampled live key of {@code shard}, or null (a free slot, an expired key). */
-  private byte[] randomKeyIn(Shard shard, RandomGenerator random, RecordView view, boolean probe) {
+  /** A probed live key of {@code shard}, or null (a free slot, an expired key). */
+  private byte[] randomKeyIn(Shard shard, RandomGenerator random, RecordView view) {
     long stamp = shard.lock.readLock();
     try {
       checkOpen();
-      long location = probe ? shard.index.probe(random) : shard.index.sample(random);
+      long location = shard.index.probe(random);
       return location == 0
           ? null
           : liveKeyAt(location, NO_PREFIX, System.currentTimeMillis(), view, false);
@@ -759,27 +770,35 @@ final class Keyspace {
   }
 
   /**
-   * The first shard from {@code first} on (cyclically) that has entries, or null if none has. An
-   * empty shard passes the draw on to the next, a bias that matters only in a nearly empty store.
+   * The key of {@code shard}'s entry of that rank if it is live, or null (an expired key, or fewer
+   * entries than when the rank was drawn).
    */
-  private Shard nonEmptyShardFrom(int first) {
-    for (int k = 0; k < shards.length; k++) {
-      Shard shard = shards[(first + k) & shardMask];
-      long stamp = shard.lock.tryOptimisticRead();
-      long size = shard.index.size();
-      if (stamp == 0 || !shard.lock.validate(stamp)) {
-        stamp = shard.lock.readLock();
-        try {
-          size = shard.index.size();
-        } finally {
-          shard.lock.unlockRead(stamp);
-        }
-      }
-      if (size > 0) {
-        return shard;
+  private byte[] keyOfRankIn(Shard shard, long rank, RecordView view) {
+    long stamp = shard.lock.readLock();
+    try {
+      checkOpen();
+      long location = shard.index.entryOfRank(rank);
+      return location == 0
+          ? null
+          : liveKeyAt(location, NO_PREFIX, System.currentTimeMillis(), view, false);
+    } finally {
+      shard.lock.unlockRead(stamp);
+    }
+  }
+
+  /** How many entries {@code shard}'s index holds, read without blocking writers for long. */
+  private static long sizeOf(Shard shard) {
+    long stamp = shard.lock.tryOptimisticRead();
+    long size = shard.index.size();
+    if (stamp == 0 || !shard.lock.validate(stamp)) {
+      stamp = shard.lock.readLock();
+      try {
+        size = shard.index.size();
+      } finally {
+        shard.lock.unlockRead(stamp);
       }
     }
-    return null;
+    return size;
   }
 
   /**

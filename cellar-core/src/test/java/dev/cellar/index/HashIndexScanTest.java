@@ -115,7 +115,7 @@ class HashIndexScanTest {
     Entries e = new Entries(0);
     assertPartitionVisitsEachOnce(e, List.of());
     assertPartitionVisitsEachOnce(e, randomCuts(new Random(1), 50));
-    assertEquals(0, e.index.sample(new Random(1)));
+    assertEquals(0, e.index.entryOfRank(0));
   }
 
   @Test
@@ -226,7 +226,7 @@ class HashIndexScanTest {
   }
 
   @Test
-  void samplesReachEveryEntryDuringMigrationToo() {
+  void ranksNameEveryEntryOnceDuringMigrationToo() {
     Random random = new Random(5);
     Entries e = new Entries(0);
     long id = 0;
@@ -239,13 +239,14 @@ class HashIndexScanTest {
     assertTrue(migrating(e.index));
     // 779 entries, 160 slots' worth migrated to the new table and the rest still in the old one.
     Set<Long> locations = e.locations();
-    Map<Long, Integer> hits = new HashMap<>();
-    for (int i = 0; i < 100_000; i++) {
-      long location = e.index.sample(random);
-      assertTrue(locations.contains(location), "sampled " + location);
-      hits.merge(location, 1, Integer::sum);
+    Set<Long> ranked = new HashSet<>();
+    for (long rank = 0; rank < e.index.size(); rank++) {
+      long location = e.index.entryOfRank(rank);
+      assertTrue(locations.contains(location), "rank " + rank + " gave " + location);
+      assertTrue(ranked.add(location), "rank " + rank + " repeats " + location);
     }
-    assertEquals(locations, hits.keySet());
+    assertEquals(locations, ranked);
+    assertEquals(0, e.index.entryOfRank(e.index.size()));
   }
 
   @Test
