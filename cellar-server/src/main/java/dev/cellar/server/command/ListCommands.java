@@ -301,6 +301,10 @@ final class ListCommands {
   }
 
   static void pop(Session s, Request r, ReplyWriter out, boolean left) {
+    if (r.argc() > 3) {
+      // Redis answers LPOP and RPOP with too many arguments so (SPOP and ZPOPMIN: syntax error).
+      throw CommandError.arity(left ? "lpop" : "rpop");
+    }
     long count = Values.optionalCount(r);
     ServerContext server = s.server();
     int stripe = stripe(r, 1);

@@ -23,9 +23,26 @@ final class Scores {
     return d;
   }
 
-  /** The score in {@code b}, or null if it is not one. */
+  /**
+   * The score in {@code b}, or null if it is not one, or is out of a double's range (past DBL_MAX,
+   * or a non-zero number that rounds to zero), as Redis's {@code getDoubleFromObject} refuses it.
+   */
   static Double tryParse(byte[] b) {
-    if (b.length == 0 || b.length > 300) {
+    return tryParse(b, false);
+  }
+
+  /**
+   * A bound of a score range: as {@link #tryParse}, but out of range is no error there (Redis's
+   * {@code zslParseRange} calls {@code strtod} alone), so 1e400 is infinity.
+   */
+  static Double tryParseBound(byte[] b) {
+    return tryParse(b, true);
+  }
+
+  private static Double tryParse(byte[] b, boolean outOfRangeAllowed) {
+    // Redis takes any length strtod takes (DBL_MAX written out is 309 digits); the bound keeps a
+    // hostile megabyte of digits from being parsed.
+    if (b.length == 0 || b.length > MAX_CHARS) {
       return null;
     }
     String text = new String(b, java.nio.charset.StandardCharsets.US_ASCII);
@@ -69,7 +86,31 @@ final class Scores {
       }
     }
     double d = Double.parseDouble(text);
-    return Double.isNaN(d) ? null : d;
+    // Out of range as strtod reports it (ERANGE), which Redis refuses: past DBL_MAX, or so small
+    // that it rounds to zero although a digit is not.
+    if (Double.isNaN(d)) {
+      return null;
+    }
+    if (!outOfRangeAllowed && (Double.isInfinite(d) || (d == 0 && nonZeroMantissa(body)))) {
+      return null;
+    }
+    return d;
+  }
+
+  /** Redis's {@code MAX_LONG_DOUBLE_CHARS}: the longest number text it reads. */
+  private static final int MAX_CHARS = 5 * 1024;
+
+  /** Whether a digit of {@code body} before its exponent is not zero. */
+  private static boolean nonZeroMantissa(String body) {
+    int e = body.indexOf('e');
+    int stop = e < 0 ? body.length() : e;
+    for (int i = 0; i < stop; i++) {
+      char c = body.charAt(i);
+      if (c >= '1' && c <= '9') {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Redis's text of a score. */

@@ -484,10 +484,7 @@ final class SetCommands {
   }
 
   static void sintercard(Session s, Request r, ReplyWriter out) {
-    if (!r.isLong(1)) {
-      throw CommandError.NOT_INTEGER;
-    }
-    long numkeys = r.longValue(1);
+    long numkeys = r.isLong(1) ? r.longValue(1) : 0;
     if (numkeys <= 0) {
       throw new CommandError("ERR numkeys should be greater than 0");
     }

@@ -158,6 +158,17 @@ final class StringCommands {
             "string",
             "Returns a substring of the string stored at a key.",
             StringCommands::getrange)
+        // Redis keeps SUBSTR, GETRANGE's name before 2.0, as a deprecated alias.
+        .add(
+            "substr",
+            4,
+            "readonly",
+            1,
+            1,
+            1,
+            "string",
+            "Returns a substring from a string value.",
+            StringCommands::getrange)
         .add(
             "setrange",
             4,

@@ -68,7 +68,7 @@ final class ZRangeSpec {
    */
   static SortedMembers.Bound scoreBound(byte[] text, boolean low) {
     boolean exclusive = text.length > 0 && text[0] == '(';
-    Double x = Scores.tryParse(exclusive ? Arrays.copyOfRange(text, 1, text.length) : text);
+    Double x = Scores.tryParseBound(exclusive ? Arrays.copyOfRange(text, 1, text.length) : text);
     if (x == null) {
       throw new CommandError("ERR min or max is not a float");
     }

@@ -296,10 +296,10 @@ final class ZSetAlgebra {
     }
     long numkeys = r.longValue(1);
     if (numkeys <= 0) {
-      throw new CommandError("ERR numkeys should be greater than 0");
+      throw new CommandError("ERR at least 1 input key is needed for 'zintercard' command");
     }
     if (numkeys > r.argc() - 2) {
-      throw new CommandError("ERR Number of keys can't be greater than number of args");
+      throw CommandError.SYNTAX;
     }
     long limit = 0;
     int i = 2 + (int) numkeys;

@@ -397,6 +397,32 @@ class CollectionConformanceTest extends AbstractConformanceTest {
     assertEquals(simple("PONG"), c.call("PING"));
   }
 
+  /** Argument errors found by Redis's own test suite, and scores at a double's limits. */
+  @Test
+  void argumentErrorsAndScoreLimitsAsRedisGivesThem() throws IOException {
+    assertEquals(arity("lpop"), c.call("LPOP", "k", "1", "1"));
+    assertEquals(arity("rpop"), c.call("RPOP", "k", "2", "2"));
+    assertEquals(error("ERR syntax error"), c.call("SPOP", "k", "1", "1"));
+    assertEquals(error("ERR syntax error"), c.call("ZPOPMIN", "k", "1", "1"));
+    String numkeys = error("ERR numkeys should be greater than 0");
+    assertEquals(numkeys, c.call("SINTERCARD", "0", "k"));
+    assertEquals(numkeys, c.call("SINTERCARD", "a", "k"));
+    assertEquals(
+        error("ERR at least 1 input key is needed for 'zintercard' command"),
+        c.call("ZINTERCARD", "0", "k"));
+    assertEquals(error("ERR syntax error"), c.call("ZINTERCARD", "2", "k"));
+
+    String dblMax = new java.math.BigDecimal(Double.MAX_VALUE).toBigInteger().toString();
+    assertEquals(integer(1), c.call("ZADD", "zz", dblMax, "dblmax"));
+    assertEquals(bulk("1.7976931348623157e+308"), c.call("ZSCORE", "zz", "dblmax"));
+    String notFloat = error("ERR value is not a valid float");
+    assertEquals(notFloat, c.call("ZADD", "zz", "1e400", "a"));
+    assertEquals(notFloat, c.call("ZADD", "zz", "-1e-400", "a"));
+    assertEquals(notFloat, c.call("ZINCRBY", "zz", "1e400", "a"));
+    assertEquals(integer(1), c.call("ZADD", "zz", "0e500", "zero"));
+    assertEquals(integer(2), c.call("ZCOUNT", "zz", "-1e999", "1e999"), "bounds may overflow");
+  }
+
   private static Set<String> pairs(String reply) {
     List<?> list = (List<?>) RawClient.parse(reply);
     Set<String> out = new TreeSet<>();

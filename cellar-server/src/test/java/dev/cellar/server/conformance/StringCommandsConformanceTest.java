@@ -296,6 +296,7 @@ class StringCommandsConformanceTest extends AbstractConformanceTest {
     assertEquals(bulk("ing"), c.call("GETRANGE", "mykey", "-3", "-1"));
     assertEquals(bulk("This is a string"), c.call("GETRANGE", "mykey", "0", "-1"));
     assertEquals(bulk("string"), c.call("GETRANGE", "mykey", "10", "100"));
+    assertEquals(bulk("ing"), c.call("SUBSTR", "mykey", "-3", "-1"), "GETRANGE's old name");
   }
 
   @Test
@@ -466,6 +467,7 @@ class StringCommandsConformanceTest extends AbstractConformanceTest {
     assertEquals(arity("incr"), c.call("INCR"));
     assertEquals(arity("incrby"), c.call("INCRBY", "k"));
     assertEquals(arity("getrange"), c.call("GETRANGE", "k", "0"));
+    assertEquals(arity("substr"), c.call("SUBSTR", "k", "0"));
     assertEquals(arity("mget"), c.call("MGET"));
     assertEquals(arity("append"), c.call("APPEND", "k"));
     assertEquals(integer(0), c.call("EXISTS", "k"));
