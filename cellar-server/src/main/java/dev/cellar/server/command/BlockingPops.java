@@ -105,9 +105,22 @@ final class BlockingPops {
   /**
    * Pops with {@code popper} from the first of {@code keys} that has something, under their locks;
    * if none has, blocks for {@code timeout} (when it is not -1, and not inside a transaction or
-   * script, where nothing blocks) or answers a null array.
+   * script, where nothing blocks) or answers a null array. A key of the wrong type is an error at
+   * once, but once blocked, the client goes on waiting through it, as Redis serves a blocked client
+   * only from a key of the type it waits for ({@code BZPOPMIN} stays blocked when its key becomes a
+   * string), unless {@code wrongTypeAnswers} (a stream's group reader is told).
    */
   static void popFirst(Session s, ReplyWriter out, List<byte[]> keys, long timeout, Popper popper) {
+    popFirst(s, out, keys, timeout, popper, false);
+  }
+
+  static void popFirst(
+      Session s,
+      ReplyWriter out,
+      List<byte[]> keys,
+      long timeout,
+      Popper popper,
+      boolean wrongTypeAnswers) {
     ServerContext server = s.server();
     int[] stripes = new int[keys.size()];
     for (int i = 0; i < stripes.length; i++) {
@@ -116,7 +129,7 @@ final class BlockingPops {
     int[] locking = stripes.clone(); // lockAll sorts it in place; the retries start anew
     int locked = server.locks().lockAll(locking, locking.length);
     try {
-      if (tryEach(s, out, keys, popper)) {
+      if (tryEach(s, out, keys, popper, false)) {
         return;
       }
       if (timeout < 0 || server.inAtomicRun()) {
@@ -135,7 +148,7 @@ final class BlockingPops {
                   int[] again = stripes.clone();
                   int n = server.locks().lockAll(again, again.length);
                   try {
-                    if (tryEach(s, o, keys, popper)) {
+                    if (tryEach(s, o, keys, popper, !wrongTypeAnswers)) {
                       s.wrote();
                       return true;
                     }
@@ -158,10 +171,22 @@ final class BlockingPops {
     }
   }
 
-  private static boolean tryEach(Session s, ReplyWriter out, List<byte[]> keys, Popper popper) {
+  /**
+   * Pops from the first of {@code keys} that has something; with {@code skipWrongType}, a key of
+   * the wrong type counts as holding nothing (the popper checks the type before it changes
+   * anything).
+   */
+  private static boolean tryEach(
+      Session s, ReplyWriter out, List<byte[]> keys, Popper popper, boolean skipWrongType) {
     for (byte[] key : keys) {
-      if (popper.popFrom(s, out, key)) {
-        return true;
+      try {
+        if (popper.popFrom(s, out, key)) {
+          return true;
+        }
+      } catch (CommandError e) {
+        if (!skipWrongType || e != CommandError.WRONG_TYPE) {
+          throw e;
+        }
       }
     }
     return false;

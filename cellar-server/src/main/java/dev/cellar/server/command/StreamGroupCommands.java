@@ -163,8 +163,10 @@ final class StreamGroupCommands {
         out,
         keys,
         waits ? block : -1,
-        // All the streams are read together, on the first key's turn.
-        (x, o, key) -> key == keys.getFirst() && read.run(x, o, waits));
+        // All the streams are read together, on the first key's turn. A group reader is told when
+        // its stream becomes another type, as Redis tells it (it unblocks on any change of key).
+        (x, o, key) -> key == keys.getFirst() && read.run(x, o, waits),
+        true);
   }
 
   /** One XREADGROUP's reads of its streams, run under their locks. */

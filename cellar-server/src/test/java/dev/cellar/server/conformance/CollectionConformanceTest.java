@@ -150,6 +150,38 @@ class CollectionConformanceTest extends AbstractConformanceTest {
     }
   }
 
+  /**
+   * A blocked pop is served only from a key of its type: a key that became a string in the meantime
+   * does not wake it with an error (Redis's "BZPOPMIN, ZADD + DEL + SET should not awake blocked
+   * client"), and another of its keys still serves it.
+   */
+  @Test
+  void aBlockedPopWaitsThroughAKeyOfAnotherType() throws Exception {
+    try (RawClient waiter = server.connect()) {
+      waiter.send("BZPOPMIN", "zq", "0");
+      waitForBlocked(1);
+      c.call("MULTI");
+      c.call("ZADD", "zq", "0", "foo");
+      c.call("DEL", "zq");
+      c.call("SET", "zq", "foo");
+      c.call("EXEC");
+      c.call("DEL", "zq");
+      c.call("ZADD", "zq", "1", "bar");
+      assertEquals(array("zq", "bar", "1"), waiter.readReply());
+    }
+    try (RawClient waiter = server.connect()) {
+      waiter.send("BLPOP", "la", "lb", "0");
+      waitForBlocked(1);
+      c.call("MULTI");
+      c.call("RPUSH", "la", "x");
+      c.call("DEL", "la");
+      c.call("SET", "la", "s");
+      c.call("EXEC");
+      c.call("RPUSH", "lb", "y");
+      assertEquals(array("lb", "y"), waiter.readReply());
+    }
+  }
+
   @Test
   void streamsAppendReadDeleteAndTrim() throws IOException {
     assertEquals(bulk("1-1"), c.call("XADD", "s", "1-1", "a", "1"));
