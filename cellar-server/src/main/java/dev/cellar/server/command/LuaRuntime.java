@@ -348,7 +348,10 @@ final class LuaRuntime {
         if (a.type() == LuaValue.TSTRING) {
           argv[i] = LuaReplies.bytes(a.checkstring());
         } else if (a.type() == LuaValue.TNUMBER) {
-          argv[i] = a.tojstring().getBytes(StandardCharsets.US_ASCII);
+          // Redis's text of the number (Scores.lua), not LuaJ's (a float's digits):
+          // 3.14159265358979
+          // is stored whole, as Redis stores it, not as "3.1415927".
+          argv[i] = Scores.lua(a.todouble()).getBytes(StandardCharsets.US_ASCII);
         } else {
           return fail("Lua redis lib command arguments must be strings or integers");
         }

@@ -129,9 +129,63 @@ final class Scores {
 
   /** C's {@code %.17g}: 17 significant digits, trailing zeros dropped, exponent past 10^17. */
   static String g17(double d) {
-    BigDecimal rounded = new BigDecimal(d).round(new MathContext(17, RoundingMode.HALF_EVEN));
+    return g(d, 17);
+  }
+
+  /**
+   * The text Redis 7.2 passes for a number a script gives {@code redis.call}: an integer as one (up
+   * to 2^62), else the shortest digits that read back as the same double, in {@code fpconv_dtoa}'s
+   * layout (plain while the exponent is small, else {@code 1e-7}, {@code 1e+300}). So
+   * 3.14159265358979 is stored whole, and 1e15 as "1000000000000000", where LuaJ's own text keeps a
+   * float's eight digits.
+   */
+  static String lua(double d) {
+    if (d >= -(Long.MAX_VALUE / 2) && d <= Long.MAX_VALUE / 2 && d == (long) d) {
+      return Long.toString((long) d);
+    }
+    boolean negative = Double.doubleToRawLongBits(d) < 0;
+    StringBuilder out = new StringBuilder(24);
+    if (negative) {
+      out.append('-');
+    }
+    if (Double.isNaN(d)) {
+      return out.append("nan").toString();
+    }
+    if (Double.isInfinite(d)) {
+      return out.append("inf").toString();
+    }
+    BigDecimal shortest = new BigDecimal(Double.toString(Math.abs(d))).stripTrailingZeros();
+    String digits = shortest.unscaledValue().toString();
+    int count = digits.length();
+    int k = -shortest.scale(); // the value is digits * 10^k
+    int exp = Math.abs(k + count - 1);
+    if (k >= 0 && exp < count + 7) {
+      return out.append(digits).append("0".repeat(k)).toString();
+    }
+    if (k < 0 && (k > -7 || exp < 4)) {
+      int offset = count + k;
+      if (offset <= 0) {
+        return out.append("0.").append("0".repeat(-offset)).append(digits).toString();
+      }
+      return out.append(digits, 0, offset).append('.').append(digits, offset, count).toString();
+    }
+    count = Math.min(count, 18 - (negative ? 1 : 0));
+    out.append(digits.charAt(0));
+    if (count > 1) {
+      out.append('.').append(digits, 1, count);
+    }
+    return out.append('e').append(k + count - 1 < 0 ? '-' : '+').append(exp).toString();
+  }
+
+  /**
+   * C's {@code %.<precision>g} of a finite non-zero {@code d}: that many significant digits,
+   * trailing zeros dropped, an exponent from 10^precision on and below 10^-4.
+   */
+  private static String g(double d, int precision) {
+    BigDecimal rounded =
+        new BigDecimal(d).round(new MathContext(precision, RoundingMode.HALF_EVEN));
     int exponent = rounded.precision() - rounded.scale() - 1;
-    if (exponent < -4 || exponent >= 17) {
+    if (exponent < -4 || exponent >= precision) {
       BigDecimal mantissa = rounded.movePointLeft(exponent);
       String m = stripZeros(mantissa.toPlainString());
       String sign = exponent < 0 ? "-" : "+";

@@ -71,6 +71,29 @@ class ScriptingConformanceTest extends AbstractConformanceTest {
     assertEquals(integer(5), eval("return redis.call('incrby', 'n', 5)"));
   }
 
+  /**
+   * A number given to {@code redis.call} is passed whole, as Redis passes it: an integer as one,
+   * else digits enough to read back the same double (Redis 7.0 prints 17 digits where 7.2 prints
+   * the fewest, so the cases here are those where both agree; ScoresTest checks 7.2's layout).
+   */
+  @Test
+  void numbersPassedToCommandsKeepTheirDigits() throws IOException {
+    String script =
+        "redis.call('set', KEYS[1], tonumber(ARGV[1]) * 1); return redis.call('get', KEYS[1])";
+    String[][] cases = {
+      {"3.14159265358979", "3.14159265358979"},
+      {"0.30000000000000004", "0.30000000000000004"},
+      {"1e15", "1000000000000000"},
+      {"123456789012345", "123456789012345"},
+      {"42", "42"},
+      {"-0.5", "-0.5"},
+      {"1023.2", "1023.2"}
+    };
+    for (String[] number : cases) {
+      assertEquals(bulk(number[1]), eval(script, "1", "num", number[0]), number[0]);
+    }
+  }
+
   @Test
   void theLibrariesRedisGivesScripts() throws IOException {
     assertEquals(
