@@ -191,6 +191,14 @@ public final class ServerContext {
     return scripts;
   }
 
+  /**
+   * Kills every script running now, as {@code SCRIPT KILL} does (what they wrote is not applied): a
+   * server stopping would otherwise wait forever for the event loop of a runaway script.
+   */
+  public void killScripts() {
+    scripts.killAll();
+  }
+
   /** Who watches which key (WATCH), for the commands that touch keys. */
   Watches watches() {
     return watches;

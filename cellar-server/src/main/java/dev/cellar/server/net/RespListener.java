@@ -35,6 +35,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class RespListener implements AutoCloseable {
   private final EventLoopGroup loops;
+  private final ServerContext server;
   private final Transport transport;
   private final Channel resp;
   private final Channel respTls;
@@ -64,6 +65,7 @@ public final class RespListener implements AutoCloseable {
   }
 
   private RespListener(ServerContext server, Dispatcher dispatcher, ServerTls tls) {
+    this.server = server;
     ServerConfig config = server.config();
     transport = Transport.choose(config.transport());
     loops = new MultiThreadIoEventLoopGroup(config.threads(), loopThreads(), transport.handlers());
@@ -220,6 +222,10 @@ public final class RespListener implements AutoCloseable {
   /** Stops accepting, lets connections finish their current batch, then stops the loops. */
   @Override
   public void close() {
+    // A runaway script keeps its event loop forever, and closing a channel registered there, or
+    // waiting for the loops, would wait with it: kill scripts first, and again before waiting for
+    // the loops in case a request still in flight started one.
+    server.killScripts();
     memoryRefresh.cancel(false);
     statsSample.cancel(false);
     expirySweep.cancel(false);
@@ -245,6 +251,7 @@ public final class RespListener implements AutoCloseable {
       barrier.drain();
     }
     clients.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+    server.killScripts();
     loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
   }
 }

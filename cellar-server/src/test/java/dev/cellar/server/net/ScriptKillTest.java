@@ -81,4 +81,54 @@ class ScriptKillTest {
       assertEquals("OK", other.set("held", "after"), "its key is free again");
     }
   }
+
+  /**
+   * Stopping the server kills a runaway script rather than waiting for its event loop forever (a
+   * SIGTERM did not stop a server whose script never ended); what it wrote is not applied.
+   */
+  @Test
+  void stoppingTheServerKillsARunawayScript() throws Exception {
+    try (Jedis runner = client()) {
+      CompletableFuture<Object> result =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return runner.eval(
+                      "redis.call('set', KEYS[1], 'written'); while true do end",
+                      List.of("held"),
+                      List.of());
+                } catch (RuntimeException e) {
+                  return e;
+                }
+              });
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (!scriptHoldsItsKey()) {
+        assertTrue(System.nanoTime() < deadline, "the script never started");
+        Thread.sleep(20);
+      }
+      // Its own thread: the common pool may have one worker, busy with the EVAL above.
+      Thread stopping = new Thread(server::close, "stopping");
+      stopping.start();
+      stopping.join(TimeUnit.SECONDS.toMillis(20));
+      assertTrue(!stopping.isAlive(), "the server did not stop within 20 s");
+      result.get(10, TimeUnit.SECONDS);
+    }
+    server = LocalServer.start(dir, "io-threads", "2");
+    try (Jedis again = client()) {
+      assertNull(again.get("held"), "a killed script's writes are not applied");
+    }
+  }
+
+  /**
+   * Whether the script runs now: it holds its key, so a read of that key does not come back (on
+   * either event loop: the script's own is busy too); before it starts, the read answers at once.
+   */
+  private boolean scriptHoldsItsKey() {
+    try (Jedis probe = new Jedis("127.0.0.1", server.port(), 300)) {
+      probe.get("held");
+      return false;
+    } catch (redis.clients.jedis.exceptions.JedisConnectionException timedOut) {
+      return true;
+    }
+  }
 }
