@@ -5,15 +5,25 @@ package dev.cellar.server.config;
  * bytes. Used by {@code KEYS}, {@code SCAN MATCH} and {@code CONFIG GET}. Iterative, with one
  * backtrack point per star, so a hostile pattern costs O(pattern x string), not exponential.
  *
- * <p>Where Redis's answer is an accident of C it is not copied: bytes compare unsigned (Redis's
- * ranges over bytes above 0x7f depend on the platform's {@code char}), and {@code *} matches the
- * empty string (Redis's loop never starts on one; keys here are never empty). GlobFuzzTest holds
- * the reference semantics.
+ * <p>As in Redis, a pattern that would take the matcher more than {@link #MAX_NESTED_STARS} levels
+ * of stars deep matches nothing. Where Redis's answer is an accident of C it is not copied: bytes
+ * compare unsigned (Redis's ranges over bytes above 0x7f depend on the platform's {@code char}),
+ * and {@code *} matches the empty string (Redis's loop never starts on one; keys here are never
+ * empty). GlobFuzzTest holds the reference semantics.
  */
 public final class Glob {
   private Glob() {}
 
+  /**
+   * The most stars Redis follows into: its matcher recurses once per run of stars it passes on its
+   * way to a match, and gives up (no match) past 1,000 levels, against abusive patterns.
+   */
+  static final int MAX_NESTED_STARS = 1000;
+
   public static boolean matches(byte[] p, int pFrom, int pTo, byte[] s, int sFrom, int sTo) {
+    if (nestedStars(p, pFrom, pTo) > MAX_NESTED_STARS) {
+      return false;
+    }
     int pi = pFrom;
     int si = sFrom;
     int starP = -1;
@@ -48,6 +58,38 @@ public final class Glob {
       pi++;
     }
     return pi == pTo;
+  }
+
+  /**
+   * How deep Redis's matcher would recurse to match the whole pattern: one level per run of stars
+   * that something follows (a match reaches each with string left to match, since what follows
+   * takes a byte; a final run matches the rest without recursing). Stars in a class or escaped do
+   * not count.
+   */
+  private static int nestedStars(byte[] p, int pFrom, int pTo) {
+    int runs = 0;
+    boolean inRun = false;
+    for (int i = pFrom; i < pTo; i++) {
+      byte c = p[i];
+      if (c == '*') {
+        inRun = true;
+        continue;
+      }
+      if (inRun) {
+        runs++;
+        inRun = false;
+      }
+      if (c == '\\') {
+        i++;
+      } else if (c == '[') {
+        for (i++; i < pTo && p[i] != ']'; i++) {
+          if (p[i] == '\\') {
+            i++;
+          }
+        }
+      }
+    }
+    return runs;
   }
 
   /** If the pattern element at {@code pi} matches {@code c}, the index after it; else -1. */

@@ -40,6 +40,20 @@ class KeyspaceConformanceTest extends AbstractConformanceTest {
     assertEquals(integer(0), c.call("DEL", "a"));
   }
 
+  /**
+   * Redis's matcher gives up past 1,000 nested runs of stars (Redis's own "Regression for pattern
+   * matching very long nested loops"): a pattern that needs more matches nothing, one that needs
+   * exactly 1,000 still matches.
+   */
+  @Test
+  void patternsNestingTooManyStarsMatchNothing() throws IOException {
+    c.call("SET", "a".repeat(2000), "1");
+    assertEquals("*0\r\n", c.call("KEYS", "*?".repeat(2000)));
+    assertEquals("*0\r\n", c.call("KEYS", "*a".repeat(1001)));
+    assertEquals(array("a".repeat(2000)), c.call("KEYS", "*a".repeat(1000)));
+    assertEquals(array("a".repeat(2000)), c.call("KEYS", "*a".repeat(1000) + "***"));
+  }
+
   @Test
   void type() throws IOException {
     c.call("SET", "k", "v");
