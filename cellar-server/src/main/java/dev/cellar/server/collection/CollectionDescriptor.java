@@ -16,7 +16,9 @@ import java.nio.ByteOrder;
  *   +------+---------+---------+-----------+-----------+-----------+
  *   | type | version | id u64  | count u64 | head i64  | next u64  |
  *   +------+---------+---------+-----------+-----------+-----------+
- *   head: a list's first index, a sorted set's root node; next: a sorted set's next node id
+ *   head: a list's first index, a sorted set's root node; next: a sorted set's next node id, a
+ *   stream's index after its last entry, 1 on a spread hash that Redis would hold as a table, a
+ *   set's form in Redis (Members.REDIS_INTSET and the others; docs/format/collections.md)
  *   version 2 (a small list, hash, set or sorted set): its elements (a hash's fields and values
  *   alternating, a set's members, a sorted set's members and scores, f64 little-endian, alternating
  *   in order) follow, each a varint length and its bytes

@@ -3,6 +3,7 @@ package dev.cellar.server.collection;
 import static dev.cellar.server.collection.CollectionDescriptor.MEMBER;
 import static dev.cellar.server.collection.CollectionDescriptor.SLOT;
 
+import dev.cellar.server.resp.Numbers;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -113,7 +114,12 @@ public final class Members extends OpenCollection {
   /** Adds the member or replaces its payload; returns whether it was added. */
   public boolean put(byte[] member, byte[] payload, CollectionIds ids) {
     if (members != null) {
-      createPacked(ids);
+      if (header == null) {
+        createPacked(ids);
+        if (createdForm != REDIS_INTSET) {
+          header = header.withNext(createdForm);
+        }
+      }
       int i = indexOf(member);
       if (i >= 0) {
         payloads.set(i, payload.clone());
@@ -121,6 +127,7 @@ public final class Members extends OpenCollection {
         members.add(member.clone());
         payloads.add(payload.length == 0 ? NONE : payload.clone());
         header = header.withCount(members.size());
+        noteRedisSetForm(member);
       }
       changed(member, payload, ids);
       return i < 0;
@@ -141,6 +148,7 @@ public final class Members extends OpenCollection {
     edits.put(CollectionDescriptor.elementKey(id, SLOT, slot), member.clone());
     header = header.withCount(slot + 1);
     noteRedisTable(member, payload);
+    noteRedisSetForm(member);
     return true;
   }
 
@@ -160,6 +168,67 @@ public final class Members extends OpenCollection {
             || payload.length > limits.hashValue())) {
       header = header.withNext(1);
     }
+  }
+
+  /**
+   * A set's header records the form Redis would hold it in, in {@code next}, since Redis converts
+   * one way only and the members alone cannot tell {@code OBJECT ENCODING}: {@link #REDIS_INTSET}
+   * (0) while it could still be an intset, {@link #REDIS_LISTPACK} once it held a member that is
+   * not an integer, {@link #REDIS_HASHTABLE} for good once past the thresholds. The moves follow
+   * Redis 7.2's {@code setTypeAddAux}: an intset past {@code set-max-intset-entries} becomes a hash
+   * table, an intset given a string a listpack if it fits {@code set-max-listpack-entries} and
+   * {@code -value}, else a hash table; a listpack past them a hash table.
+   */
+  public static final int REDIS_INTSET = 0;
+
+  public static final int REDIS_LISTPACK = 1;
+  public static final int REDIS_HASHTABLE = 2;
+
+  /** The form a new set starts in ({@link #expectFirst}). */
+  private int createdForm = REDIS_INTSET;
+
+  /**
+   * Tells a set about to be created by adding {@code members} members, the first {@code first}, the
+   * form Redis would create it in ({@code setTypeCreate}'s size hint): an intset for integers that
+   * fit one, else a listpack for as many as fit one, else a hash table.
+   */
+  public void expectFirst(byte[] first, long members) {
+    PackLimits l = edits.limits();
+    if (Numbers.isLong(first, 0, first.length) && members <= l.setIntsetEntries()) {
+      createdForm = REDIS_INTSET;
+    } else {
+      createdForm = members <= l.setEntries() ? REDIS_LISTPACK : REDIS_HASHTABLE;
+    }
+  }
+
+  /** Moves a set's recorded form on for the member just added ({@link #REDIS_INTSET}). */
+  private void noteRedisSetForm(byte[] member) {
+    if (header.type() != CollectionDescriptor.SET) {
+      return;
+    }
+    PackLimits l = edits.limits();
+    long form = header.next();
+    long count = header.count();
+    if (form == REDIS_INTSET) {
+      if (Numbers.isLong(member, 0, member.length)) {
+        form = count > l.setIntsetEntries() ? REDIS_HASHTABLE : REDIS_INTSET;
+      } else {
+        form =
+            count <= l.setEntries() && member.length <= l.setValue()
+                ? REDIS_LISTPACK
+                : REDIS_HASHTABLE;
+      }
+    } else if (form == REDIS_LISTPACK && (count > l.setEntries() || member.length > l.setValue())) {
+      form = REDIS_HASHTABLE;
+    }
+    if (form != header.next()) {
+      header = header.withNext(form);
+    }
+  }
+
+  /** The form Redis would hold this set in ({@link #REDIS_INTSET} and the others). */
+  public int redisSetForm() {
+    return header == null ? REDIS_INTSET : (int) header.next();
   }
 
   /** Whether Redis would hold this hash as a hash table ({@link #noteRedisTable}). */

@@ -116,16 +116,17 @@ final class ObjectCommand {
    * (Cellar spreads it at the lower of Redis's threshold and its own 128 members of 64 bytes), and
    * as in Redis the forms change one way only. So a packed sorted set is Redis's {@code listpack},
    * a spread one a {@code skiplist}. A set is an {@code intset} while it has at most {@code
-   * set-max-intset-entries} members, all integers; else as a sorted set is, with {@code hashtable}
-   * for the big form. A hash stays a {@code listpack} in Redis up to 512 fields by default, past
-   * Cellar's 128, so a spread hash's header says whether Redis would have converted it ({@link
-   * Members#redisTable}). A list is a {@code listpack} while its elements, measured as Redis
-   * encodes them ({@link Listpack#entryBytes}), would fit one listpack node under {@code
-   * list-max-listpack-size}, else a {@code quicklist}. Where Redis's answer depends on history (a
-   * set that once held a string, a list that shrank back below the limit, where Redis converts back
-   * only under half of it, a sorted set spread under a threshold above Cellar's) this gives the
-   * answer for a collection built as it now is. Reads at most {@code set-max-intset-entries}
-   * members or a list's first entries up to its limit.
+   * set-max-intset-entries} members, all integers; once it held a string, a {@code listpack} or a
+   * {@code hashtable}, as its header records Redis's conversions ({@link Members#redisSetForm}). A
+   * hash stays a {@code listpack} in Redis up to 512 fields by default, past Cellar's 128, so a
+   * spread hash's header says whether Redis would have converted it ({@link Members#redisTable}). A
+   * list is a {@code listpack} while its elements, measured as Redis encodes them ({@link
+   * Listpack#entryBytes}), would fit one listpack node under {@code list-max-listpack-size}, else a
+   * {@code quicklist}. Where Redis's answer depends on history Cellar does not keep (a list that
+   * shrank back below the limit, where Redis converts back only under half of it, a sorted set
+   * spread under a threshold above Cellar's) this gives the answer for a collection built as it now
+   * is. Reads at most {@code set-max-intset-entries} members or a list's first entries up to its
+   * limit.
    */
   static String collectionEncoding(ServerContext server, byte[] key, byte[] headerBytes) {
     Header h =
@@ -139,9 +140,15 @@ final class ObjectCommand {
       case CollectionDescriptor.STREAM -> "stream";
       case CollectionDescriptor.SET -> {
         Members set = CollectionKeys.members(edits, key, CollectionDescriptor.SET);
-        yield allIntegers(set, limits.setIntsetEntries())
-            ? "intset"
-            : packed ? "listpack" : "hashtable";
+        yield switch (set.redisSetForm()) {
+          case Members.REDIS_HASHTABLE -> "hashtable";
+          case Members.REDIS_LISTPACK -> "listpack";
+          // An intset, unless written before sets recorded their form.
+          default ->
+              allIntegers(set, limits.setIntsetEntries())
+                  ? "intset"
+                  : packed ? "listpack" : "hashtable";
+        };
       }
       default -> {
         boolean table =

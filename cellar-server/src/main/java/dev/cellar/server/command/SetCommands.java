@@ -208,6 +208,9 @@ final class SetCommands {
       ElementEdits edits = server.edits();
       Members set = CollectionKeys.members(edits, r.bytes(1), SET);
       boolean created = !set.exists();
+      if (created) {
+        set.expectFirst(r.bytes(2), r.argc() - 2);
+      }
       long added = 0;
       for (int i = 2; i < r.argc(); i++) {
         if (!set.contains(r.bytes(i)) && set.put(r.bytes(i), NONE, server.collectionIds())) {

@@ -255,7 +255,17 @@ class ObjectConformanceTest extends AbstractConformanceTest {
         return;
       }
       c.call("SADD", "si", "3");
-      assertEquals(bulk("listpack"), c.call("OBJECT", "ENCODING", "si"));
+      assertEquals(
+          bulk("hashtable"), c.call("OBJECT", "ENCODING", "si"), "an intset overflows to a table");
+      c.call("SADD", "once", "1", "2", "a");
+      c.call("SREM", "once", "a");
+      assertEquals(bulk("listpack"), c.call("OBJECT", "ENCODING", "once"), "never an intset again");
+      c.call("SADD", "grew", "1", "2", "3");
+      c.call("SREM", "grew", "3");
+      assertEquals(
+          bulk("listpack"), c.call("OBJECT", "ENCODING", "grew"), "created for three: a listpack");
+      c.call("SADD", "big", "1", "2", "3", "4", "5", "6", "7", "8", "9");
+      assertEquals(bulk("listpack"), c.call("OBJECT", "ENCODING", "big"));
       assertEquals(OK, c.call("CONFIG", "SET", "set-max-listpack-entries", "2"));
       c.call("SADD", "sl", "a", "b");
       assertEquals(bulk("listpack"), c.call("OBJECT", "ENCODING", "sl"));
