@@ -144,7 +144,11 @@ public final class SortedMembers extends OpenCollection {
     packed = null;
     repack = false;
     id(ids);
-    header = header.withItems(null).withTree(0, 0);
+    // Spread past Cellar's limits alone, the set is still one Redis would hold as a listpack.
+    boolean redisListpack =
+        entries.size() <= limits.zsetEntries() && member.length <= limits.zsetValue();
+    header =
+        header.withItems(null).withTree(0, 0).withTree(0, redisListpack ? REDIS_LISTPACK_BIT : 0);
     for (Entry e : entries) {
       edits.put(memberKey(e.member), scoreBytes(e.score));
       insert(e);
@@ -238,6 +242,7 @@ public final class SortedMembers extends OpenCollection {
     edits.put(memberKey(member), scoreBytes(score));
     insert(new Entry(score, member.clone()));
     header = header.withCount(header.count() + 1);
+    noteRedisSkiplist(member);
     return old == null;
   }
 
@@ -417,9 +422,33 @@ public final class SortedMembers extends OpenCollection {
   }
 
   private Node newNode(boolean leaf) {
-    long id = header.next() == 0 ? 1 : header.next();
-    header = header.withTree(header.head(), id + 1);
+    long next = header.next() & ~REDIS_LISTPACK_BIT;
+    long id = next == 0 ? 1 : next;
+    header = header.withTree(header.head(), (id + 1) | (header.next() & REDIS_LISTPACK_BIT));
     return new Node(id, leaf);
+  }
+
+  /**
+   * Set in a spread set's {@code next} (beside the node counter, which never reaches it) while
+   * Redis would still hold the set as a listpack: Cellar spreads a set past its own 128 members of
+   * 64 bytes, and {@code zset-max-listpack-entries} or {@code -value} may be set above them.
+   * Cleared for good once the set passes them, as Redis converts one way. Sets spread before this
+   * bit existed have it clear, which is what Redis's defaults give them.
+   */
+  static final long REDIS_LISTPACK_BIT = 1L << 62;
+
+  /** Whether Redis would hold this set as a listpack ({@link #REDIS_LISTPACK_BIT}). */
+  public boolean redisListpack() {
+    return packed != null || (header != null && (header.next() & REDIS_LISTPACK_BIT) != 0);
+  }
+
+  /** Clears {@link #REDIS_LISTPACK_BIT} once the set passes Redis's thresholds. */
+  private void noteRedisSkiplist(byte[] member) {
+    PackLimits limits = edits.limits();
+    if ((header.next() & REDIS_LISTPACK_BIT) != 0
+        && (header.count() > limits.zsetEntries() || member.length > limits.zsetValue())) {
+      header = header.withTree(header.head(), header.next() & ~REDIS_LISTPACK_BIT);
+    }
   }
 
   private static int childFor(Node n, Entry e) {

@@ -6,6 +6,7 @@ import dev.cellar.server.collection.Header;
 import dev.cellar.server.collection.ListItems;
 import dev.cellar.server.collection.Members;
 import dev.cellar.server.collection.PackLimits;
+import dev.cellar.server.collection.SortedMembers;
 import dev.cellar.server.config.ServerConfig.EvictionPolicy;
 import dev.cellar.server.resp.Numbers;
 import dev.cellar.server.resp.ReplyWriter;
@@ -115,7 +116,8 @@ final class ObjectCommand {
    * (docs/format/collections.md). A collection packs only while Redis would keep it a listpack
    * (Cellar spreads it at the lower of Redis's threshold and its own 128 members of 64 bytes), and
    * as in Redis the forms change one way only. So a packed sorted set is Redis's {@code listpack},
-   * a spread one a {@code skiplist}. A set is an {@code intset} while it has at most {@code
+   * a spread one a {@code skiplist} unless its header says Redis's thresholds lie beyond it ({@link
+   * SortedMembers#redisListpack}). A set is an {@code intset} while it has at most {@code
    * set-max-intset-entries} members, all integers; once it held a string, a {@code listpack} or a
    * {@code hashtable}, as its header records Redis's conversions ({@link Members#redisSetForm}). A
    * hash stays a {@code listpack} in Redis up to 512 fields by default, past Cellar's 128, so a
@@ -136,7 +138,8 @@ final class ObjectCommand {
     PackLimits limits = edits.limits();
     return switch (h.type()) {
       case CollectionDescriptor.LIST -> listEncoding(CollectionKeys.list(edits, key), limits);
-      case CollectionDescriptor.ZSET -> packed ? "listpack" : "skiplist";
+      case CollectionDescriptor.ZSET ->
+          ZSetCommands.open(edits, key).redisListpack() ? "listpack" : "skiplist";
       case CollectionDescriptor.STREAM -> "stream";
       case CollectionDescriptor.SET -> {
         Members set = CollectionKeys.members(edits, key, CollectionDescriptor.SET);

@@ -247,6 +247,26 @@ class ObjectConformanceTest extends AbstractConformanceTest {
       assertEquals(bulk("listpack"), c.call("OBJECT", "ENCODING", "zv"));
       c.call("ZADD", "zv", "1", "abcd");
       assertEquals(bulk("skiplist"), c.call("OBJECT", "ENCODING", "zv"));
+      // Past Cellar's 128 but within a threshold set above it: still a listpack for Redis.
+      assertEquals(
+          OK,
+          c.call(
+              "CONFIG",
+              "SET",
+              "zset-max-listpack-entries",
+              "200",
+              "zset-max-listpack-value",
+              "64"));
+      for (int i = 0; i < 200; i++) {
+        c.call("ZADD", "z200", Integer.toString(i), "m" + i);
+      }
+      assertEquals(bulk("listpack"), c.call("OBJECT", "ENCODING", "z200"));
+      c.call("ZADD", "z200", "200", "m200");
+      assertEquals(bulk("skiplist"), c.call("OBJECT", "ENCODING", "z200"));
+      c.call("ZREM", "z200", "m200", "m199");
+      assertEquals(bulk("skiplist"), c.call("OBJECT", "ENCODING", "z200"), "one way only");
+      assertEquals(integer(199), c.call("ZCARD", "z200"));
+      assertEquals(array("m198"), c.call("ZRANGE", "z200", "-1", "-1"));
 
       assertEquals(OK, c.call("CONFIG", "SET", "set-max-intset-entries", "2"));
       c.call("SADD", "si", "1", "2");
