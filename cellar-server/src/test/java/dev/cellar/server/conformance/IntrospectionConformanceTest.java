@@ -40,6 +40,24 @@ class IntrospectionConformanceTest extends AbstractConformanceTest {
 
   // ------------------------------------------------------------------ SLOWLOG
 
+  /** INFO's CPU section has Redis's six fields, seconds with six decimals, in the default INFO. */
+  @Test
+  void infoCpuHasRedisFields() throws IOException {
+    c.call("SET", "k", "v");
+    String cpu = c.call("INFO", "cpu");
+    for (String field :
+        List.of(
+            "used_cpu_sys",
+            "used_cpu_user",
+            "used_cpu_sys_children",
+            "used_cpu_user_children",
+            "used_cpu_sys_main_thread",
+            "used_cpu_user_main_thread")) {
+      assertTrue(cpu.matches("(?s).*\\r\\n" + field + ":[0-9]+\\.[0-9]{6}\\r\\n.*"), cpu);
+    }
+    assertTrue(c.call("INFO").contains("# CPU\r\nused_cpu_sys:"));
+  }
+
   @Test
   void slowlogEntriesHaveRedisSixFields() throws IOException {
     assertEquals(OK, c.call("CONFIG", "SET", "slowlog-log-slower-than", "0"));
