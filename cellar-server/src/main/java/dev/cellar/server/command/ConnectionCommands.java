@@ -304,6 +304,17 @@ final class ConnectionCommands {
         }
         out.ok();
       }
+      case "reply" -> {
+        ServerCommands.requireArity(r, "client", sub, 3);
+        String mode = r.string(2).toLowerCase(java.util.Locale.ROOT);
+        if (!mode.equals("on") && !mode.equals("off") && !mode.equals("skip")) {
+          throw CommandError.SYNTAX;
+        }
+        s.replies(mode);
+        if (mode.equals("on")) {
+          out.ok();
+        }
+      }
       case "setname" -> {
         ServerCommands.requireArity(r, "client", sub, 3);
         s.name(checkName(r.string(2)));
@@ -367,6 +378,8 @@ final class ConnectionCommands {
           "      Kill connections by client id.",
           "LIST [TYPE (NORMAL|MASTER|REPLICA|PUBSUB)] [ID <id> [<id> ...]]",
           "    Return information about client connections.",
+          "REPLY (ON|OFF|SKIP)",
+          "    Control the replies sent to the current connection.",
           "SETINFO <option> <value>",
           "    Set client meta attr. Options are: LIB-NAME, LIB-VER.",
           "SETNAME <name>",

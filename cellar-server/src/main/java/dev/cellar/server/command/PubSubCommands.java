@@ -111,6 +111,7 @@ final class PubSubCommands {
   }
 
   private static void subscribe(Session s, Request r, ReplyWriter out, Kind kind) {
+    s.answerIsPush(); // confirmations are pushes: CLIENT REPLY OFF does not silence them
     if (!s.channel().canPush()) {
       throw new CommandError(
           "ERR "
@@ -127,6 +128,7 @@ final class PubSubCommands {
   }
 
   private static void unsubscribe(Session s, Request r, ReplyWriter out, Kind kind) {
+    s.answerIsPush(); // confirmations are pushes: CLIENT REPLY OFF does not silence them
     PubSub hub = s.server().pubsub();
     Subscriptions subs = s.subscriptions(false);
     if (r.argc() == 1) {

@@ -155,6 +155,63 @@ public final class Session {
     this.monitoring = on;
   }
 
+  /** {@code CLIENT REPLY OFF}: no command of this client is answered until {@code ON}. */
+  private boolean repliesOff;
+
+  /** {@code CLIENT REPLY SKIP}: the next command is not answered. */
+  private boolean skipNext;
+
+  /** Whether the command running now goes unanswered (it follows a SKIP, or is OFF or SKIP). */
+  private boolean skipThis;
+
+  /**
+   * Called as a command starts: whether its answer is to be dropped by the connection once it ends,
+   * as {@code CLIENT REPLY} asked ({@link #dropThisReply} says after the command ran).
+   */
+  public void commandStarts() {
+    skipThis = skipNext;
+    skipNext = false;
+    push = false;
+  }
+
+  /**
+   * Whether the command that just ran goes unanswered: {@code CLIENT REPLY OFF} is in force (it was
+   * just set, or {@code ON} has not come yet), or it was skipped. Messages pushed to the client
+   * (pub/sub) are not answers and still go out, as in Redis.
+   */
+  public boolean dropThisReply() {
+    boolean drop = (repliesOff || skipThis) && !push;
+    skipThis = false;
+    push = false;
+    return drop;
+  }
+
+  /** Whether the command running now answers with pushes ({@link #answerIsPush}). */
+  private boolean push;
+
+  /**
+   * Marks the running command's answer as pushed messages ((un)subscribe confirmations), which
+   * Redis sends whatever {@code CLIENT REPLY} says.
+   */
+  void answerIsPush() {
+    push = true;
+  }
+
+  /** {@code CLIENT REPLY ON|OFF|SKIP}; OFF and SKIP go unanswered themselves. */
+  void replies(String mode) {
+    switch (mode) {
+      case "on" -> {
+        repliesOff = false;
+        skipNext = false;
+      }
+      case "off" -> repliesOff = true;
+      default -> {
+        skipThis = true;
+        skipNext = !repliesOff;
+      }
+    }
+  }
+
   public boolean noEvict() {
     return noEvict;
   }

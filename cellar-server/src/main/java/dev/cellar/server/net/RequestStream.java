@@ -246,7 +246,11 @@ final class RequestStream {
       for (int i = 0; i < parsed && !session.closing() && !session.blocked(); i++) {
         inStart = ends[i];
         int before = out.size();
+        session.commandStarts();
         now = dispatcher.execute(session, pending[i], out, now, batchMillis);
+        if (session.dropThisReply()) {
+          out.truncate(before); // CLIENT REPLY OFF or SKIP
+        }
         if (out.size() > before) {
           replies++; // every command answers once, except SHUTDOWN, which closes instead
         }

@@ -17,6 +17,39 @@ import org.junit.jupiter.api.Test;
 class ConnectionConformanceTest extends AbstractConformanceTest {
   private static final String PONG = "+PONG\r\n";
 
+  /**
+   * {@code CLIENT REPLY}: OFF silences this client's answers, itself included, until ON; SKIP
+   * silences itself and the next command. The commands still run. Pub/sub confirmations and
+   * messages still arrive (Redis pushes them).
+   */
+  @Test
+  void clientReplySilencesAnswersNotCommands() throws Exception {
+    try (RawClient quiet = server.connect()) {
+      quiet.send("CLIENT", "REPLY", "OFF");
+      quiet.send("SET", "r1", "a");
+      quiet.send("CLIENT", "REPLY", "ON");
+      assertEquals(OK, quiet.readReply());
+      quiet.send("CLIENT", "REPLY", "SKIP");
+      quiet.send("SET", "r2", "b");
+      quiet.send("GET", "r2");
+      assertEquals(bulk("b"), quiet.readReply());
+      assertEquals(bulk("a"), c.call("GET", "r1"));
+      quiet.send("CLIENT", "REPLY", "OFF");
+      quiet.send("SUBSCRIBE", "ch");
+      assertEquals(
+          "*3\r\n$9\r\nsubscribe\r\n$2\r\nch\r\n:1\r\n",
+          quiet.readReply(),
+          "a confirmation is pushed even so");
+      long deadline = System.nanoTime() + 10_000_000_000L;
+      while (!c.call("PUBLISH", "ch", "hello").equals(integer(1))) {
+        assertTrue(System.nanoTime() < deadline, "the subscription never took");
+        Thread.sleep(10);
+      }
+      assertEquals(array("message", "ch", "hello"), quiet.readReply());
+    }
+    assertEquals(error("ERR syntax error"), c.call("CLIENT", "REPLY", "MAYBE"));
+  }
+
   @Test
   void pingAndEcho() throws IOException {
     assertEquals(PONG, c.call("PING"));
