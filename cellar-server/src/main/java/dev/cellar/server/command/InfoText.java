@@ -42,7 +42,7 @@ final class InfoText {
         case "memory" -> memory(server, stats, b);
         case "persistence" -> persistence(server, stats, b);
         case "stats" -> stats(server, stats, b);
-        case "replication" -> b.append("# Replication\r\nrole:master\r\nconnected_slaves:0\r\n");
+        case "replication" -> b.append(REPLICATION);
         case "cpu" -> cpu(b);
         case "commandstats" -> commandStats(server, b);
         case "keyspace" -> keyspace(server, b);
@@ -362,6 +362,26 @@ final class InfoText {
       total += counters.failed.sum();
     }
     return total;
+  }
+
+  /**
+   * Redis's replication section for a primary with no replicas (Cellar replicates nothing): the
+   * fields monitoring tools read, with nothing replicated. The id is random per process, as Redis's
+   * is at start.
+   */
+  private static final String REPLICATION =
+      "# Replication\r\nrole:master\r\nconnected_slaves:0\r\nmaster_failover_state:no-failover\r\n"
+          + "master_replid:"
+          + java.util.HexFormat.of().formatHex(randomBytes(20))
+          + "\r\nmaster_replid2:0000000000000000000000000000000000000000\r\n"
+          + "master_repl_offset:0\r\nsecond_repl_offset:-1\r\nrepl_backlog_active:0\r\n"
+          + "repl_backlog_size:1048576\r\nrepl_backlog_first_byte_offset:0\r\n"
+          + "repl_backlog_histlen:0\r\n";
+
+  private static byte[] randomBytes(int n) {
+    byte[] b = new byte[n];
+    new java.security.SecureRandom().nextBytes(b);
+    return b;
   }
 
   /**

@@ -56,6 +56,10 @@ class IntrospectionConformanceTest extends AbstractConformanceTest {
       assertTrue(cpu.matches("(?s).*\\r\\n" + field + ":[0-9]+\\.[0-9]{6}\\r\\n.*"), cpu);
     }
     assertTrue(c.call("INFO").contains("# CPU\r\nused_cpu_sys:"));
+    String replication = c.call("INFO", "replication");
+    for (String field : List.of("role:master", "connected_slaves:0", "master_repl_offset:")) {
+      assertTrue(replication.contains("\r\n" + field), replication);
+    }
   }
 
   @Test
