@@ -46,7 +46,13 @@ class ServerOperationsTest {
           "auto-aof-rewrite-percentage",
           "client-output-buffer-limit",
           "notify-keyspace-events",
-          "databases");
+          "databases",
+          "hash-max-listpack-entries",
+          "hash-max-listpack-value",
+          "list-max-listpack-size",
+          "set-max-intset-entries",
+          "zset-max-listpack-entries",
+          "zset-max-listpack-value");
 
   @TempDir Path tmp;
 
