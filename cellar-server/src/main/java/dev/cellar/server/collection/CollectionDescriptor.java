@@ -17,9 +17,9 @@ import java.nio.ByteOrder;
  *   | type | version | id u64  | count u64 | head i64  | next u64  |
  *   +------+---------+---------+-----------+-----------+-----------+
  *   head: a list's first index, a sorted set's root node; next: a sorted set's next node id (bit
- *   62: Redis would still hold it as a listpack, SortedMembers.REDIS_LISTPACK_BIT), a
+ *   62: Redis would still hold it as a listpack, RedisForms.ZSET_LISTPACK_BIT), a
  *   stream's index after its last entry, 1 on a spread hash that Redis would hold as a table, a
- *   set's form in Redis (Members.REDIS_INTSET and the others; docs/format/collections.md)
+ *   set's form in Redis (RedisForms; docs/format/collections.md)
  *   version 2 (a small list, hash, set or sorted set): its elements (a hash's fields and values
  *   alternating, a set's members, a sorted set's members and scores, f64 little-endian, alternating
  *   in order) follow, each a varint length and its bytes

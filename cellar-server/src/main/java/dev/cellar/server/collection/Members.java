@@ -3,7 +3,6 @@ package dev.cellar.server.collection;
 import static dev.cellar.server.collection.CollectionDescriptor.MEMBER;
 import static dev.cellar.server.collection.CollectionDescriptor.SLOT;
 
-import dev.cellar.server.resp.Numbers;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -116,7 +115,7 @@ public final class Members extends OpenCollection {
     if (members != null) {
       if (header == null) {
         createPacked(ids);
-        if (createdForm != REDIS_INTSET) {
+        if (createdForm != RedisForms.SET_INTSET) {
           header = header.withNext(createdForm);
         }
       }
@@ -152,88 +151,34 @@ public final class Members extends OpenCollection {
     return true;
   }
 
-  /**
-   * Marks a spread hash that Redis would now hold as a hash table for good (its {@code next}
-   * becomes 1): past {@code hash-max-listpack-entries} fields or with an item over {@code
-   * hash-max-listpack-value} bytes ({@link PackLimits}). Redis keeps a hash as a listpack up to 512
-   * fields by default where Cellar spreads it past 128, so the form alone cannot tell {@code OBJECT
-   * ENCODING} which it is; this mark does, at one header rewrite in the hash's life.
-   */
-  private void noteRedisTable(byte[] member, byte[] payload) {
-    PackLimits limits = edits.limits();
-    if (header.type() == CollectionDescriptor.HASH
-        && header.next() == 0
-        && (header.count() > limits.hashEntries()
-            || member.length > limits.hashValue()
-            || payload.length > limits.hashValue())) {
-      header = header.withNext(1);
-    }
-  }
-
-  /**
-   * A set's header records the form Redis would hold it in, in {@code next}, since Redis converts
-   * one way only and the members alone cannot tell {@code OBJECT ENCODING}: {@link #REDIS_INTSET}
-   * (0) while it could still be an intset, {@link #REDIS_LISTPACK} once it held a member that is
-   * not an integer, {@link #REDIS_HASHTABLE} for good once past the thresholds. The moves follow
-   * Redis 7.2's {@code setTypeAddAux}: an intset past {@code set-max-intset-entries} becomes a hash
-   * table, an intset given a string a listpack if it fits {@code set-max-listpack-entries} and
-   * {@code -value}, else a hash table; a listpack past them a hash table.
-   */
-  public static final int REDIS_INTSET = 0;
-
-  public static final int REDIS_LISTPACK = 1;
-  public static final int REDIS_HASHTABLE = 2;
-
   /** The form a new set starts in ({@link #expectFirst}). */
-  private int createdForm = REDIS_INTSET;
+  private int createdForm = RedisForms.SET_INTSET;
 
   /**
-   * Tells a set about to be created by adding {@code members} members, the first {@code first}, the
-   * form Redis would create it in ({@code setTypeCreate}'s size hint): an intset for integers that
-   * fit one, else a listpack for as many as fit one, else a hash table.
+   * Tells a set about to be created by one command adding {@code members} members, the first {@code
+   * first}, so that it starts in the form Redis would create it in ({@link
+   * RedisForms#createdSetForm}).
    */
   public void expectFirst(byte[] first, long members) {
-    PackLimits l = edits.limits();
-    if (Numbers.isLong(first, 0, first.length) && members <= l.setIntsetEntries()) {
-      createdForm = REDIS_INTSET;
-    } else {
-      createdForm = members <= l.setEntries() ? REDIS_LISTPACK : REDIS_HASHTABLE;
-    }
+    createdForm = RedisForms.createdSetForm(first, members, edits.limits());
   }
 
-  /** Moves a set's recorded form on for the member just added ({@link #REDIS_INTSET}). */
+  private void noteRedisTable(byte[] member, byte[] payload) {
+    header = RedisForms.afterHashPut(header, member, payload, edits.limits());
+  }
+
   private void noteRedisSetForm(byte[] member) {
-    if (header.type() != CollectionDescriptor.SET) {
-      return;
-    }
-    PackLimits l = edits.limits();
-    long form = header.next();
-    long count = header.count();
-    if (form == REDIS_INTSET) {
-      if (Numbers.isLong(member, 0, member.length)) {
-        form = count > l.setIntsetEntries() ? REDIS_HASHTABLE : REDIS_INTSET;
-      } else {
-        form =
-            count <= l.setEntries() && member.length <= l.setValue()
-                ? REDIS_LISTPACK
-                : REDIS_HASHTABLE;
-      }
-    } else if (form == REDIS_LISTPACK && (count > l.setEntries() || member.length > l.setValue())) {
-      form = REDIS_HASHTABLE;
-    }
-    if (form != header.next()) {
-      header = header.withNext(form);
-    }
+    header = RedisForms.afterSetAdd(header, member, edits.limits());
   }
 
-  /** The form Redis would hold this set in ({@link #REDIS_INTSET} and the others). */
+  /** The form Redis would hold this set in ({@link RedisForms#SET_INTSET} and the others). */
   public int redisSetForm() {
-    return header == null ? REDIS_INTSET : (int) header.next();
+    return RedisForms.setForm(header);
   }
 
-  /** Whether Redis would hold this hash as a hash table ({@link #noteRedisTable}). */
+  /** Whether Redis would hold this hash as a hash table ({@link RedisForms#afterHashPut}). */
   public boolean redisTable() {
-    return header != null && header.next() != 0;
+    return RedisForms.hashTable(header);
   }
 
   /** Removes the member; returns whether it was there. */

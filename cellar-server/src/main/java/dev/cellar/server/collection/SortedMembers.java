@@ -145,10 +145,10 @@ public final class SortedMembers extends OpenCollection {
     repack = false;
     id(ids);
     // Spread past Cellar's limits alone, the set is still one Redis would hold as a listpack.
-    boolean redisListpack =
-        entries.size() <= limits.zsetEntries() && member.length <= limits.zsetValue();
     header =
-        header.withItems(null).withTree(0, 0).withTree(0, redisListpack ? REDIS_LISTPACK_BIT : 0);
+        header
+            .withItems(null)
+            .withTree(0, RedisForms.spreadZsetNext(entries.size(), member.length, limits));
     for (Entry e : entries) {
       edits.put(memberKey(e.member), scoreBytes(e.score));
       insert(e);
@@ -242,7 +242,7 @@ public final class SortedMembers extends OpenCollection {
     edits.put(memberKey(member), scoreBytes(score));
     insert(new Entry(score, member.clone()));
     header = header.withCount(header.count() + 1);
-    noteRedisSkiplist(member);
+    header = RedisForms.afterZsetAdd(header, member, edits.limits());
     return old == null;
   }
 
@@ -422,33 +422,16 @@ public final class SortedMembers extends OpenCollection {
   }
 
   private Node newNode(boolean leaf) {
-    long next = header.next() & ~REDIS_LISTPACK_BIT;
+    long bit = header.next() & RedisForms.ZSET_LISTPACK_BIT;
+    long next = header.next() & ~RedisForms.ZSET_LISTPACK_BIT;
     long id = next == 0 ? 1 : next;
-    header = header.withTree(header.head(), (id + 1) | (header.next() & REDIS_LISTPACK_BIT));
+    header = header.withTree(header.head(), (id + 1) | bit);
     return new Node(id, leaf);
   }
 
-  /**
-   * Set in a spread set's {@code next} (beside the node counter, which never reaches it) while
-   * Redis would still hold the set as a listpack: Cellar spreads a set past its own 128 members of
-   * 64 bytes, and {@code zset-max-listpack-entries} or {@code -value} may be set above them.
-   * Cleared for good once the set passes them, as Redis converts one way. Sets spread before this
-   * bit existed have it clear, which is what Redis's defaults give them.
-   */
-  static final long REDIS_LISTPACK_BIT = 1L << 62;
-
-  /** Whether Redis would hold this set as a listpack ({@link #REDIS_LISTPACK_BIT}). */
+  /** Whether Redis would hold this set as a listpack ({@link RedisForms#ZSET_LISTPACK_BIT}). */
   public boolean redisListpack() {
-    return packed != null || (header != null && (header.next() & REDIS_LISTPACK_BIT) != 0);
-  }
-
-  /** Clears {@link #REDIS_LISTPACK_BIT} once the set passes Redis's thresholds. */
-  private void noteRedisSkiplist(byte[] member) {
-    PackLimits limits = edits.limits();
-    if ((header.next() & REDIS_LISTPACK_BIT) != 0
-        && (header.count() > limits.zsetEntries() || member.length > limits.zsetValue())) {
-      header = header.withTree(header.head(), header.next() & ~REDIS_LISTPACK_BIT);
-    }
+    return packed != null || RedisForms.zsetListpack(header);
   }
 
   private static int childFor(Node n, Entry e) {

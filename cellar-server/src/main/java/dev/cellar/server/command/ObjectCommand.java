@@ -6,6 +6,7 @@ import dev.cellar.server.collection.Header;
 import dev.cellar.server.collection.ListItems;
 import dev.cellar.server.collection.Members;
 import dev.cellar.server.collection.PackLimits;
+import dev.cellar.server.collection.RedisForms;
 import dev.cellar.server.collection.SortedMembers;
 import dev.cellar.server.config.ServerConfig.EvictionPolicy;
 import dev.cellar.server.resp.Numbers;
@@ -144,8 +145,8 @@ final class ObjectCommand {
       case CollectionDescriptor.SET -> {
         Members set = CollectionKeys.members(edits, key, CollectionDescriptor.SET);
         yield switch (set.redisSetForm()) {
-          case Members.REDIS_HASHTABLE -> "hashtable";
-          case Members.REDIS_LISTPACK -> "listpack";
+          case RedisForms.SET_HASHTABLE -> "hashtable";
+          case RedisForms.SET_LISTPACK -> "listpack";
           // An intset, unless written before sets recorded their form.
           default ->
               allIntegers(set, limits.setIntsetEntries())
