@@ -6,6 +6,7 @@ import dev.cellar.BatchValueSink;
 import dev.cellar.CellarOptions;
 import dev.cellar.CorruptStoreException;
 import dev.cellar.ValueSink;
+import dev.cellar.index.HashIndex;
 import dev.cellar.index.KeyHasher;
 import dev.cellar.io.BlockReads;
 import dev.cellar.log.CacheFill;
@@ -20,6 +21,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
+import java.util.function.ToLongFunction;
 import java.util.random.RandomGenerator;
 
 /**
@@ -757,16 +759,7 @@ final class Keyspace {
 
   /** A probed live key of {@code shard}, or null (a free slot, an expired key). */
   private byte[] randomKeyIn(Shard shard, RandomGenerator random, RecordView view) {
-    long stamp = shard.lock.readLock();
-    try {
-      checkOpen();
-      long location = shard.index.probe(random);
-      return location == 0
-          ? null
-          : liveKeyAt(location, NO_PREFIX, System.currentTimeMillis(), view, false);
-    } finally {
-      shard.lock.unlockRead(stamp);
-    }
+    return liveKeyIn(shard, view, index -> index.probe(random));
   }
 
   /**
@@ -774,10 +767,15 @@ final class Keyspace {
    * entries than when the rank was drawn).
    */
   private byte[] keyOfRankIn(Shard shard, long rank, RecordView view) {
+    return liveKeyIn(shard, view, index -> index.entryOfRank(rank));
+  }
+
+  /** The live key at the location {@code locate} finds in {@code shard}'s index, under its lock. */
+  private byte[] liveKeyIn(Shard shard, RecordView view, ToLongFunction<HashIndex> locate) {
     long stamp = shard.lock.readLock();
     try {
       checkOpen();
-      long location = shard.index.entryOfRank(rank);
+      long location = locate.applyAsLong(shard.index);
       return location == 0
           ? null
           : liveKeyAt(location, NO_PREFIX, System.currentTimeMillis(), view, false);

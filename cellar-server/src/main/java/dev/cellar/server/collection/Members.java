@@ -171,16 +171,6 @@ public final class Members extends OpenCollection {
     header = RedisForms.afterSetAdd(header, member, edits.limits());
   }
 
-  /** The form Redis would hold this set in ({@link RedisForms#SET_INTSET} and the others). */
-  public int redisSetForm() {
-    return RedisForms.setForm(header);
-  }
-
-  /** Whether Redis would hold this hash as a hash table ({@link RedisForms#afterHashPut}). */
-  public boolean redisTable() {
-    return RedisForms.hashTable(header);
-  }
-
   /** Removes the member; returns whether it was there. */
   public boolean remove(byte[] member) {
     if (members != null) {

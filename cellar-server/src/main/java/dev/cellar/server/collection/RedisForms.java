@@ -55,7 +55,7 @@ public final class RedisForms {
   }
 
   /** Whether Redis would hold the hash with this header as a hash table ({@link #afterHashPut}). */
-  static boolean hashTable(Header h) {
+  public static boolean hashTable(Header h) {
     return h != null && h.next() != 0;
   }
 
@@ -97,7 +97,7 @@ public final class RedisForms {
   }
 
   /** The form Redis would hold the set with this header in ({@link #SET_INTSET} and the others). */
-  static int setForm(Header h) {
+  public static int setForm(Header h) {
     return h == null ? SET_INTSET : (int) h.next();
   }
 
@@ -121,7 +121,7 @@ public final class RedisForms {
   }
 
   /** Whether Redis would hold the spread sorted set with this header as a listpack. */
-  static boolean zsetListpack(Header h) {
+  public static boolean zsetListpack(Header h) {
     return h != null && (h.next() & ZSET_LISTPACK_BIT) != 0;
   }
 }

@@ -429,11 +429,6 @@ public final class SortedMembers extends OpenCollection {
     return new Node(id, leaf);
   }
 
-  /** Whether Redis would hold this set as a listpack ({@link RedisForms#ZSET_LISTPACK_BIT}). */
-  public boolean redisListpack() {
-    return packed != null || RedisForms.zsetListpack(header);
-  }
-
   private static int childFor(Node n, Entry e) {
     int j = n.keys.size() - 1;
     while (j > 0 && compare(n.keys.get(j), e) > 0) {

@@ -7,7 +7,6 @@ import dev.cellar.server.collection.ListItems;
 import dev.cellar.server.collection.Members;
 import dev.cellar.server.collection.PackLimits;
 import dev.cellar.server.collection.RedisForms;
-import dev.cellar.server.collection.SortedMembers;
 import dev.cellar.server.config.ServerConfig.EvictionPolicy;
 import dev.cellar.server.resp.Numbers;
 import dev.cellar.server.resp.ReplyWriter;
@@ -118,18 +117,17 @@ final class ObjectCommand {
    * (Cellar spreads it at the lower of Redis's threshold and its own 128 members of 64 bytes), and
    * as in Redis the forms change one way only. So a packed sorted set is Redis's {@code listpack},
    * a spread one a {@code skiplist} unless its header says Redis's thresholds lie beyond it ({@link
-   * SortedMembers#redisListpack}). A set is an {@code intset} while it has at most {@code
+   * RedisForms#zsetListpack}). A set is an {@code intset} while it has at most {@code
    * set-max-intset-entries} members, all integers; once it held a string, a {@code listpack} or a
-   * {@code hashtable}, as its header records Redis's conversions ({@link Members#redisSetForm}). A
+   * {@code hashtable}, as its header records Redis's conversions ({@link RedisForms#setForm}). A
    * hash stays a {@code listpack} in Redis up to 512 fields by default, past Cellar's 128, so a
-   * spread hash's header says whether Redis would have converted it ({@link Members#redisTable}). A
-   * list is a {@code listpack} while its elements, measured as Redis encodes them ({@link
+   * spread hash's header says whether Redis would have converted it ({@link RedisForms#hashTable}).
+   * A list is a {@code listpack} while its elements, measured as Redis encodes them ({@link
    * Listpack#entryBytes}), would fit one listpack node under {@code list-max-listpack-size}, else a
    * {@code quicklist}. Where Redis's answer depends on history Cellar does not keep (a list that
-   * shrank back below the limit, where Redis converts back only under half of it, a sorted set
-   * spread under a threshold above Cellar's) this gives the answer for a collection built as it now
-   * is. Reads at most {@code set-max-intset-entries} members or a list's first entries up to its
-   * limit.
+   * shrank back below the limit, where Redis converts back only under half of it) this gives the
+   * answer for a collection built as it now is. Reads at most {@code set-max-intset-entries}
+   * members or a list's first entries up to its limit.
    */
   static String collectionEncoding(ServerContext server, byte[] key, byte[] headerBytes) {
     Header h =
@@ -140,25 +138,21 @@ final class ObjectCommand {
     return switch (h.type()) {
       case CollectionDescriptor.LIST -> listEncoding(CollectionKeys.list(edits, key), limits);
       case CollectionDescriptor.ZSET ->
-          ZSetCommands.open(edits, key).redisListpack() ? "listpack" : "skiplist";
+          packed || RedisForms.zsetListpack(h) ? "listpack" : "skiplist";
       case CollectionDescriptor.STREAM -> "stream";
-      case CollectionDescriptor.SET -> {
-        Members set = CollectionKeys.members(edits, key, CollectionDescriptor.SET);
-        yield switch (set.redisSetForm()) {
-          case RedisForms.SET_HASHTABLE -> "hashtable";
-          case RedisForms.SET_LISTPACK -> "listpack";
-          // An intset, unless written before sets recorded their form.
-          default ->
-              allIntegers(set, limits.setIntsetEntries())
-                  ? "intset"
-                  : packed ? "listpack" : "hashtable";
-        };
-      }
-      default -> {
-        boolean table =
-            !packed && CollectionKeys.members(edits, key, CollectionDescriptor.HASH).redisTable();
-        yield table ? "hashtable" : "listpack";
-      }
+      case CollectionDescriptor.SET ->
+          switch (RedisForms.setForm(h)) {
+            case RedisForms.SET_HASHTABLE -> "hashtable";
+            case RedisForms.SET_LISTPACK -> "listpack";
+            // An intset, unless written before sets recorded their form.
+            default ->
+                allIntegers(
+                        CollectionKeys.members(edits, key, CollectionDescriptor.SET),
+                        limits.setIntsetEntries())
+                    ? "intset"
+                    : packed ? "listpack" : "hashtable";
+          };
+      default -> !packed && RedisForms.hashTable(h) ? "hashtable" : "listpack";
     };
   }
 

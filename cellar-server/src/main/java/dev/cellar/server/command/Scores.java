@@ -129,7 +129,16 @@ final class Scores {
 
   /** C's {@code %.17g}: 17 significant digits, trailing zeros dropped, exponent past 10^17. */
   static String g17(double d) {
-    return g(d, 17);
+    BigDecimal rounded = new BigDecimal(d).round(new MathContext(17, RoundingMode.HALF_EVEN));
+    int exponent = rounded.precision() - rounded.scale() - 1;
+    if (exponent < -4 || exponent >= 17) {
+      BigDecimal mantissa = rounded.movePointLeft(exponent);
+      String m = stripZeros(mantissa.toPlainString());
+      String sign = exponent < 0 ? "-" : "+";
+      int abs = Math.abs(exponent);
+      return m + "e" + sign + (abs < 10 ? "0" : "") + abs;
+    }
+    return stripZeros(rounded.toPlainString());
   }
 
   /**
@@ -175,24 +184,6 @@ final class Scores {
       out.append('.').append(digits, 1, count);
     }
     return out.append('e').append(k + count - 1 < 0 ? '-' : '+').append(exp).toString();
-  }
-
-  /**
-   * C's {@code %.<precision>g} of a finite non-zero {@code d}: that many significant digits,
-   * trailing zeros dropped, an exponent from 10^precision on and below 10^-4.
-   */
-  private static String g(double d, int precision) {
-    BigDecimal rounded =
-        new BigDecimal(d).round(new MathContext(precision, RoundingMode.HALF_EVEN));
-    int exponent = rounded.precision() - rounded.scale() - 1;
-    if (exponent < -4 || exponent >= precision) {
-      BigDecimal mantissa = rounded.movePointLeft(exponent);
-      String m = stripZeros(mantissa.toPlainString());
-      String sign = exponent < 0 ? "-" : "+";
-      int abs = Math.abs(exponent);
-      return m + "e" + sign + (abs < 10 ? "0" : "") + abs;
-    }
-    return stripZeros(rounded.toPlainString());
   }
 
   private static String stripZeros(String s) {

@@ -142,11 +142,7 @@ class ObjectConformanceTest extends AbstractConformanceTest {
    */
   @Test
   void collectionEncodingsFollowRedisThresholds() throws IOException {
-    String version = c.call("INFO", "server").replaceAll("(?s).*redis_version:([0-9.]+).*", "$1");
-    String[] parts = version.split("\\.");
-    boolean redis72 =
-        Integer.parseInt(parts[0]) > 7
-            || (Integer.parseInt(parts[0]) == 7 && Integer.parseInt(parts[1]) >= 2);
+    boolean redis72 = redis72();
 
     c.call("HSET", "h", "f", "v");
     assertEquals(bulk("listpack"), c.call("OBJECT", "ENCODING", "h"));
@@ -207,11 +203,7 @@ class ObjectConformanceTest extends AbstractConformanceTest {
    */
   @Test
   void encodingsFollowTheThresholdsAsSet() throws IOException {
-    String version = c.call("INFO", "server").replaceAll("(?s).*redis_version:([0-9.]+).*", "$1");
-    String[] parts = version.split("\\.");
-    boolean redis72 =
-        Integer.parseInt(parts[0]) > 7
-            || (Integer.parseInt(parts[0]) == 7 && Integer.parseInt(parts[1]) >= 2);
+    boolean redis72 = redis72();
     try {
       assertEquals(
           OK,
@@ -341,5 +333,13 @@ class ObjectConformanceTest extends AbstractConformanceTest {
     assertEquals(
         error("ERR Unknown option or number of arguments for CONFIG SET - 'no-such-setting'"),
         c.call("CONFIG", "SET", "no-such-setting", "1"));
+  }
+
+  /** Whether the server says it is Redis 7.2 or later (listpack lists and sets). */
+  private boolean redis72() throws IOException {
+    String version = c.call("INFO", "server").replaceAll("(?s).*redis_version:([0-9.]+).*", "$1");
+    String[] parts = version.split("\\.");
+    int major = Integer.parseInt(parts[0]);
+    return major > 7 || (major == 7 && Integer.parseInt(parts[1]) >= 2);
   }
 }
