@@ -17,7 +17,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
 
 /**
  * Fuzz target for the bitmap and string-range commands (SETBIT GETBIT BITCOUNT BITPOS BITOP
@@ -95,6 +98,12 @@ class BitCommandsFuzzTest {
     }
   }
 
+  /** The store is closed and its directory removed, so that runs do not pile up in /tmp. */
+  @AfterAll
+  static void closeFixture() throws IOException {
+    FIXTURE.close();
+  }
+
   private static String run(String... args) {
     return FIXTURE.run(args);
   }
@@ -106,15 +115,16 @@ class BitCommandsFuzzTest {
     final Dispatcher dispatcher;
     final ReplyWriter out = new ReplyWriter(4096);
     final Request request = new Request();
+    private final Path dir;
+    private final Cellar store;
 
     Fixture() {
-      Path dir;
       try {
         dir = Files.createTempDirectory("bit-fuzz");
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
-      Cellar store = Cellar.open(dir, CellarOptions.defaults().fsync(Fsync.NO));
+      store = Cellar.open(dir, CellarOptions.defaults().fsync(Fsync.NO));
       server =
           new ServerContext(
               store,
@@ -133,6 +143,15 @@ class BitCommandsFuzzTest {
       out.reset();
       dispatcher.execute(session, request, out, System.nanoTime(), System.currentTimeMillis());
       return new String(out.buffer(), 0, out.size(), StandardCharsets.ISO_8859_1);
+    }
+
+    void close() throws IOException {
+      store.close();
+      try (Stream<Path> files = Files.walk(dir)) {
+        for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+          Files.delete(p);
+        }
+      }
     }
 
     byte[] value(String key) {
