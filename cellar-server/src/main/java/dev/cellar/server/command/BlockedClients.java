@@ -3,6 +3,7 @@ package dev.cellar.server.command;
 import dev.cellar.server.resp.ReplyWriter;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -11,89 +12,149 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Clients blocked in {@code BLPOP}, {@code BRPOP}, {@code BLMOVE}, {@code BLMPOP} (and their
- * sorted-set kin) until one of their keys gets something to pop, or their timeout passes.
+ * sorted-set and stream kin) until one of their keys gets something, or their timeout passes.
  *
  * <h2>How</h2>
  *
  * A blocking command that finds nothing registers a {@link Waiter} for each of its keys while it
  * still holds their stripe locks, marks its session blocked (its connection stops executing the
  * requests behind it, as Redis queues them), and answers nothing yet. A command that adds to a key
- * {@link #signal}s it after its write: every waiter on the key is asked to try again, on its own
- * client's thread ({@link ClientChannel#resume}); the first to find an element takes it and
- * answers, the others stay blocked. Redis serves the longest-waiting client first; here the retries
- * race, and any one of them wins: each pushed element still goes to exactly one client.
+ * {@link #signal}s it; the key is then ready. Once the command has ended and released its locks,
+ * the {@link Dispatcher} has this thread {@link #serveReady serve} the ready keys, as Redis does
+ * after each command: the waiters of each key try again in the order they blocked, so the client
+ * that has waited longest is served first, and one that cannot be served (its destination is of the
+ * wrong type) gets its error while the next one is served. A retry that pops something pushes to
+ * its destination, which makes that key ready in turn, served in the same pass.
+ *
+ * <p>A retry runs on the signalling thread, under the waiter's key locks, into a reply of its own;
+ * the reply is handed to the waiter's own connection thread ({@link ClientChannel#resume}), which
+ * writes it and unblocks the session. A waiter's {@link Waiter#state} is claimed before the retry,
+ * so that its timeout, firing on the client's thread meanwhile, and a second signaller cannot both
+ * answer it. If the client's connection dies while its reply is on the way, the element is lost
+ * with it, as in Redis when a served client disconnects before reading its reply.
  *
  * <p>Inside a transaction or a script, a signal is held until the writes are visible (a waiter
  * retrying earlier would find nothing and miss it), and dropped if they are not applied.
  *
- * <p>Thread-safe: the map is guarded by this object; a waiter's state is touched on its client's
- * thread only.
+ * <p>Thread-safe: the maps are guarded by this object, a waiter's answer by its state, and the
+ * ready keys are the signalling thread's own.
  */
 final class BlockedClients {
-  /** What a blocked command does on its client's thread: try again, or give up at its timeout. */
+  /** What a blocked command does: try again, or give up at its timeout. */
   interface Attempt {
-    /** Tries the command again; true if it answered (it found something, or failed). */
+    /**
+     * Tries the command again, on whichever thread serves the key; true if it answered (it found
+     * something, or failed). Its writes count as the client's: the client's reply waits for them to
+     * be durable.
+     */
     boolean retry(ReplyWriter out);
 
-    /** Answers the timeout. */
+    /** Answers the timeout, on the client's thread. */
     void timedOut(ReplyWriter out);
   }
+
+  private static final int WAITING = 0;
+  private static final int SERVING = 1;
+  private static final int DONE = 2;
 
   /** One blocked client. */
   final class Waiter {
     private final Session session;
     private final int database;
+    private final int protocol;
     private final List<Object> keys;
     private final Attempt attempt;
-    private ScheduledFuture<?> timeout;
-    private boolean done;
 
-    private Waiter(Session session, int database, List<Object> keys, Attempt attempt) {
+    /** {@link #WAITING}, {@link #SERVING} (a retry runs) or {@link #DONE} (answered or gone). */
+    private final AtomicInteger state = new AtomicInteger(WAITING);
+
+    /** Set when the timeout fired during a retry that then found nothing. */
+    private volatile boolean timedOut;
+
+    private volatile ScheduledFuture<?> timeout;
+
+    private Waiter(
+        Session session, int database, int protocol, List<Object> keys, Attempt attempt) {
       this.session = session;
       this.database = database;
+      this.protocol = protocol;
       this.keys = keys;
       this.attempt = attempt;
     }
 
-    /** On the client's thread. */
-    private void retry(ReplyWriter out) {
-      if (!done) {
-        ServerContext.Scope previous = server.enter(database);
-        try {
-          if (attempt.retry(out)) {
-            finish();
-          }
-        } finally {
-          server.leave(previous);
+    /** On the serving thread: tries again; the answer, if any, goes to the client's thread. */
+    private void serve() {
+      if (!state.compareAndSet(WAITING, SERVING)) {
+        return;
+      }
+      ReplyWriter reply = new ReplyWriter(64);
+      reply.protocol(protocol);
+      boolean answered;
+      ServerContext.Scope previous = server.enter(database);
+      try {
+        answered = attempt.retry(reply);
+      } catch (RuntimeException e) {
+        reply.reset();
+        reply.error(e instanceof CommandError ? e.getMessage() : "ERR " + e);
+        answered = true;
+      } finally {
+        server.leave(previous);
+      }
+      if (!answered) {
+        state.set(WAITING);
+        if (timedOut) {
+          session.channel().resume(this::expire); // the timeout fired while this retry ran
         }
+        return;
       }
+      state.set(DONE);
+      forget();
+      byte[] answer = reply.copy(0, reply.size());
+      session
+          .channel()
+          .resume(
+              out -> {
+                out.replay(answer);
+                session.wrote();
+                session.unblock();
+              });
     }
 
-    /** On the client's thread. */
+    /** On the client's thread: the timeout passed. */
     private void expire(ReplyWriter out) {
-      if (!done) {
+      timedOut = true;
+      if (state.compareAndSet(WAITING, DONE)) {
+        forget();
         attempt.timedOut(out);
-        finish();
+        session.unblock();
       }
     }
 
-    private void finish() {
-      done = true;
-      if (timeout != null) {
-        timeout.cancel(false);
+    private void forget() {
+      ScheduledFuture<?> t = timeout;
+      if (t != null) {
+        t.cancel(false);
       }
       unregister(this);
-      session.unblock();
     }
+  }
+
+  /** A thread's keys made ready and not yet served. */
+  private static final class Ready {
+    final Set<Object> keys = new LinkedHashSet<>();
+    boolean serving;
   }
 
   private final ServerContext server;
   private final Map<Object, Set<Waiter>> byKey = new HashMap<>();
   private final Map<Session, Waiter> bySession = new HashMap<>();
+  private volatile int waiting;
   private final ThreadLocal<List<Object>> held = new ThreadLocal<>();
+  private final ThreadLocal<Ready> ready = ThreadLocal.withInitial(Ready::new);
   private final ScheduledExecutorService timer;
 
   /** Keys are named in the current database of {@code server} ({@link DatabaseKey}). */
@@ -119,12 +180,13 @@ final class BlockedClients {
     int database = server.databaseIndex();
     List<Object> names = new ArrayList<>(keys.size());
     keys.forEach(k -> names.add(DatabaseKey.of(database, k.clone())));
-    Waiter w = new Waiter(session, database, names, attempt);
+    Waiter w = new Waiter(session, database, session.out().protocol(), names, attempt);
     synchronized (this) {
       for (Object k : names) {
         byKey.computeIfAbsent(k, unused -> new LinkedHashSet<>()).add(w);
       }
       bySession.put(session, w);
+      waiting = bySession.size();
     }
     session.block();
     if (timeoutMillis > 0) {
@@ -134,49 +196,65 @@ final class BlockedClients {
     }
   }
 
-  /** Something was added to {@code key}: its waiters try again. */
+  /** Something was added to {@code key}: it is ready, its waiters are served after the command. */
   void signal(byte[] key) {
-    Object name = DatabaseKey.of(server.databaseIndex(), key);
+    Object name = DatabaseKey.of(server.databaseIndex(), key.clone());
     List<Object> holding = held.get();
     if (holding != null) {
-      holding.add(DatabaseKey.of(server.databaseIndex(), key.clone()));
+      holding.add(name);
+    } else {
+      ready.get().keys.add(name);
+    }
+  }
+
+  /**
+   * Serves the keys this thread made ready, in order, each key's waiters in the order they blocked;
+   * keys made ready meanwhile (a served {@code BLMOVE}'s destination) are served too. Called with
+   * no key locks held, once a command has ended; does nothing inside a transaction or script, whose
+   * signals wait for its end.
+   */
+  void serveReady() {
+    Ready r = ready.get();
+    if (r.serving || r.keys.isEmpty() || held.get() != null) {
       return;
     }
-    signal(name);
-  }
-
-  private void signal(Object name) {
-    List<Waiter> waiting;
-    synchronized (this) {
-      Set<Waiter> set = byKey.get(name);
-      if (set == null) {
-        return;
+    r.serving = true;
+    try {
+      while (!r.keys.isEmpty()) {
+        Iterator<Object> first = r.keys.iterator();
+        Object name = first.next();
+        first.remove();
+        List<Waiter> inOrder;
+        synchronized (this) {
+          Set<Waiter> set = byKey.get(name);
+          if (set == null) {
+            continue;
+          }
+          inOrder = new ArrayList<>(set);
+        }
+        for (Waiter w : inOrder) {
+          w.serve();
+        }
       }
-      waiting = new ArrayList<>(set);
-    }
-    for (Waiter w : waiting) {
-      w.session.channel().resume(w::retry);
+    } finally {
+      r.serving = false;
     }
   }
 
-  /** {@code SWAPDB} swapped databases {@code a} and {@code b}: their waiters try again. */
+  /** {@code SWAPDB} swapped databases {@code a} and {@code b}: their waiters' keys are ready. */
   void databasesSwapped(int a, int b) {
-    List<Waiter> waiting = new ArrayList<>();
     synchronized (this) {
       for (Waiter w : bySession.values()) {
         if (w.database == a || w.database == b) {
-          waiting.add(w);
+          ready.get().keys.addAll(w.keys);
         }
       }
-    }
-    for (Waiter w : waiting) {
-      w.session.channel().resume(w::retry);
     }
   }
 
   /** Whether anyone is blocked: commands skip {@link #signal} when no one is. */
-  synchronized boolean any() {
-    return !bySession.isEmpty();
+  boolean any() {
+    return waiting != 0;
   }
 
   /** Starts holding signals for a transaction or script; false if an enclosing run holds them. */
@@ -188,12 +266,12 @@ final class BlockedClients {
     return true;
   }
 
-  /** Ends {@link #hold}: sends the held signals if the run's writes were applied. */
+  /** Ends {@link #hold}: the held keys are ready if the run's writes were applied. */
   void release(boolean applied) {
     List<Object> keys = held.get();
     held.remove();
     if (applied && keys != null) {
-      keys.forEach(this::signal);
+      ready.get().keys.addAll(keys);
     }
   }
 
@@ -203,12 +281,8 @@ final class BlockedClients {
     synchronized (this) {
       w = bySession.get(session);
     }
-    if (w != null) {
-      w.done = true;
-      if (w.timeout != null) {
-        w.timeout.cancel(false);
-      }
-      unregister(w);
+    if (w != null && w.state.compareAndSet(WAITING, DONE)) {
+      w.forget();
     }
   }
 
@@ -219,6 +293,7 @@ final class BlockedClients {
 
   private synchronized void unregister(Waiter w) {
     bySession.remove(w.session, w);
+    waiting = bySession.size();
     for (Object k : w.keys) {
       Set<Waiter> set = byKey.get(k);
       if (set != null) {

@@ -148,11 +148,7 @@ final class BlockingPops {
                   int[] again = stripes.clone();
                   int n = server.locks().lockAll(again, again.length);
                   try {
-                    if (tryEach(s, o, keys, popper, !wrongTypeAnswers)) {
-                      s.wrote();
-                      return true;
-                    }
-                    return false;
+                    return tryEach(s, o, keys, popper, !wrongTypeAnswers);
                   } catch (CommandError e) {
                     o.error(e.getMessage());
                     return true;

@@ -70,6 +70,7 @@ final class CopyCommand {
         ElementEdits edits = server.edits();
         CollectionCopy.copy(edits, current, r.bytes(2), server.collectionIds());
         edits.commit();
+        ListCommands.added(server, r.bytes(2));
       } else {
         Values.rewrite(server.store(), to, current, current.expireAt());
       }

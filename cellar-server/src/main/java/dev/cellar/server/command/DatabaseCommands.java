@@ -183,6 +183,7 @@ final class DatabaseCommands {
       ElementEdits edits = new ElementEdits(into.store(), server.config().packLimits());
       CollectionCopy.copy(new ElementEdits(source), edits, current, to, into.collectionIds());
       edits.commit();
+      server.inDatabase(target, () -> ListCommands.added(server, to)); // its waiters are served
     } else {
       Values.rewrite(into.store(), dest, current, current.expireAt());
     }

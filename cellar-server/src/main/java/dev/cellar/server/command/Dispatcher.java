@@ -119,6 +119,11 @@ public final class Dispatcher {
         server.leave(outside);
       }
     }
+    if (server.blocked().any()) {
+      // As Redis: the clients blocked on what the command added are served after it, EXEC's and
+      // scripts' included (which are not write commands).
+      server.blocked().serveReady();
+    }
     long end = System.nanoTime();
     long nanos = end - startNanos;
     c.calls.increment();

@@ -279,6 +279,7 @@ final class KeyspaceCommands {
             move.putElement(CollectionDescriptor.ownerKey(id), toKey);
           }
           server.store().write(move.delete(r.bytes(1)));
+          ListCommands.added(server, toKey); // a list or sorted set moved into place serves waiters
         } else {
           // New record first: a crash between the two leaves both keys, never neither.
           server.store().put(to, MemorySegment.ofArray(current.value()), current.expireAt());

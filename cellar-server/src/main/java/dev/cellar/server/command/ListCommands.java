@@ -635,7 +635,6 @@ final class ListCommands {
               if (moved == null) {
                 return false;
               }
-              session.wrote();
               o.bulk(moved);
             } catch (CommandError e) {
               o.error(e.getMessage());

@@ -112,6 +112,11 @@ public final class ReplyWriter {
     }
   }
 
+  /** Writes {@code reply}, a whole reply made by another writer (a blocked client's, served). */
+  public void replay(byte[] reply) {
+    raw(reply);
+  }
+
   private void raw(byte[] bytes) {
     ensure(bytes.length);
     System.arraycopy(bytes, 0, buffer, position, bytes.length);
