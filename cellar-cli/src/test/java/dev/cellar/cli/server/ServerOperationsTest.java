@@ -52,7 +52,8 @@ class ServerOperationsTest {
           "list-max-listpack-size",
           "set-max-intset-entries",
           "zset-max-listpack-entries",
-          "zset-max-listpack-value");
+          "zset-max-listpack-value",
+          "hll-sparse-max-bytes");
 
   @TempDir Path tmp;
 

@@ -13,6 +13,7 @@ public final class Commands {
     IntrospectionCommands.register(t);
     PubSubCommands.register(t);
     BitCommands.register(t);
+    HyperLogLogCommands.register(t);
     ObjectCommand.register(t);
     CopyCommand.register(t);
     DatabaseCommands.register(t);

@@ -140,7 +140,6 @@ final class RedisDirectives {
           "hz",
           "dynamic-hz",
           "list-compress-depth",
-          "hll-sparse-max-bytes",
           "stream-node-max-bytes",
           "stream-node-max-entries",
           // diagnostics and scripting limits

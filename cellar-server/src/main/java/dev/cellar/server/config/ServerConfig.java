@@ -107,6 +107,7 @@ public final class ServerConfig {
   private volatile long ipcClientTimeout = 30;
   private volatile long slowlogSlowerThan = 10_000;
   private volatile int slowlogMaxLen = 128;
+  private volatile long hllSparseMaxBytes = 3000;
   private volatile long latencyMonitorThreshold = 0;
   private volatile int notifyKeyspaceEvents = 0;
   private volatile String save = "";
@@ -253,6 +254,11 @@ public final class ServerConfig {
         true,
         () -> Integer.toString(slowlogMaxLen),
         v -> slowlogMaxLen = intIn("slowlog-max-len", v, 0, Integer.MAX_VALUE));
+    define(
+        "hll-sparse-max-bytes",
+        true,
+        () -> Long.toString(hllSparseMaxBytes),
+        v -> hllSparseMaxBytes = parseBytes("hll-sparse-max-bytes", v));
     define(
         "latency-monitor-threshold",
         true,
@@ -645,12 +651,20 @@ public final class ServerConfig {
     return slowlogMaxLen;
   }
 
-  /** {@code notify-keyspace-events} as {@link KeyspaceEventFlags} bits; 0 when off. */
   /** Redis's encoding thresholds as set ({@link EncodingSettings}). */
   public PackLimits packLimits() {
     return encodings.limits();
   }
 
+  /**
+   * {@code hll-sparse-max-bytes}: the largest a HyperLogLog's sparse form may grow, header
+   * included, before it is made dense (Redis's default, 3000).
+   */
+  public long hllSparseMaxBytes() {
+    return hllSparseMaxBytes;
+  }
+
+  /** {@code notify-keyspace-events} as {@link KeyspaceEventFlags} bits; 0 when off. */
   public int notifyKeyspaceEvents() {
     return notifyKeyspaceEvents;
   }

@@ -17,11 +17,11 @@ import org.junit.jupiter.api.Test;
 /**
  * Cellar and a real {@code redis-server}, side by side in one test: seeded random command sequences
  * go to both, and every reply is compared byte for byte. The commands cover strings, bitmaps, keys
- * and expiry, several databases ({@code SELECT}, {@code MOVE}, {@code SWAPDB}, {@code COPY ... DB},
- * {@code FLUSHDB}, outside {@code MULTI}), hashes, lists, sets, sorted sets, streams with consumer
- * groups, SORT, transactions with WATCH (and a second client writing watched keys between WATCH and
- * EXEC), scripts and functions, across a small key space so that commands keep meeting each other's
- * keys, types and errors.
+ * and expiry, HyperLogLogs, several databases ({@code SELECT}, {@code MOVE}, {@code SWAPDB}, {@code
+ * COPY ... DB}, {@code FLUSHDB}, outside {@code MULTI}), hashes, lists, sets, sorted sets, streams
+ * with consumer groups, SORT, transactions with WATCH (and a second client writing watched keys
+ * between WATCH and EXEC), scripts and functions, across a small key space so that commands keep
+ * meeting each other's keys, types and errors.
  *
  * <p>Normalised on purpose, and only these: {@code TTL}/{@code PTTL} may differ by the time that
  * passed between the two servers' replies (within 1 s / 1000 ms); {@code KEYS}, {@code HKEYS},
@@ -393,6 +393,15 @@ class DifferentialTest {
       };
     }
 
+    /** {@code n} elements for a HyperLogLog, from a range small enough that some repeat. */
+    private List<String> elements(int n) {
+      List<String> out = new ArrayList<>(n);
+      for (int i = 0; i < n; i++) {
+        out.add("e" + random.nextInt(500));
+      }
+      return out;
+    }
+
     private String number() {
       return switch (random.nextInt(5)) {
         case 0 -> "x";
@@ -492,7 +501,13 @@ class DifferentialTest {
         };
       }
       if (pick < 44) {
-        return switch (random.nextInt(6)) {
+        return switch (random.nextInt(9)) {
+          case 6 -> concat(new String[] {"PFADD", k}, elements(random.nextInt(12)));
+          case 7 -> new String[] {"PFCOUNT", k, key()};
+          case 8 ->
+              random.nextBoolean()
+                  ? new String[] {"PFCOUNT", k}
+                  : new String[] {"PFMERGE", k, key(), key()};
           case 0 ->
               new String[] {"SETBIT", k, Integer.toString(random.nextInt(64)), pickOf("0", "1")};
           case 1 -> new String[] {"GETBIT", k, Integer.toString(random.nextInt(64))};
