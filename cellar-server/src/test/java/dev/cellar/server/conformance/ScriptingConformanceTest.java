@@ -94,6 +94,35 @@ class ScriptingConformanceTest extends AbstractConformanceTest {
     }
   }
 
+  /**
+   * A number made text inside a script ({@code tostring}, {@code ..}, {@code %s}) is Lua 5.1's
+   * {@code "%.14g"}, as in Redis: LuaJ alone kept a float's seven digits (cellar-luaj).
+   */
+  @Test
+  void numbersBecomeTextAsLua51WritesThem() throws IOException {
+    String script = "return tostring(tonumber(ARGV[1]))";
+    String[][] cases = {
+      {"1732712345.5", "1732712345.5"},
+      {"0.3333333333333333", "0.33333333333333"},
+      {"0.1", "0.1"},
+      {"3.0", "3"},
+      {"1e20", "1e+20"},
+      {"9007199254740992", "9.007199254741e+15"},
+      {"123456789012345", "1.2345678901234e+14"},
+      {"99999999999999.5", "1e+14"},
+      {"-1.5e-7", "-1.5e-07"},
+      {"0.0001", "0.0001"},
+      {"5e-324", "4.9406564584125e-324"}
+    };
+    for (String[] number : cases) {
+      assertEquals(bulk(number[1]), eval(script, "0", number[0]), number[0]);
+    }
+    assertEquals(bulk("ts:1732712345.25"), eval("return 'ts:' .. (1732712345.25)"));
+    assertEquals(bulk("0.14285714285714"), eval("return string.format('%s', 1/7)"));
+    assertEquals(bulk("-nan nan"), eval("return tostring(0/0) .. ' ' .. tostring(-(0/0))"));
+    assertEquals(bulk("inf -inf"), eval("return tostring(1/0) .. ' ' .. tostring(-1/0)"));
+  }
+
   @Test
   void theLibrariesRedisGivesScripts() throws IOException {
     assertEquals(
