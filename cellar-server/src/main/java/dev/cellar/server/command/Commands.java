@@ -24,6 +24,7 @@ public final class Commands {
     SetCommands.register(t);
     ListCommands.register(t);
     ZSetCommands.register(t);
+    GeoCommands.register(t);
     StreamCommands.register(t);
     StreamGroupCommands.register(t);
     SortCommand.register(t);

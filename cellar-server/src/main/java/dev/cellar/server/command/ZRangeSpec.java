@@ -243,7 +243,7 @@ final class ZRangeSpec {
     try {
       ElementEdits edits = server.edits();
       List<Entry> found = select(ZSetCommands.open(edits, r.bytes(2)), p, limits);
-      ZSetAlgebra.replace(server, edits, r.bytes(1), found);
+      ZSetAlgebra.replace(server, edits, r.bytes(1), found, "zrangestore");
       out.integer(found.size());
     } finally {
       server.locks().unlockAll(stripes, locked);

@@ -195,7 +195,7 @@ final class ZSetAlgebra {
       }
       List<Entry> result = compute(sources, weights, aggregate, op);
       if (store) {
-        replace(server, edits, r.bytes(1), result);
+        replace(server, edits, r.bytes(1), result, name); // zunionstore, zinterstore, zdiffstore
         out.integer(result.size());
       } else if (withScores) {
         ZSetCommands.pairs(out, result, true);
@@ -264,10 +264,16 @@ final class ZSetAlgebra {
 
   /**
    * Makes {@code destination} a new sorted set of {@code entries} (deleting it if there are none),
-   * writing through {@code edits}; the caller holds the destination's lock.
+   * writing through {@code edits}, and publishes {@code event}, the storing command's (Redis names
+   * each: {@code zunionstore}, {@code zrangestore}, {@code geosearchstore}...); the caller holds
+   * the destination's lock.
    */
   static void replace(
-      ServerContext server, ElementEdits edits, byte[] destination, List<Entry> entries) {
+      ServerContext server,
+      ElementEdits edits,
+      byte[] destination,
+      List<Entry> entries,
+      String event) {
     boolean existed = server.store().expiryOf(MemorySegment.ofArray(destination)) != Cellar.ABSENT;
     if (entries.isEmpty()) {
       edits.commit();
@@ -286,7 +292,7 @@ final class ZSetAlgebra {
     if (!existed) {
       KeyspaceEvents.notify(server, KeyspaceEventFlags.NEW, "new", destination);
     }
-    KeyspaceEvents.notify(server, KeyspaceEventFlags.ZSET, "zstore", destination);
+    KeyspaceEvents.notify(server, KeyspaceEventFlags.ZSET, event, destination);
     ListCommands.added(server, destination);
   }
 

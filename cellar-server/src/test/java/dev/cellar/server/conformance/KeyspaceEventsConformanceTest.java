@@ -225,6 +225,42 @@ class KeyspaceEventsConformanceTest extends AbstractConformanceTest {
   }
 
   /**
+   * Each storing command names itself, as Redis does (Cellar published {@code zstore} for all of
+   * them); GEOADD is ZADD, HyperLogLog writes are {@code pfadd}.
+   */
+  @Test
+  void storingCommandsPublishTheirOwnNames() throws IOException {
+    List<String> got =
+        published(
+            "KEA",
+            new String[] {"ZADD", "z", "1", "a"},
+            new String[] {"ZUNIONSTORE", "u", "1", "z"},
+            new String[] {"ZINTERSTORE", "u", "1", "z"},
+            new String[] {"ZDIFFSTORE", "d", "2", "z", "u"},
+            new String[] {"ZRANGESTORE", "r", "z", "0", "-1"},
+            new String[] {"GEOADD", "g", "13.361389", "38.115556", "Palermo"},
+            new String[] {
+              "GEOSEARCHSTORE", "s", "g", "FROMLONLAT", "13", "38", "BYRADIUS", "100", "km"
+            },
+            new String[] {"GEORADIUS", "g", "13", "38", "100", "km", "STORE", "s2"},
+            new String[] {"PFADD", "h", "x"},
+            new String[] {"PFMERGE", "h2", "h"});
+    assertEquals(
+        events(
+            List.of(
+                event("zadd", "z"),
+                event("zunionstore", "u"),
+                event("zinterstore", "u"),
+                event("zrangestore", "r"),
+                event("zadd", "g"),
+                event("geosearchstore", "s"),
+                event("georadiusstore", "s2"),
+                event("pfadd", "h"),
+                event("pfadd", "h2"))),
+        got);
+  }
+
+  /**
    * Keys whose time passes are reclaimed in the background: each announces itself with an {@code
    * expired} event and DBSIZE drops, with no command touching them.
    */
