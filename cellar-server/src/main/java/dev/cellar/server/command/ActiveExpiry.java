@@ -83,6 +83,8 @@ public final class ActiveExpiry {
         reclaimed * 100 > examined
             ? Math.min(MAX_ENTRIES, entries * 2)
             : Math.max(MIN_ENTRIES, entries / 2);
+    // Expired keys are deletions: a group reader blocked on one is told, as after DEL.
+    server.blocked().serveReady();
   }
 
   private boolean reclaim(byte[] key) {

@@ -275,6 +275,40 @@ final class BlockedClients {
     }
   }
 
+  /**
+   * {@code CLIENT UNBLOCK}: the client with id {@code clientId}, if blocked here, is answered as
+   * its timeout would answer it, or with Redis's {@code UNBLOCKED} error; false if it is not
+   * blocked (or is being served at this moment, and so is answered anyway).
+   */
+  boolean unblock(long clientId, boolean error) {
+    Waiter w = null;
+    synchronized (this) {
+      for (Waiter candidate : bySession.values()) {
+        if (candidate.session.id() == clientId) {
+          w = candidate;
+          break;
+        }
+      }
+    }
+    if (w == null || !w.state.compareAndSet(WAITING, DONE)) {
+      return false;
+    }
+    w.forget();
+    Waiter unblocked = w;
+    w.session
+        .channel()
+        .resume(
+            out -> {
+              if (error) {
+                out.error("UNBLOCKED client unblocked via CLIENT UNBLOCK");
+              } else {
+                unblocked.attempt.timedOut(out);
+              }
+              unblocked.session.unblock();
+            });
+    return true;
+  }
+
   /** The client is gone (or was killed): it waits no more. */
   void remove(Session session) {
     Waiter w;

@@ -23,17 +23,29 @@ final class BlockingPops {
   /** The arguments of an {@code *MPOP}: keys, which end, how many. */
   record MultiPop(List<byte[]> keys, boolean first, long count, long timeout) {}
 
-  /** A blocking command's timeout in seconds (a float), as milliseconds; 0 waits forever. */
+  /**
+   * A blocking command's timeout in seconds (a float, as C's {@code strtold} reads one: hexadecimal
+   * too), as milliseconds; 0 waits forever.
+   */
   static long timeoutMillis(Request r, int i) {
     double seconds;
     try {
-      seconds = Double.parseDouble(r.string(i));
+      String text = r.string(i);
+      if (HEX_WITHOUT_EXPONENT.matcher(text).matches()) {
+        text += "p0"; // strtold takes 0x1F; Java's parser wants the binary exponent
+      }
+      if (!FLOAT_TEXT.matcher(text).matches()) {
+        throw new NumberFormatException(text);
+      }
+      String body = text.replaceFirst("^[+-]", "");
+      seconds =
+          body.equalsIgnoreCase("inf") || body.equalsIgnoreCase("infinity")
+              ? (text.startsWith("-") ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY)
+              : Double.parseDouble(text);
     } catch (NumberFormatException e) {
       throw new CommandError("ERR timeout is not a float or out of range");
     }
-    if (Double.isNaN(seconds) || Double.isInfinite(seconds)) {
-      throw new CommandError("ERR timeout is not a float or out of range");
-    }
+    // inf is a float to strtold: past the range (or negative) below, as Redis words it
     if (seconds < 0) {
       throw new CommandError("ERR timeout is negative");
     }
@@ -43,6 +55,16 @@ final class BlockingPops {
     long ms = (long) Math.ceil(seconds * 1000);
     return seconds > 0 && ms == 0 ? 1 : ms;
   }
+
+  private static final java.util.regex.Pattern HEX_WITHOUT_EXPONENT =
+      java.util.regex.Pattern.compile("[+-]?0[xX](\\p{XDigit}+\\.?\\p{XDigit}*|\\.\\p{XDigit}+)");
+
+  /** What strtold reads whole, less what Java alone would take (a trailing d or f, NaN). */
+  private static final java.util.regex.Pattern FLOAT_TEXT =
+      java.util.regex.Pattern.compile(
+          "[+-]?((\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?"
+              + "|0[xX](\\p{XDigit}+\\.?\\p{XDigit}*|\\.\\p{XDigit}+)[pP][+-]?\\d+"
+              + "|(?i:inf|infinity))");
 
   /** The keys of {@code BLPOP}-like commands: arguments 1 to argc - 2, the timeout last. */
   static List<byte[]> keysBeforeTimeout(Request r) {

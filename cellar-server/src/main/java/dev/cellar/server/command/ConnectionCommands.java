@@ -333,6 +333,25 @@ final class ConnectionCommands {
         out.integer(s.id());
       }
       case "list" -> clientList(s, r, out);
+      case "unblock" -> {
+        if (r.argc() > 4) {
+          throw new CommandError(
+              "ERR unknown subcommand or wrong number of arguments for 'unblock'. Try CLIENT"
+                  + " HELP.");
+        }
+        boolean error = false;
+        if (r.argc() == 4) {
+          if (r.is(3, "error")) {
+            error = true;
+          } else if (!r.is(3, "timeout")) {
+            throw new CommandError("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+          }
+        }
+        if (!r.isLong(2)) {
+          throw CommandError.NOT_INTEGER;
+        }
+        out.integer(s.server().blocked().unblock(r.longValue(2), error) ? 1 : 0);
+      }
       case "info" -> {
         ServerCommands.requireArity(r, "client", sub, 2);
         out.verbatim(describe(s) + "\n");
@@ -380,6 +399,8 @@ final class ConnectionCommands {
           "    Return information about client connections.",
           "REPLY (ON|OFF|SKIP)",
           "    Control the replies sent to the current connection.",
+          "UNBLOCK <clientid> [TIMEOUT|ERROR]",
+          "    Unblock the specified blocked client.",
           "SETINFO <option> <value>",
           "    Set client meta attr. Options are: LIB-NAME, LIB-VER.",
           "SETNAME <name>",

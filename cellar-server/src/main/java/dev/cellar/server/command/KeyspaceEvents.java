@@ -40,6 +40,9 @@ final class KeyspaceEvents {
   static void notify(ServerContext server, int type, String event, Request r, int i) {
     if (type != dev.cellar.server.config.KeyspaceEventFlags.KEY_MISS) {
       server.watches().touch(r, i); // a modification: Redis signals the key where it notifies
+      if (server.blocked().any()) {
+        server.blocked().signal(r.bytes(i)); // a group reader learns of a deletion or a new type
+      }
     }
     if (wants(server, type)) {
       publish(server, event, r.bytes(i));
@@ -49,6 +52,9 @@ final class KeyspaceEvents {
   static void notify(ServerContext server, int type, String event, byte[] key) {
     if (type != dev.cellar.server.config.KeyspaceEventFlags.KEY_MISS) {
       server.watches().touch(key);
+      if (server.blocked().any()) {
+        server.blocked().signal(key);
+      }
     }
     if (wants(server, type)) {
       publish(server, event, key);

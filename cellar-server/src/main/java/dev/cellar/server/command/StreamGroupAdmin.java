@@ -84,10 +84,10 @@ final class StreamGroupAdmin {
           if (g == null) {
             throw noSuchGroup(key, name);
           }
-          StreamId last = r.is(4, "$") ? stream.info().last() : StreamGroupCommands.id(r.string(4));
+          StreamId last = r.is(4, "$") ? stream.info().last() : groupId(r.string(4));
           long read = g.entriesRead();
-          if (r.argc() == 7 && r.is(5, "entriesread") && r.isLong(6)) {
-            read = r.longValue(6);
+          if (r.argc() == 7 && r.is(5, "entriesread")) {
+            read = entriesRead(r, 6);
           } else if (r.argc() != 5) {
             throw CommandError.SYNTAX;
           }
@@ -128,6 +128,27 @@ final class StreamGroupAdmin {
     }
   }
 
+  /** A group's last id as Redis reads it there: an id, or {@code -} (0-0) or {@code +}. */
+  private static StreamId groupId(String text) {
+    return switch (text) {
+      case "-" -> StreamId.ZERO;
+      case "+" -> StreamId.MAX;
+      default -> StreamGroupCommands.id(text);
+    };
+  }
+
+  /** {@code ENTRIESREAD n}: a count, or -1 for unknown. */
+  private static long entriesRead(Request r, int i) {
+    if (!r.isLong(i)) {
+      throw CommandError.NOT_INTEGER;
+    }
+    long n = r.longValue(i);
+    if (n < 0 && n != -1) {
+      throw new CommandError("ERR value for ENTRIESREAD must be positive or -1");
+    }
+    return n;
+  }
+
   private static void create(
       Session s, Request r, ReplyWriter out, ElementEdits edits, StreamEntries stream) {
     boolean mkstream = false;
@@ -135,13 +156,13 @@ final class StreamGroupAdmin {
     for (int i = 5; i < r.argc(); i++) {
       if (r.is(i, "mkstream")) {
         mkstream = true;
-      } else if (r.is(i, "entriesread") && i + 1 < r.argc() && r.isLong(i + 1)) {
-        entriesRead = r.longValue(++i);
+      } else if (r.is(i, "entriesread") && i + 1 < r.argc()) {
+        entriesRead = entriesRead(r, ++i);
       } else {
         throw CommandError.SYNTAX;
       }
     }
-    StreamId last = r.is(4, "$") ? null : StreamGroupCommands.id(r.string(4));
+    StreamId last = r.is(4, "$") ? null : groupId(r.string(4));
     if (!stream.exists()) {
       if (!mkstream) {
         throw new CommandError(

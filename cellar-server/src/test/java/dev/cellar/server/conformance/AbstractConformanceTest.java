@@ -56,6 +56,16 @@ abstract class AbstractConformanceTest {
     }
   }
 
+  /**
+   * Whether the server answers as Redis 7.2 or later (Cellar does; the local reference may not).
+   */
+  boolean redis72() throws IOException {
+    String version = c.call("INFO", "server").replaceAll("(?s).*redis_version:([0-9.]+).*", "$1");
+    String[] parts = version.split("\\.");
+    int major = Integer.parseInt(parts[0]);
+    return major > 7 || (major == 7 && Integer.parseInt(parts[1]) >= 2);
+  }
+
   /** Waits until INFO counts {@code n} clients in blocking commands. */
   void waitForBlocked(int n) throws Exception {
     String want = "blocked_clients:" + n + "\r\n";

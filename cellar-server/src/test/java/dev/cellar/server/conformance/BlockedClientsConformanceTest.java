@@ -14,6 +14,8 @@ import org.junit.jupiter.api.Test;
  * pass. The server has more than one event loop here, so the waiters sit on different threads.
  */
 class BlockedClientsConformanceTest extends AbstractConformanceTest {
+  private static final String NIL_ARRAY = "*-1\r\n";
+
   /** Redis's "BLPOP with multiple blocked clients", over several rounds so that order is tested. */
   @Test
   void waitersAreServedInTheOrderTheyBlocked() throws Exception {
@@ -116,6 +118,85 @@ class BlockedClientsConformanceTest extends AbstractConformanceTest {
       c.call("ZADD", "zbob", "1", "one");
       assertEquals(integer(1), c.call("COPY", "zbob", "zfoo"));
       assertEquals(array("zfoo", "one", "1"), waiter.readReply());
+    }
+  }
+
+  /** Redis's "client unblock tests": as a timeout would, or with an error; 0 if not blocked. */
+  @Test
+  void clientUnblockAnswersAsATimeoutOrAnError() throws Exception {
+    try (RawClient waiter = server.connect()) {
+      long id = Long.parseLong(waiter.call("CLIENT", "ID").substring(1).trim());
+      waiter.send("BLPOP", "nothing", "0");
+      waitForBlocked(1);
+      assertEquals(integer(1), c.call("CLIENT", "UNBLOCK", Long.toString(id)));
+      assertEquals("*-1\r\n", waiter.readReply());
+      assertEquals(integer(0), c.call("CLIENT", "UNBLOCK", Long.toString(id)), "not blocked now");
+      waiter.send("XREAD", "BLOCK", "0", "STREAMS", "nostream", "$");
+      waitForBlocked(1);
+      assertEquals(integer(1), c.call("CLIENT", "UNBLOCK", Long.toString(id), "ERROR"));
+      assertEquals(error("UNBLOCKED client unblocked via CLIENT UNBLOCK"), waiter.readReply());
+      assertEquals(bulk("PONG"), waiter.call("ECHO", "PONG"), "the connection goes on");
+    }
+    assertEquals(
+        error("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR"),
+        c.call("CLIENT", "UNBLOCK", "1", "LATER"));
+  }
+
+  /** A timeout is read as C's strtold reads it: hexadecimal too, infinity out of range. */
+  @Test
+  void timeoutsAreReadAsRedisReadsThem() throws Exception {
+    // 7.0 overflowed into "negative"; 7.2 (Redis's "BLPOP: timeout value out of range") says so.
+    String outOfRange =
+        error(redis72() ? "ERR timeout is out of range" : "ERR timeout is negative");
+    assertEquals(outOfRange, c.call("BLPOP", "q", "0x7FFFFFFFFFFFFF"));
+    assertEquals(outOfRange, c.call("BLPOP", "q", "inf"));
+    assertEquals(error("ERR timeout is negative"), c.call("BLPOP", "q", "-inf"));
+    assertEquals(error("ERR timeout is not a float or out of range"), c.call("BLPOP", "q", " 1"));
+    assertEquals(error("ERR timeout is not a float or out of range"), c.call("BLPOP", "q", "1d"));
+    assertEquals(NIL_ARRAY, c.call("BLPOP", "q", "0x0.1"));
+  }
+
+  /** Redis's "XREAD: XADD + DEL + LPUSH should not awake client". */
+  @Test
+  void aKeyOfAnotherTypeDoesNotServeXread() throws Exception {
+    try (RawClient waiter = server.connect()) {
+      waiter.send("XREAD", "BLOCK", "20000", "STREAMS", "s1", "$");
+      waitForBlocked(1);
+      c.call("MULTI");
+      c.call("XADD", "s1", "*", "old", "abcd1234");
+      c.call("DEL", "s1");
+      c.call("LPUSH", "s1", "foo", "bar");
+      c.call("EXEC");
+      c.call("DEL", "s1");
+      c.call("XADD", "s1", "9-1", "new", "abcd1234");
+      assertEquals(
+          "*1\r\n*2\r\n$2\r\ns1\r\n*1\r\n*2\r\n$3\r\n9-1\r\n*2\r\n$3\r\nnew\r\n"
+              + "$8\r\nabcd1234\r\n",
+          waiter.readReply());
+    }
+  }
+
+  /**
+   * Redis's "Blocking XREADGROUP: key deleted" and "key type changed with SET": a group reader is
+   * told (7.2's NOGROUP and WRONGTYPE; 7.0 said UNBLOCKED for both).
+   */
+  @Test
+  void aGroupReaderIsToldWhenItsStreamGoesOrChangesType() throws Exception {
+    boolean redis72 = redis72();
+    String[][] changes = {{"DEL", "ms"}, {"SET", "ms", "val1"}};
+    String[] told = redis72 ? new String[] {"-NOGROUP", "-WRONGTYPE"} : new String[] {"-UNBLOCKED"};
+    for (int i = 0; i < changes.length; i++) {
+      c.call("DEL", "ms");
+      c.call("XADD", "ms", "666", "f", "v");
+      c.call("XGROUP", "CREATE", "ms", "g", "$");
+      try (RawClient waiter = server.connect()) {
+        waiter.send("XREADGROUP", "GROUP", "g", "alice", "BLOCK", "0", "STREAMS", "ms", ">");
+        waitForBlocked(1);
+        c.call(changes[i]);
+        String reply = waiter.readReply();
+        assertTrue(reply.startsWith(told[Math.min(i, told.length - 1)]), reply);
+      }
+      waitForBlocked(0);
     }
   }
 

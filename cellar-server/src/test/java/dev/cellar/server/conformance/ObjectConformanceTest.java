@@ -336,10 +336,4 @@ class ObjectConformanceTest extends AbstractConformanceTest {
   }
 
   /** Whether the server says it is Redis 7.2 or later (listpack lists and sets). */
-  private boolean redis72() throws IOException {
-    String version = c.call("INFO", "server").replaceAll("(?s).*redis_version:([0-9.]+).*", "$1");
-    String[] parts = version.split("\\.");
-    int major = Integer.parseInt(parts[0]);
-    return major > 7 || (major == 7 && Integer.parseInt(parts[1]) >= 2);
-  }
 }
