@@ -48,13 +48,16 @@ final class FunctionCommands {
   }
 
   static void fcall(Session s, Request r, ReplyWriter out, boolean readOnlyCall) {
-    byte[][][] ka = ScriptCommands.keysAndArgs(r, 2);
     Scripts scripts = s.server().scripts();
-    String name = r.string(1);
-    FunctionLibraries.Function f = scripts.libraries().function(name);
+    FunctionLibraries.Function f = scripts.libraries().function(r.string(1));
     if (f == null) {
       throw new CommandError("ERR Function not found");
     }
+    if (!r.isLong(2)) {
+      throw new CommandError("ERR Bad number of keys provided");
+    }
+    byte[][][] ka = ScriptCommands.keysAndArgs(r, 2);
+    String name = f.name(); // as registered: FCALL's name is case-insensitive
     if (readOnlyCall && !f.noWrites()) {
       throw new CommandError("ERR Can not execute a script with write flag using *_ro command.");
     }
@@ -85,9 +88,12 @@ final class FunctionCommands {
     FunctionLibraries libraries = scripts.libraries();
     switch (sub) {
       case "load" -> {
-        boolean replace = r.argc() == 4 && r.is(2, "replace");
-        if (r.argc() != 3 && !replace) {
-          throw r.argc() == 4 ? CommandError.SYNTAX : CommandError.arity("function|load");
+        boolean replace = false;
+        for (int i = 2; i < r.argc() - 1; i++) {
+          if (!r.is(i, "replace")) {
+            throw new CommandError("ERR Unknown option given: " + r.string(i));
+          }
+          replace = true;
         }
         byte[] code = r.bytes(r.argc() - 1);
         FunctionLibraries.Library library = scripts.runtime().functions().load(code, null);

@@ -57,7 +57,12 @@ final class FunctionLibraries {
   }
 
   synchronized Function function(String name) {
-    return functions.get(name);
+    return functions.get(key(name));
+  }
+
+  /** Function names are case-insensitive, as in Redis ({@code FCALL TEST} calls {@code test}). */
+  private static String key(String name) {
+    return name.toLowerCase(java.util.Locale.ROOT);
   }
 
   synchronized int functionCount() {
@@ -109,7 +114,7 @@ final class FunctionLibraries {
       throw new CommandError("ERR Library '" + library.name() + "' already exists");
     }
     for (Function f : library.functions()) {
-      Function existing = functions.get(f.name());
+      Function existing = functions.get(key(f.name()));
       if (existing != null && !existing.library().equals(library.name())) {
         throw new CommandError("ERR Function " + f.name() + " already exists");
       }
@@ -167,14 +172,14 @@ final class FunctionLibraries {
   private void add(Library library) {
     libraries.put(library.name(), library);
     for (Function f : library.functions()) {
-      functions.put(f.name(), f);
+      functions.put(key(f.name()), f);
     }
   }
 
   private void remove(Library library) {
     libraries.remove(library.name());
     for (Function f : library.functions()) {
-      functions.remove(f.name());
+      functions.remove(key(f.name()));
     }
   }
 

@@ -18,7 +18,6 @@ import org.luaj.vm2.LuaValue;
 import org.luaj.vm2.Prototype;
 import org.luaj.vm2.Varargs;
 import org.luaj.vm2.compiler.LuaC;
-import org.luaj.vm2.lib.Bit32Lib;
 import org.luaj.vm2.lib.DebugLib;
 import org.luaj.vm2.lib.OneArgFunction;
 import org.luaj.vm2.lib.PackageLib;
@@ -35,8 +34,8 @@ import org.luaj.vm2.lib.jse.JseMathLib;
  *
  * <h2>What a script sees</h2>
  *
- * Redis's sandbox: the base, string, table and math libraries, {@code bit} (as {@code bit32}),
- * {@code cjson}, {@code redis} ({@code call}, {@code pcall}, {@code error_reply}, {@code
+ * Redis's sandbox: the base, string, table and math libraries, {@code bit} (LuaBitOp's, {@link
+ * LuaBit}), {@code cjson}, {@code redis} ({@code call}, {@code pcall}, {@code error_reply}, {@code
  * status_reply}, {@code sha1hex}, {@code log}, {@code setresp}, {@code set_repl}, {@code
  * replicate_commands}), {@code KEYS} and {@code ARGV}. No file, OS, package, coroutine or debug
  * access; {@code dofile} and {@code loadfile} are gone. Globals are read-only: creating one fails
@@ -71,9 +70,9 @@ final class LuaRuntime {
     this.server = server;
     this.scriptSession = new Session(-1, "lua", "", scratch, server);
     scriptSession.authenticated(true);
+    scriptSession.script(true);
     globals.load(new JseBaseLib());
     globals.load(new PackageLib()); // the libraries register themselves in it; removed below
-    globals.load(new Bit32Lib());
     globals.load(new TableLib());
     globals.load(new StringLib());
     globals.load(new JseMathLib());
@@ -85,7 +84,7 @@ final class LuaRuntime {
       globals.set(gone, LuaValue.NIL);
     }
     globals.set("unpack", globals.get("table").get("unpack")); // Lua 5.1's name, as Redis has
-    globals.set("bit", globals.get("bit32"));
+    globals.set("bit", LuaBit.library()); // LuaBitOp's, as Redis has it (not Lua 5.2's bit32)
     globals.set("cjson", LuaJson.library());
     globals.set("cmsgpack", LuaMsgpack.library());
     globals.set("redis", redisLibrary());

@@ -45,6 +45,8 @@ public final class Session {
   /** Set while a blocking command waits ({@link BlockedClients}); on the owning thread. */
   private boolean blocked;
 
+  private boolean script;
+
   private boolean closeAfterReply;
   private boolean wroteInBatch;
 
@@ -129,6 +131,17 @@ public final class Session {
 
   public void authenticated(boolean value) {
     this.authenticated = value;
+  }
+
+  /**
+   * Whether this is the session scripts' {@code redis.call} runs commands in (Redis's Lua client).
+   */
+  boolean script() {
+    return script;
+  }
+
+  void script(boolean value) {
+    this.script = value;
   }
 
   public long lastCommandMillis() {

@@ -468,7 +468,7 @@ final class StreamCommands {
   record ReadOptions(long count, long block, boolean noAck, int streams) {}
 
   /** Parses the options from argument {@code i} up to STREAMS; NOACK only for a group read. */
-  static ReadOptions readOptions(Request r, int i, boolean group) {
+  static ReadOptions readOptions(Session s, Request r, int i, boolean group) {
     long count = -1;
     long block = -1;
     boolean noAck = false;
@@ -480,6 +480,10 @@ final class StreamCommands {
         count = r.longValue(i + 1) <= 0 ? -1 : r.longValue(i + 1);
         i += 2;
       } else if (r.is(i, "block") && i + 1 < r.argc()) {
+        if (s.script()) {
+          throw new CommandError(
+              "ERR " + r.string(0) + " command is not allowed with BLOCK option from scripts");
+        }
         if (!r.isLong(i + 1)) {
           throw new CommandError("ERR timeout is not an integer or out of range");
         }
@@ -499,7 +503,7 @@ final class StreamCommands {
   }
 
   static void xread(Session s, Request r, ReplyWriter out) {
-    ReadOptions options = readOptions(r, 1, false);
+    ReadOptions options = readOptions(s, r, 1, false);
     long count = options.count();
     long block = options.block();
     int i = options.streams();
@@ -558,6 +562,9 @@ final class StreamCommands {
                   try {
                     return tryRead(s, o, keys, after, wanted);
                   } catch (CommandError e) {
+                    if (e == CommandError.WRONG_TYPE) {
+                      return false; // as Redis: a key of another type does not serve XREAD
+                    }
                     o.error(e.getMessage());
                     return true;
                   }

@@ -131,7 +131,7 @@ final class StreamGroupCommands {
     }
     String group = r.string(2);
     String consumer = r.string(3);
-    StreamCommands.ReadOptions options = StreamCommands.readOptions(r, 4, true);
+    StreamCommands.ReadOptions options = StreamCommands.readOptions(s, r, 4, true);
     long count = options.count();
     long block = options.block();
     boolean noAck = options.noAck();

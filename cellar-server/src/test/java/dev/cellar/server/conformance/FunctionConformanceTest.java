@@ -38,6 +38,11 @@ class FunctionConformanceTest extends AbstractConformanceTest {
         error("ERR Can not execute a script with write flag using *_ro command."),
         c.call("FCALL_RO", "put", "1", "k", "w"));
     assertEquals(error("ERR Function not found"), c.call("FCALL", "nosuch", "0"));
+    assertEquals(bulk("hi"), c.call("FCALL", "ECHO", "0", "hi"), "names are case-insensitive");
+    assertEquals(error("ERR Function not found"), c.call("FCALL", "nosuch", "x"));
+    assertEquals(error("ERR Bad number of keys provided"), c.call("FCALL", "echo", "x"));
+    assertEquals(
+        error("ERR Unknown option given: foo"), c.call("FUNCTION", "LOAD", "foo", "bar", LIB));
     assertEquals(
         error("ERR Number of keys can't be greater than number of args"),
         c.call("FCALL", "echo", "2", "a"));

@@ -123,6 +123,50 @@ class ScriptingConformanceTest extends AbstractConformanceTest {
     assertEquals(bulk("inf -inf"), eval("return tostring(1/0) .. ' ' .. tostring(-1/0)"));
   }
 
+  /** LuaBitOp's {@code bit}, as Redis gives it: signed 32-bit results, its {@code tohex}. */
+  @Test
+  void theBitLibraryIsLuaBitOps() throws IOException {
+    String[][] cases = {
+      {"return bit.tobit(0xffffffff)", ":-1\r\n"},
+      {"return bit.tobit(2^32 + 5)", ":5\r\n"},
+      {"return bit.tobit(2.5)", ":2\r\n"},
+      {"return bit.bnot(0)", ":-1\r\n"},
+      {"return bit.bor(1, 2, 4, 8, 16, 32, 64, 128)", ":255\r\n"},
+      {"return bit.band(-1, 0xff, '15')", ":15\r\n"},
+      {"return bit.bxor(1, 2)", ":3\r\n"},
+      {"return bit.lshift(1, 31)", ":-2147483648\r\n"},
+      {"return bit.lshift(1, 33)", ":2\r\n"},
+      {"return bit.rshift(-1, 28)", ":15\r\n"},
+      {"return bit.arshift(-256, 4)", ":-16\r\n"},
+      {"return bit.rol(0x12345678, 12)", ":1164411171\r\n"},
+      {"return bit.ror(0x12345678, 12)", ":1736516421\r\n"},
+      {"return bit.bswap(0x12345678)", ":2018915346\r\n"},
+      {"return bit.tohex(65535, -2147483648)", bulk("0000FFFF")},
+      {"return bit.tohex(-1, 3)", bulk("fff")},
+      {"return bit.tohex(255)", bulk("000000ff")},
+      {"return bit.tohex(255, -4)", bulk("00FF")}
+    };
+    for (String[] script : cases) {
+      assertEquals(script[1], eval(script[0]), script[0]);
+    }
+  }
+
+  /** Redis's "Scripts can't run XREAD and XREADGROUP with BLOCK option". */
+  @Test
+  void streamReadsInScriptsMayNotBlock() throws IOException {
+    c.call("XGROUP", "CREATE", "s", "g", "$", "MKSTREAM");
+    assertEquals(
+        error("ERR xread command is not allowed with BLOCK option from scripts"),
+        eval("return redis.pcall('xread','BLOCK',0,'STREAMS','s','$')", "1", "s"));
+    assertEquals(
+        error("ERR xreadgroup command is not allowed with BLOCK option from scripts"),
+        eval(
+            "return redis.pcall('xreadgroup','group','g','c','BLOCK',0,'STREAMS','s','>')",
+            "1",
+            "s"));
+    assertEquals(NIL, eval("return redis.pcall('xread','STREAMS','s','$')", "1", "s"));
+  }
+
   @Test
   void theLibrariesRedisGivesScripts() throws IOException {
     assertEquals(
