@@ -243,11 +243,21 @@ final class BlockedClients {
 
   /** {@code SWAPDB} swapped databases {@code a} and {@code b}: their waiters' keys are ready. */
   void databasesSwapped(int a, int b) {
-    synchronized (this) {
-      for (Waiter w : bySession.values()) {
-        if (w.database == a || w.database == b) {
-          ready.get().keys.addAll(w.keys);
-        }
+    readyAllOf(a);
+    readyAllOf(b);
+  }
+
+  /**
+   * {@code FLUSHDB} emptied database {@code db}: its waiters look again (a group reader is told).
+   */
+  void databaseFlushed(int db) {
+    readyAllOf(db);
+  }
+
+  private synchronized void readyAllOf(int db) {
+    for (Waiter w : bySession.values()) {
+      if (w.database == db) {
+        ready.get().keys.addAll(w.keys);
       }
     }
   }

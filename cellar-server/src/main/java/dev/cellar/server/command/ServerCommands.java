@@ -394,6 +394,7 @@ final class ServerCommands {
       }
       cursor = page.nextCursor();
     } while (cursor != ScanPage.START);
+    server.blocked().databaseFlushed(server.databaseIndex());
   }
 
   static void shutdown(Session s, Request r, ReplyWriter out) {
