@@ -250,10 +250,10 @@ final class GeoCommands {
   static void search(Session s, Request r, ReplyWriter out, int sourceAt, int flags) {
     ServerContext server = s.server();
     Options o = new Options();
-    if ((flags & SEARCH_STORE) != 0) {
-      o.storeKey = r.bytes(1);
-    }
     byte[] store = storeKeyOf(r, flags);
+    if ((flags & SEARCH_STORE) != 0) {
+      o.storeKey = store;
+    }
     int[] stripes =
         store == null
             ? new int[] {stripe(r, sourceAt)}

@@ -128,10 +128,8 @@ final class GeoHash {
   }
 
   private static long deinterleave(long interleaved) {
-    long x = interleaved;
-    long y = interleaved >>> 1;
-    x = (x | (x >>> 0)) & 0x5555555555555555L;
-    y = (y | (y >>> 0)) & 0x5555555555555555L;
+    long x = interleaved & 0x5555555555555555L;
+    long y = (interleaved >>> 1) & 0x5555555555555555L;
     x = (x | (x >>> 1)) & 0x3333333333333333L;
     y = (y | (y >>> 1)) & 0x3333333333333333L;
     x = (x | (x >>> 2)) & 0x0F0F0F0F0F0F0F0FL;
@@ -204,38 +202,39 @@ final class GeoHash {
 
   // ------------------------------------------------------------------ searching
 
+  private static final long ODD_BITS = 0xaaaaaaaaaaaaaaaaL; // longitude
+  private static final long EVEN_BITS = 0x5555555555555555L; // latitude
+
   private static Bits moveX(Bits hash, int d) {
-    if (d == 0) {
-      return hash;
-    }
-    long x = hash.bits() & 0xaaaaaaaaaaaaaaaaL;
-    long y = hash.bits() & 0x5555555555555555L;
-    long zz = 0x5555555555555555L >>> (64 - hash.step() * 2);
-    if (d > 0) {
-      x = x + (zz + 1);
-    } else {
-      x = x | zz;
-      x = x - (zz + 1);
-    }
-    x &= (0xaaaaaaaaaaaaaaaaL >>> (64 - hash.step() * 2));
-    return new Bits(x | y, hash.step());
+    return move(hash, d, ODD_BITS);
   }
 
   private static Bits moveY(Bits hash, int d) {
+    return move(hash, d, EVEN_BITS);
+  }
+
+  /**
+   * The hash one cell along the axis whose bits {@code axis} masks ({@code d} of +1 or -1; 0
+   * stays): that axis's interleaved number incremented or decremented with carries through the
+   * other axis's bits, wrapping at the edge, as Redis's {@code geohash_move_x}/{@code _y}.
+   */
+  private static Bits move(Bits hash, int d, long axis) {
     if (d == 0) {
       return hash;
     }
-    long x = hash.bits() & 0xaaaaaaaaaaaaaaaaL;
-    long y = hash.bits() & 0x5555555555555555L;
-    long zz = 0xaaaaaaaaaaaaaaaaL >>> (64 - hash.step() * 2);
+    long other = ~axis;
+    long moving = hash.bits() & axis;
+    long staying = hash.bits() & other;
+    int unused = 64 - hash.step() * 2;
+    long zz = other >>> unused;
     if (d > 0) {
-      y = y + (zz + 1);
+      moving = moving + (zz + 1);
     } else {
-      y = y | zz;
-      y = y - (zz + 1);
+      moving = moving | zz;
+      moving = moving - (zz + 1);
     }
-    y &= (0x5555555555555555L >>> (64 - hash.step() * 2));
-    return new Bits(x | y, hash.step());
+    moving &= axis >>> unused;
+    return new Bits(moving | staying, hash.step());
   }
 
   private static Bits[] neighbours(Bits hash) {

@@ -85,13 +85,11 @@ final class HyperLogLog {
         && (value[ENCODING] != DENSE || value.length == DENSE_SIZE);
   }
 
-  /** A sketch to change, over a copy of {@code value} (which {@link #valid} accepted). */
-  static HyperLogLog of(byte[] value) {
-    return new HyperLogLog(value.clone(), value.length);
-  }
-
-  /** A sketch to read, over {@code value} itself (which {@link #valid} accepted). */
-  static HyperLogLog reading(byte[] value) {
+  /**
+   * A sketch over {@code value} itself (which {@link #valid} accepted), to read or change: the
+   * caller's own copy, as the store's reads hand one out, so nothing is copied again.
+   */
+  static HyperLogLog over(byte[] value) {
     return new HyperLogLog(value, value.length);
   }
 
@@ -219,7 +217,7 @@ final class HyperLogLog {
       p += oplen;
       first += span;
     }
-    if (span == 0 || p >= end) {
+    if (p >= end) {
       return -1;
     }
     int op = b[p] & 0xFF;
@@ -270,11 +268,11 @@ final class HyperLogLog {
         return promote(index, count);
       }
       int next = p + oldlen;
+      if (delta > 0) {
+        ensure(length + delta);
+      }
       if (delta != 0 && next < end) {
-        ensure(length + delta);
         System.arraycopy(b, next, b, next + delta, end - next);
-      } else if (delta > 0) {
-        ensure(length + delta);
       }
       length += delta;
       System.arraycopy(seq, 0, b, p, n);

@@ -87,7 +87,7 @@ final class HyperLogLogCommands {
       if (current == null) {
         hll = HyperLogLog.empty();
       } else {
-        hll = HyperLogLog.of(sketch(current.value()));
+        hll = HyperLogLog.over(sketch(current.value()));
       }
       long sparseMax = server.config().hllSparseMaxBytes();
       for (int i = 2; i < r.argc(); i++) {
@@ -118,7 +118,7 @@ final class HyperLogLogCommands {
           KeyspaceEvents.miss(server, r, i);
           continue;
         }
-        if (!HyperLogLog.reading(sketch(v)).mergeInto(max)) {
+        if (!HyperLogLog.over(sketch(v)).mergeInto(max)) {
           throw CORRUPT;
         }
       }
@@ -135,7 +135,7 @@ final class HyperLogLogCommands {
         out.integer(0);
         return;
       }
-      HyperLogLog hll = HyperLogLog.of(sketch(current.value()));
+      HyperLogLog hll = HyperLogLog.over(sketch(current.value()));
       if (hll.cacheValid()) {
         out.integer(hll.cached());
         return;
@@ -169,7 +169,7 @@ final class HyperLogLogCommands {
           KeyspaceEvents.miss(server, r, i);
           continue;
         }
-        HyperLogLog source = HyperLogLog.reading(sketch(v));
+        HyperLogLog source = HyperLogLog.over(sketch(v));
         dense |= source.encoding() == HyperLogLog.DENSE;
         if (!source.mergeInto(max)) {
           throw CORRUPT;
@@ -177,7 +177,8 @@ final class HyperLogLogCommands {
       }
       MemorySegment key = r.segment(1);
       Values.Current current = Values.current(server.store(), key);
-      HyperLogLog target = current == null ? HyperLogLog.empty() : HyperLogLog.of(current.value());
+      HyperLogLog target =
+          current == null ? HyperLogLog.empty() : HyperLogLog.over(current.value());
       if (dense && !target.toDense()) {
         throw CORRUPT;
       }
@@ -206,7 +207,7 @@ final class HyperLogLogCommands {
       if (current == null) {
         throw new CommandError("ERR The specified key does not exist");
       }
-      HyperLogLog hll = HyperLogLog.of(sketch(current.value()));
+      HyperLogLog hll = HyperLogLog.over(sketch(current.value()));
       boolean sparse = hll.encoding() == HyperLogLog.SPARSE;
       if (r.is(1, "getreg") || r.is(1, "todense")) {
         if (sparse) {
