@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,6 +30,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * compacts (moving records) and checkpoints (which unmaps the segments compaction replaced). Each
  * full iteration must return every key present throughout exactly once, never a key deleted before
  * it began, and nothing that was never written.
+ *
+ * <p>The writer does not stop at a fixed count: after its churn it goes on rewriting keys already
+ * written (which leaves garbage for compaction) until the scanner has seen an iteration overlap
+ * both index growth and a compaction, so the test does not depend on how fast this machine runs.
  */
 class ScanConcurrencyTest {
   static final int STABLE = 2000;
@@ -65,8 +70,9 @@ class ScanConcurrencyTest {
         db.delete(b("gone:" + i));
       }
       AtomicLong pages = new AtomicLong();
+      AtomicBoolean overlapsSeen = new AtomicBoolean();
       AtomicReference<Throwable> failure = new AtomicReference<>();
-      Thread writer = start("writer", failure, () -> write(db, pages, count));
+      Thread writer = start("writer", failure, () -> write(db, pages, count, overlapsSeen));
       Thread maintainer =
           start(
               "maintainer",
@@ -91,6 +97,7 @@ class ScanConcurrencyTest {
         CellarStats after = db.stats();
         sawGrowth |= after.indexBytes() != before.indexBytes();
         sawCompaction |= after.compactions() != before.compactions();
+        overlapsSeen.set(sawGrowth && sawCompaction);
         iterations++;
       } while (!writerWasDone && failure.get() == null);
       writer.join();
@@ -106,20 +113,26 @@ class ScanConcurrencyTest {
 
   /**
    * Inserts churn keys, deletes some, overwrites stable ones; keeps about 2 * count ops per page.
+   * After the churn it rewrites written keys until the scanner has seen both overlaps.
    */
-  private static void write(Cellar db, AtomicLong pages, int count) throws InterruptedException {
+  private static void write(Cellar db, AtomicLong pages, int count, AtomicBoolean overlapsSeen)
+      throws InterruptedException {
     Random random = new Random(count);
     long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-    for (int i = 0; i < CHURN; i++) {
+    for (int i = 0; i < CHURN || !overlapsSeen.get(); i++) {
       while (pages.get() < i / (2L * count)) {
         if (System.nanoTime() > deadline) {
           throw new AssertionError("the scanner stopped making progress");
         }
         Thread.sleep(0, 100_000);
       }
-      db.put(b("churn:" + i), b("value " + i + " " + "x".repeat(random.nextInt(200))));
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("no scan overlapped both index growth and a compaction in 60 s");
+      }
+      int key = i < CHURN ? i : random.nextInt(CHURN);
+      db.put(b("churn:" + key), b("value " + i + " " + "x".repeat(random.nextInt(200))));
       if (i % 3 == 2) {
-        db.delete(b("churn:" + random.nextInt(i)));
+        db.delete(b("churn:" + random.nextInt(Math.min(i, CHURN))));
       }
       if (i % 4 == 0) {
         db.put(b("stable:" + random.nextInt(STABLE)), b("v" + i + "x".repeat(random.nextInt(200))));
