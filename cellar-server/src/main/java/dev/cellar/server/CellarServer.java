@@ -204,6 +204,7 @@ public final class CellarServer implements AutoCloseable, ServerControl {
    */
   @Override
   public boolean checkpointAsync() {
+    long mark = context.changes().total();
     return runOnce(
         checkpointRunning,
         () -> {
@@ -221,6 +222,7 @@ public final class CellarServer implements AutoCloseable, ServerControl {
               lastBackup = new BackgroundSave(store(), config.dir(), target, System.getenv()).run();
             }
             saved();
+            context.changes().saved(mark);
           } catch (RuntimeException e) {
             lastSaveFailure = String.valueOf(e.getMessage());
             throw e;

@@ -46,7 +46,7 @@ final class BitfieldCommand {
       if (value == null) {
         KeyspaceEvents.miss(server, r, 1);
       }
-      reply(out, ops, value == null ? new byte[0] : value, null);
+      reply(out, ops, value == null ? new byte[0] : value, false, new int[1]);
       return;
     }
     int stripe = stripe(r, 1);
@@ -66,7 +66,7 @@ final class BitfieldCommand {
         value = java.util.Arrays.copyOf(value, (int) (highest >>> 3) + 1);
       }
       int[] changes = {0};
-      reply(out, ops, value, changes);
+      reply(out, ops, value, grown, changes);
       if (grown || changes[0] > 0) {
         Values.rewrite(server.store(), key, value, current);
         if (current == null) {
@@ -74,6 +74,7 @@ final class BitfieldCommand {
         }
         if (changes[0] > 0) {
           KeyspaceEvents.notify(server, STRING, "setbit", r, 1);
+          server.changes().add(changes[0] - 1); // Redis counts each write that changed bits
         }
       }
     } finally {
@@ -137,8 +138,12 @@ final class BitfieldCommand {
     return ops;
   }
 
-  /** Runs the operations on {@code value} in order and writes one reply element for each. */
-  private static void reply(ReplyWriter out, List<Op> ops, byte[] value, int[] changes) {
+  /**
+   * Runs the operations on {@code value} in order and writes one reply element for each. A write
+   * counts as a change, as in Redis, when it changes its bits or the value grew for the command.
+   */
+  private static void reply(
+      ReplyWriter out, List<Op> ops, byte[] value, boolean grown, int[] changes) {
     out.array(ops.size());
     for (Op op : ops) {
       long old = get(value, op.offset(), op.bits());
@@ -162,7 +167,9 @@ final class BitfieldCommand {
         continue;
       }
       set(value, op.offset(), op.bits(), next);
-      changes[0]++;
+      if (grown || old != next) {
+        changes[0]++;
+      }
       out.integer(op.kind() == Kind.SET ? old : next);
     }
   }

@@ -83,7 +83,8 @@ final class HyperLogLogCommands {
       MemorySegment key = r.segment(1);
       Values.Current current = Values.current(server.store(), key);
       HyperLogLog hll;
-      boolean updated = current == null;
+      int updated =
+          current == null ? 1 : 0; // Redis's count: the creation and each changed register
       if (current == null) {
         hll = HyperLogLog.empty();
       } else {
@@ -95,14 +96,15 @@ final class HyperLogLogCommands {
         if (changed < 0) {
           throw CORRUPT;
         }
-        updated |= changed > 0;
+        updated += changed > 0 ? 1 : 0;
       }
-      if (updated) {
+      if (updated > 0) {
         hll.invalidateCache();
         Values.rewrite(server.store(), key, hll.bytes(), current);
         KeyspaceEvents.written(server, r, 1, current == null, STRING, "pfadd");
+        server.changes().add(updated - 1); // one was counted with the event
       }
-      out.integer(updated ? 1 : 0);
+      out.integer(updated > 0 ? 1 : 0);
     } finally {
       server.locks().unlock(stripe);
     }
@@ -147,6 +149,7 @@ final class HyperLogLogCommands {
       hll.cache(card);
       Values.rewrite(server.store(), key, hll.bytes(), current);
       server.watches().touch(r, 1); // the value changed, as Redis's signalModifiedKey says
+      server.changes().add(1); // and a change, which Redis counts to propagate the cache
       out.integer(card);
     } finally {
       server.locks().unlock(stripe);

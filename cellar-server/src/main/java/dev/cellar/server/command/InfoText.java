@@ -199,6 +199,9 @@ final class InfoText {
     boolean compacting = server.control().compactionRunning() || health.compacting();
     b.append("# Persistence\r\n")
         .append("loading:0\r\n")
+        .append("rdb_changes_since_last_save:")
+        .append(server.changes().sinceSave())
+        .append("\r\n")
         .append("rdb_last_bgsave_status:")
         .append(checkpointFailed || server.control().lastSaveFailure() != null ? "err" : "ok")
         .append("\r\n")

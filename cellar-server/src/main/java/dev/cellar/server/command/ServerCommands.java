@@ -387,7 +387,9 @@ final class ServerCommands {
         int stripe = KeyLocks.stripe(key, 0, key.length);
         server.locks().lock(stripe);
         try {
-          server.store().delete(key);
+          if (server.store().delete(key)) {
+            server.changes().add(1); // Redis counts a flush's removed keys as changes
+          }
         } finally {
           server.locks().unlock(stripe);
         }
@@ -427,9 +429,11 @@ final class ServerCommands {
   }
 
   static void save(Session s, Request r, ReplyWriter out) {
+    long mark = s.server().changes().total();
     s.server().databases().forEachStore(dev.cellar.Cellar::sync);
     s.server().databases().forEachStore(dev.cellar.Cellar::checkpoint);
     s.server().control().saved();
+    s.server().changes().saved(mark);
     out.ok();
   }
 

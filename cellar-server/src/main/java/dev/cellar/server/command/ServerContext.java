@@ -50,6 +50,7 @@ public final class ServerContext {
   private final PubSub pubsub = new PubSub();
   private final CommitGate commits = new CommitGate();
   private final Watches watches = new Watches(this);
+  private final ChangeCounter changes = new ChangeCounter();
   private final Scripts scripts;
   private final AtomicReferenceArray<DatabaseUpkeep> upkeep;
   private final BlockedClients blocked = new BlockedClients(this);
@@ -197,6 +198,11 @@ public final class ServerContext {
    */
   public void killScripts() {
     scripts.killAll();
+  }
+
+  /** Changes since the last save, Redis's "dirty" counter. */
+  public ChangeCounter changes() {
+    return changes;
   }
 
   /** Who watches which key (WATCH), for the commands that touch keys. */

@@ -235,6 +235,65 @@ class ServerCommandsConformanceTest extends AbstractConformanceTest {
     assertEquals(bulk("v"), c.call("GET", "k"));
   }
 
+  private long changesSinceSave() throws IOException {
+    String persistence = (String) c.callParsed("INFO", "persistence");
+    for (String line : persistence.split("\r\n")) {
+      if (line.startsWith("rdb_changes_since_last_save:")) {
+        return Long.parseLong(line.substring(line.indexOf(':') + 1));
+      }
+    }
+    throw new AssertionError("no rdb_changes_since_last_save in " + persistence);
+  }
+
+  /** Redis's "dirty" counter: one change per key a command changed, nothing for a no-op. */
+  @Test
+  void changesSinceLastSaveAreCountedAsRedisCountsThem() throws IOException {
+    assertEquals(OK, c.call("SAVE"));
+    assertEquals(0, changesSinceSave());
+    String[][] steps = {
+      {"1", "SET", "a", "1"},
+      {"1", "SET", "a", "1"},
+      {"0", "GET", "a"},
+      {"1", "SETBIT", "b", "0", "0"},
+      {"0", "SETBIT", "b", "0", "0"},
+      {"1", "SETBIT", "b", "0", "1"},
+      {"1", "BITFIELD", "f", "SET", "i5", "0", "0"},
+      {"0", "BITFIELD", "f", "SET", "i5", "0", "0"},
+      {"2", "BITFIELD", "f", "SET", "i5", "0", "1", "INCRBY", "i5", "0", "1"},
+      {"1", "BITFIELD", "f", "SET", "i5", "90", "0"},
+      {"1", "RPUSH", "l", "x"},
+      {"1", "LPOP", "l"},
+      {"0", "LPOP", "l"},
+      {"1", "RPUSH", "src", "y"},
+      {"1", "LMOVE", "src", "dst", "LEFT", "LEFT"},
+      {"1", "RENAME", "dst", "dst2"},
+      {"0", "DEL", "nokey"},
+      {"1", "DEL", "dst2"},
+      {"1", "HSET", "h", "f", "v"},
+      {"1", "HDEL", "h", "f"},
+      {"1", "SADD", "s", "m"},
+      {"0", "SADD", "s", "m"},
+      {"1", "SREM", "s", "m"},
+      {"2", "PFADD", "hll", "x"}, // Redis counts the creation and each changed register
+      {"0", "PFADD", "hll", "x"},
+      {"1", "PFCOUNT", "hll"}, // the cached count is refreshed: a change
+      {"0", "PFCOUNT", "hll"},
+      {"1", "PFADD", "hll", "z"},
+    };
+    long before = changesSinceSave();
+    for (String[] step : steps) {
+      c.call(java.util.Arrays.copyOfRange(step, 1, step.length));
+      long after = changesSinceSave();
+      assertEquals(
+          Long.parseLong(step[0]), after - before, () -> String.join(" ", step).substring(2));
+      before = after;
+    }
+    c.call("FLUSHDB");
+    assertEquals(before + 4, changesSinceSave(), "FLUSHDB counts the keys it removed");
+    assertEquals(OK, c.call("SAVE"));
+    assertEquals(0, changesSinceSave());
+  }
+
   @Test
   void shutdownFormsThatDoNotShutDown() throws IOException {
     assertEquals(error("ERR No shutdown in progress."), c.call("SHUTDOWN", "ABORT"));
