@@ -61,7 +61,7 @@ final class FunctionCommands {
     if (readOnlyCall && !f.noWrites()) {
       throw new CommandError("ERR Can not execute a script with write flag using *_ro command.");
     }
-    Scripts.Run run = new Scripts.Run(name, readOnlyCall || f.noWrites(), "user_function");
+    Scripts.Run run = new Scripts.Run(name, readOnlyCall || f.noWrites(), "user_function", r);
     ScriptCommands.runAtomically(
         s,
         out,
@@ -124,7 +124,23 @@ final class FunctionCommands {
         ServerCommands.requireArity(r, "function", sub, 2);
         out.map(2);
         out.bulk("running_script");
-        out.nullBulk();
+        Scripts.Run running = scripts.longestRunning();
+        if (running == null) {
+          out.nullBulk();
+        } else {
+          // Redis names a script by its function, "f_" and the SHA-1 for EVAL's
+          out.map(3);
+          out.bulk("name");
+          out.bulk(
+              running.chunk().equals("user_function") ? running.name() : "f_" + running.name());
+          out.bulk("command");
+          out.array(running.command().length);
+          for (byte[] arg : running.command()) {
+            out.bulk(arg);
+          }
+          out.bulk("duration_ms");
+          out.integer(running.durationMillis());
+        }
         out.bulk("engines");
         out.map(1);
         out.bulk("LUA");

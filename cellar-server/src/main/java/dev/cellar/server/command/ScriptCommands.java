@@ -105,7 +105,7 @@ final class ScriptCommands {
     } else {
       script = scripts.forEval(r.bytes(1));
     }
-    Scripts.Run run = new Scripts.Run(script.sha(), readOnly);
+    Scripts.Run run = new Scripts.Run(script.sha(), readOnly, r);
     runAtomically(
         s, out, ka[0], run, runtime -> runtime.run(run, script.prototype(), ka[0], ka[1], out));
   }

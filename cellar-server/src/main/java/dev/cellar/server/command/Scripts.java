@@ -1,5 +1,6 @@
 package dev.cellar.server.command;
 
+import dev.cellar.server.resp.Request;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -30,21 +31,40 @@ final class Scripts {
     private final String name;
     private final boolean readOnly;
     private final String chunk;
+    private final Thread thread = Thread.currentThread();
+    private final long startedNanos = System.nanoTime();
+    private final byte[][] command;
     private volatile boolean killed;
 
-    /** A script run by EVAL and its family. */
-    Run(String name, boolean readOnly) {
-      this(name, readOnly, "user_script");
+    /** A script run by EVAL and its family, called by {@code r}. */
+    Run(String name, boolean readOnly, Request r) {
+      this(name, readOnly, "user_script", r);
     }
 
     /**
      * @param chunk what errors name its code: {@code user_script} for a script, {@code
      *     user_function} for a function's library
+     * @param r the command that runs it, copied for {@code FUNCTION STATS} (its buffer is the
+     *     connection's, which another thread must not read)
      */
-    Run(String name, boolean readOnly, String chunk) {
+    Run(String name, boolean readOnly, String chunk, Request r) {
       this.name = name;
       this.readOnly = readOnly;
       this.chunk = chunk;
+      this.command = new byte[r.argc()][];
+      for (int i = 0; i < command.length; i++) {
+        command[i] = r.bytes(i);
+      }
+    }
+
+    /** The command that runs it, as its client sent it. */
+    byte[][] command() {
+      return command;
+    }
+
+    /** How long it has run, in milliseconds. */
+    long durationMillis() {
+      return java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos);
     }
 
     String chunk() {
@@ -185,6 +205,27 @@ final class Scripts {
       any = true;
     }
     return any;
+  }
+
+  /** The script or function that has run longest of those running now, or null. */
+  Run longestRunning() {
+    Run longest = null;
+    for (Run run : running) {
+      if (longest == null || run.startedNanos - longest.startedNanos < 0) {
+        longest = run;
+      }
+    }
+    return longest;
+  }
+
+  /** Whether a script or function is running now on a thread {@code onThread} accepts. */
+  boolean runsOn(java.util.function.Predicate<Thread> onThread) {
+    for (Run run : running) {
+      if (onThread.test(run.thread)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** How many scripts are known (INFO's {@code number_of_cached_scripts}). */

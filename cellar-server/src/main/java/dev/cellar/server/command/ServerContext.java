@@ -205,6 +205,14 @@ public final class ServerContext {
     return changes;
   }
 
+  /**
+   * Whether a script or function runs now on a thread {@code onThread} accepts: the transports
+   * place new connections on other event loops than a busy one.
+   */
+  public boolean runsScript(java.util.function.Predicate<Thread> onThread) {
+    return scripts.runsOn(onThread);
+  }
+
   /** Who watches which key (WATCH), for the commands that touch keys. */
   Watches watches() {
     return watches;

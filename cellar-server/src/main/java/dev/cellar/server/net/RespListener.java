@@ -17,6 +17,7 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.FastThreadLocalThread;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.netty.util.concurrent.ThreadPerTaskExecutor;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,6 +36,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class RespListener implements AutoCloseable {
   private final EventLoopGroup loops;
+  private final EventLoopGroup acceptor;
   private final ServerContext server;
   private final Transport transport;
   private final Channel resp;
@@ -64,11 +66,23 @@ public final class RespListener implements AutoCloseable {
     return task -> new FastThreadLocalThread(task, "cellar-loop-" + next.getAndIncrement());
   }
 
+  private static ThreadFactory acceptorThread() {
+    return task -> new FastThreadLocalThread(task, "cellar-accept");
+  }
+
   private RespListener(ServerContext server, Dispatcher dispatcher, ServerTls tls) {
     this.server = server;
     ServerConfig config = server.config();
     transport = Transport.choose(config.transport());
-    loops = new MultiThreadIoEventLoopGroup(config.threads(), loopThreads(), transport.handlers());
+    loops =
+        new MultiThreadIoEventLoopGroup(
+            config.threads(),
+            new ThreadPerTaskExecutor(loopThreads()),
+            new ScriptAwareChooser(loop -> server.runsScript(loop::inEventLoop)),
+            transport.handlers());
+    // Accepting on a loop of its own: a loop held by a running script must not stop the server
+    // taking the connection that comes to kill it.
+    acceptor = new MultiThreadIoEventLoopGroup(1, acceptorThread(), transport.handlers());
     barrier = server.store().durableOnReturn() ? null : new DurableReplies(server.databases());
     boolean httpOn = config.httpPort() != 0 || config.httpsPort() != 0;
     httpEndpoint = httpOn ? new HttpEndpoint(server) : null;
@@ -107,6 +121,7 @@ public final class RespListener implements AutoCloseable {
         httpEndpoint.close();
       }
       loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+      acceptor.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
       throw e;
     }
     memoryRefresh =
@@ -135,7 +150,7 @@ public final class RespListener implements AutoCloseable {
     ServerConfig config = server.config();
     ServerBootstrap bootstrap =
         new ServerBootstrap()
-            .group(loops)
+            .group(acceptor, loops)
             .channel(transport.serverChannel())
             .option(ChannelOption.SO_BACKLOG, 1024)
             .option(ChannelOption.SO_REUSEADDR, true)
@@ -253,5 +268,6 @@ public final class RespListener implements AutoCloseable {
     clients.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
     server.killScripts();
     loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    acceptor.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
   }
 }

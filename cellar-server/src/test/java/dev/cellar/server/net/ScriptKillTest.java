@@ -83,6 +83,45 @@ class ScriptKillTest {
   }
 
   /**
+   * Connections made while a script runs are placed on the loop it does not hold, and accepted by a
+   * thread of their own: every one is served at once, so a client that connects to kill the script
+   * can. Before, every other new connection landed on the script's loop and waited with it (and
+   * none was accepted when the script ran on the accepting loop).
+   */
+  @Test
+  void newConnectionsAreServedWhileAScriptHoldsALoop() throws Exception {
+    try (Jedis runner = client()) {
+      CompletableFuture<Object> result =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return runner.eval("while true do end", List.of("held"), List.of());
+                } catch (RuntimeException e) {
+                  return e;
+                }
+              });
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (!scriptRuns()) {
+        assertTrue(System.nanoTime() < deadline, "the script never started");
+        Thread.sleep(20);
+      }
+      for (int i = 0; i < 8; i++) {
+        try (Jedis fresh = new Jedis("127.0.0.1", server.port(), 2_000)) {
+          assertEquals("PONG", fresh.ping(), "connection " + i);
+        }
+      }
+      try (Jedis killer = new Jedis("127.0.0.1", server.port(), 2_000)) {
+        assertEquals("OK", killer.scriptKill());
+      }
+      Object outcome = result.get(10, TimeUnit.SECONDS);
+      assertTrue(
+          outcome instanceof JedisDataException e
+              && e.getMessage().startsWith("ERR Script killed by user"),
+          String.valueOf(outcome));
+    }
+  }
+
+  /**
    * Stopping the server kills a runaway script rather than waiting for its event loop forever (a
    * SIGTERM did not stop a server whose script never ended); what it wrote is not applied.
    */
@@ -102,7 +141,7 @@ class ScriptKillTest {
                 }
               });
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-      while (!scriptHoldsItsKey()) {
+      while (!scriptRuns()) {
         assertTrue(System.nanoTime() < deadline, "the script never started");
         Thread.sleep(20);
       }
@@ -120,15 +159,14 @@ class ScriptKillTest {
   }
 
   /**
-   * Whether the script runs now: it holds its key, so a read of that key does not come back (on
-   * either event loop: the script's own is busy too); before it starts, the read answers at once.
+   * Whether the script runs now, as {@code FUNCTION STATS} reports it, asked on a fresh connection
+   * (placed on the loop the script does not hold).
    */
-  private boolean scriptHoldsItsKey() {
-    try (Jedis probe = new Jedis("127.0.0.1", server.port(), 300)) {
-      probe.get("held");
-      return false;
-    } catch (redis.clients.jedis.exceptions.JedisConnectionException timedOut) {
-      return true;
+  private boolean scriptRuns() {
+    try (Jedis probe = new Jedis("127.0.0.1", server.port(), 2_000)) {
+      Object stats = probe.sendCommand(redis.clients.jedis.Protocol.Command.FUNCTION, "STATS");
+      List<?> fields = (List<?>) stats;
+      return fields.get(1) != null;
     }
   }
 }
