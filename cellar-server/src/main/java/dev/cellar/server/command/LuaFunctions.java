@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.luaj.vm2.Globals;
 import org.luaj.vm2.LuaClosure;
 import org.luaj.vm2.LuaError;
 import org.luaj.vm2.LuaTable;
@@ -30,11 +29,11 @@ final class LuaFunctions {
   private static final List<String> FLAGS =
       List.of("no-writes", "allow-oom", "allow-stale", "no-cluster", "allow-cross-slot-keys");
 
-  private final Globals globals;
+  private final LuaReadOnly.Sandbox globals;
   private final Map<String, LuaValue> callbacks = new HashMap<>();
   private long generation = -1;
 
-  LuaFunctions(Globals globals) {
+  LuaFunctions(LuaReadOnly.Sandbox globals) {
     this.globals = globals;
   }
 
@@ -54,14 +53,14 @@ final class LuaFunctions {
     List<FunctionLibraries.Function> registered = new ArrayList<>();
     Map<String, LuaValue> found = new HashMap<>();
     LuaValue redis = globals.rawget("redis");
-    globals.rawset("redis", loadingLibrary(name, registered, found));
+    globals.setInternal("redis", loadingLibrary(name, registered, found));
     try {
       new LuaClosure(prototype, globals).call();
     } catch (LuaError e) {
       throw new CommandError(
           "ERR Error registering functions: " + LuaReplies.errorText(message(e)));
     } finally {
-      globals.rawset("redis", redis);
+      globals.setInternal("redis", redis);
     }
     if (registered.isEmpty()) {
       throw new CommandError("ERR No functions registered");
@@ -193,6 +192,6 @@ final class LuaFunctions {
           }
         });
     redis.setmetatable(meta);
-    return redis;
+    return LuaReadOnly.copyOf(redis);
   }
 }

@@ -40,7 +40,7 @@ import org.luaj.vm2.lib.jse.JseMathLib;
  * replicate_commands}), {@code KEYS} and {@code ARGV}. No file, OS, package, coroutine or debug
  * access; {@code dofile} and {@code loadfile} are gone. Globals are read-only: creating one fails
  * ("Attempt to modify a readonly table") and reading one that does not exist fails too, as in Redis
- * 7.
+ * 7; the library tables and the globals' metatable refuse every change ({@link LuaReadOnly}).
  *
  * <h2>Killing a script</h2>
  *
@@ -52,7 +52,7 @@ import org.luaj.vm2.lib.jse.JseMathLib;
 final class LuaRuntime {
   static final String CHUNK = "@user_script";
 
-  private final Globals globals = new Globals();
+  private final LuaReadOnly.Sandbox globals = new LuaReadOnly.Sandbox();
   private final KillSwitch kill = new KillSwitch();
   private final ServerContext server;
   private final Session scriptSession;
@@ -88,6 +88,12 @@ final class LuaRuntime {
     globals.set("cjson", LuaJson.library());
     globals.set("cmsgpack", LuaMsgpack.library());
     globals.set("redis", redisLibrary());
+    textOnlyLoading(globals);
+    for (String library :
+        new String[] {"string", "table", "math", "bit", "cjson", "cmsgpack", "redis"}) {
+      globals.set(library, LuaReadOnly.copyOf((LuaTable) globals.get(library)));
+    }
+    LuaReadOnly.sealStrings((LuaTable) globals.get("string"));
     readOnly(globals);
     functions = new LuaFunctions(globals);
   }
@@ -97,9 +103,34 @@ final class LuaRuntime {
     return functions;
   }
 
+  /**
+   * {@code load} and Lua 5.1's {@code loadstring} compile source text only: a binary chunk (from
+   * {@code string.dump}) is refused, as Redis refuses it, since bytecode is not checked as source
+   * is. {@code loadstring} returns nil and the message on failure, as in Lua 5.1.
+   */
+  private static void textOnlyLoading(Globals globals) {
+    LuaValue load = globals.get("load");
+    globals.set("load", textOnly(load, false)); // Lua 5.1's: from a function only
+    globals.set("loadstring", textOnly(load, true));
+  }
+
+  private static VarArgFunction textOnly(LuaValue load, boolean loadsText) {
+    return new VarArgFunction() {
+      @Override
+      public Varargs invoke(Varargs args) {
+        if (!args.arg1().isfunction() && !loadsText) {
+          throw new LuaError(
+              "bad argument #1 to 'load' (function expected, got " + args.arg1().typename() + ")");
+        }
+        return load.invoke(
+            LuaValue.varargsOf(new LuaValue[] {args.arg1(), args.arg(2), LuaValue.valueOf("t")}));
+      }
+    };
+  }
+
   /** Puts a metatable on the globals that refuses new globals and reads of missing ones. */
-  private static void readOnly(Globals globals) {
-    LuaTable meta = new LuaTable();
+  private static void readOnly(LuaReadOnly.Sandbox globals) {
+    LuaReadOnly.Table meta = new LuaReadOnly.Table();
     meta.set(
         "__newindex",
         new VarArgFunction() {
@@ -119,7 +150,9 @@ final class LuaRuntime {
                     + "'");
           }
         });
+    meta.seal();
     globals.setmetatable(meta);
+    globals.seal();
   }
 
   /** Compiles a script body, as Redis wraps it: a chunk named {@code user_script}. */
@@ -143,8 +176,8 @@ final class LuaRuntime {
    */
   boolean run(
       Scripts.Run current, Prototype script, byte[][] keys, byte[][] args, ReplyWriter out) {
-    globals.rawset("KEYS", table(keys));
-    globals.rawset("ARGV", table(args));
+    globals.setInternal("KEYS", table(keys));
+    globals.setInternal("ARGV", table(args));
     return call(current, new LuaClosure(script, globals), LuaValue.NONE, out);
   }
 

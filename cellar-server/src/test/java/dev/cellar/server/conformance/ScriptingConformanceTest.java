@@ -270,6 +270,66 @@ class ScriptingConformanceTest extends AbstractConformanceTest {
     }
   }
 
+  /**
+   * Redis 7's read-only tables: no path changes the globals, their metatable or a library, in a
+   * script or a function, and a refused attempt leaves the sandbox whole for the next script.
+   */
+  @Test
+  void theGlobalsAndTheLibrariesAreReadOnly() throws IOException {
+    String[] attempts = {
+      "setmetatable(_G, {})",
+      "local g = getmetatable(_G) g.__index = {}",
+      "redis = function() return 1 end",
+      "_G = {}",
+      "redis.call = function() return 1 end",
+      "cjson.encode = function() return 1 end",
+      "cmsgpack.pack = function() return 1 end",
+      "bit.lshift = function() return 1 end",
+      "string.upper = function() return 1 end",
+      "getmetatable('').__index.upper = function() return 1 end",
+      "table.sort = nil",
+      "math.floor = nil",
+    };
+    c.call(
+        "FUNCTION",
+        "LOAD",
+        "REPLACE",
+        "#!lua name=tricks\nredis.register_function('trick', function(KEYS, ARGV)\n"
+            + "  return loadstring(ARGV[1])()\nend)");
+    for (String attempt : attempts) {
+      // Redis gives no line for an error a C function raises (setmetatable), LuaJ does: the text
+      // is compared, not the position.
+      String viaEval = eval(attempt);
+      assertTrue(
+          viaEval.startsWith("-ERR ")
+              && viaEval.contains("Attempt to modify a readonly table script: " + sha1(attempt)),
+          attempt + ": " + viaEval);
+      String viaFunction = c.call("FCALL", "trick", "0", attempt);
+      assertTrue(
+          viaFunction.startsWith("-ERR ")
+              && viaFunction.contains("Attempt to modify a readonly table"),
+          attempt + ": " + viaFunction);
+    }
+    assertEquals(bulk("ABC"), eval("return string.upper('abc') .. ''"));
+    assertEquals(bulk("ABC"), eval("return ('abc'):upper()"));
+    assertEquals(OK, eval("return redis.call('set', 'k', 'v')"));
+    assertEquals(
+        error(
+            "ERR user_script:1: Script attempted to access nonexistent global variable 'nope'"
+                + " script: "
+                + sha1("return nope")
+                + ", on @user_script:1."),
+        eval("return nope"),
+        "the globals' protection is still there");
+    assertEquals(integer(1), eval("return loadstring('return 1')()"));
+    assertEquals(
+        "*-1\r\n".equals(eval("return loadstring(string.dump(function() return 1 end))"))
+            ? "*-1\r\n"
+            : "$-1\r\n",
+        eval("return loadstring(string.dump(function() return 1 end))"),
+        "a binary chunk is not loaded");
+  }
+
   @Test
   void evalshaScriptAndReadOnlyScripts() throws IOException {
     String body = "return 1";
