@@ -15,6 +15,8 @@ public final class Commands {
     BitCommands.register(t);
     HyperLogLogCommands.register(t);
     ObjectCommand.register(t);
+    WaitCommands.register(t);
+    ClusterCommand.register(t);
     CopyCommand.register(t);
     DatabaseCommands.register(t);
     TransactionCommands.register(t);

@@ -239,6 +239,8 @@ final class LuaRuntime {
     }
     if (line.equals("?") && raisedAt != null) {
       line = raisedAt; // an error reply redis.call raised: the line of that call
+    } else if (line.equals("?") && kill.line() != null) {
+      line = kill.line(); // a Java function's error after a tail call: the line that called it
     }
     LuaValue object = e.getMessageObject();
     String text;
@@ -290,10 +292,16 @@ final class LuaRuntime {
         });
     redis.set(
         "sha1hex",
-        new OneArgFunction() {
+        new VarArgFunction() {
           @Override
-          public LuaValue call(LuaValue text) {
-            return LuaValue.valueOf(sha1hex(LuaReplies.bytes(text.checkstring())));
+          public Varargs invoke(Varargs args) {
+            if (args.narg() != 1) {
+              throw new LuaError("wrong number of arguments");
+            }
+            // Redis hashes what lua_tolstring gives: a string or a number's text, else nothing
+            LuaValue text = args.arg1();
+            byte[] bytes = text.isstring() ? LuaReplies.bytes(text.checkstring()) : new byte[0];
+            return LuaValue.valueOf(sha1hex(bytes));
           }
         });
     redis.set(

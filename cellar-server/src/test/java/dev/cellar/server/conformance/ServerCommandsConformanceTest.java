@@ -245,10 +245,20 @@ class ServerCommandsConformanceTest extends AbstractConformanceTest {
     throw new AssertionError("no rdb_changes_since_last_save in " + persistence);
   }
 
+  /** SAVE, once a background save another test started has ended. */
+  private void save() throws Exception {
+    String reply = c.call("SAVE");
+    for (int i = 0; i < 200 && reply.contains("in progress"); i++) {
+      Thread.sleep(50);
+      reply = c.call("SAVE");
+    }
+    assertEquals(OK, reply);
+  }
+
   /** Redis's "dirty" counter: one change per key a command changed, nothing for a no-op. */
   @Test
-  void changesSinceLastSaveAreCountedAsRedisCountsThem() throws IOException {
-    assertEquals(OK, c.call("SAVE"));
+  void changesSinceLastSaveAreCountedAsRedisCountsThem() throws Exception {
+    save();
     assertEquals(0, changesSinceSave());
     String[][] steps = {
       {"1", "SET", "a", "1"},
@@ -290,8 +300,75 @@ class ServerCommandsConformanceTest extends AbstractConformanceTest {
     }
     c.call("FLUSHDB");
     assertEquals(before + 4, changesSinceSave(), "FLUSHDB counts the keys it removed");
-    assertEquals(OK, c.call("SAVE"));
+    save();
     assertEquals(0, changesSinceSave());
+  }
+
+  /** WAIT and WAITAOF as a primary without replicas answers them. */
+  @Test
+  void waitAndWaitaofWithNoReplicas() throws Exception {
+    c.call("SET", "k", "v");
+    assertEquals(integer(0), c.call("WAIT", "0", "0"));
+    long start = System.nanoTime();
+    assertEquals(integer(0), c.call("WAIT", "1", "100"), "blocks for its timeout, then none");
+    assertTrue(System.nanoTime() - start >= 90_000_000L, "WAIT 1 100 returned early");
+    assertEquals(error("ERR timeout is negative"), c.call("WAIT", "1", "-1"));
+    assertEquals(error("ERR timeout is not an integer or out of range"), c.call("WAIT", "1", "x"));
+    assertEquals(error("ERR value is not an integer or out of range"), c.call("WAIT", "x", "0"));
+    assertEquals(OK, c.call("MULTI"));
+    assertEquals(simple("QUEUED"), c.call("WAIT", "1", "0"));
+    assertEquals("*1\r\n:0\r\n", c.call("EXEC"), "a transaction never blocks");
+    if (redis72()) { // 7.0 refused WAIT in scripts
+      assertEquals(
+          integer(0), c.call("EVAL", "return redis.pcall('wait', '1', '0')", "0"), "nor a script");
+    }
+    try (RawClient waiter = server.connect();
+        RawClient admin = server.connect()) {
+      String id = waiter.call("CLIENT", "ID").substring(1).trim();
+      waiter.send("WAIT", "1", "0");
+      waitForBlocked(1);
+      assertEquals(integer(1), admin.call("CLIENT", "UNBLOCK", id));
+      assertEquals(integer(0), waiter.readReply(), "WAIT 1 0 waits until unblocked");
+    }
+    if (redis72()) {
+      assertEquals("*2\r\n:1\r\n:0\r\n", c.call("WAITAOF", "1", "0", "0"));
+      assertEquals(
+          error("ERR value is out of range, value must between 0 and 1"),
+          c.call("WAITAOF", "2", "0", "0"));
+      assertEquals(
+          error("ERR value is out of range, must be positive"), c.call("WAITAOF", "1", "-1", "0"));
+      start = System.nanoTime();
+      assertEquals("*2\r\n:1\r\n:0\r\n", c.call("WAITAOF", "1", "1", "100"));
+      assertTrue(System.nanoTime() - start >= 90_000_000L, "WAITAOF 1 1 100 returned early");
+    }
+  }
+
+  /** A server without cluster support says so, which is how cluster-aware clients find out. */
+  @Test
+  void clusterWithoutClusterSupport() throws IOException {
+    String disabled = error("ERR This instance has cluster support disabled");
+    assertEquals(disabled, c.call("CLUSTER", "INFO"));
+    assertEquals(disabled, c.call("CLUSTER", "SLOTS"));
+    assertEquals(disabled, c.call("CLUSTER", "HELP"));
+    String inScript = c.call("EVAL", "return redis.pcall('cluster', 'reset')", "0");
+    assertTrue(inScript.contains("This Redis command is not allowed from script"), inScript);
+    assertEquals(
+        error(
+            "ERR wrong number of arguments script: "
+                + sha1Hex("return redis.sha1hex()")
+                + ", on @user_script:1."),
+        c.call("EVAL", "return redis.sha1hex()", "0"));
+  }
+
+  private static String sha1Hex(String text) {
+    try {
+      return java.util.HexFormat.of()
+          .formatHex(
+              java.security.MessageDigest.getInstance("SHA-1")
+                  .digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new AssertionError(e);
+    }
   }
 
   @Test
