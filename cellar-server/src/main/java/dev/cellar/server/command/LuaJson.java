@@ -8,6 +8,7 @@ import org.luaj.vm2.LuaUserdata;
 import org.luaj.vm2.LuaValue;
 import org.luaj.vm2.Varargs;
 import org.luaj.vm2.lib.OneArgFunction;
+import org.luaj.vm2.lib.VarArgFunction;
 
 /**
  * The {@code cjson} library Redis gives scripts, as lua-cjson behaves: {@code cjson.encode} and
@@ -15,16 +16,36 @@ import org.luaj.vm2.lib.OneArgFunction;
  * array, any other (with string or number keys) as an object, an empty one as {@code {}}; numbers
  * that are integers print without a fraction, others with 14 significant digits. Depth is bounded
  * both ways (1000, lua-cjson's default), so a hostile document cannot exhaust the stack.
+ *
+ * <p>lua-cjson's settings are there too, kept per interpreter as lua-cjson keeps them per Lua state
+ * (so a script that changes one changes it for the scripts after it on its event loop, as in
+ * Redis): {@code encode_max_depth}, {@code decode_max_depth}, {@code encode_invalid_numbers}
+ * ({@code nan}, {@code inf} or {@code null} for what is otherwise refused), {@code
+ * encode_number_precision}, {@code encode_sparse_array} (a table with keys 1..n but mostly holes is
+ * refused, or encoded as an object), {@code encode_keep_buffer} and {@code decode_invalid_numbers}
+ * (accepted and reported; they change nothing here).
  */
 final class LuaJson {
   private LuaJson() {}
 
-  private static final int MAX_DEPTH = 1000;
+  /** One interpreter's lua-cjson settings, with lua-cjson's defaults. */
+  private static final class Settings {
+    int encodeMaxDepth = 1000;
+    int decodeMaxDepth = 1000;
+    LuaValue encodeInvalidNumbers = LuaValue.FALSE; // false, true or "null"
+    LuaValue decodeInvalidNumbers = LuaValue.TRUE;
+    LuaValue keepBuffer = LuaValue.TRUE;
+    int precision = 14;
+    LuaValue sparseConvert = LuaValue.FALSE;
+    int sparseRatio = 2;
+    int sparseSafe = 10;
+  }
 
   /** {@code cjson.null}: decodes JSON null, encodes as null. */
   static final LuaValue NULL = new LuaUserdata(new Object());
 
   static LuaTable library() {
+    Settings settings = new Settings();
     LuaTable cjson = new LuaTable();
     cjson.set(
         "encode",
@@ -32,7 +53,7 @@ final class LuaJson {
           @Override
           public LuaValue call(LuaValue v) {
             StringBuilder out = new StringBuilder();
-            encode(v, out, 0);
+            encode(settings, v, out, 0);
             return LuaString.valueOf(out.toString().getBytes(StandardCharsets.UTF_8));
           }
         });
@@ -42,38 +63,150 @@ final class LuaJson {
           @Override
           public LuaValue call(LuaValue v) {
             byte[] text = LuaReplies.bytes(v.checkstring());
-            return new Decoder(new String(text, StandardCharsets.UTF_8)).document();
+            return new Decoder(new String(text, StandardCharsets.UTF_8), settings.decodeMaxDepth)
+                .document();
           }
         });
     cjson.set("null", NULL);
+    cjson.set(
+        "encode_max_depth",
+        setting(
+            "encode_max_depth", v -> settings.encodeMaxDepth = v, () -> settings.encodeMaxDepth));
+    cjson.set(
+        "decode_max_depth",
+        setting(
+            "decode_max_depth", v -> settings.decodeMaxDepth = v, () -> settings.decodeMaxDepth));
+    cjson.set(
+        "encode_number_precision",
+        new VarArgFunction() {
+          @Override
+          public Varargs invoke(Varargs args) {
+            if (!args.arg1().isnil()) {
+              settings.precision = integer(args.arg1(), "encode_number_precision", 1, 14);
+            }
+            return LuaValue.valueOf(settings.precision);
+          }
+        });
+    cjson.set(
+        "encode_invalid_numbers",
+        new VarArgFunction() {
+          @Override
+          public Varargs invoke(Varargs args) {
+            LuaValue v = args.arg1();
+            if (v.isboolean() || (v.isstring() && v.tojstring().equals("null"))) {
+              settings.encodeInvalidNumbers = v;
+            } else if (!v.isnil()) {
+              throw new LuaError(
+                  "bad argument #1 to 'encode_invalid_numbers' (invalid option '"
+                      + v.tojstring()
+                      + "')");
+            }
+            return settings.encodeInvalidNumbers;
+          }
+        });
+    cjson.set(
+        "decode_invalid_numbers",
+        flag(v -> settings.decodeInvalidNumbers = v, () -> settings.decodeInvalidNumbers));
+    cjson.set("encode_keep_buffer", flag(v -> settings.keepBuffer = v, () -> settings.keepBuffer));
+    cjson.set(
+        "encode_sparse_array",
+        new VarArgFunction() {
+          @Override
+          public Varargs invoke(Varargs args) {
+            if (!args.arg1().isnil()) {
+              settings.sparseConvert = LuaValue.valueOf(args.arg1().toboolean());
+            }
+            if (!args.arg(2).isnil()) {
+              settings.sparseRatio =
+                  integer(args.arg(2), "encode_sparse_array", 0, Integer.MAX_VALUE);
+            }
+            if (!args.arg(3).isnil()) {
+              settings.sparseSafe =
+                  integer(args.arg(3), "encode_sparse_array", 0, Integer.MAX_VALUE);
+            }
+            return LuaValue.varargsOf(
+                settings.sparseConvert,
+                LuaValue.valueOf(settings.sparseRatio),
+                LuaValue.valueOf(settings.sparseSafe));
+          }
+        });
     return cjson;
   }
 
-  private static void encode(LuaValue v, StringBuilder out, int depth) {
-    if (depth > MAX_DEPTH) {
-      throw new LuaError("Cannot serialise, excessive nesting (" + MAX_DEPTH + ")");
+  /** A whole number in {@code min..max}, or lua-cjson's error for argument 1 of {@code name}. */
+  private static int integer(LuaValue v, String name, int min, int max) {
+    double d = v.isnumber() ? v.todouble() : Double.NaN;
+    if (d != Math.rint(d) || d < min || d > max) {
+      throw new LuaError(
+          "bad argument #1 to '"
+              + name
+              + "' (expected integer between "
+              + min
+              + " and "
+              + max
+              + ")");
     }
+    return (int) d;
+  }
+
+  /** A depth setting: sets it when given a number, returns it. */
+  private static VarArgFunction setting(
+      String option, java.util.function.IntConsumer set, java.util.function.IntSupplier get) {
+    return new VarArgFunction() { // (its own field "name" would hide a parameter of that name)
+      @Override
+      public Varargs invoke(Varargs args) {
+        if (!args.arg1().isnil()) {
+          set.accept(integer(args.arg1(), option, 1, Integer.MAX_VALUE));
+        }
+        return LuaValue.valueOf(get.getAsInt());
+      }
+    };
+  }
+
+  /** An on/off setting: sets it when given one, returns it. */
+  private static VarArgFunction flag(
+      java.util.function.Consumer<LuaValue> set, java.util.function.Supplier<LuaValue> get) {
+    return new VarArgFunction() {
+      @Override
+      public Varargs invoke(Varargs args) {
+        if (!args.arg1().isnil()) {
+          set.accept(LuaValue.valueOf(args.arg1().toboolean()));
+        }
+        return get.get();
+      }
+    };
+  }
+
+  private static void encode(Settings settings, LuaValue v, StringBuilder out, int depth) {
     if (v == NULL || v.isnil()) {
       out.append("null");
       return;
     }
     switch (v.type()) {
       case LuaValue.TBOOLEAN -> out.append(v.toboolean());
-      case LuaValue.TNUMBER -> number(v.todouble(), out);
+      case LuaValue.TNUMBER -> number(settings, v.todouble(), out);
       case LuaValue.TSTRING -> string(v.tojstring(), out);
-      case LuaValue.TTABLE -> table((LuaTable) v, out, depth);
+      case LuaValue.TTABLE -> table(settings, (LuaTable) v, out, depth + 1);
       default -> throw new LuaError("Cannot serialise " + v.typename() + ": type not supported");
     }
   }
 
-  private static void number(double d, StringBuilder out) {
+  private static void number(Settings settings, double d, StringBuilder out) {
     if (Double.isNaN(d) || Double.isInfinite(d)) {
-      throw new LuaError("Cannot serialise number: must not be NaN or Inf");
+      LuaValue mode = settings.encodeInvalidNumbers;
+      if (mode.isstring()) {
+        out.append("null");
+      } else if (mode.toboolean()) {
+        out.append(Double.isNaN(d) ? "nan" : d > 0 ? "inf" : "-inf"); // "%.14g", as Redis's has it
+      } else {
+        throw new LuaError("Cannot serialise number: must not be NaN or Inf");
+      }
+      return;
     }
-    if (d == Math.rint(d) && Math.abs(d) < 1e15) {
+    if (d == Math.rint(d) && Math.abs(d) < 1e15 && settings.precision == 14) {
       out.append((long) d);
     } else {
-      String s = String.format("%.14g", d);
+      String s = String.format("%." + settings.precision + "g", d);
       if (s.contains("e")) {
         String[] parts = s.split("e");
         String mantissa = parts[0].contains(".") ? parts[0].replaceAll("0+$", "") : parts[0];
@@ -113,7 +246,11 @@ final class LuaJson {
     out.append('"');
   }
 
-  private static void table(LuaTable t, StringBuilder out, int depth) {
+  /** Encodes {@code t}, the {@code depth}th table down (1 for the value encoded). */
+  private static void table(Settings settings, LuaTable t, StringBuilder out, int depth) {
+    if (depth > settings.encodeMaxDepth) {
+      throw new LuaError("Cannot serialise, excessive nesting (" + depth + ")");
+    }
     int length = 0;
     boolean array = true;
     int count = 0;
@@ -137,13 +274,22 @@ final class LuaJson {
       out.append("{}");
       return;
     }
-    if (array && length <= count * 2 + 10) {
+    if (array
+        && settings.sparseRatio > 0
+        && length > count * (long) settings.sparseRatio
+        && length > settings.sparseSafe) {
+      if (!settings.sparseConvert.toboolean()) {
+        throw new LuaError("Cannot serialise table: excessively sparse array");
+      }
+      array = false;
+    }
+    if (array) {
       out.append('[');
       for (int i = 1; i <= length; i++) {
         if (i > 1) {
           out.append(',');
         }
-        encode(t.rawget(i), out, depth + 1);
+        encode(settings, t.rawget(i), out, depth);
       }
       out.append(']');
       return;
@@ -167,7 +313,7 @@ final class LuaJson {
       first = false;
       string(k.tojstring(), out);
       out.append(':');
-      encode(next.arg(2), out, depth + 1);
+      encode(settings, next.arg(2), out, depth);
     }
     out.append('}');
   }
@@ -175,10 +321,12 @@ final class LuaJson {
   /** A recursive-descent JSON reader into Lua values. */
   private static final class Decoder {
     private final String s;
+    private final int maxDepth;
     private int at;
 
-    Decoder(String s) {
+    Decoder(String s, int maxDepth) {
       this.s = s;
+      this.maxDepth = maxDepth;
     }
 
     LuaValue document() {
@@ -202,14 +350,15 @@ final class LuaJson {
     }
 
     private LuaValue value(int depth) {
-      if (depth > MAX_DEPTH) {
-        throw new LuaError("Found too many nested data structures (" + MAX_DEPTH + ")");
-      }
       space();
       if (at >= s.length()) {
         throw error("value");
       }
       char c = s.charAt(at);
+      if ((c == '{' || c == '[') && depth + 1 > maxDepth) {
+        throw new LuaError(
+            "Found too many nested data structures (" + (depth + 1) + ") at character " + (at + 1));
+      }
       switch (c) {
         case '{' -> {
           at++;

@@ -198,6 +198,59 @@ class ScriptingConformanceTest extends AbstractConformanceTest {
     assertEquals(bulk("5"), eval("return string.format('%d', 5)"));
   }
 
+  /** lua-cjson's settings, each set, used and put back to its default in the same script. */
+  @Test
+  void cjsonSettingsAsLuaCjsonHasThem() throws IOException {
+    assertEquals(integer(1000), eval("return cjson.encode_max_depth()"));
+    assertEquals(integer(1000), eval("return cjson.decode_max_depth()"));
+    assertEquals(integer(14), eval("return cjson.encode_number_precision()"));
+    assertEquals(integer(1), eval("return cjson.encode_keep_buffer()"));
+    assertEquals(integer(1), eval("return cjson.decode_invalid_numbers()"));
+    assertEquals("$-1\r\n", eval("return cjson.encode_invalid_numbers()"), "false");
+    assertEquals("*3\r\n$-1\r\n:2\r\n:10\r\n", eval("return {cjson.encode_sparse_array()}"));
+    assertEquals(
+        bulk("[nan,inf,-inf]"),
+        eval(
+            "cjson.encode_invalid_numbers(true) local r = cjson.encode({0/0, 1/0, -1/0})"
+                + " cjson.encode_invalid_numbers(false) return r"));
+    assertEquals(
+        bulk("[null]"),
+        eval(
+            "cjson.encode_invalid_numbers('null') local r = cjson.encode({0/0})"
+                + " cjson.encode_invalid_numbers(false) return r"));
+    assertEquals(
+        bulk("Cannot serialise, excessive nesting (2)"),
+        eval(
+            "cjson.encode_max_depth(1) local ok, e = pcall(cjson.encode, {{1}})"
+                + " cjson.encode_max_depth(1000) return e"));
+    assertEquals(
+        bulk("Found too many nested data structures (2) at character 6"),
+        eval(
+            "cjson.decode_max_depth(1) local ok, e = pcall(cjson.decode, '{\"a\":{\"b\":1}}')"
+                + " cjson.decode_max_depth(1000) return e"));
+    assertEquals(
+        bulk("[3.14]"),
+        eval(
+            "cjson.encode_number_precision(3) local r = cjson.encode({3.14159})"
+                + " cjson.encode_number_precision(14) return r"));
+    assertEquals(
+        bulk("{\"1\":1,\"100\":2}"),
+        eval(
+            "cjson.encode_sparse_array(true) local r = cjson.encode({[1]=1,[100]=2})"
+                + " cjson.encode_sparse_array(false) return r"));
+    assertEquals(bulk("[1,null,2]"), eval("return cjson.encode({[1]=1,[3]=2})"));
+    String sparse = eval("return cjson.encode({[1]=1,[100]=2})");
+    assertTrue(
+        sparse.startsWith("-ERR ")
+            && sparse.contains("Cannot serialise table: excessively sparse array"),
+        sparse);
+    String zero = eval("return cjson.encode_max_depth(0)");
+    assertTrue(
+        zero.contains(
+            "bad argument #1 to 'encode_max_depth' (expected integer between 1 and 2147483647)"),
+        zero);
+  }
+
   @Test
   void errorsCarryRedisTextsAndLines() throws IOException {
     c.call("SET", "s", "str");
