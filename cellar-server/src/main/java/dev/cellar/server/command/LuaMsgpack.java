@@ -9,8 +9,9 @@ import org.luaj.vm2.Varargs;
 import org.luaj.vm2.lib.VarArgFunction;
 
 /**
- * The {@code cmsgpack} library Redis gives scripts (lua-cmsgpack's {@code pack} and {@code
- * unpack}): MessagePack to and from Lua values, as BullMQ's scripts read their options with it.
+ * The {@code cmsgpack} library Redis gives scripts (lua-cmsgpack's {@code pack}, {@code
+ * unpack_one}, {@code unpack_limit} and {@code unpack}): MessagePack to and from Lua values, as
+ * BullMQ's scripts read their options with it.
  *
  * <p>Packing follows lua-cmsgpack: a number with an integer value (within 64 bits) packs as the
  * smallest integer form, any other as a double (a float when it loses nothing); a string as a str
@@ -23,6 +24,12 @@ final class LuaMsgpack {
   private LuaMsgpack() {}
 
   private static final int MAX_DEPTH = 1000;
+
+  /**
+   * lua-cmsgpack's {@code LUACMSGPACK_MAX_NESTING}: a table this deep packs as nil, so a table that
+   * refers to itself packs as sixteen copies deep rather than forever.
+   */
+  private static final int MAX_NESTING = 16;
 
   static LuaTable library() {
     LuaTable lib = new LuaTable();
@@ -55,12 +62,57 @@ final class LuaMsgpack {
             return LuaValue.varargsOf(values.toArray(new LuaValue[0]));
           }
         });
+    lib.set(
+        "unpack_one",
+        new VarArgFunction() {
+          @Override
+          public Varargs invoke(Varargs args) {
+            return unpackLimit(args.checkstring(1), 1, args.optint(2, 0));
+          }
+        });
+    lib.set(
+        "unpack_limit",
+        new VarArgFunction() {
+          @Override
+          public Varargs invoke(Varargs args) {
+            return unpackLimit(args.checkstring(1), args.checkint(2), args.optint(3, 0));
+          }
+        });
     return lib;
   }
 
+  /**
+   * lua-cmsgpack's {@code unpack_limit}: at most {@code limit} values from byte {@code offset} on,
+   * after the offset of the next value, or -1 when the input is used up.
+   */
+  private static Varargs unpackLimit(LuaString input, int limit, int offset) {
+    byte[] in = LuaReplies.bytes(input);
+    if (offset < 0 || limit < 0) {
+      throw new LuaError(
+          "Invalid request to unpack with offset of "
+              + offset
+              + " and limit of "
+              + in.length
+              + ".");
+    }
+    if (offset > in.length) {
+      throw new LuaError(
+          "Start offset " + offset + " greater than input length " + in.length + ".");
+    }
+    Reader r = new Reader(in);
+    r.at = offset;
+    java.util.List<LuaValue> values = new java.util.ArrayList<>();
+    values.add(LuaValue.NIL); // the next offset, set below
+    for (int i = 0; i < limit && r.at < in.length; i++) {
+      values.add(r.value(0));
+    }
+    values.set(0, LuaValue.valueOf(r.at >= in.length ? -1 : r.at));
+    return LuaValue.varargsOf(values.toArray(new LuaValue[0]));
+  }
+
   private static void pack(LuaValue v, ByteArrayOutputStream out, int depth) {
-    if (depth > MAX_DEPTH) {
-      out.write(0xc0); // lua-cmsgpack packs what is too deep as nil
+    if (v.istable() && depth >= MAX_NESTING) {
+      out.write(0xc0); // lua-cmsgpack packs a table too deep as nil
       return;
     }
     switch (v.type()) {

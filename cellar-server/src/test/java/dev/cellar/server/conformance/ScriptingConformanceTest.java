@@ -198,6 +198,29 @@ class ScriptingConformanceTest extends AbstractConformanceTest {
     assertEquals(bulk("5"), eval("return string.format('%d', 5)"));
   }
 
+  /**
+   * lua-cmsgpack's nesting bound (a table that refers to itself packs sixteen tables deep, byte for
+   * byte as Redis packs it) and its partial unpacking ({@code unpack_limit}, {@code unpack_one}).
+   */
+  @Test
+  void cmsgpackAsLuaCmsgpackPacksAndUnpacks() throws IOException {
+    assertEquals(
+        bulk("547a759e2cb806147bcea7abe667424cc7bf9f06"),
+        eval(
+            "local a = {x=nil,y=5} local b = {x=a} a['x'] = b"
+                + " return redis.sha1hex(cmsgpack.pack(a))"));
+    assertEquals(
+        "*5\r\n:3\r\n$2\r\naa\r\n:-1\r\n:1\r\n:2\r\n",
+        eval(
+            "local e = cmsgpack.pack('aa', 1, {1,2})"
+                + " local o, v = cmsgpack.unpack_limit(e, 1, 0)"
+                + " local o2, v2, v3 = cmsgpack.unpack_limit(e, 2, o)"
+                + " return {o, v, o2, v2, #v3}"));
+    assertEquals(
+        "*2\r\n:3\r\n$2\r\naa\r\n",
+        eval("return {cmsgpack.unpack_one(cmsgpack.pack('aa', 1), 0)}"));
+  }
+
   /** lua-cjson's settings, each set, used and put back to its default in the same script. */
   @Test
   void cjsonSettingsAsLuaCjsonHasThem() throws IOException {
