@@ -71,6 +71,14 @@ public final class Dispatcher {
               + " this context");
       return startNanos;
     }
+    Scripts.Run busy =
+        server.scripts().anyRunning()
+            ? server.scripts().busy(server.config().busyReplyThreshold())
+            : null; // one volatile read a command when no script runs
+    if (busy != null && !allowedWhileBusy(spec, request)) {
+      refuse(session, out, Scripts.isFunction(busy) ? Scripts.BUSY_FUNCTION : Scripts.BUSY_SCRIPT);
+      return startNanos;
+    }
     if (session.inTransaction() && !TransactionCommands.runsInsideMulti(spec)) {
       // As Redis: a container's unknown subcommand or wrong arity is refused when queued.
       String refused = Subcommands.refusal(spec.name(), request);
@@ -131,6 +139,20 @@ public final class Dispatcher {
     server.latency().record(spec, nanos);
     observe(session, spec, request, nanos);
     return end;
+  }
+
+  /**
+   * The commands Redis flags {@code allow-busy}: those that stop a runaway script or end a
+   * connection, and the transaction commands (a pipelined transaction must not lose its start).
+   */
+  private static boolean allowedWhileBusy(CommandSpec spec, Request request) {
+    return switch (spec.name()) {
+      case "auth", "discard", "hello", "multi", "quit", "reset", "shutdown", "unwatch", "watch" ->
+          true;
+      case "script" -> request.argc() > 1 && request.is(1, "kill");
+      case "function" -> request.argc() > 1 && (request.is(1, "kill") || request.is(1, "stats"));
+      default -> false;
+    };
   }
 
   /** Answers {@code error}; inside MULTI it also dooms the transaction, as in Redis. */

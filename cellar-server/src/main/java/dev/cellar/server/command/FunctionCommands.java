@@ -115,9 +115,7 @@ final class FunctionCommands {
       case "list" -> list(r, out, libraries);
       case "kill" -> {
         ServerCommands.requireArity(r, "function", sub, 2);
-        if (!scripts.killAll()) {
-          throw new CommandError("NOTBUSY No scripts in execution right now.");
-        }
+        scripts.kill(true);
         out.ok();
       }
       case "stats" -> {

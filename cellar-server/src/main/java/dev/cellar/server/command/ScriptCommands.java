@@ -170,9 +170,7 @@ final class ScriptCommands {
       }
       case "kill" -> {
         ServerCommands.requireArity(r, "script", sub, 2);
-        if (!scripts.killAll()) {
-          throw new CommandError("NOTBUSY No scripts in execution right now.");
-        }
+        scripts.kill(false);
         out.ok();
       }
       case "help" -> {

@@ -188,13 +188,71 @@ final class Scripts {
     loadedBytes = 0;
   }
 
+  /** Redis's reply to a command refused while a script runs past the busy threshold. */
+  static final String BUSY_SCRIPT =
+      "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
+
+  /** The same, while a function runs. */
+  static final String BUSY_FUNCTION =
+      "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.";
+
+  /** How many scripts run now: what every command reads, once, to learn that none does. */
+  private final java.util.concurrent.atomic.AtomicInteger runningCount =
+      new java.util.concurrent.atomic.AtomicInteger();
+
   /** Marks {@code run} as running (for SCRIPT KILL) until {@link #finished}. */
   void started(Run run) {
     running.add(run);
+    runningCount.incrementAndGet();
   }
 
   void finished(Run run) {
     running.remove(run);
+    runningCount.decrementAndGet();
+  }
+
+  /**
+   * The script that has run longer than {@code thresholdMillis} (Redis's {@code
+   * busy-reply-threshold}), or null: while one does, other clients' commands are refused as Redis
+   * refuses them ({@link #BUSY_SCRIPT}), but those that stop it.
+   */
+  Run busy(long thresholdMillis) {
+    Run longest = longestRunning();
+    return longest != null && longest.durationMillis() > thresholdMillis ? longest : null;
+  }
+
+  /** Whether any script or function runs now. */
+  boolean anyRunning() {
+    return runningCount.get() != 0;
+  }
+
+  /** Whether {@code run} is a function's ({@code FCALL}), not a script's ({@code EVAL}). */
+  static boolean isFunction(Run run) {
+    return run.chunk().equals("user_function");
+  }
+
+  /**
+   * {@code SCRIPT KILL} ({@code functions} false) or {@code FUNCTION KILL}: kills every running
+   * script of that kind. As in Redis, the other kind is not killed and answers BUSY, and with
+   * nothing running the answer is NOTBUSY.
+   */
+  void kill(boolean functions) {
+    boolean killed = false;
+    boolean other = false;
+    for (Run run : running) {
+      if (isFunction(run) == functions) {
+        run.kill();
+        killed = true;
+      } else {
+        other = true;
+      }
+    }
+    if (!killed) {
+      throw new CommandError(
+          other
+              ? (functions ? BUSY_SCRIPT : BUSY_FUNCTION)
+              : "NOTBUSY No scripts in execution right now.");
+    }
   }
 
   /** {@code SCRIPT KILL}: kills every script running now; false if none runs. */
