@@ -55,6 +55,14 @@ final class BlockedClients {
 
     /** Answers the timeout, on the client's thread. */
     void timedOut(ReplyWriter out);
+
+    /**
+     * Whether the client is also to be told when its key goes ({@code XREADGROUP}, answered
+     * NOGROUP): Redis counts such keys apart, as {@code total_blocking_keys_on_nokey}.
+     */
+    default boolean onNoKey() {
+      return false;
+    }
   }
 
   private static final int WAITING = 0;
@@ -260,6 +268,23 @@ final class BlockedClients {
         ready.get().keys.addAll(w.keys);
       }
     }
+  }
+
+  /**
+   * {@code INFO}'s {@code total_blocking_keys} and {@code total_blocking_keys_on_nokey}: the keys
+   * clients are blocked on, and those of them some client also waits on to be deleted.
+   */
+  synchronized long[] blockingKeys() {
+    long onNoKey = 0;
+    for (Set<Waiter> waiters : byKey.values()) {
+      for (Waiter w : waiters) {
+        if (w.attempt.onNoKey()) {
+          onNoKey++;
+          break;
+        }
+      }
+    }
+    return new long[] {byKey.size(), onNoKey};
   }
 
   /** Whether anyone is blocked: commands skip {@link #signal} when no one is. */

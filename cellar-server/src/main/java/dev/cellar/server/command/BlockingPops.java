@@ -183,6 +183,11 @@ final class BlockingPops {
                 public void timedOut(ReplyWriter o) {
                   o.nullArray();
                 }
+
+                @Override
+                public boolean onNoKey() {
+                  return wrongTypeAnswers; // a group reader, told when its stream goes
+                }
               });
     } finally {
       server.locks().unlockAll(locking, locked);

@@ -118,6 +118,12 @@ final class InfoText {
         .append("\r\n")
         .append("blocked_clients:")
         .append(server.blockedClients())
+        .append("\r\n");
+    long[] blockingKeys = server.blocked().blockingKeys();
+    b.append("total_blocking_keys:")
+        .append(blockingKeys[0])
+        .append("\r\ntotal_blocking_keys_on_nokey:")
+        .append(blockingKeys[1])
         .append("\r\n")
         .append("tracking_clients:0\r\n")
         .append("clients_in_timeout_table:0\r\n");

@@ -3,6 +3,7 @@ package dev.cellar.server.conformance;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -216,6 +217,40 @@ class BlockedClientsConformanceTest extends AbstractConformanceTest {
       c.call("EXEC");
       assertEquals(array("q", "b"), first.readReply());
       assertEquals(array("q", "c"), second.readReply());
+    }
+  }
+
+  private String infoField(String name) throws IOException {
+    String info = c.call("INFO", "clients");
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("\\r\\n" + name + ":(\\d+)\\r\\n").matcher(info);
+    return m.find() ? m.group(1) : null;
+  }
+
+  /** Redis 7.2's counts of blocking keys, and of those a group reader also waits on to go. */
+  @Test
+  void blockingKeysAreCountedAsRedis72CountsThem() throws Exception {
+    if (!redis72() && TargetServer.targetIsRedis()) {
+      return; // 7.0 has no such fields
+    }
+    try (RawClient list = server.connect();
+        RawClient group = server.connect()) {
+      list.send("BLPOP", "s", "0");
+      waitForBlocked(1);
+      assertEquals("1", infoField("total_blocking_keys"));
+      assertEquals("0", infoField("total_blocking_keys_on_nokey"));
+      c.call("XADD", "other", "1-1", "f", "v");
+      c.call("XGROUP", "CREATE", "other", "g", "$");
+      group.send("XREADGROUP", "GROUP", "g", "c1", "BLOCK", "0", "STREAMS", "other", ">");
+      waitForBlocked(2);
+      assertEquals("2", infoField("total_blocking_keys"));
+      assertEquals("1", infoField("total_blocking_keys_on_nokey"));
+      c.call("DEL", "other");
+      assertTrue(group.readReply().startsWith("-NOGROUP"), "told its stream went");
+      c.call("RPUSH", "s", "x");
+      assertEquals(array("s", "x"), list.readReply());
+      waitForBlocked(0);
+      assertEquals("0", infoField("total_blocking_keys"));
     }
   }
 }
