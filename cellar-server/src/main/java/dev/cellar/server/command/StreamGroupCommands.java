@@ -465,7 +465,10 @@ final class StreamGroupCommands {
     boolean justId = false;
     for (int i = 6; i < r.argc(); i++) {
       if (r.is(i, "count") && i + 1 < r.argc()) {
-        if (!r.isLong(i + 1) || r.longValue(i + 1) < 1) {
+        // Redis's bound: LONG_MAX over the larger of a stream id's 16 bytes and its 10 attempts
+        if (!r.isLong(i + 1)
+            || r.longValue(i + 1) < 1
+            || r.longValue(i + 1) > Long.MAX_VALUE / 16) {
           throw new CommandError("ERR COUNT must be > 0");
         }
         count = r.longValue(++i);

@@ -471,4 +471,21 @@ class CollectionConformanceTest extends AbstractConformanceTest {
     }
     return out;
   }
+
+  /** XAUTOCLAIM's COUNT is bounded as Redis bounds it (LONG_MAX / 16). */
+  @Test
+  void xautoclaimCountBound() throws IOException {
+    c.call("XADD", "x", "1-0", "f", "v");
+    c.call("XGROUP", "CREATE", "x", "grp", "0");
+    String tooBig = error("ERR COUNT must be > 0");
+    assertEquals(
+        tooBig,
+        c.call("XAUTOCLAIM", "x", "grp", "Bob", "0", "3-0", "COUNT", "8070450532247928833"));
+    assertEquals(
+        tooBig, c.call("XAUTOCLAIM", "x", "grp", "Bob", "0", "3-0", "COUNT", "576460752303423488"));
+    assertEquals(tooBig, c.call("XAUTOCLAIM", "x", "grp", "Bob", "0", "3-0", "COUNT", "0"));
+    assertEquals(
+        "*3\r\n$3\r\n0-0\r\n*0\r\n*0\r\n",
+        c.call("XAUTOCLAIM", "x", "grp", "Bob", "0", "3-0", "COUNT", "1000"));
+  }
 }
