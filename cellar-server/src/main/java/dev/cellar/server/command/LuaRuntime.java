@@ -191,7 +191,15 @@ final class LuaRuntime {
       LuaReplies.write(result, out);
       return true;
     } catch (ScriptKilled killed) {
-      out.error("ERR Script killed by user with SCRIPT KILL...");
+      String line = kill.line() == null ? "?" : kill.line(); // where it was stopped
+      out.error(
+          "ERR Script killed by user with SCRIPT KILL... script: "
+              + current.name()
+              + ", on @"
+              + current.chunk()
+              + ":"
+              + line
+              + ".");
       return false;
     } catch (LuaError e) {
       // As in Redis, a script that fails keeps what it wrote before: scripts are atomic, not

@@ -505,11 +505,9 @@ class ScriptingConformanceTest extends AbstractConformanceTest {
       assertEquals(busy, other.call("SET", "k", "v"));
       assertEquals(OK, other.call("DISCARD"));
       assertEquals(OK, other.call("FUNCTION", "KILL"));
-      assertTrue(
-          reply
-              .get(10, java.util.concurrent.TimeUnit.SECONDS)
-              .startsWith("-ERR Script killed by user with"),
-          reply.get());
+      assertEquals(
+          error("ERR Script killed by user with SCRIPT KILL... script: spin, on @user_function:2."),
+          reply.get(10, java.util.concurrent.TimeUnit.SECONDS));
       assertEquals(PONG, other.call("PING"));
       assertEquals(
           error("NOTBUSY No scripts in execution right now."), other.call("FUNCTION", "KILL"));
@@ -560,11 +558,12 @@ class ScriptingConformanceTest extends AbstractConformanceTest {
         }
       }
       assertEquals(OK, killed);
-      assertTrue(
-          reply
-              .get(10, java.util.concurrent.TimeUnit.SECONDS)
-              .startsWith("-ERR Script killed by user with SCRIPT KILL"),
-          reply.get());
+      assertEquals(
+          error(
+              "ERR Script killed by user with SCRIPT KILL... script: "
+                  + sha1("while true do end")
+                  + ", on @user_script:1."),
+          reply.get(10, java.util.concurrent.TimeUnit.SECONDS));
       try (RawClient fresh = server.connect()) {
         assertEquals(PONG, fresh.call("PING"));
       }
