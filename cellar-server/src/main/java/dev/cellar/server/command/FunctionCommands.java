@@ -106,7 +106,13 @@ final class FunctionCommands {
         out.ok();
       }
       case "flush" -> {
-        if (r.argc() > 3 || (r.argc() == 3 && !r.is(2, "async") && !r.is(2, "sync"))) {
+        if (r.argc() > 3) {
+          throw new CommandError( // the subcommand as the client wrote it, as Redis echoes it
+              "ERR unknown subcommand or wrong number of arguments for '"
+                  + r.string(1)
+                  + "'. Try FUNCTION HELP.");
+        }
+        if (r.argc() == 3 && !r.is(2, "async") && !r.is(2, "sync")) {
           throw new CommandError("ERR FUNCTION FLUSH only supports SYNC|ASYNC option");
         }
         libraries.flush();

@@ -53,13 +53,15 @@ final class LuaFunctions {
     List<FunctionLibraries.Function> registered = new ArrayList<>();
     Map<String, LuaValue> found = new HashMap<>();
     LuaValue redis = globals.rawget("redis");
-    globals.setInternal("redis", loadingLibrary(name, registered, found));
+    boolean[] loaded = {false}; // a library keeping its loading redis cannot register later
+    globals.setInternal("redis", loadingLibrary(name, registered, found, loaded));
     try {
       new LuaClosure(prototype, globals).call();
     } catch (LuaError e) {
       throw new CommandError(
           "ERR Error registering functions: " + LuaReplies.errorText(message(e)));
     } finally {
+      loaded[0] = true;
       globals.setInternal("redis", redis);
     }
     if (registered.isEmpty()) {
@@ -97,38 +99,76 @@ final class LuaFunctions {
 
   /** The {@code redis} table a library's code sees while it loads. */
   private LuaTable loadingLibrary(
-      String library, List<FunctionLibraries.Function> registered, Map<String, LuaValue> found) {
+      String library,
+      List<FunctionLibraries.Function> registered,
+      Map<String, LuaValue> found,
+      boolean[] loaded) {
     LuaTable redis = new LuaTable();
     redis.set(
         "register_function",
         new VarArgFunction() {
           @Override
           public Varargs invoke(Varargs args) {
-            String name;
-            LuaValue callback;
+            if (loaded[0]) {
+              throw new LuaError(
+                  "redis.register_function can only be called on FUNCTION LOAD command");
+            }
+            String name = null;
+            LuaValue callback = LuaValue.NIL;
             String description = null;
             List<String> flags = new ArrayList<>();
-            if (args.narg() == 1 && args.arg1().istable()) {
+            if (args.narg() < 1 || args.narg() > 2) {
+              throw new LuaError("wrong number of arguments to redis.register_function");
+            }
+            if (args.narg() == 1) {
               LuaValue t = args.arg1();
+              if (!t.istable()) {
+                throw new LuaError(
+                    "calling redis.register_function with a single argument is only applicable to"
+                        + " Lua table (representing named arguments).");
+              }
               LuaValue k = LuaValue.NIL;
-              name = null;
-              callback = LuaValue.NIL;
               while (true) {
                 Varargs next = t.next(k);
                 k = next.arg1();
                 if (k.isnil()) {
                   break;
                 }
+                if (!k.isstring()) {
+                  throw new LuaError(
+                      "named argument key given to redis.register_function is not a string");
+                }
                 String field = k.tojstring();
                 LuaValue v = next.arg(2);
-                switch (field) {
-                  case "function_name" -> name = v.tojstring();
-                  case "callback" -> callback = v;
-                  case "description" -> description = v.tojstring();
+                switch (field.toLowerCase(java.util.Locale.ROOT)) {
+                  case "function_name" -> {
+                    if (!v.isstring()) {
+                      throw new LuaError(
+                          "function_name argument given to redis.register_function must be a"
+                              + " string");
+                    }
+                    name = v.tojstring();
+                  }
+                  case "callback" -> {
+                    if (!v.isfunction()) {
+                      throw new LuaError(
+                          "callback argument given to redis.register_function must be a function");
+                    }
+                    callback = v;
+                  }
+                  case "description" -> {
+                    if (!v.isstring()) {
+                      throw new LuaError(
+                          "description argument given to redis.register_function must be a"
+                              + " string");
+                    }
+                    description = v.tojstring();
+                  }
                   case "flags" -> {
                     if (!v.istable()) {
                       throw new LuaError(
-                          "flags argument to redis.register_function must be a table representing function flags");
+                          "flags argument to redis.register_function must be a table"
+                              + " representing function flags");
                     }
                     for (int i = 1; !v.rawget(i).isnil(); i++) {
                       String flag = v.rawget(i).tojstring();
@@ -145,19 +185,23 @@ final class LuaFunctions {
               if (name == null) {
                 throw new LuaError("redis.register_function must get a function name argument");
               }
-            } else if (args.narg() == 2) {
+              if (callback.isnil()) {
+                throw new LuaError("redis.register_function must get a callback argument");
+              }
+            } else {
+              if (!args.arg1().isstring()) {
+                throw new LuaError("first argument to redis.register_function must be a string");
+              }
+              if (!args.arg(2).isfunction()) {
+                throw new LuaError("second argument to redis.register_function must be a function");
+              }
               name = args.arg1().tojstring();
               callback = args.arg(2);
-            } else {
-              throw new LuaError("wrong number of arguments to redis.register_function");
-            }
-            if (!callback.isfunction()) {
-              throw new LuaError(
-                  "callback argument given to redis.register_function must be a function");
             }
             if (!FunctionLibraries.NAME.matcher(name).matches()) {
+              // Redis's text, "Library" though it names a function
               throw new LuaError(
-                  "Function names can only contain letters, numbers, or underscores(_) and must be"
+                  "Library names can only contain letters, numbers, or underscores(_) and must be"
                       + " at least one character long");
             }
             if (found.containsKey(name)) {

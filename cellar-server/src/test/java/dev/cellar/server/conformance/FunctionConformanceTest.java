@@ -74,6 +74,72 @@ class FunctionConformanceTest extends AbstractConformanceTest {
     assertEquals(error("NOTBUSY No scripts in execution right now."), c.call("FUNCTION", "KILL"));
   }
 
+  /** redis.register_function's argument errors, with Redis's texts. */
+  @Test
+  void registrationErrorsAreRedis() throws IOException {
+    String[][] cases = {
+      {
+        "redis.register_function(nil, function() return 1 end)",
+        "first argument to redis.register_function must be a string"
+      },
+      {
+        "redis.register_function('f', 1)",
+        "second argument to redis.register_function must be a function"
+      },
+      {
+        "redis.register_function('f')",
+        "calling redis.register_function with a single argument is only applicable to Lua table"
+            + " (representing named arguments)."
+      },
+      {"redis.register_function()", "wrong number of arguments to redis.register_function"},
+      {
+        "redis.register_function{callback=function() return 1 end}",
+        "redis.register_function must get a function name argument"
+      },
+      {
+        "redis.register_function{function_name='f'}",
+        "redis.register_function must get a callback argument"
+      },
+      {
+        "redis.register_function{function_name={}, callback=function() return 1 end}",
+        "function_name argument given to redis.register_function must be a string"
+      },
+      {
+        "redis.register_function{function_name='f', callback=1}",
+        "callback argument given to redis.register_function must be a function"
+      },
+      {
+        "redis.register_function('', function() return 1 end)",
+        "Library names can only contain letters, numbers, or underscores(_) and must be at"
+            + " least one character long"
+      },
+    };
+    for (String[] bad : cases) {
+      String reply = c.call("FUNCTION", "LOAD", "REPLACE", "#!lua name=bad\n" + bad[0]);
+      assertTrue(
+          reply.startsWith("-ERR Error registering functions: ") && reply.contains(bad[1]),
+          bad[0] + ": " + reply);
+    }
+    assertEquals("*0\r\n", c.call("FUNCTION", "LIST"), "nothing was registered");
+    c.call(
+        "FUNCTION",
+        "LOAD",
+        "#!lua name=keeper\nlocal lib = redis\n"
+            + "redis.register_function('later', function() lib.register_function('x',"
+            + " function() return 1 end) end)");
+    String later = c.call("FCALL", "later", "0");
+    assertTrue(
+        later.contains("redis.register_function can only be called on FUNCTION LOAD command"),
+        later);
+    assertEquals(
+        error(
+            "ERR unknown subcommand or wrong number of arguments for 'FLUSH'. Try FUNCTION HELP."),
+        c.call("FUNCTION", "FLUSH", "SYNC", "extra"));
+    assertEquals(
+        error("ERR FUNCTION FLUSH only supports SYNC|ASYNC option"),
+        c.call("FUNCTION", "FLUSH", "bad"));
+  }
+
   @Test
   void listShowsLibrariesFunctionsAndCode() throws IOException {
     String lib =
