@@ -199,16 +199,34 @@ final class ServerCommands {
           throw new CommandError("ERR Invalid command specified");
         }
         int argc = r.argc() - 2;
-        if (spec.firstKey() == 0) {
-          throw new CommandError("ERR The command has no key arguments");
-        }
-        if (!spec.arityAccepts(argc)) {
-          throw new CommandError("ERR Invalid number of arguments specified for command");
-        }
-        int last = spec.lastKeyIndex(argc);
         List<Integer> positions = new ArrayList<>();
-        for (int k = spec.firstKey(); k <= last; k += spec.step()) {
-          positions.add(k);
+        if (spec.has("movablekeys")) {
+          if (!spec.arityAccepts(argc)) {
+            throw new CommandError("ERR Invalid number of arguments specified for command");
+          }
+          List<String> args = new ArrayList<>(argc);
+          for (int i = 2; i < r.argc(); i++) {
+            args.add(r.string(i));
+          }
+          try {
+            positions.addAll(MovableKeys.positions(spec.name(), args));
+          } catch (MovableKeys.Invalid e) {
+            positions.clear();
+          }
+          if (positions.isEmpty() && !spec.has("no_mandatory_keys")) {
+            throw new CommandError("ERR Invalid arguments specified for command");
+          }
+        } else {
+          if (spec.firstKey() == 0) {
+            throw new CommandError("ERR The command has no key arguments");
+          }
+          if (!spec.arityAccepts(argc)) {
+            throw new CommandError("ERR Invalid number of arguments specified for command");
+          }
+          int last = spec.lastKeyIndex(argc);
+          for (int k = spec.firstKey(); k <= last; k += spec.step()) {
+            positions.add(k);
+          }
         }
         out.array(positions.size());
         for (int k : positions) {

@@ -129,6 +129,73 @@ class ServerCommandsConformanceTest extends AbstractConformanceTest {
         "keys are looked for before arity");
   }
 
+  /** COMMAND GETKEYS of commands whose keys move, as Redis 7's key specs find them. */
+  @Test
+  void commandGetkeysOfMovableKeys() throws IOException {
+    String[][] cases = {
+      {"*1\r\n$1\r\na\r\n", "eval", "x", "1", "a", "b"},
+      {"*0\r\n", "eval", "x", "5", "a"},
+      {"*0\r\n", "eval", "x", "0"},
+      {"*0\r\n", "eval", "x", "y", "a"},
+      {"*2\r\n$1\r\na\r\n$1\r\nb\r\n", "fcall", "f", "2", "a", "b", "c"},
+      {"*2\r\n$1\r\na\r\n$1\r\nb\r\n", "zunion", "2", "a", "b"},
+      {"-ERR Invalid arguments specified for command\r\n", "zunion", "3", "a", "b"},
+      {"-ERR Invalid number of arguments specified for command\r\n", "zunion", "0"},
+      {"*3\r\n$1\r\nd\r\n$1\r\na\r\n$1\r\nb\r\n", "zunionstore", "d", "2", "a", "b"},
+      {"*2\r\n$1\r\na\r\n$1\r\nb\r\n", "blmpop", "0", "2", "a", "b", "left"},
+      {"*2\r\n$1\r\na\r\n$1\r\nb\r\n", "sintercard", "2", "a", "b", "limit", "1"},
+      {
+        "*2\r\n$1\r\na\r\n$1\r\nb\r\n",
+        "xreadgroup",
+        "group",
+        "g",
+        "c",
+        "streams",
+        "a",
+        "b",
+        ">",
+        ">"
+      },
+      {"*1\r\n$1\r\na\r\n", "xread", "streams", "a", "0", "0"},
+      {"-ERR Invalid arguments specified for command\r\n", "xread", "count", "1", "block", "0"},
+      {
+        "*2\r\n$1\r\nk\r\n$1\r\ne\r\n",
+        "sort",
+        "k",
+        "limit",
+        "0",
+        "1",
+        "store",
+        "d",
+        "get",
+        "x",
+        "store",
+        "e"
+      },
+      {"*1\r\n$1\r\nk\r\n", "sort_ro", "k", "by", "x"},
+      {
+        "*3\r\n$1\r\nk\r\n$1\r\nd\r\n$1\r\ne\r\n",
+        "georadius",
+        "k",
+        "0",
+        "0",
+        "1",
+        "km",
+        "store",
+        "d",
+        "storedist",
+        "e"
+      },
+    };
+    for (String[] one : cases) {
+      String[] call = new String[one.length + 1];
+      call[0] = "COMMAND";
+      call[1] = "GETKEYS";
+      System.arraycopy(one, 1, call, 2, one.length - 1);
+      assertEquals(one[0], c.call(call), String.join(" ", call));
+    }
+  }
+
   @Test
   void commandDocs() throws IOException {
     List<?> docs = assertInstanceOf(List.class, c.callParsed("COMMAND", "DOCS", "get"));
