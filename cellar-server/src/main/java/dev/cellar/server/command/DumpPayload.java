@@ -123,10 +123,10 @@ final class DumpPayload {
 
   // ------------------------------------------------------------------ reading
 
-  /** Checks the footer; returns the value, or throws {@link #BAD_PAYLOAD} / {@link #BAD_DATA}. */
-  static Value read(byte[] p) {
-    if (p.length < 11) {
-      throw BAD_PAYLOAD;
+  /** Whether the footer is whole: a version this reads and the CRC-64 of what precedes it. */
+  static boolean footerValid(byte[] p) {
+    if (p.length < 10) {
+      return false;
     }
     int end = p.length - 10;
     int version = (p[end] & 0xff) | (p[end + 1] & 0xff) << 8;
@@ -134,9 +134,15 @@ final class DumpPayload {
     for (int b = 7; b >= 0; b--) {
       stored = (stored << 8) | (p[end + 2 + b] & 0xff);
     }
-    if (version > MAX_READ_VERSION || Crc64.of(p, 0, end + 2) != stored) {
+    return version <= MAX_READ_VERSION && Crc64.of(p, 0, end + 2) == stored;
+  }
+
+  /** Checks the footer; returns the value, or throws {@link #BAD_PAYLOAD} / {@link #BAD_DATA}. */
+  static Value read(byte[] p) {
+    if (p.length < 11 || !footerValid(p)) {
       throw BAD_PAYLOAD;
     }
+    int end = p.length - 10;
     Reader r = new Reader(p, end);
     try {
       Value v = r.value();
@@ -157,6 +163,11 @@ final class DumpPayload {
     Reader(byte[] p, int end) {
       this.p = p;
       this.end = end;
+    }
+
+    /** Where the next byte is read from. */
+    int position() {
+      return at;
     }
 
     int u8() {

@@ -7,9 +7,10 @@ import java.util.Locale;
 import org.luaj.vm2.LuaValue;
 
 /**
- * Functions: FUNCTION (LOAD DELETE FLUSH LIST KILL STATS HELP), FCALL and FCALL_RO, with Redis 7's
- * replies and errors. Libraries persist in the data directory ({@link FunctionLibraries}); a call
- * runs as atomically as a script does ({@link ScriptCommands#runAtomically}).
+ * Functions: FUNCTION (LOAD DELETE FLUSH LIST KILL STATS DUMP RESTORE HELP), FCALL and FCALL_RO,
+ * with Redis 7's replies and errors. Libraries persist in the data directory ({@link
+ * FunctionLibraries}); a call runs as atomically as a script does ({@link
+ * ScriptCommands#runAtomically}).
  */
 final class FunctionCommands {
   private FunctionCommands() {}
@@ -100,6 +101,34 @@ final class FunctionCommands {
         libraries.load(library, replace);
         out.bulk(library.name());
       }
+      case "dump" -> {
+        ServerCommands.requireArity(r, "function", sub, 2);
+        out.bulk(FunctionDump.dump(libraries.all()));
+      }
+      case "restore" -> {
+        if (r.argc() < 3 || r.argc() > 4) {
+          throw new CommandError(
+              "ERR unknown subcommand or wrong number of arguments for '"
+                  + r.string(1)
+                  + "'. Try FUNCTION HELP.");
+        }
+        String policy = r.argc() == 4 ? r.string(3).toLowerCase(java.util.Locale.ROOT) : "append";
+        if (!List.of("flush", "append", "replace").contains(policy)) {
+          throw new CommandError(
+              "ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.");
+        }
+        List<FunctionLibraries.Library> incoming = new java.util.ArrayList<>();
+        java.util.Set<String> names = new java.util.HashSet<>();
+        for (byte[] code : FunctionDump.codes(r.bytes(2))) {
+          FunctionLibraries.Library library = scripts.runtime().functions().load(code, null);
+          if (!names.add(library.name())) {
+            throw new CommandError("ERR Library " + library.name() + " already exists");
+          }
+          incoming.add(library);
+        }
+        libraries.restoreAll(incoming, policy);
+        out.ok();
+      }
       case "delete" -> {
         ServerCommands.requireArity(r, "function", sub, 3);
         libraries.delete(r.string(2));
@@ -186,6 +215,21 @@ final class FunctionCommands {
                 "    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
                 "    * ASYNC: Asynchronously flush the libraries.",
                 "    * SYNC: Synchronously flush the libraries.",
+                "DUMP",
+                "    Return a serialized payload representing the current libraries, can be"
+                    + " restored using FUNCTION RESTORE command",
+                "RESTORE <PAYLOAD> [FLUSH|APPEND|REPLACE]",
+                "    Restore the libraries represented by the given payload, it is possible to give"
+                    + " a restore policy to",
+                "    control how to handle existing libraries (default APPEND):",
+                "    * FLUSH: delete all existing libraries.",
+                "    * APPEND: appends the restored libraries to the existing libraries. On"
+                    + " collision, abort.",
+                "    * REPLACE: appends the restored libraries to the existing libraries, On"
+                    + " collision, replace the old",
+                "      libraries with the new libraries (notice that even on this option there is"
+                    + " a chance of failure",
+                "      in case of functions name collision with another library).",
                 "HELP",
                 "    Print this help."
               });

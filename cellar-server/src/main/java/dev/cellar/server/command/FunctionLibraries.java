@@ -137,6 +137,48 @@ final class FunctionLibraries {
     generation++;
   }
 
+  /**
+   * {@code FUNCTION RESTORE}: adds checked libraries as one change. {@code policy} is {@code flush}
+   * (they replace every library), {@code append} (a library already there is an error) or {@code
+   * replace} (one already there is replaced); a function name another library holds is an error,
+   * and an error changes nothing.
+   */
+  synchronized void restoreAll(List<Library> incoming, String policy) {
+    Map<String, Library> before = new LinkedHashMap<>(libraries);
+    Map<String, Function> functionsBefore = new LinkedHashMap<>(functions);
+    try {
+      if (policy.equals("flush")) {
+        libraries.clear();
+        functions.clear();
+      }
+      for (Library library : incoming) {
+        Library old = libraries.get(library.name());
+        if (old != null) {
+          if (!policy.equals("replace")) {
+            throw new CommandError("ERR Library " + library.name() + " already exists");
+          }
+          remove(old);
+        }
+      }
+      for (Library library : incoming) {
+        for (Function f : library.functions()) {
+          if (functions.containsKey(key(f.name()))) {
+            throw new CommandError("ERR Function " + f.name() + " already exists");
+          }
+        }
+        add(library);
+      }
+      save();
+    } catch (RuntimeException e) {
+      libraries.clear();
+      libraries.putAll(before);
+      functions.clear();
+      functions.putAll(functionsBefore);
+      throw e;
+    }
+    generation++;
+  }
+
   /** {@code FUNCTION DELETE}. */
   synchronized void delete(String name) {
     Library library = libraries.get(name);

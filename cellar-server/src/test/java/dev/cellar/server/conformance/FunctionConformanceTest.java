@@ -140,6 +140,46 @@ class FunctionConformanceTest extends AbstractConformanceTest {
         c.call("FUNCTION", "FLUSH", "bad"));
   }
 
+  /** FUNCTION DUMP and RESTORE with each policy, and Redis's errors for bad payloads. */
+  @Test
+  void dumpAndRestore() throws IOException {
+    String lib1 = "#!lua name=lib1\nredis.register_function('f1', function() return 1 end)";
+    String lib2 = "#!lua name=lib2\nredis.register_function('f2', function() return 2 end)";
+    c.call("FUNCTION", "LOAD", lib1);
+    String payload = (String) c.callParsed("FUNCTION", "DUMP");
+    assertEquals(error("ERR Library lib1 already exists"), c.call("FUNCTION", "RESTORE", payload));
+    assertEquals(OK, c.call("FUNCTION", "RESTORE", payload, "REPLACE"));
+    c.call("FUNCTION", "FLUSH");
+    assertEquals(OK, c.call("FUNCTION", "RESTORE", payload));
+    assertEquals(integer(1), c.call("FCALL", "f1", "0"));
+    c.call("FUNCTION", "LOAD", lib2);
+    assertEquals(OK, c.call("FUNCTION", "RESTORE", payload, "FLUSH"));
+    assertEquals(error("ERR Function not found"), c.call("FCALL", "f2", "0"), "flushed");
+    assertEquals(integer(1), c.call("FCALL", "f1", "0"));
+    c.call("FUNCTION", "DELETE", "lib1");
+    c.call("FUNCTION", "LOAD", "#!lua name=other\nredis.register_function('f1', function() end)");
+    assertEquals(
+        error("ERR Function f1 already exists"), c.call("FUNCTION", "RESTORE", payload, "APPEND"));
+    assertEquals(
+        error("ERR Function f1 already exists"), c.call("FUNCTION", "RESTORE", payload, "REPLACE"));
+    assertEquals(
+        error("ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE."),
+        c.call("FUNCTION", "RESTORE", payload, "BOGUS"));
+    assertEquals(
+        error("ERR DUMP payload version or checksum are wrong"),
+        c.call("FUNCTION", "RESTORE", "bad payload"));
+    c.call("SET", "k", "v");
+    String stringDump = (String) c.callParsed("DUMP", "k");
+    assertEquals(
+        error("ERR given type is not a function"), c.call("FUNCTION", "RESTORE", stringDump));
+    assertEquals(
+        error(
+            "ERR unknown subcommand or wrong number of arguments for 'restore'. Try FUNCTION HELP."),
+        c.call("FUNCTION", "restore", payload, "FLUSH", "extra"));
+    String list = c.call("FUNCTION", "LIST");
+    assertTrue(list.contains("other") && !list.contains("lib1"), "nothing changed: " + list);
+  }
+
   @Test
   void listShowsLibrariesFunctionsAndCode() throws IOException {
     String lib =
