@@ -182,6 +182,7 @@ final class BitCommands {
         Values.rewrite(server.store(), key, value, current);
         KeyspaceEvents.written(server, r, 1, current == null, STRING, "setbit");
       }
+      server.rawStrings().mark(server, r.bytes(1)); // changed or not, as Redis unshares it
       out.integer(old);
     } finally {
       server.locks().unlock(stripe);
@@ -408,6 +409,7 @@ final class BitCommands {
       }
       boolean created = KeyspaceEvents.absentBefore(server, target);
       server.store().put(target, MemorySegment.ofArray(result), Cellar.NO_EXPIRY);
+      server.rawStrings().mark(server, r.bytes(2));
       KeyspaceEvents.written(server, r, 2, created, STRING, "set");
       out.integer(length);
     } finally {

@@ -77,6 +77,9 @@ final class BitfieldCommand {
           server.changes().add(changes[0] - 1); // Redis counts each write that changed bits
         }
       }
+      if (current != null || grown) {
+        server.rawStrings().mark(server, r.bytes(1)); // any write op unshares it in Redis
+      }
     } finally {
       server.locks().unlock(stripe);
     }

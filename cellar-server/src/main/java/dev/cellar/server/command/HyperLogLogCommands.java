@@ -101,6 +101,7 @@ final class HyperLogLogCommands {
       if (updated > 0) {
         hll.invalidateCache();
         Values.rewrite(server.store(), key, hll.bytes(), current);
+        server.rawStrings().mark(server, r.bytes(1));
         KeyspaceEvents.written(server, r, 1, current == null, STRING, "pfadd");
         server.changes().add(updated - 1); // one was counted with the event
       }
@@ -148,6 +149,7 @@ final class HyperLogLogCommands {
       }
       hll.cache(card);
       Values.rewrite(server.store(), key, hll.bytes(), current);
+      server.rawStrings().mark(server, r.bytes(1));
       server.watches().touch(r, 1); // the value changed, as Redis's signalModifiedKey says
       server.changes().add(1); // and a change, which Redis counts to propagate the cache
       out.integer(card);
@@ -193,6 +195,7 @@ final class HyperLogLogCommands {
       }
       target.invalidateCache();
       Values.rewrite(server.store(), key, target.bytes(), current);
+      server.rawStrings().mark(server, r.bytes(1));
       KeyspaceEvents.written(server, r, 1, current == null, STRING, "pfadd");
       out.ok();
     } finally {

@@ -20,8 +20,8 @@ import java.util.Locale;
  * <ul>
  *   <li>{@code ENCODING}: strings only here, named as Redis names them from the value: {@code int}
  *       (a canonical 64-bit decimal of at most 20 characters), {@code embstr} (at most 44 bytes),
- *       else {@code raw}. Redis also answers {@code raw} for a short string it has modified in
- *       place (APPEND, SETRANGE); here the value alone decides.
+ *       else {@code raw}; and {@code raw}, as Redis, for a string a command modified in place
+ *       ({@code APPEND}, {@code SETRANGE}...) until another write replaces it ({@link RawStrings}).
  *   <li>{@code FREQ} and {@code IDLETIME}: from the {@link AccessTracker}, under an LFU or an LRU
  *       {@code maxmemory-policy} respectively, with Redis's errors for the other kind. Redis keeps
  *       idle times under every policy but LFU; Cellar keeps them only while an LRU policy is in
@@ -74,7 +74,7 @@ final class ObjectCommand {
     switch (sub) {
       case "encoding" -> {
         if (!current.header()) {
-          out.bulk(encoding(value));
+          out.bulk(server.rawStrings().isRaw(server, r.bytes(2)) ? "raw" : encoding(value));
           return;
         }
         int stripe = Values.stripe(r, 2);

@@ -51,6 +51,7 @@ public final class ServerContext {
   private final CommitGate commits = new CommitGate();
   private final Watches watches = new Watches(this);
   private final ChangeCounter changes = new ChangeCounter();
+  private final RawStrings rawStrings = new RawStrings();
   private final Scripts scripts;
   private final AtomicReferenceArray<DatabaseUpkeep> upkeep;
   private final BlockedClients blocked = new BlockedClients(this);
@@ -198,6 +199,11 @@ public final class ServerContext {
    */
   public void killScripts() {
     scripts.killAll();
+  }
+
+  /** The strings Redis would hold as {@code raw} whatever their value, for OBJECT ENCODING. */
+  RawStrings rawStrings() {
+    return rawStrings;
   }
 
   /** Changes since the last save, Redis's "dirty" counter. */

@@ -616,6 +616,7 @@ final class StringCommands {
       byte[] joined = java.util.Arrays.copyOf(current.value(), (int) total);
       System.arraycopy(r.buffer(), r.offset(2), joined, current.value().length, addLength);
       server.store().put(key, MemorySegment.ofArray(joined), current.expireAt());
+      server.rawStrings().mark(server, r.bytes(1));
       written(server, r, false, "append");
       out.integer(total);
     } finally {
@@ -703,6 +704,7 @@ final class StringCommands {
       byte[] joined = java.util.Arrays.copyOf(old, (int) total);
       System.arraycopy(r.buffer(), r.offset(3), joined, (int) offset, addLength);
       Values.rewrite(server.store(), key, joined, current);
+      server.rawStrings().mark(server, r.bytes(1));
       written(server, r, current == null, "setrange");
       out.integer(total);
     } finally {

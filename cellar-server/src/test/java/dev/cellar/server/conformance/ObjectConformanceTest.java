@@ -53,6 +53,39 @@ class ObjectConformanceTest extends AbstractConformanceTest {
     assertTrue(c.call("OBJECT", "HELP").startsWith("*"));
   }
 
+  /**
+   * A string modified in place is {@code raw} whatever its value, until a write replaces it; a
+   * modification that changes nothing leaves the encoding alone.
+   */
+  @Test
+  void stringsModifiedInPlaceAreRawUntilReplaced() throws IOException {
+    String[][] steps = {
+      {"int", "SET", "k", "1"},
+      {"raw", "APPEND", "k", "2"},
+      {"int", "INCR", "k"},
+      {"raw", "SETRANGE", "k", "0", "9"},
+      {"int", "SET", "k", "1234"},
+      {"int", "SETRANGE", "k", "0", ""},
+      {"raw", "SETRANGE", "k", "5", "2"},
+      {"embstr", "SET", "k", "abc"},
+      {"raw", "SETBIT", "k", "1", "1"},
+      {"int", "SET", "k", "0"},
+      {"raw", "SETBIT", "k", "7", "0"}, // nothing changed, but Redis unshared it
+      {"int", "DECRBY", "k", "0"},
+      {"raw", "BITFIELD", "k", "SET", "u8", "0", "255"},
+      {"embstr", "GETSET", "k", "short"},
+      {"raw", "SETRANGE", "new", "0", "x"},
+      {"embstr", "APPEND", "fresh", "x"},
+      {"raw", "APPEND", "fresh", "y"},
+      {"int", "SET", "fresh", "7"},
+    };
+    for (String[] step : steps) {
+      c.call(java.util.Arrays.copyOfRange(step, 1, step.length));
+      String key = step[2];
+      assertEquals(bulk(step[0]), c.call("OBJECT", "ENCODING", key), String.join(" ", step));
+    }
+  }
+
   @Test
   void useCountsUnderAnLfuPolicyAndErrorsOtherwise() throws IOException {
     c.call("SET", "lfu-key", "v");
