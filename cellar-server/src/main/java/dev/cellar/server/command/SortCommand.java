@@ -87,8 +87,12 @@ final class SortCommand {
     Header h = db.readHeader(MemorySegment.ofArray(r.bytes(1)), CollectionDescriptor::decodeHeader);
     List<byte[]> elements = elements(db, r.bytes(1), h, new ResultBudget(r.string(0)));
     boolean dontSort = by != null && indexOf(by, (byte) '*') < 0;
-    if (dontSort && h != null && h.type() == CollectionDescriptor.SET && store != null) {
-      // A set's order is its own: sorted as strings when stored, so that the result is one.
+    if (dontSort
+        && h != null
+        && h.type() == CollectionDescriptor.SET
+        && (store != null || s.script())) {
+      // A set's order is its own: sorted as strings when stored or in a script, as Redis does,
+      // so that the result is one whatever the set's internal order.
       dontSort = false;
       by = null;
       alpha = true;
@@ -107,6 +111,9 @@ final class SortCommand {
         }
       }
       items.add(new Item(e, score, weight));
+    }
+    if (dontSort && desc && h != null && h.type() == CollectionDescriptor.ZSET) {
+      java.util.Collections.reverse(items); // a sorted set unsorted keeps its order, or reverses it
     }
     if (!dontSort) {
       Comparator<Item> order =

@@ -488,4 +488,32 @@ class CollectionConformanceTest extends AbstractConformanceTest {
         "*3\r\n$3\r\n0-0\r\n*0\r\n*0\r\n",
         c.call("XAUTOCLAIM", "x", "grp", "Bob", "0", "3-0", "COUNT", "1000"));
   }
+
+  /** SORT BY nosort of a sorted set keeps its order (reversed by DESC), in scripts too. */
+  @Test
+  void sortBySomethingConstantKeepsASortedSetsOrder() throws IOException {
+    c.call("ZADD", "zset", "1", "a", "5", "b", "2", "c", "10", "d", "3", "e");
+    assertEquals(array("a", "c", "e", "b", "d"), c.call("SORT", "zset", "BY", "nosort", "ASC"));
+    assertEquals(array("d", "b", "e", "c", "a"), c.call("SORT", "zset", "BY", "nosort", "DESC"));
+    assertEquals(
+        array("d", "b"), c.call("SORT", "zset", "BY", "nosort", "DESC", "LIMIT", "0", "2"));
+    assertEquals(array(), c.call("SORT", "zset", "BY", "nosort", "LIMIT", "5", "10"));
+    assertEquals(
+        array("a", "c", "e", "b", "d"),
+        c.call("SORT", "zset", "BY", "nosort", "LIMIT", "-10", "100"));
+    assertEquals(
+        "*2\r\n*5\r\n$1\r\na\r\n$1\r\nc\r\n$1\r\ne\r\n$1\r\nb\r\n$1\r\nd\r\n"
+            + "*5\r\n$1\r\nd\r\n$1\r\nb\r\n$1\r\ne\r\n$1\r\nc\r\n$1\r\na\r\n",
+        c.call(
+            "EVAL",
+            "return {redis.call('sort',KEYS[1],'by','nosort','asc'),"
+                + " redis.call('sort',KEYS[1],'by','nosort','desc')}",
+            "1",
+            "zset"));
+    c.call("SADD", "set", "b", "c", "a");
+    assertEquals(
+        "*3\r\n$1\r\na\r\n$1\r\nb\r\n$1\r\nc\r\n",
+        c.call("EVAL", "return redis.call('sort', KEYS[1], 'by', 'nosort')", "1", "set"),
+        "a set unsorted in a script is sorted as strings, so that its order is one");
+  }
 }
