@@ -10,6 +10,7 @@ import dev.cellar.server.collection.StreamGroups.Consumer;
 import dev.cellar.server.collection.StreamGroups.Group;
 import dev.cellar.server.collection.StreamGroups.Pending;
 import dev.cellar.server.collection.StreamId;
+import dev.cellar.server.config.KeyspaceEventFlags;
 import dev.cellar.server.resp.ReplyWriter;
 import dev.cellar.server.resp.Request;
 import java.util.ArrayList;
@@ -178,6 +179,7 @@ final class StreamGroupCommands {
       ElementEdits edits = server.edits();
       List<byte[]> answered = new ArrayList<>();
       List<List<Entry>> found = new ArrayList<>();
+      List<byte[]> madeConsumerIn = new ArrayList<>();
       long now = System.currentTimeMillis();
       for (int k = 0; k < keys.size(); k++) {
         StreamEntries stream = StreamCommands.open(edits, keys.get(k));
@@ -191,6 +193,9 @@ final class StreamGroupCommands {
         }
         Group[] holder = {g};
         Consumer c = groups.consumerOrCreate(holder, consumer, now);
+        if (holder[0].consumers() > g.consumers()) {
+          madeConsumerIn.add(keys.get(k));
+        }
         g = holder[0];
         List<Entry> entries;
         if (ids.get(k).equals(">")) {
@@ -230,6 +235,9 @@ final class StreamGroupCommands {
       }
       boolean any = found.stream().anyMatch(l -> !l.isEmpty());
       edits.commit(); // the consumer is seen (and made) even when it then waits, as in Redis
+      for (byte[] key : madeConsumerIn) {
+        KeyspaceEvents.notify(server, KeyspaceEventFlags.STREAM, "xgroup-createconsumer", key);
+      }
       if (waitForNew && !any) {
         return false;
       }
@@ -423,6 +431,7 @@ final class StreamGroupCommands {
       }
       Group[] holder = {g};
       groups.consumerOrCreate(holder, r.string(3), now);
+      boolean madeConsumer = holder[0].consumers() > g.consumers();
       g = holder[0];
       List<Entry> claimed = new ArrayList<>();
       for (StreamId id : ids) {
@@ -442,6 +451,9 @@ final class StreamGroupCommands {
         claimed.add(entry.getFirst());
       }
       edits.commit();
+      if (madeConsumer) {
+        KeyspaceEvents.notify(server, KeyspaceEventFlags.STREAM, "xgroup-createconsumer", r, 1);
+      }
       if (justId) {
         out.array(claimed.size());
         claimed.forEach(e -> out.bulk(e.id().toString()));
@@ -492,6 +504,7 @@ final class StreamGroupCommands {
       long now = System.currentTimeMillis();
       Group[] holder = {g};
       groups.consumerOrCreate(holder, r.string(3), now);
+      boolean madeConsumer = holder[0].consumers() > g.consumers();
       g = holder[0];
       List<Entry> claimed = new ArrayList<>();
       List<StreamId> deleted = new ArrayList<>();
@@ -515,6 +528,9 @@ final class StreamGroupCommands {
         claimed.add(entry.getFirst());
       }
       edits.commit();
+      if (madeConsumer) {
+        KeyspaceEvents.notify(server, KeyspaceEventFlags.STREAM, "xgroup-createconsumer", r, 1);
+      }
       out.array(3);
       out.bulk(next.toString());
       if (justId) {

@@ -260,6 +260,32 @@ class KeyspaceEventsConformanceTest extends AbstractConformanceTest {
         got);
   }
 
+  /** A consumer a read or a claim makes is announced as XGROUP CREATECONSUMER announces one. */
+  @Test
+  void consumersMadeByReadsAndClaimsAreAnnounced() throws IOException {
+    List<String> got =
+        published(
+            "KEA",
+            new String[] {"XGROUP", "CREATE", "s", "g", "$", "MKSTREAM"},
+            new String[] {"XGROUP", "CREATECONSUMER", "s", "g", "Bob"},
+            new String[] {"XADD", "s", "1-1", "f", "v"},
+            new String[] {"XREADGROUP", "GROUP", "g", "Alice", "STREAMS", "s", ">"},
+            new String[] {"XCLAIM", "s", "g", "Mike", "0", "1-1", "FORCE"},
+            new String[] {"XGROUP", "DELCONSUMER", "s", "g", "Lee"},
+            new String[] {"XAUTOCLAIM", "s", "g", "Bob", "0", "1-1"},
+            new String[] {"XAUTOCLAIM", "s", "g", "Zoe", "0", "1-1"});
+    assertEquals(
+        events(
+            List.of(
+                event("xgroup-create", "s"),
+                event("xgroup-createconsumer", "s"),
+                event("xadd", "s"),
+                event("xgroup-createconsumer", "s"),
+                event("xgroup-createconsumer", "s"),
+                event("xgroup-createconsumer", "s"))),
+        got);
+  }
+
   /**
    * Keys whose time passes are reclaimed in the background: each announces itself with an {@code
    * expired} event and DBSIZE drops, with no command touching them.
