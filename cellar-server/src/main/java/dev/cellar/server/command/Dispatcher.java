@@ -76,7 +76,15 @@ public final class Dispatcher {
             ? server.scripts().busy(server.config().busyReplyThreshold())
             : null; // one volatile read a command when no script runs
     if (busy != null && !allowedWhileBusy(spec, request)) {
-      refuse(session, out, Scripts.isFunction(busy) ? Scripts.BUSY_FUNCTION : Scripts.BUSY_SCRIPT);
+      String error = Scripts.isFunction(busy) ? Scripts.BUSY_FUNCTION : Scripts.BUSY_SCRIPT;
+      if (spec.name().equals("exec")) {
+        // As Redis's rejectCommand: a refused EXEC discards its transaction (if any) and says why
+        session.transaction(null);
+        session.unwatch();
+        out.error("EXECABORT Transaction discarded because of: " + error);
+      } else {
+        refuse(session, out, error);
+      }
       return startNanos;
     }
     if (session.inTransaction() && !TransactionCommands.runsInsideMulti(spec)) {

@@ -504,6 +504,19 @@ class ScriptingConformanceTest extends AbstractConformanceTest {
       assertEquals(OK, other.call("MULTI"));
       assertEquals(busy, other.call("SET", "k", "v"));
       assertEquals(OK, other.call("DISCARD"));
+      assertEquals(OK, other.call("MULTI"));
+      assertEquals(
+          error(
+              "EXECABORT Transaction discarded because of: "
+                  + busy.substring(1, busy.length() - 2)),
+          other.call("EXEC"),
+          "a refused EXEC discards its transaction");
+      assertEquals(
+          error(
+              "EXECABORT Transaction discarded because of: "
+                  + busy.substring(1, busy.length() - 2)),
+          other.call("EXEC"),
+          "EXEC is refused so even with no transaction, as Redis refuses it");
       assertEquals(OK, other.call("FUNCTION", "KILL"));
       assertEquals(
           error("ERR Script killed by user with SCRIPT KILL... script: spin, on @user_function:2."),
@@ -512,6 +525,12 @@ class ScriptingConformanceTest extends AbstractConformanceTest {
       assertEquals(
           error("NOTBUSY No scripts in execution right now."), other.call("FUNCTION", "KILL"));
     } finally {
+      if (!reply.isDone()) { // a failed assertion must not leave the function running
+        try (RawClient killer = server.connect()) {
+          killer.call("FUNCTION", "KILL");
+        }
+        reply.get(10, java.util.concurrent.TimeUnit.SECONDS);
+      }
       c.call("CONFIG", "SET", "busy-reply-threshold", "5000");
     }
   }
