@@ -44,6 +44,32 @@ final class MovableKeys {
     return keys;
   }
 
+  /** The subcommands of containers that name one key, after their name, as Redis's specs say. */
+  private static final java.util.Set<String> ONE_KEY_SUBCOMMANDS =
+      java.util.Set.of(
+          "memory|usage",
+          "object|encoding",
+          "object|freq",
+          "object|idletime",
+          "object|refcount",
+          "xinfo|stream",
+          "xinfo|groups",
+          "xinfo|consumers",
+          "xgroup|create",
+          "xgroup|setid",
+          "xgroup|destroy",
+          "xgroup|createconsumer",
+          "xgroup|delconsumer");
+
+  /** The position of the key of {@code container}'s subcommand in {@code args}, or -1. */
+  static int subcommandKey(String container, List<String> args) {
+    if (args.size() < 3) {
+      return -1;
+    }
+    String name = container + "|" + args.get(1).toLowerCase(Locale.ROOT);
+    return ONE_KEY_SUBCOMMANDS.contains(name) ? 2 : -1;
+  }
+
   /** A count of keys at {@code at}, the keys right after it. */
   private static void counted(List<String> args, int at, List<Integer> keys) {
     long n;

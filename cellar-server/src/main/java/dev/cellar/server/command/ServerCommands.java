@@ -4,6 +4,7 @@ import dev.cellar.ScanPage;
 import dev.cellar.server.config.ConfigException;
 import dev.cellar.server.resp.ReplyWriter;
 import dev.cellar.server.resp.Request;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -192,6 +193,30 @@ final class ServerCommands {
           out.bulk(spec.group());
         }
       }
+      case "list" -> commandList(r, out, table);
+      case "help" ->
+          out.simpleLines(
+              new String[] {
+                "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+                "(no subcommand)",
+                "    Return details about all Redis commands.",
+                "COUNT",
+                "    Return the total number of commands in this Redis server.",
+                "LIST",
+                "    Return a list of all commands in this Redis server.",
+                "INFO [<command-name> ...]",
+                "    Return details about multiple Redis commands.",
+                "    If no command names are given, documentation details for all",
+                "    commands are returned.",
+                "DOCS [<command-name> ...]",
+                "    Return documentation details about multiple Redis commands.",
+                "    If no command names are given, documentation details for all",
+                "    commands are returned.",
+                "GETKEYS <full-command>",
+                "    Return the keys from a full Redis command.",
+                "HELP",
+                "    Prints this help."
+              });
       case "getkeys" -> {
         requireArity(r, "command", sub, -4);
         CommandSpec spec = table.get(r.string(2));
@@ -217,6 +242,16 @@ final class ServerCommands {
             throw new CommandError("ERR Invalid arguments specified for command");
           }
         } else {
+          List<String> args = new ArrayList<>(argc);
+          for (int i = 2; i < r.argc(); i++) {
+            args.add(r.string(i));
+          }
+          int subKey = spec.firstKey() == 0 ? MovableKeys.subcommandKey(spec.name(), args) : -1;
+          if (subKey > 0) {
+            out.array(1);
+            out.bulk(r.bytes(subKey + 2));
+            return;
+          }
           if (spec.firstKey() == 0) {
             throw new CommandError("ERR The command has no key arguments");
           }
@@ -236,6 +271,57 @@ final class ServerCommands {
       default ->
           throw new CommandError("ERR unknown subcommand '" + r.string(1) + "'. Try COMMAND HELP.");
     }
+  }
+
+  /**
+   * {@code COMMAND LIST [FILTERBY MODULE name|ACLCAT category|PATTERN pattern]}: every command's
+   * name and its subcommands' ({@code client|list}). There are no modules; ACL categories are not
+   * kept, so {@code ACLCAT} matches a command's group ({@code scripting}, {@code string}...) and
+   * {@code read} or {@code write} by its flags; {@code PATTERN} is a glob, case-insensitive, over
+   * the full names.
+   */
+  private static void commandList(Request r, ReplyWriter out, CommandTable table) {
+    String filter = null;
+    String value = null;
+    if (r.argc() != 2) {
+      if (r.argc() != 5 || !r.is(2, "filterby")) {
+        throw CommandError.SYNTAX;
+      }
+      filter = r.string(3).toLowerCase(java.util.Locale.ROOT);
+      value = r.string(4);
+      if (!List.of("module", "aclcat", "pattern").contains(filter)) {
+        throw CommandError.SYNTAX;
+      }
+    }
+    List<String> names = new ArrayList<>();
+    for (CommandSpec spec : table.all()) {
+      boolean inCategory =
+          !"aclcat".equals(filter)
+              || spec.group().equalsIgnoreCase(value)
+              || (value.equalsIgnoreCase("write") && spec.isWrite())
+              || (value.equalsIgnoreCase("read") && spec.has("readonly"));
+      if ("module".equals(filter) || !inCategory) {
+        continue;
+      }
+      List<String> all = new ArrayList<>();
+      all.add(spec.name());
+      for (String sub : Subcommands.of(spec.name())) {
+        all.add(spec.name() + "|" + sub);
+      }
+      for (String name : all) {
+        if (!"pattern".equals(filter) || glob(value, name)) {
+          names.add(name);
+        }
+      }
+    }
+    out.array(names.size());
+    names.forEach(out::bulk);
+  }
+
+  private static boolean glob(String pattern, String name) {
+    byte[] p = pattern.toLowerCase(java.util.Locale.ROOT).getBytes(StandardCharsets.UTF_8);
+    byte[] n = name.getBytes(StandardCharsets.UTF_8);
+    return dev.cellar.server.config.Glob.matches(p, 0, p.length, n, 0, n.length);
   }
 
   private static void describeAll(ReplyWriter out, CommandTable table) {

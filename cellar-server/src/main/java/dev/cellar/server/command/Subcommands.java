@@ -104,6 +104,12 @@ final class Subcommands {
                   "setid", -5)),
           Map.entry("xinfo", Map.of("consumers", 4, "groups", 3, "help", 2, "stream", -3)));
 
+  /** The subcommands of {@code container}, none if it is not one. */
+  static java.util.Set<String> of(String container) {
+    Map<String, Integer> subs = ARITY.get(container);
+    return subs == null ? java.util.Set.of() : new java.util.TreeSet<>(subs.keySet());
+  }
+
   /** The arity of {@code container|sub}, or 0 if there is no such subcommand. */
   static int arity(String container, String sub) {
     Map<String, Integer> subs = ARITY.get(container);

@@ -173,6 +173,9 @@ class ServerCommandsConformanceTest extends AbstractConformanceTest {
         "e"
       },
       {"*1\r\n$1\r\nk\r\n", "sort_ro", "k", "by", "x"},
+      {"*1\r\n$3\r\nkey\r\n", "memory", "usage", "key"},
+      {"*1\r\n$1\r\ns\r\n", "xinfo", "stream", "s"},
+      {"*1\r\n$1\r\ns\r\n", "object", "encoding", "s"},
       {
         "*3\r\n$1\r\nk\r\n$1\r\nd\r\n$1\r\ne\r\n",
         "georadius",
@@ -194,6 +197,36 @@ class ServerCommandsConformanceTest extends AbstractConformanceTest {
       System.arraycopy(one, 1, call, 2, one.length - 1);
       assertEquals(one[0], c.call(call), String.join(" ", call));
     }
+  }
+
+  /** COMMAND LIST and its filters (with no modules, and ACL categories Cellar can tell). */
+  @Test
+  void commandList() throws IOException {
+    @SuppressWarnings("unchecked")
+    List<Object> all = (List<Object>) c.callParsed("COMMAND", "LIST");
+    assertTrue(all.contains("set") && all.contains("client|list") && all.contains("get"));
+    assertEquals(SYNTAX, c.call("COMMAND", "LIST", "bad_arg"));
+    String help = c.call("COMMAND", "HELP");
+    assertTrue(help.contains("+LIST\r\n") && help.contains("+GETKEYS <full-command>"), help);
+    assertEquals(SYNTAX, c.call("COMMAND", "LIST", "FILTERBY", "bad_arg"));
+    assertEquals(SYNTAX, c.call("COMMAND", "LIST", "FILTERBY", "bad_arg", "bad_arg2"));
+    assertEquals("*0\r\n", c.call("COMMAND", "LIST", "FILTERBY", "MODULE", "none"));
+    assertEquals("*0\r\n", c.call("COMMAND", "LIST", "FILTERBY", "ACLCAT", "non_existing"));
+    @SuppressWarnings("unchecked")
+    List<Object> scripting =
+        (List<Object>) c.callParsed("COMMAND", "LIST", "FILTERBY", "ACLCAT", "scripting");
+    assertTrue(
+        scripting.contains("eval") && scripting.contains("script|kill"), scripting::toString);
+    assertFalse(scripting.contains("set"));
+    assertEquals(array("set"), c.call("COMMAND", "LIST", "FILTERBY", "PATTERN", "set"));
+    @SuppressWarnings("unchecked")
+    List<Object> config =
+        (List<Object>) c.callParsed("COMMAND", "LIST", "FILTERBY", "PATTERN", "config*");
+    assertTrue(config.contains("config") && config.contains("config|get"), config::toString);
+    @SuppressWarnings("unchecked")
+    List<Object> re =
+        (List<Object>) c.callParsed("COMMAND", "LIST", "FILTERBY", "PATTERN", "config|*re*");
+    assertTrue(re.contains("config|resetstat") && !re.contains("config|get"), re::toString);
   }
 
   @Test
