@@ -17,6 +17,7 @@ public final class Commands {
     ObjectCommand.register(t);
     WaitCommands.register(t);
     ClusterCommand.register(t);
+    ModuleCommand.register(t);
     CopyCommand.register(t);
     DatabaseCommands.register(t);
     TransactionCommands.register(t);

@@ -422,6 +422,19 @@ final class ServerCommands {
         s.server().sampler().reset();
         out.ok();
       }
+      case "help" ->
+          out.simpleLines(
+              new String[] {
+                "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+                "GET <pattern>",
+                "    Return parameters matching the glob-like <pattern> and their values.",
+                "SET <directive> <value>",
+                "    Set the configuration <directive> to <value>.",
+                "RESETSTAT",
+                "    Reset statistics reported by the INFO command.",
+                "HELP",
+                "    Prints this help."
+              });
       default ->
           throw new CommandError("ERR unknown subcommand '" + r.string(1) + "'. Try CONFIG HELP.");
     }

@@ -102,7 +102,8 @@ final class Subcommands {
                   "destroy", 4,
                   "help", 2,
                   "setid", -5)),
-          Map.entry("xinfo", Map.of("consumers", 4, "groups", 3, "help", 2, "stream", -3)));
+          Map.entry("xinfo", Map.of("consumers", 4, "groups", 3, "help", 2, "stream", -3)),
+          Map.entry("module", Map.of("help", 2, "list", 2, "load", -3, "loadex", -3, "unload", 3)));
 
   /** The subcommands of {@code container}, none if it is not one. */
   static java.util.Set<String> of(String container) {

@@ -443,6 +443,16 @@ class ServerCommandsConformanceTest extends AbstractConformanceTest {
     }
   }
 
+  /** MODULE answers as a server with no modules loaded; CONFIG HELP as Redis's. */
+  @Test
+  void noModulesAndConfigHelp() throws IOException {
+    assertEquals("*0\r\n", c.call("MODULE", "LIST"));
+    assertTrue(c.call("MODULE", "HELP").startsWith("*"));
+    assertTrue(c.call("MODULE", "LOAD", "/nonexistent.so").startsWith("-ERR "));
+    String help = c.call("CONFIG", "HELP");
+    assertTrue(help.startsWith("*") && help.contains("+GET <pattern>\r\n"), help);
+  }
+
   /** A server without cluster support says so, which is how cluster-aware clients find out. */
   @Test
   void clusterWithoutClusterSupport() throws IOException {
