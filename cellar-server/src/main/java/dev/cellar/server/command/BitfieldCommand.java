@@ -74,7 +74,6 @@ final class BitfieldCommand {
         }
         if (changes[0] > 0) {
           KeyspaceEvents.notify(server, STRING, "setbit", r, 1);
-          server.changes().add(changes[0] - 1); // Redis counts each write that changed bits
         }
       }
       if (current != null || grown) {

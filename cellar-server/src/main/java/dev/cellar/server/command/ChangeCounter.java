@@ -1,30 +1,35 @@
 package dev.cellar.server.command;
 
-import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
 
 /**
- * Redis's "dirty" counter: how many changes commands made, for {@code INFO}'s {@code
- * rdb_changes_since_last_save}. A change is counted where Redis counts one: once per key a command
- * modifies (its keyspace event), not for the {@code new} event of a created key nor for the {@code
- * del} of a collection a removal emptied (both part of the one change), nor for expiries and
- * evictions; {@code FLUSHDB} and {@code FLUSHALL} count the keys they remove. Redis counts some
- * commands per element ({@code LPUSH} of three elements is three); here each command's change to a
- * key is one.
+ * Redis's "dirty" counter, for {@code INFO}'s {@code rdb_changes_since_last_save}: here the records
+ * the stores wrote (puts and deletes, the engine's own counts), less those counted when the last
+ * save that ended well began, as Redis takes off {@code dirty_before_bgsave}, so changes made while
+ * a checkpoint ran stay counted.
  *
- * <p>A save ({@code SAVE}, {@code BGSAVE}) that ends well takes off what was counted when it began,
- * as Redis takes off {@code dirty_before_bgsave}: changes made while a checkpoint ran stay counted.
+ * <p>Counted from the engine, not per command: counting in the command path cost the garbage-free
+ * GET/SET path its zero allocations (GarbageFreePathTest), and the engine counts anyway. So a
+ * change is a record: most commands write one per key they change, as Redis counts one, and a no-op
+ * ({@code SETBIT} of the bit already there, {@code SADD} of a member there) writes none; but a
+ * command that writes two records counts two ({@code RENAME}, {@code LMOVE} between two lists), one
+ * that changes several parts of one value once counts one ({@code BITFIELD} with two writes, the
+ * first {@code PFADD}), and active expiry's deletions count, where Redis counts neither.
  */
 public final class ChangeCounter {
-  private final LongAdder total = new LongAdder();
+  private final LongSupplier records;
   private volatile long savedAt;
 
-  void add(long changes) {
-    total.add(changes);
+  /**
+   * @param records the records written so far by every open store
+   */
+  ChangeCounter(LongSupplier records) {
+    this.records = records;
   }
 
-  /** Every change counted since the server started: what a save notes when it begins. */
+  /** Every record counted since the server started: what a save notes when it begins. */
   public long total() {
-    return total.sum();
+    return records.getAsLong();
   }
 
   /** A save that began when {@link #total()} was {@code mark} ended well. */
@@ -34,6 +39,6 @@ public final class ChangeCounter {
 
   /** Changes since the last save that ended well ({@code rdb_changes_since_last_save}). */
   public long sinceSave() {
-    return Math.max(0, total.sum() - savedAt);
+    return Math.max(0, total() - savedAt);
   }
 }

@@ -154,7 +154,7 @@ final class DatabaseCommands {
         into.sync();
       }
       from.delete(MemorySegment.ofArray(key));
-      KeyspaceEvents.firstOfTwo(server, GENERIC, "move_from", r, 1);
+      KeyspaceEvents.notify(server, GENERIC, "move_from", r, 1);
       server.inDatabase(target, () -> KeyspaceEvents.notify(server, GENERIC, "move_to", key));
       out.integer(1);
     } finally {

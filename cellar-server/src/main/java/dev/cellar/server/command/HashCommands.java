@@ -279,7 +279,7 @@ final class HashCommands {
       if (removed > 0) {
         KeyspaceEvents.notify(server, KeyspaceEventFlags.HASH, "hdel", r, 1);
         if (!hash.exists()) {
-          KeyspaceEvents.emptied(server, r, 1);
+          KeyspaceEvents.notify(server, KeyspaceEventFlags.GENERIC, "del", r, 1);
         }
       }
       out.integer(removed);

@@ -103,7 +103,6 @@ final class HyperLogLogCommands {
         Values.rewrite(server.store(), key, hll.bytes(), current);
         server.rawStrings().mark(server, r.bytes(1));
         KeyspaceEvents.written(server, r, 1, current == null, STRING, "pfadd");
-        server.changes().add(updated - 1); // one was counted with the event
       }
       out.integer(updated > 0 ? 1 : 0);
     } finally {
@@ -151,7 +150,6 @@ final class HyperLogLogCommands {
       Values.rewrite(server.store(), key, hll.bytes(), current);
       server.rawStrings().mark(server, r.bytes(1));
       server.watches().touch(r, 1); // the value changed, as Redis's signalModifiedKey says
-      server.changes().add(1); // and a change, which Redis counts to propagate the cache
       out.integer(card);
     } finally {
       server.locks().unlock(stripe);

@@ -287,7 +287,7 @@ final class KeyspaceCommands {
         }
         // Redis deletes the target, adds it again (new), then names both ends of the move.
         KeyspaceEvents.notify(server, NEW, "new", r, 2);
-        KeyspaceEvents.firstOfTwo(server, GENERIC, "rename_from", r, 1);
+        KeyspaceEvents.notify(server, GENERIC, "rename_from", r, 1);
         KeyspaceEvents.notify(server, GENERIC, "rename_to", r, 2);
       }
       if (onlyIfAbsent) {

@@ -28,16 +28,6 @@ final class KeyspaceEvents {
   private static final byte[] KEYEVENT_PREFIX =
       "__keyevent@0__:".getBytes(StandardCharsets.US_ASCII);
 
-  /**
-   * The event classes that are changes of their own: not {@code new} (part of the write that
-   * created the key), key misses, expiries or evictions, which Redis does not count as changes.
-   */
-  private static final int COUNTED =
-      ~(dev.cellar.server.config.KeyspaceEventFlags.NEW
-          | dev.cellar.server.config.KeyspaceEventFlags.KEY_MISS
-          | dev.cellar.server.config.KeyspaceEventFlags.EXPIRED
-          | dev.cellar.server.config.KeyspaceEventFlags.EVICTED);
-
   private KeyspaceEvents() {}
 
   /** Whether events of class {@code type} are published now. */
@@ -48,44 +38,6 @@ final class KeyspaceEvents {
 
   /** Publishes {@code event} of class {@code type} on the key that is argument {@code i}. */
   static void notify(ServerContext server, int type, String event, Request r, int i) {
-    count(server, type);
-    signalled(server, type, event, r, i);
-  }
-
-  /**
-   * Publishes {@code del} for the key that is argument {@code i}, which the command's removal just
-   * emptied: part of the change the command already counted ({@link ChangeCounter}).
-   */
-  static void emptied(ServerContext server, Request r, int i) {
-    signalled(server, dev.cellar.server.config.KeyspaceEventFlags.GENERIC, "del", r, i);
-  }
-
-  /**
-   * Publishes the first of two events of one change to two keys ({@code rename_from}, {@code
-   * move_from}): the second, published with {@link #notify}, counts the change.
-   */
-  static void firstOfTwo(ServerContext server, int type, String event, Request r, int i) {
-    signalled(server, type, event, r, i);
-  }
-
-  /** {@link #firstOfTwo(ServerContext, int, String, Request, int)} for a key given as bytes. */
-  static void firstOfTwo(ServerContext server, int type, String event, byte[] key) {
-    signalled(server, type, event, key);
-  }
-
-  /** {@link #emptied(ServerContext, Request, int)} for a key given as bytes. */
-  static void emptied(ServerContext server, byte[] key) {
-    signalled(server, dev.cellar.server.config.KeyspaceEventFlags.GENERIC, "del", key);
-  }
-
-  /** Counts a change for {@code INFO}'s {@code rdb_changes_since_last_save}, as Redis would. */
-  private static void count(ServerContext server, int type) {
-    if ((type & COUNTED) != 0) {
-      server.changes().add(1);
-    }
-  }
-
-  private static void signalled(ServerContext server, int type, String event, Request r, int i) {
     if (type != dev.cellar.server.config.KeyspaceEventFlags.KEY_MISS) {
       server.watches().touch(r, i); // a modification: Redis signals the key where it notifies
       if (server.blocked().any()) {
@@ -98,11 +50,6 @@ final class KeyspaceEvents {
   }
 
   static void notify(ServerContext server, int type, String event, byte[] key) {
-    count(server, type);
-    signalled(server, type, event, key);
-  }
-
-  private static void signalled(ServerContext server, int type, String event, byte[] key) {
     if (type != dev.cellar.server.config.KeyspaceEventFlags.KEY_MISS) {
       server.watches().touch(key);
       if (server.blocked().any()) {
@@ -139,6 +86,14 @@ final class KeyspaceEvents {
    * Whether the key is absent before a write that may create it, so that the write can publish
    * {@code new}; asked of the store only when {@code new} events are wanted.
    */
+  static boolean absentBefore(ServerContext server, Request r, int i) {
+    // The key's slice is made only when the answer is needed: made before the call, it relied on
+    // the JIT inlining this method to remove an allocation per SET (GarbageFreePathTest).
+    return wants(server, dev.cellar.server.config.KeyspaceEventFlags.NEW)
+        && server.store().expiryOf(r.segment(i)) == Cellar.ABSENT;
+  }
+
+  /** {@link #absentBefore(ServerContext, Request, int)} for a key given as a segment. */
   static boolean absentBefore(ServerContext server, MemorySegment key) {
     return wants(server, dev.cellar.server.config.KeyspaceEventFlags.NEW)
         && server.store().expiryOf(key) == Cellar.ABSENT;

@@ -294,7 +294,7 @@ final class ListCommands {
     if (!popped.isEmpty()) {
       KeyspaceEvents.notify(server, KeyspaceEventFlags.LIST, left ? "lpop" : "rpop", list.key());
       if (!list.exists()) {
-        KeyspaceEvents.emptied(server, list.key());
+        KeyspaceEvents.notify(server, KeyspaceEventFlags.GENERIC, "del", list.key());
       }
     }
     return popped;
@@ -500,7 +500,7 @@ final class ListCommands {
         edits.commit();
         KeyspaceEvents.notify(server, KeyspaceEventFlags.LIST, "lrem", r, 1);
         if (!list.exists()) {
-          KeyspaceEvents.emptied(server, r, 1);
+          KeyspaceEvents.notify(server, KeyspaceEventFlags.GENERIC, "del", r, 1);
         }
       }
       out.integer(removed);
@@ -533,7 +533,7 @@ final class ListCommands {
       edits.commit();
       KeyspaceEvents.notify(server, KeyspaceEventFlags.LIST, "ltrim", r, 1);
       if (!list.exists()) {
-        KeyspaceEvents.emptied(server, r, 1);
+        KeyspaceEvents.notify(server, KeyspaceEventFlags.GENERIC, "del", r, 1);
       }
       out.ok();
     } finally {
@@ -689,9 +689,9 @@ final class ListCommands {
         target.finish();
       }
       edits.commit();
-      KeyspaceEvents.firstOfTwo(server, KeyspaceEventFlags.LIST, fromLeft ? "lpop" : "rpop", from);
+      KeyspaceEvents.notify(server, KeyspaceEventFlags.LIST, fromLeft ? "lpop" : "rpop", from);
       if (!source.exists()) {
-        KeyspaceEvents.emptied(server, from);
+        KeyspaceEvents.notify(server, KeyspaceEventFlags.GENERIC, "del", from);
       }
       if (created) {
         KeyspaceEvents.notify(server, KeyspaceEventFlags.NEW, "new", to);

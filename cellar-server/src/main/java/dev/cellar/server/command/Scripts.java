@@ -31,7 +31,6 @@ final class Scripts {
     private final String name;
     private final boolean readOnly;
     private final String chunk;
-    private final Thread thread = Thread.currentThread();
     private final long startedNanos = System.nanoTime();
     private final byte[][] command;
     private volatile boolean killed;
@@ -188,42 +187,21 @@ final class Scripts {
     loadedBytes = 0;
   }
 
-  /** Redis's reply to a command refused while a script runs past the busy threshold. */
+  /** Redis's reply to SCRIPT KILL while only a function runs, and to others while it is busy. */
   static final String BUSY_SCRIPT =
       "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
 
-  /** The same, while a function runs. */
+  /** Redis's reply to FUNCTION KILL while only a script runs, and to others while it is busy. */
   static final String BUSY_FUNCTION =
       "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.";
-
-  /** How many scripts run now: what every command reads, once, to learn that none does. */
-  private final java.util.concurrent.atomic.AtomicInteger runningCount =
-      new java.util.concurrent.atomic.AtomicInteger();
 
   /** Marks {@code run} as running (for SCRIPT KILL) until {@link #finished}. */
   void started(Run run) {
     running.add(run);
-    runningCount.incrementAndGet();
   }
 
   void finished(Run run) {
     running.remove(run);
-    runningCount.decrementAndGet();
-  }
-
-  /**
-   * The script that has run longer than {@code thresholdMillis} (Redis's {@code
-   * busy-reply-threshold}), or null: while one does, other clients' commands are refused as Redis
-   * refuses them ({@link #BUSY_SCRIPT}), but those that stop it.
-   */
-  Run busy(long thresholdMillis) {
-    Run longest = longestRunning();
-    return longest != null && longest.durationMillis() > thresholdMillis ? longest : null;
-  }
-
-  /** Whether any script or function runs now. */
-  boolean anyRunning() {
-    return runningCount.get() != 0;
   }
 
   /** Whether {@code run} is a function's ({@code FCALL}), not a script's ({@code EVAL}). */
@@ -274,16 +252,6 @@ final class Scripts {
       }
     }
     return longest;
-  }
-
-  /** Whether a script or function is running now on a thread {@code onThread} accepts. */
-  boolean runsOn(java.util.function.Predicate<Thread> onThread) {
-    for (Run run : running) {
-      if (onThread.test(run.thread)) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /** How many scripts are known (INFO's {@code number_of_cached_scripts}). */

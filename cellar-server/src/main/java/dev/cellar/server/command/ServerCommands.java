@@ -504,9 +504,7 @@ final class ServerCommands {
         int stripe = KeyLocks.stripe(key, 0, key.length);
         server.locks().lock(stripe);
         try {
-          if (server.store().delete(key)) {
-            server.changes().add(1); // Redis counts a flush's removed keys as changes
-          }
+          server.store().delete(key);
         } finally {
           server.locks().unlock(stripe);
         }

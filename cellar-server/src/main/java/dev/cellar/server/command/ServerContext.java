@@ -50,7 +50,7 @@ public final class ServerContext {
   private final PubSub pubsub = new PubSub();
   private final CommitGate commits = new CommitGate();
   private final Watches watches = new Watches(this);
-  private final ChangeCounter changes = new ChangeCounter();
+  private final ChangeCounter changes = new ChangeCounter(this::recordsWritten);
   private final RawStrings rawStrings = new RawStrings();
   private final Scripts scripts;
   private final AtomicReferenceArray<DatabaseUpkeep> upkeep;
@@ -206,17 +206,20 @@ public final class ServerContext {
     return rawStrings;
   }
 
+  /** The records every open store has written (puts and deletes) since it opened. */
+  private long recordsWritten() {
+    long[] sum = {0};
+    databases.forEachStore(
+        store -> {
+          dev.cellar.CellarStats stats = store.stats();
+          sum[0] += stats.puts() + stats.deletes();
+        });
+    return sum[0];
+  }
+
   /** Changes since the last save, Redis's "dirty" counter. */
   public ChangeCounter changes() {
     return changes;
-  }
-
-  /**
-   * Whether a script or function runs now on a thread {@code onThread} accepts: the transports
-   * place new connections on other event loops than a busy one.
-   */
-  public boolean runsScript(java.util.function.Predicate<Thread> onThread) {
-    return scripts.runsOn(onThread);
   }
 
   /** Who watches which key (WATCH), for the commands that touch keys. */

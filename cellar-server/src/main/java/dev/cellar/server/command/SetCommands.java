@@ -255,7 +255,7 @@ final class SetCommands {
     if (removed > 0) {
       KeyspaceEvents.notify(server, KeyspaceEventFlags.SET, event, r, i);
       if (!set.exists()) {
-        KeyspaceEvents.emptied(server, r, i);
+        KeyspaceEvents.notify(server, KeyspaceEventFlags.GENERIC, "del", r, i);
       }
     }
   }

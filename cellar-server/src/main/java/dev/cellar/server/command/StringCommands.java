@@ -261,7 +261,7 @@ final class StringCommands {
       int stripe = stripe(r, 1);
       server.locks().lock(stripe);
       try {
-        boolean created = KeyspaceEvents.absentBefore(server, r.segment(1));
+        boolean created = KeyspaceEvents.absentBefore(server, r, 1);
         put(store, r, Cellar.NO_EXPIRY);
         written(server, r, created, "set");
       } finally {
@@ -305,7 +305,7 @@ final class StringCommands {
       }
       boolean write = !((flags & NX) != 0 && exists) && !((flags & XX) != 0 && !exists);
       if (write) {
-        boolean created = looked ? !exists : KeyspaceEvents.absentBefore(server, r.segment(1));
+        boolean created = looked ? !exists : KeyspaceEvents.absentBefore(server, r, 1);
         put(store, r, (flags & KEEPTTL) != 0 && exists ? current.expireAt() : expireAt);
         written(server, r, created, "set");
         if (expiryOption != 0) {
@@ -409,7 +409,7 @@ final class StringCommands {
     int stripe = stripe(r, 1);
     server.locks().lock(stripe);
     try {
-      boolean created = KeyspaceEvents.absentBefore(server, r.segment(1));
+      boolean created = KeyspaceEvents.absentBefore(server, r, 1);
       server.store().put(r.segment(1), r.segment(3), expireAt);
       written(server, r, created, "set");
       KeyspaceEvents.notify(server, GENERIC, "expire", r, 1);

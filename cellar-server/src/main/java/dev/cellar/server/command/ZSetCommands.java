@@ -475,7 +475,7 @@ final class ZSetCommands {
     if (removed > 0) {
       KeyspaceEvents.notify(server, KeyspaceEventFlags.ZSET, event, key);
       if (!z.exists()) {
-        KeyspaceEvents.emptied(server, key);
+        KeyspaceEvents.notify(server, KeyspaceEventFlags.GENERIC, "del", key);
       }
     }
   }

@@ -17,7 +17,6 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.FastThreadLocalThread;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
-import io.netty.util.concurrent.ThreadPerTaskExecutor;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,7 +35,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class RespListener implements AutoCloseable {
   private final EventLoopGroup loops;
-  private final EventLoopGroup acceptor;
   private final ServerContext server;
   private final Transport transport;
   private final Channel resp;
@@ -66,23 +64,11 @@ public final class RespListener implements AutoCloseable {
     return task -> new FastThreadLocalThread(task, "cellar-loop-" + next.getAndIncrement());
   }
 
-  private static ThreadFactory acceptorThread() {
-    return task -> new FastThreadLocalThread(task, "cellar-accept");
-  }
-
   private RespListener(ServerContext server, Dispatcher dispatcher, ServerTls tls) {
     this.server = server;
     ServerConfig config = server.config();
     transport = Transport.choose(config.transport());
-    loops =
-        new MultiThreadIoEventLoopGroup(
-            config.threads(),
-            new ThreadPerTaskExecutor(loopThreads()),
-            new ScriptAwareChooser(loop -> server.runsScript(loop::inEventLoop)),
-            transport.handlers());
-    // Accepting on a loop of its own: a loop held by a running script must not stop the server
-    // taking the connection that comes to kill it.
-    acceptor = new MultiThreadIoEventLoopGroup(1, acceptorThread(), transport.handlers());
+    loops = new MultiThreadIoEventLoopGroup(config.threads(), loopThreads(), transport.handlers());
     barrier = server.store().durableOnReturn() ? null : new DurableReplies(server.databases());
     boolean httpOn = config.httpPort() != 0 || config.httpsPort() != 0;
     httpEndpoint = httpOn ? new HttpEndpoint(server) : null;
@@ -121,7 +107,6 @@ public final class RespListener implements AutoCloseable {
         httpEndpoint.close();
       }
       loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
-      acceptor.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
       throw e;
     }
     memoryRefresh =
@@ -150,7 +135,7 @@ public final class RespListener implements AutoCloseable {
     ServerConfig config = server.config();
     ServerBootstrap bootstrap =
         new ServerBootstrap()
-            .group(acceptor, loops)
+            .group(loops)
             .channel(transport.serverChannel())
             .option(ChannelOption.SO_BACKLOG, 1024)
             .option(ChannelOption.SO_REUSEADDR, true)
@@ -268,6 +253,5 @@ public final class RespListener implements AutoCloseable {
     clients.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
     server.killScripts();
     loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
-    acceptor.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
   }
 }

@@ -83,41 +83,55 @@ class ScriptKillTest {
   }
 
   /**
-   * Connections made while a script runs are placed on the loop it does not hold, and accepted by a
-   * thread of their own: every one is served at once, so a client that connects to kill the script
-   * can. Before, every other new connection landed on the script's loop and waited with it (and
-   * none was accepted when the script ran on the accepting loop).
+   * SCRIPT KILL kills scripts and FUNCTION KILL functions, each answering Redis's BUSY for the
+   * other kind, and FUNCTION STATS names the running function and its command.
    */
   @Test
-  void newConnectionsAreServedWhileAScriptHoldsALoop() throws Exception {
-    try (Jedis runner = client()) {
+  void eachKillStopsItsOwnKind() throws Exception {
+    try (Jedis runner = client();
+        Jedis other = client()) {
+      other.functionLoad(
+          "#!lua name=spinning\nredis.register_function('spin', function(keys)"
+              + " redis.call('set', keys[1], 'x') while true do end end)");
       CompletableFuture<Object> result =
           CompletableFuture.supplyAsync(
               () -> {
                 try {
-                  return runner.eval("while true do end", List.of("held"), List.of());
+                  return runner.fcall("spin", List.of("held"), List.of());
                 } catch (RuntimeException e) {
                   return e;
                 }
               });
+      String refusal = null;
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-      while (!scriptRuns()) {
-        assertTrue(System.nanoTime() < deadline, "the script never started");
-        Thread.sleep(20);
-      }
-      for (int i = 0; i < 8; i++) {
-        try (Jedis fresh = new Jedis("127.0.0.1", server.port(), 2_000)) {
-          assertEquals("PONG", fresh.ping(), "connection " + i);
+      while (refusal == null && System.nanoTime() < deadline) {
+        try {
+          other.scriptKill();
+          throw new AssertionError("SCRIPT KILL killed a function");
+        } catch (JedisDataException e) {
+          if (e.getMessage().startsWith("BUSY")) {
+            refusal = e.getMessage();
+          } else {
+            Thread.sleep(20); // NOTBUSY: the function has not started yet
+          }
         }
       }
-      try (Jedis killer = new Jedis("127.0.0.1", server.port(), 2_000)) {
-        assertEquals("OK", killer.scriptKill());
-      }
+      assertEquals(
+          "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN"
+              + " NOSAVE.",
+          refusal);
+      Object stats = other.sendCommand(redis.clients.jedis.Protocol.Command.FUNCTION, "STATS");
+      String running =
+          String.valueOf(redis.clients.jedis.BuilderFactory.ENCODED_OBJECT.build(stats));
+      assertTrue(running.contains("spin") && running.contains("FCALL, spin, 1, held"), running);
+      assertEquals("OK", other.functionKill());
       Object outcome = result.get(10, TimeUnit.SECONDS);
       assertTrue(
           outcome instanceof JedisDataException e
-              && e.getMessage().startsWith("ERR Script killed by user"),
+              && e.getMessage()
+                  .startsWith("ERR Script killed by user with SCRIPT KILL... script: spin"),
           String.valueOf(outcome));
+      assertNull(other.get("held"), "a killed function's writes are not applied");
     }
   }
 
@@ -141,7 +155,7 @@ class ScriptKillTest {
                 }
               });
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-      while (!scriptRuns()) {
+      while (!scriptHoldsItsKey()) {
         assertTrue(System.nanoTime() < deadline, "the script never started");
         Thread.sleep(20);
       }
@@ -159,14 +173,15 @@ class ScriptKillTest {
   }
 
   /**
-   * Whether the script runs now, as {@code FUNCTION STATS} reports it, asked on a fresh connection
-   * (placed on the loop the script does not hold).
+   * Whether the script runs now: it holds its key, so a read of that key does not come back (on
+   * either event loop: the script's own is busy too); before it starts, the read answers at once.
    */
-  private boolean scriptRuns() {
-    try (Jedis probe = new Jedis("127.0.0.1", server.port(), 2_000)) {
-      Object stats = probe.sendCommand(redis.clients.jedis.Protocol.Command.FUNCTION, "STATS");
-      List<?> fields = (List<?>) stats;
-      return fields.get(1) != null;
+  private boolean scriptHoldsItsKey() {
+    try (Jedis probe = new Jedis("127.0.0.1", server.port(), 300)) {
+      probe.get("held");
+      return false;
+    } catch (redis.clients.jedis.exceptions.JedisConnectionException timedOut) {
+      return true;
     }
   }
 }
