@@ -71,6 +71,10 @@ public final class Dispatcher {
               + " this context");
       return startNanos;
     }
+    // One volatile read a command when no script runs; the rest out of line, off the hot path.
+    if (server.scripts().anyRunning() && refusedWhileBusy(session, spec, request, out)) {
+      return startNanos;
+    }
     if (session.inTransaction() && !TransactionCommands.runsInsideMulti(spec)) {
       // As Redis: a container's unknown subcommand or wrong arity is refused when queued.
       String refused = Subcommands.refusal(spec.name(), request);
@@ -131,6 +135,42 @@ public final class Dispatcher {
     server.latency().record(spec, nanos);
     observe(session, spec, request, nanos);
     return end;
+  }
+
+  /**
+   * Answers BUSY, as Redis does, if a script has run past {@code busy-reply-threshold} and the
+   * command is not one Redis lets through; true if it answered.
+   */
+  private boolean refusedWhileBusy(
+      Session session, CommandSpec spec, Request request, ReplyWriter out) {
+    Scripts.Run busy = server.scripts().busy(server.config().busyReplyThreshold());
+    if (busy == null || allowedWhileBusy(spec, request)) {
+      return false;
+    }
+    String error = Scripts.isFunction(busy) ? Scripts.BUSY_FUNCTION : Scripts.BUSY_SCRIPT;
+    if (spec.name().equals("exec")) {
+      // As Redis's rejectCommand: a refused EXEC discards its transaction (if any) and says why
+      session.transaction(null);
+      session.unwatch();
+      out.error("EXECABORT Transaction discarded because of: " + error);
+    } else {
+      refuse(session, out, error);
+    }
+    return true;
+  }
+
+  /**
+   * The commands Redis flags {@code allow-busy}: those that stop a runaway script or end a
+   * connection, and the transaction commands (a pipelined transaction must not lose its start).
+   */
+  private static boolean allowedWhileBusy(CommandSpec spec, Request request) {
+    return switch (spec.name()) {
+      case "auth", "discard", "hello", "multi", "quit", "reset", "shutdown", "unwatch", "watch" ->
+          true;
+      case "script" -> request.argc() > 1 && request.is(1, "kill");
+      case "function" -> request.argc() > 1 && (request.is(1, "kill") || request.is(1, "stats"));
+      default -> false;
+    };
   }
 
   /** Answers {@code error}; inside MULTI it also dooms the transaction, as in Redis. */

@@ -195,13 +195,34 @@ final class Scripts {
   static final String BUSY_FUNCTION =
       "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.";
 
+  /** How many scripts run now: what every command reads, once, to learn that none does. */
+  private final java.util.concurrent.atomic.AtomicInteger runningCount =
+      new java.util.concurrent.atomic.AtomicInteger();
+
   /** Marks {@code run} as running (for SCRIPT KILL) until {@link #finished}. */
   void started(Run run) {
     running.add(run);
+    runningCount.incrementAndGet();
   }
 
   void finished(Run run) {
     running.remove(run);
+    runningCount.decrementAndGet();
+  }
+
+  /**
+   * The script that has run longer than {@code thresholdMillis} (Redis's {@code
+   * busy-reply-threshold}), or null: while one does, other clients' commands are refused as Redis
+   * refuses them ({@link #BUSY_SCRIPT}), but those that stop it.
+   */
+  Run busy(long thresholdMillis) {
+    Run longest = longestRunning();
+    return longest != null && longest.durationMillis() > thresholdMillis ? longest : null;
+  }
+
+  /** Whether any script or function runs now. */
+  boolean anyRunning() {
+    return runningCount.get() != 0;
   }
 
   /** Whether {@code run} is a function's ({@code FCALL}), not a script's ({@code EVAL}). */

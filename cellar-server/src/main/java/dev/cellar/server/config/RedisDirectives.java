@@ -150,8 +150,6 @@ final class RedisDirectives {
           "latency-tracking",
           "latency-tracking-info-percentiles",
           "tracking-table-max-keys",
-          "lua-time-limit",
-          "busy-reply-threshold",
           "cluster-config-file",
           "cluster-node-timeout");
 

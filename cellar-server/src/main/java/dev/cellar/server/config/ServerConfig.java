@@ -25,8 +25,8 @@ import java.util.function.Supplier;
  * protected-mode maxclients proto-max-bulk-len client-query-buffer-limit client-output-buffer-limit
  * tls-port tls-cert-file tls-key-file tls-key-file-pass tls-ca-cert-file tls-auth-clients
  * tls-protocols loglevel logfile slowlog-log-slower-than slowlog-max-len latency-monitor-threshold
- * maxmemory-clients}, plus Cellar's own {@code http-port}, {@code https-port}, {@code transport}
- * and the expert setting {@code segment-size}.
+ * maxmemory-clients busy-reply-threshold}, plus Cellar's own {@code http-port}, {@code https-port},
+ * {@code transport} and the expert setting {@code segment-size}.
  *
  * <p>Secrets ({@code requirepass}, {@code tls-key-file-pass}) read back as {@code <redacted>} (or
  * empty when unset) everywhere a value is shown: {@code CONFIG GET}, {@link #all()}, logs.
@@ -108,6 +108,7 @@ public final class ServerConfig {
   private volatile long slowlogSlowerThan = 10_000;
   private volatile int slowlogMaxLen = 128;
   private volatile long hllSparseMaxBytes = 3000;
+  private volatile long busyReplyThreshold = 5000;
   private volatile long latencyMonitorThreshold = 0;
   private volatile int notifyKeyspaceEvents = 0;
   private volatile String save = "";
@@ -254,6 +255,13 @@ public final class ServerConfig {
         true,
         () -> Integer.toString(slowlogMaxLen),
         v -> slowlogMaxLen = intIn("slowlog-max-len", v, 0, Integer.MAX_VALUE));
+    for (String name : new String[] {"busy-reply-threshold", "lua-time-limit"}) {
+      define(
+          name,
+          true,
+          () -> Long.toString(busyReplyThreshold),
+          v -> busyReplyThreshold = longIn(name, v, 0, Long.MAX_VALUE));
+    }
     define(
         "hll-sparse-max-bytes",
         true,
@@ -654,6 +662,14 @@ public final class ServerConfig {
   /** Redis's encoding thresholds as set ({@link EncodingSettings}). */
   public PackLimits packLimits() {
     return encodings.limits();
+  }
+
+  /**
+   * {@code busy-reply-threshold} (or its old name {@code lua-time-limit}), milliseconds: once a
+   * script has run this long, other clients' commands are answered BUSY, as in Redis (5000).
+   */
+  public long busyReplyThreshold() {
+    return busyReplyThreshold;
   }
 
   /**

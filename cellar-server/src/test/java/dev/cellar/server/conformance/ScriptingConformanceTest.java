@@ -1,6 +1,7 @@
 package dev.cellar.server.conformance;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -450,6 +451,87 @@ class ScriptingConformanceTest extends AbstractConformanceTest {
     assertEquals(simple("QUEUED"), c.call("SET", "m", "1"));
     assertEquals(simple("QUEUED"), c.call("EVAL", "return redis.call('incr', KEYS[1])", "1", "m"));
     assertEquals("*2\r\n+OK\r\n:2\r\n", c.call("EXEC"));
+  }
+
+  /**
+   * Once a script has run past {@code busy-reply-threshold}, other clients' commands are answered
+   * BUSY but those Redis lets through (the kills, FUNCTION STATS, MULTI, DISCARD...); SCRIPT KILL
+   * does not kill a function, FUNCTION KILL does.
+   */
+  @Test
+  void aScriptPastTheBusyThresholdIsAnsweredAsRedisAnswers() throws Exception {
+    String busy =
+        error(
+            "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN"
+                + " NOSAVE.");
+    c.call("CONFIG", "SET", "busy-reply-threshold", "100");
+    c.call(
+        "FUNCTION",
+        "LOAD",
+        "REPLACE",
+        "#!lua name=spinning\nredis.register_function('spin', function() while true do end end)");
+    java.util.concurrent.CompletableFuture<String> reply = callAsync(c, "FCALL", "spin", "0");
+    // A connection may share the function's event loop and wait with it (docs/scripting.md):
+    // such a one is not answered within its timeout, and another is made.
+    RawClient probe = null;
+    for (int i = 0; i < 100 && probe == null; i++) {
+      RawClient candidate = server.connect();
+      try {
+        if (!candidate.call("FUNCTION", "STATS").startsWith("*4\r\n$14\r\nrunning_script\r\n$-1")
+            || candidate.call("PING").startsWith("-BUSY")) {
+          probe = candidate;
+        } else {
+          candidate.close();
+          Thread.sleep(20);
+        }
+      } catch (java.io.IOException onTheFunctionsLoop) {
+        candidate.close();
+      }
+    }
+    assertNotNull(probe, "no connection was answered while the function ran");
+    try (RawClient other = probe) {
+      String ping = other.call("PING");
+      for (int i = 0; i < 200 && !ping.equals(busy); i++) {
+        Thread.sleep(50); // PONG until the function has run past the threshold
+        ping = other.call("PING");
+      }
+      assertEquals(busy, ping);
+      assertEquals(busy, other.call("GET", "k"));
+      assertEquals(busy, other.call("SCRIPT", "KILL"), "SCRIPT KILL does not kill a function");
+      String stats = other.call("FUNCTION", "STATS");
+      assertTrue(stats.contains("$4\r\nspin\r\n"), stats);
+      assertEquals(OK, other.call("MULTI"));
+      assertEquals(busy, other.call("SET", "k", "v"));
+      assertEquals(OK, other.call("DISCARD"));
+      assertEquals(OK, other.call("MULTI"));
+      assertEquals(
+          error(
+              "EXECABORT Transaction discarded because of: "
+                  + busy.substring(1, busy.length() - 2)),
+          other.call("EXEC"),
+          "a refused EXEC discards its transaction");
+      assertEquals(
+          error(
+              "EXECABORT Transaction discarded because of: "
+                  + busy.substring(1, busy.length() - 2)),
+          other.call("EXEC"),
+          "EXEC is refused so even with no transaction, as Redis refuses it");
+      assertEquals(OK, other.call("FUNCTION", "KILL"));
+      assertEquals(
+          error("ERR Script killed by user with SCRIPT KILL... script: spin, on @user_function:2."),
+          reply.get(10, java.util.concurrent.TimeUnit.SECONDS));
+      assertEquals(PONG, other.call("PING"));
+      assertEquals(
+          error("NOTBUSY No scripts in execution right now."), other.call("FUNCTION", "KILL"));
+    } finally {
+      if (!reply.isDone()) { // a failed assertion must not leave the function running
+        try (RawClient killer = server.connect()) {
+          killer.call("FUNCTION", "KILL");
+        }
+        reply.get(10, java.util.concurrent.TimeUnit.SECONDS);
+      }
+      c.call("CONFIG", "SET", "busy-reply-threshold", "5000");
+    }
   }
 
   @Test
