@@ -33,8 +33,12 @@ final class LuaFunctions {
   private final Map<String, LuaValue> callbacks = new HashMap<>();
   private long generation = -1;
 
-  LuaFunctions(LuaReadOnly.Sandbox globals) {
+  /** Runs a library's code under the load timeout ({@link LuaRuntime#runLibraryCode}). */
+  private final java.util.function.Consumer<Runnable> underTimeout;
+
+  LuaFunctions(LuaReadOnly.Sandbox globals, java.util.function.Consumer<Runnable> underTimeout) {
     this.globals = globals;
+    this.underTimeout = underTimeout;
   }
 
   /**
@@ -56,7 +60,11 @@ final class LuaFunctions {
     boolean[] loaded = {false}; // a library keeping its loading redis cannot register later
     globals.setInternal("redis", loadingLibrary(name, registered, found, loaded));
     try {
-      new LuaClosure(prototype, globals).call();
+      // Under Redis's load timeout: code that never ends would hold its event loop, and the
+      // server's stop, for good.
+      underTimeout.accept(() -> new LuaClosure(prototype, globals).call());
+    } catch (LuaRuntime.LoadTimedOut e) {
+      throw new CommandError("ERR Error registering functions: FUNCTION LOAD timeout");
     } catch (LuaError e) {
       throw new CommandError(
           "ERR Error registering functions: " + LuaReplies.errorText(message(e)));

@@ -95,7 +95,7 @@ final class LuaRuntime {
     }
     LuaReadOnly.sealStrings((LuaTable) globals.get("string"));
     readOnly(globals);
-    functions = new LuaFunctions(globals);
+    functions = new LuaFunctions(globals, this::runLibraryCode);
   }
 
   /** This thread's function libraries. */
@@ -434,6 +434,32 @@ final class LuaRuntime {
   // ---------------------------------------------------------------- killing
 
   /** Thrown into a killed script; an {@link Error} so that its {@code pcall} cannot catch it. */
+  /**
+   * A library's code ran past {@link #LOAD_TIMEOUT_NANOS} while {@code FUNCTION LOAD} ran it: an
+   * {@link Error}, so that its own {@code pcall} cannot catch it.
+   */
+  static final class LoadTimedOut extends Error {
+    LoadTimedOut() {
+      super("FUNCTION LOAD timeout", null, false, false);
+    }
+  }
+
+  /** How long a library's code may run when it is loaded: Redis's 500 ms. */
+  static final long LOAD_TIMEOUT_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(500);
+
+  /** When the library being loaded must have ended ({@link System#nanoTime()}); 0 outside. */
+  private long loadDeadline;
+
+  /** Runs a library's code as {@code FUNCTION LOAD} does, stopped after Redis's 500 ms. */
+  void runLibraryCode(Runnable code) {
+    loadDeadline = System.nanoTime() + LOAD_TIMEOUT_NANOS;
+    try {
+      code.run();
+    } finally {
+      loadDeadline = 0;
+    }
+  }
+
   static final class ScriptKilled extends Error {
     ScriptKilled() {
       super("script killed", null, false, false);
@@ -496,6 +522,10 @@ final class LuaRuntime {
       Scripts.Run current = run;
       if (current != null && current.killed()) {
         throw new ScriptKilled();
+      }
+      long deadline = loadDeadline;
+      if (deadline != 0 && System.nanoTime() - deadline > 0) {
+        throw new LoadTimedOut();
       }
     }
   }

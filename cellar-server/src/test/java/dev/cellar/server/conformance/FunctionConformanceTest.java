@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -138,6 +139,25 @@ class FunctionConformanceTest extends AbstractConformanceTest {
     assertEquals(
         error("ERR FUNCTION FLUSH only supports SYNC|ASYNC option"),
         c.call("FUNCTION", "FLUSH", "bad"));
+  }
+
+  /**
+   * A library whose code never ends is stopped after Redis's 500 ms, even through pcall: it held
+   * its event loop, and the server's stop, for good.
+   */
+  @Test
+  void loadingCodeThatNeverEndsTimesOut() throws IOException {
+    List<String> bodies =
+        new java.util.ArrayList<>(List.of("local a = 1 while true do a = a + 1 end"));
+    if (!TargetServer.targetIsRedis()) { // Redis gives loading code no pcall; Cellar does
+      bodies.add("local f = function() while true do end end while true do pcall(f) end");
+    }
+    for (String body : bodies) {
+      String reply = c.call("FUNCTION", "LOAD", "#!lua name=forever\n" + body);
+      assertTrue(reply.startsWith("-ERR") && reply.contains("FUNCTION LOAD timeout"), reply);
+    }
+    assertEquals("+PONG\r\n", c.call("PING"));
+    assertEquals("*0\r\n", c.call("FUNCTION", "LIST"), "nothing was loaded");
   }
 
   /** FUNCTION DUMP and RESTORE with each policy, and Redis's errors for bad payloads. */
