@@ -128,10 +128,7 @@ final class FunctionLibraries {
     try {
       save();
     } catch (RuntimeException e) {
-      libraries.clear();
-      libraries.putAll(before);
-      functions.clear();
-      functions.putAll(functionsBefore);
+      putBack(before, functionsBefore);
       throw e;
     }
     generation++;
@@ -170,13 +167,18 @@ final class FunctionLibraries {
       }
       save();
     } catch (RuntimeException e) {
-      libraries.clear();
-      libraries.putAll(before);
-      functions.clear();
-      functions.putAll(functionsBefore);
+      putBack(before, functionsBefore);
       throw e;
     }
     generation++;
+  }
+
+  /** Undoes a change that could not be saved: the maps as they were before it. */
+  private void putBack(Map<String, Library> before, Map<String, Function> functionsBefore) {
+    libraries.clear();
+    libraries.putAll(before);
+    functions.clear();
+    functions.putAll(functionsBefore);
   }
 
   /** {@code FUNCTION DELETE}. */

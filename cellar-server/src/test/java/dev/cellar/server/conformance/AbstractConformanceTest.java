@@ -78,6 +78,18 @@ abstract class AbstractConformanceTest {
     throw new AssertionError("never saw " + want.trim());
   }
 
+  /** The SHA-1 of {@code text} in hex: how Redis names a script in its errors. */
+  static String sha1Hex(String text) {
+    try {
+      return java.util.HexFormat.of()
+          .formatHex(
+              java.security.MessageDigest.getInstance("SHA-1")
+                  .digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new AssertionError(e);
+    }
+  }
+
   static String bulk(String value) {
     return "$" + value.length() + "\r\n" + value + "\r\n";
   }

@@ -36,17 +36,6 @@ class ScriptingConformanceTest extends AbstractConformanceTest {
     return c.call(command);
   }
 
-  private static String sha1(String script) {
-    try {
-      return java.util.HexFormat.of()
-          .formatHex(
-              java.security.MessageDigest.getInstance("SHA-1")
-                  .digest(script.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
-    } catch (java.security.NoSuchAlgorithmException e) {
-      throw new AssertionError(e);
-    }
-  }
-
   @Test
   void repliesConvertBothWays() throws IOException {
     assertEquals(integer(3), eval("return 3.99"));
@@ -282,25 +271,26 @@ class ScriptingConformanceTest extends AbstractConformanceTest {
     assertEquals(
         error(
             "ERR value is not an integer or out of range script: "
-                + sha1(incr)
+                + sha1Hex(incr)
                 + ", on @user_script:1."),
         eval(incr));
     String third = "local a = 1\n\nreturn redis.call('incr', 's')";
     assertEquals(
         error(
             "ERR value is not an integer or out of range script: "
-                + sha1(third)
+                + sha1Hex(third)
                 + ", on @user_script:3."),
         eval(third));
     assertEquals(
         error("ERR value is not an integer or out of range"),
         eval("return redis.pcall('incr', 's')"));
     assertEquals(
-        error("ERR user_script:1: boom script: " + sha1("error('boom')") + ", on @user_script:1."),
+        error(
+            "ERR user_script:1: boom script: " + sha1Hex("error('boom')") + ", on @user_script:1."),
         eval("error('boom')"));
     String custom = "error({err='MYERR custom'})";
     assertEquals(
-        error("MYERR custom script: " + sha1(custom) + ", on @user_script:1."), eval(custom));
+        error("MYERR custom script: " + sha1Hex(custom) + ", on @user_script:1."), eval(custom));
     String[][] refused = {
       {"return redis.call('nosuch')", "ERR Unknown Redis command called from script"},
       {
@@ -316,7 +306,7 @@ class ScriptingConformanceTest extends AbstractConformanceTest {
     };
     for (String[] r : refused) {
       assertEquals(
-          error(r[1] + " script: " + sha1(r[0]) + ", on @user_script:1."), eval(r[0]), r[0]);
+          error(r[1] + " script: " + sha1Hex(r[0]) + ", on @user_script:1."), eval(r[0]), r[0]);
     }
     assertTrue(
         eval("return 'a' ..")
@@ -330,7 +320,7 @@ class ScriptingConformanceTest extends AbstractConformanceTest {
     assertEquals(
         error(
             "ERR user_script:1: Attempt to modify a readonly table script: "
-                + sha1(global)
+                + sha1Hex(global)
                 + ", on @user_script:1."),
         eval(global));
     for (String name : new String[] {"os", "io", "y", "dofile", "loadfile", "require"}) {
@@ -340,7 +330,7 @@ class ScriptingConformanceTest extends AbstractConformanceTest {
               "ERR user_script:1: Script attempted to access nonexistent global variable '"
                   + name
                   + "' script: "
-                  + sha1(script)
+                  + sha1Hex(script)
                   + ", on @user_script:1."),
           eval(script),
           name);
@@ -379,7 +369,7 @@ class ScriptingConformanceTest extends AbstractConformanceTest {
       String viaEval = eval(attempt);
       assertTrue(
           viaEval.startsWith("-ERR ")
-              && viaEval.contains("Attempt to modify a readonly table script: " + sha1(attempt)),
+              && viaEval.contains("Attempt to modify a readonly table script: " + sha1Hex(attempt)),
           attempt + ": " + viaEval);
       String viaFunction = c.call("FCALL", "trick", "0", attempt);
       assertTrue(
@@ -394,7 +384,7 @@ class ScriptingConformanceTest extends AbstractConformanceTest {
         error(
             "ERR user_script:1: Script attempted to access nonexistent global variable 'nope'"
                 + " script: "
-                + sha1("return nope")
+                + sha1Hex("return nope")
                 + ", on @user_script:1."),
         eval("return nope"),
         "the globals' protection is still there");
@@ -410,17 +400,17 @@ class ScriptingConformanceTest extends AbstractConformanceTest {
   @Test
   void evalshaScriptAndReadOnlyScripts() throws IOException {
     String body = "return 1";
-    assertEquals(bulk(sha1(body)), c.call("SCRIPT", "LOAD", body));
-    assertEquals(integer(1), c.call("EVALSHA", sha1(body), "0"));
-    assertEquals(integer(1), c.call("EVALSHA", sha1(body).toUpperCase(), "0"));
-    assertEquals("*2\r\n:1\r\n:0\r\n", c.call("SCRIPT", "EXISTS", sha1(body), "abc"));
+    assertEquals(bulk(sha1Hex(body)), c.call("SCRIPT", "LOAD", body));
+    assertEquals(integer(1), c.call("EVALSHA", sha1Hex(body), "0"));
+    assertEquals(integer(1), c.call("EVALSHA", sha1Hex(body).toUpperCase(), "0"));
+    assertEquals("*2\r\n:1\r\n:0\r\n", c.call("SCRIPT", "EXISTS", sha1Hex(body), "abc"));
     assertEquals(
         error("NOSCRIPT No matching script. Please use EVAL."),
         c.call("EVALSHA", "ffffffffffffffffffffffffffffffffffffffff", "0"));
     assertEquals(OK, c.call("SCRIPT", "FLUSH"));
-    assertEquals("*1\r\n:0\r\n", c.call("SCRIPT", "EXISTS", sha1(body)));
+    assertEquals("*1\r\n:0\r\n", c.call("SCRIPT", "EXISTS", sha1Hex(body)));
     eval("return 2");
-    assertEquals("*1\r\n:1\r\n", c.call("SCRIPT", "EXISTS", sha1("return 2")), "EVAL caches");
+    assertEquals("*1\r\n:1\r\n", c.call("SCRIPT", "EXISTS", sha1Hex("return 2")), "EVAL caches");
     assertEquals(error("ERR Number of keys can't be negative"), eval("return 1", "-1"));
     assertEquals(
         error("ERR Number of keys can't be greater than number of args"),
@@ -431,7 +421,7 @@ class ScriptingConformanceTest extends AbstractConformanceTest {
     assertEquals(
         error(
             "ERR Write commands are not allowed from read-only scripts. script: "
-                + sha1(write)
+                + sha1Hex(write)
                 + ", on @user_script:1."),
         c.call("EVAL_RO", write, "1", "a"));
     c.call("SET", "a", "v");
@@ -579,7 +569,7 @@ class ScriptingConformanceTest extends AbstractConformanceTest {
       assertEquals(
           error(
               "ERR Script killed by user with SCRIPT KILL... script: "
-                  + sha1("while true do end")
+                  + sha1Hex("while true do end")
                   + ", on @user_script:1."),
           reply.get(10, java.util.concurrent.TimeUnit.SECONDS));
       try (RawClient fresh = server.connect()) {

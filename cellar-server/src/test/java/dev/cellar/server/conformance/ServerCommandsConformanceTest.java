@@ -465,17 +465,6 @@ class ServerCommandsConformanceTest extends AbstractConformanceTest {
         c.call("EVAL", "return redis.sha1hex()", "0"));
   }
 
-  private static String sha1Hex(String text) {
-    try {
-      return java.util.HexFormat.of()
-          .formatHex(
-              java.security.MessageDigest.getInstance("SHA-1")
-                  .digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
-    } catch (java.security.NoSuchAlgorithmException e) {
-      throw new AssertionError(e);
-    }
-  }
-
   @Test
   void shutdownFormsThatDoNotShutDown() throws IOException {
     assertEquals(error("ERR No shutdown in progress."), c.call("SHUTDOWN", "ABORT"));
