@@ -71,6 +71,11 @@ final class TrainingLoad implements Runnable {
       }
       out.write(command("SHUTDOWN"));
       out.flush();
+      // Until the server closes the connection: closing first could let the server see the close
+      // before the command, and then it never stops (the training waits on it for good).
+      while (in.read() >= 0) {
+        // a successful SHUTDOWN answers nothing
+      }
     } catch (Exception e) {
       failure = e;
       shutDownAfterFailure();
