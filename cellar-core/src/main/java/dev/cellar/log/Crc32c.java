@@ -34,6 +34,13 @@ public final class Crc32c {
     return mask((int) crc.getValue());
   }
 
+  /** As {@link #masked(byte[], int, int)}, computed with {@code crc}, which is reset first. */
+  public static int masked(CRC32C crc, byte[] bytes, int offset, int length) {
+    crc.reset();
+    crc.update(bytes, offset, length);
+    return mask((int) crc.getValue());
+  }
+
   /** The masked CRC32C of the range, as stored in files. */
   public static int masked(MemorySegment segment, long offset, long length) {
     return mask(compute(segment, offset, length));

@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
+import java.util.zip.CRC32C;
 
 /**
  * Appends records to the store's single log: one active segment at a time, written through a shared
@@ -49,6 +50,10 @@ public final class LogWriter {
   private final long segmentBytes;
   private final LongSupplier clock;
   private final ReentrantLock appendLock = new ReentrantLock();
+
+  /** The appends' checksum, used under {@link #appendLock}: an append makes no object. */
+  private final CRC32C crc = new CRC32C();
+
   private static final int SCRATCH_LIMIT = 1 << 20;
 
   /** Where records are encoded before one copy into the log; guarded by the append lock. */
@@ -179,7 +184,8 @@ public final class LogWriter {
           seq,
           expireAt,
           active.cipher(),
-          offset);
+          offset,
+          crc);
       MemorySegment.copy(record, 0, active.memory(), ValueLayout.JAVA_BYTE, offset, (int) length);
       assert offset + length <= active.memory().byteSize()
           : "record of " + length + " bytes at " + offset + " overruns its segment";
@@ -243,7 +249,7 @@ public final class LogWriter {
       for (int j = from; j < end; j++) {
         int item = items[j];
         int start = at;
-        at = encode(records, item, seq + (j - from), buffer, at, active.cipher(), offset);
+        at = encode(records, item, seq + (j - from), buffer, at, active.cipher(), offset, crc);
         locations[j] = LogLocation.of(slot, offset + start);
         long expireAt = records.expiry(item);
         if (expireAt != 0) {
@@ -300,7 +306,7 @@ public final class LogWriter {
       for (int i = 0; i < count; i++) {
         int start = at;
         int type = records.type(i) | RecordDescriptor.unitBits(i, count);
-        at = encode(records, i, type, seq + i, buffer, at, active.cipher(), offset);
+        at = encode(records, i, type, seq + i, buffer, at, active.cipher(), offset, crc);
         locations[i] = LogLocation.of(slot, offset + start);
         long expireAt = records.expiry(i);
         if (expireAt != 0) {
@@ -352,8 +358,15 @@ public final class LogWriter {
    * returns its end.
    */
   private static int encode(
-      PutRecords records, int item, long seq, byte[] out, int at, SegmentCipher cipher, long base) {
-    return encode(records, item, RecordDescriptor.PUT, seq, out, at, cipher, base);
+      PutRecords records,
+      int item,
+      long seq,
+      byte[] out,
+      int at,
+      SegmentCipher cipher,
+      long base,
+      CRC32C crc) {
+    return encode(records, item, RecordDescriptor.PUT, seq, out, at, cipher, base, crc);
   }
 
   /** As the form above, for a record of type byte {@code type} (flags included, expiry aside). */
@@ -365,7 +378,8 @@ public final class LogWriter {
       byte[] out,
       int at,
       SegmentCipher cipher,
-      long base) {
+      long base,
+      CRC32C crc) {
     int keyLength = (int) records.keyLength(item);
     int valueLength = (int) records.valueLength(item);
     int keyAt =
@@ -374,7 +388,7 @@ public final class LogWriter {
     records.copyKey(item, out, keyAt);
     records.copyValue(item, out, keyAt + keyLength);
     int end = keyAt + keyLength + valueLength;
-    return RecordDescriptor.seal(out, at, keyAt, end, cipher, base + at);
+    return RecordDescriptor.seal(out, at, keyAt, end, cipher, base + at, crc);
   }
 
   /** A buffer of at least {@code length} bytes; small ones are reused (append lock held). */

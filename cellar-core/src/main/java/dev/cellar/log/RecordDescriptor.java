@@ -3,6 +3,7 @@ package dev.cellar.log;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
+import java.util.zip.CRC32C;
 
 /**
  * Layout of one log record. Specified in {@code docs/format/log.md}; this class is the only place
@@ -205,13 +206,16 @@ public final class RecordDescriptor {
         seq,
         expireAt,
         null,
-        0);
+        0,
+        new CRC32C());
   }
 
   /**
    * As {@link #encode(byte[], int, MemorySegment, long, long, MemorySegment, long, long, long,
    * long)}, encrypted with {@code cipher} (if not null) for a record at {@code offset} of its file:
-   * {@code out} must then hold {@link SegmentCipher#TAG_BYTES} more.
+   * {@code out} must then hold {@link SegmentCipher#TAG_BYTES} more. The CRC is computed with
+   * {@code crc}, the caller's to reuse (a log writer's own, under its lock): the append path makes
+   * no object, whatever the JIT inlines.
    */
   public static int encode(
       byte[] out,
@@ -225,7 +229,8 @@ public final class RecordDescriptor {
       long seq,
       long expireAt,
       SegmentCipher cipher,
-      long offset) {
+      long offset,
+      CRC32C crc) {
     int keyAt = encodeHeader(out, 0, type, keyLength, valueLength, seq, expireAt);
     int at = keyAt;
     MemorySegment.copy(key, ValueLayout.JAVA_BYTE, keyOffset, out, at, (int) keyLength);
@@ -234,7 +239,7 @@ public final class RecordDescriptor {
       MemorySegment.copy(value, ValueLayout.JAVA_BYTE, valueOffset, out, at, (int) valueLength);
       at += (int) valueLength;
     }
-    return seal(out, 0, keyAt, at, cipher, offset);
+    return seal(out, 0, keyAt, at, cipher, offset, crc);
   }
 
   /**
@@ -260,9 +265,9 @@ public final class RecordDescriptor {
   }
 
   /** Stores the CRC of the record in {@code out[start, end)}, its other bytes all in place. */
-  static void seal(byte[] out, int start, int end) {
+  static void seal(byte[] out, int start, int end, CRC32C crc) {
     int covered = start + TYPE_OFFSET;
-    HEAP_INT.set(out, start + CRC_OFFSET, Crc32c.masked(out, covered, end - covered));
+    HEAP_INT.set(out, start + CRC_OFFSET, Crc32c.masked(crc, out, covered, end - covered));
   }
 
   /**
@@ -271,13 +276,14 @@ public final class RecordDescriptor {
    * offset} of its file; {@code out} must have room for the tag), then stores the CRC. Returns the
    * record's end.
    */
-  static int seal(byte[] out, int start, int keyAt, int end, SegmentCipher cipher, long offset) {
+  static int seal(
+      byte[] out, int start, int keyAt, int end, SegmentCipher cipher, long offset, CRC32C crc) {
     if (cipher != null) {
       int aad = start + TYPE_OFFSET;
       cipher.seal(out, aad, keyAt - aad, keyAt, end - keyAt, offset);
       end += SegmentCipher.TAG_BYTES;
     }
-    seal(out, start, end);
+    seal(out, start, end, crc);
     return end;
   }
 
@@ -327,7 +333,8 @@ public final class RecordDescriptor {
             seq,
             expireAt,
             cipher,
-            offset);
+            offset,
+            new CRC32C());
     MemorySegment.copy(record, 0, log, ValueLayout.JAVA_BYTE, offset, length);
     return length;
   }

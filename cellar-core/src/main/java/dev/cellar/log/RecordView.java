@@ -3,6 +3,7 @@ package dev.cellar.log;
 import dev.cellar.compress.ValueDictionary;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.zip.CRC32C;
 
 /**
  * A reusable flyweight over one record in a mapped segment: {@link #parse} decodes the header at an
@@ -405,6 +406,12 @@ public final class RecordView {
    */
   private byte[] checkScratch;
 
+  /**
+   * The view's checksum for {@link #copyAndCheck}, made on its first use: reads that verify make no
+   * object per read, whatever the JIT inlines.
+   */
+  private CRC32C crc;
+
   private byte[] checkScratch() {
     byte[] scratch = checkScratch;
     if (scratch == null) {
@@ -634,9 +641,15 @@ public final class RecordView {
   private boolean copyAndCheck(byte[] scratch) {
     MemorySegment.copy(log, ValueLayout.JAVA_BYTE, offset, scratch, 0, (int) length);
     int stored = (int) STORED_CRC.get(scratch, RecordDescriptor.CRC_OFFSET);
+    if (crc == null) {
+      crc = new CRC32C();
+    }
     return stored
         == Crc32c.masked(
-            scratch, RecordDescriptor.TYPE_OFFSET, (int) length - RecordDescriptor.TYPE_OFFSET);
+            crc,
+            scratch,
+            RecordDescriptor.TYPE_OFFSET,
+            (int) length - RecordDescriptor.TYPE_OFFSET);
   }
 
   /** The whole record, copied onto the heap. */

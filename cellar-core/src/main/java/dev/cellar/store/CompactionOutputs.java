@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.zip.CRC32C;
 
 /**
  * The segments one compaction pass writes, and how a record is written into them: verbatim when the
@@ -47,6 +48,7 @@ final class CompactionOutputs {
   private final ValueDictionary dictionary;
 
   private final List<Segment> outputs = new ArrayList<>();
+  private final CRC32C crc = new CRC32C();
   private Segment output;
   private long outputTail;
 
@@ -190,7 +192,8 @@ final class CompactionOutputs {
         record.seq(),
         record.expireAt(),
         output.cipher(),
-        offset);
+        offset,
+        crc);
     MemorySegment.copy(encoded, 0, output.memory(), ValueLayout.JAVA_BYTE, offset, (int) length);
     return advance(record, offset, length);
   }

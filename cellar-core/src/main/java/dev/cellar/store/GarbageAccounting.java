@@ -1,9 +1,11 @@
 package dev.cellar.store;
 
 import dev.cellar.log.LogLocation;
+import dev.cellar.log.RecordPeek;
 import dev.cellar.log.RecordView;
 import dev.cellar.log.Segment;
 import dev.cellar.log.SegmentTable;
+import java.lang.foreign.MemorySegment;
 
 /**
  * Counts records that nothing points at any more as garbage of their segment, which is what
@@ -30,22 +32,37 @@ final class GarbageAccounting {
     if (segment == null) {
       return false;
     }
-    // A view that never leaves this method, so that the JIT removes it (the server's
-    // GarbageFreePathTest checks), unless the record is read with O_DIRECT into a view's own array.
-    RecordView view = segment.directReads() ? DIRECT_VIEW.get() : new RecordView();
-    if (!view.parse(segment, LogLocation.offset(location))) {
+    long offset = LogLocation.offset(location);
+    if (segment.cipher() == null && !segment.directReads()) {
+      // Every overwrite comes here, so no object: see RecordPeek.
+      MemorySegment memory = segment.memory();
+      long header = RecordPeek.header(memory, offset, segment.end());
+      if (header == RecordPeek.INVALID) {
+        return false;
+      }
+      if (header != RecordPeek.UNDECIDED) {
+        long length = RecordPeek.length(header);
+        long expireAt = RecordPeek.expireAt(memory, offset, header);
+        return retired(segment, length, RecordPeek.isDelete(header), expireAt);
+      }
+    }
+    RecordView view = VIEW.get();
+    if (!view.parse(segment, offset)) {
       return false;
     }
-    segment.addDead(view.length());
-    if (view.expireAt() != 0) {
-      segment.removeTtl(view.length());
-    }
-    return !view.isDelete()
-        && (view.expireAt() == 0 || !view.expiredAt(System.currentTimeMillis()));
+    return retired(segment, view.length(), view.isDelete(), view.expireAt());
   }
 
-  private static final ThreadLocal<RecordView> DIRECT_VIEW =
-      ThreadLocal.withInitial(RecordView::new);
+  /** Counts a retired record of {@code segment}; whether it held a live value. */
+  private static boolean retired(Segment segment, long length, boolean delete, long expireAt) {
+    segment.addDead(length);
+    if (expireAt != 0) {
+      segment.removeTtl(length);
+    }
+    return !delete && (expireAt == 0 || expireAt > System.currentTimeMillis());
+  }
+
+  private static final ThreadLocal<RecordView> VIEW = ThreadLocal.withInitial(RecordView::new);
 
   /** Accounts a record that is garbage from birth (a tombstone). */
   void deadAt(long location) {
@@ -53,8 +70,19 @@ final class GarbageAccounting {
     if (segment == null) {
       return;
     }
-    RecordView view = segment.directReads() ? DIRECT_VIEW.get() : new RecordView();
-    if (view.parse(segment, LogLocation.offset(location))) {
+    long offset = LogLocation.offset(location);
+    if (segment.cipher() == null && !segment.directReads()) {
+      long header = RecordPeek.header(segment.memory(), offset, segment.end());
+      if (header == RecordPeek.INVALID) {
+        return;
+      }
+      if (header != RecordPeek.UNDECIDED) {
+        segment.addDead(RecordPeek.length(header));
+        return;
+      }
+    }
+    RecordView view = VIEW.get();
+    if (view.parse(segment, offset)) {
       segment.addDead(view.length());
     }
   }

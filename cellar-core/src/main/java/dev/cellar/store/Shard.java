@@ -3,6 +3,7 @@ package dev.cellar.store;
 import dev.cellar.index.HashIndex;
 import dev.cellar.index.KeyHasher;
 import dev.cellar.log.LogLocation;
+import dev.cellar.log.RecordPeek;
 import dev.cellar.log.RecordView;
 import dev.cellar.log.Segment;
 import dev.cellar.log.SegmentTable;
@@ -42,8 +43,7 @@ final class Shard implements HashIndex.Keys {
     this.hasher = hasher;
   }
 
-  private static final ThreadLocal<RecordView> ENCRYPTED_VIEW =
-      ThreadLocal.withInitial(RecordView::new);
+  private static final ThreadLocal<RecordView> VIEW = ThreadLocal.withInitial(RecordView::new);
 
   @Override
   public boolean matches(long location, MemorySegment source, long keyOffset, long keyLength) {
@@ -52,19 +52,21 @@ final class Shard implements HashIndex.Keys {
       return false;
     }
     long offset = LogLocation.offset(location);
-    // A view that never leaves this method: the JIT's escape analysis removes it (checked, with the
-    // launcher's JVM options, by the server's GarbageFreePathTest). With per-thread views here and
-    // in GarbageAccounting.retire, and a per-thread checksum for appends, embedded overwrites (G1)
-    // were slower than the build before in six of seven interleaved pairs; without, in two of five.
-    // An encrypted record is decrypted into its view's own array, and a record read with O_DIRECT
-    // is copied into one: a view kept per thread, so that the comparison does not allocate that
-    // array on every lookup.
-    RecordView view =
-        segment.cipher() == null && !segment.directReads()
-            ? new RecordView()
-            : ENCRYPTED_VIEW.get();
     // Bounded by the segment's end, not its mapping: past a sealed segment's end the file may be
     // truncated, and touching a mapped page beyond the file's end is SIGBUS.
+    if (segment.cipher() == null && !segment.directReads()) {
+      // Every GET and SET compares here, so no object: see RecordPeek.
+      int match =
+          RecordPeek.keyMatches(
+              segment.memory(), offset, segment.end(), source, keyOffset, keyLength);
+      if (match != RecordPeek.UNDECIDED) {
+        return match == 1;
+      }
+    }
+    // An encrypted record is decrypted into its view's own array, and a record read with O_DIRECT
+    // is copied into one: a view kept per thread, so that the comparison does not allocate that
+    // array on every lookup. Long headers come here too.
+    RecordView view = VIEW.get();
     return view.parse(segment, offset) && view.keyEquals(source, keyOffset, keyLength);
   }
 
