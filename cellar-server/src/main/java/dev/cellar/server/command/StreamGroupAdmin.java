@@ -3,8 +3,8 @@ package dev.cellar.server.command;
 import static dev.cellar.server.command.Values.stripe;
 
 import dev.cellar.server.collection.ElementEdits;
+import dev.cellar.server.collection.GroupCounters;
 import dev.cellar.server.collection.StreamEntries;
-import dev.cellar.server.collection.StreamEntries.Entry;
 import dev.cellar.server.collection.StreamGroups;
 import dev.cellar.server.collection.StreamGroups.Consumer;
 import dev.cellar.server.collection.StreamGroups.Group;
@@ -12,7 +12,6 @@ import dev.cellar.server.collection.StreamId;
 import dev.cellar.server.config.KeyspaceEventFlags;
 import dev.cellar.server.resp.ReplyWriter;
 import dev.cellar.server.resp.Request;
-import java.util.List;
 
 /**
  * Streams' consumer groups: {@code XGROUP}, {@code XREADGROUP} (blocking too), {@code XACK}, {@code
@@ -85,7 +84,7 @@ final class StreamGroupAdmin {
             throw noSuchGroup(key, name);
           }
           StreamId last = r.is(4, "$") ? stream.info().last() : groupId(r.string(4));
-          long read = g.entriesRead();
+          long read = GroupCounters.UNKNOWN; // as Redis: unknown unless given
           if (r.argc() == 7 && r.is(5, "entriesread")) {
             read = entriesRead(r, 6);
           } else if (r.argc() != 5) {
@@ -176,126 +175,12 @@ final class StreamGroupAdmin {
       throw new CommandError("BUSYGROUP Consumer Group name already exists");
     }
     StreamEntries.Info info = stream.info();
-    groups.create(
-        r.string(3),
-        info.groups() + 1,
-        last == null ? info.last() : last,
-        last == null && entriesRead < 0 ? info.entriesAdded() : entriesRead);
+    groups.create(r.string(3), info.groups() + 1, last == null ? info.last() : last, entriesRead);
     stream.setInfo(info.withGroups(info.groups() + 1));
     stream.finish();
     edits.commit();
     KeyspaceEvents.notify(s.server(), KeyspaceEventFlags.STREAM, "xgroup-create", r, 2);
     out.ok();
-  }
-
-  // ------------------------------------------------------------------ XINFO
-
-  static void xinfo(Session s, Request r, ReplyWriter out) {
-    String sub = r.string(1).toLowerCase(java.util.Locale.ROOT);
-    s.subcommand("xinfo", sub);
-    if (sub.equals("help")) {
-      out.simpleLines(
-          new String[] {
-            "XINFO <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-            "CONSUMERS <key> <groupname>",
-            "GROUPS <key>",
-            "STREAM <key> [FULL [COUNT <count>]",
-            "HELP"
-          });
-      return;
-    }
-    if (!sub.equals("groups") && !sub.equals("consumers") && !sub.equals("stream")) {
-      throw new CommandError("ERR unknown subcommand '" + r.string(1) + "'. Try XINFO HELP.");
-    }
-    ElementEdits edits = s.server().edits();
-    StreamEntries stream = StreamCommands.open(edits, r.bytes(2));
-    if (!stream.exists()) {
-      throw new CommandError("ERR no such key");
-    }
-    StreamGroups groups = new StreamGroups(edits, stream.id());
-    long now = System.currentTimeMillis();
-    switch (sub) {
-      case "groups" -> {
-        List<Group> all = groups.all(stream.info().groups());
-        out.array(all.size());
-        for (Group g : all) {
-          out.map(6);
-          out.bulk("name");
-          out.bulk(g.name());
-          out.bulk("consumers");
-          out.integer(groups.consumers(g).size());
-          out.bulk("pending");
-          out.integer(g.pending());
-          out.bulk("last-delivered-id");
-          out.bulk(g.lastDelivered().toString());
-          out.bulk("entries-read");
-          if (g.entriesRead() < 0) {
-            out.nullBulk();
-          } else {
-            out.integer(g.entriesRead());
-          }
-          out.bulk("lag");
-          if (g.entriesRead() < 0) {
-            out.nullBulk();
-          } else {
-            out.integer(Math.max(0, stream.info().entriesAdded() - g.entriesRead()));
-          }
-        }
-      }
-      case "consumers" -> {
-        Group g = groups.group(r.string(3));
-        if (g == null) {
-          throw StreamGroupCommands.noGroup(r.string(2), r.string(3), null);
-        }
-        List<Consumer> all = groups.consumers(g);
-        out.array(all.size());
-        for (Consumer c : all) {
-          out.map(4);
-          out.bulk("name");
-          out.bulk(c.name());
-          out.bulk("pending");
-          out.integer(c.pending());
-          out.bulk("idle");
-          out.integer(Math.max(0, now - c.seenAt()));
-          out.bulk("inactive");
-          out.integer(c.activeAt() < 0 ? -1 : Math.max(0, now - c.activeAt()));
-        }
-      }
-      default -> {
-        StreamEntries.Info info = stream.info();
-        Entry first = stream.first();
-        Entry last = stream.last();
-        out.map(10);
-        out.bulk("length");
-        out.integer(stream.count());
-        out.bulk("radix-tree-keys");
-        out.integer(stream.count() == 0 ? 0 : 1);
-        out.bulk("radix-tree-nodes");
-        out.integer(stream.count() == 0 ? 1 : 2);
-        out.bulk("last-generated-id");
-        out.bulk(info.last().toString());
-        out.bulk("max-deleted-entry-id");
-        out.bulk(info.maxDeleted().toString());
-        out.bulk("entries-added");
-        out.integer(info.entriesAdded());
-        out.bulk("recorded-first-entry-id");
-        out.bulk(first == null ? "0-0" : first.id().toString());
-        out.bulk("groups");
-        out.integer(groups.all(info.groups()).size());
-        out.bulk("first-entry");
-        entryOrNil(out, first);
-        out.bulk("last-entry");
-        entryOrNil(out, last);
-      }
-    }
-  }
-
-  private static void entryOrNil(ReplyWriter out, Entry e) {
-    if (e == null) {
-      out.nullBulk();
-    } else {
-      StreamCommands.entry(out, e);
-    }
   }
 
   /** XGROUP's text for a missing group (the reading commands' is {@code noGroup}'s). */

@@ -3,6 +3,7 @@ package dev.cellar.server.command;
 import static dev.cellar.server.command.Values.stripe;
 
 import dev.cellar.server.collection.ElementEdits;
+import dev.cellar.server.collection.GroupCounters;
 import dev.cellar.server.collection.StreamEntries;
 import dev.cellar.server.collection.StreamEntries.Entry;
 import dev.cellar.server.collection.StreamGroups;
@@ -93,7 +94,7 @@ final class StreamGroupCommands {
             1,
             "stream",
             "A container for stream introspection commands.",
-            StreamGroupAdmin::xinfo);
+            StreamInfo::xinfo);
   }
 
   static CommandError noGroup(String key, String group, String command) {
@@ -209,8 +210,12 @@ final class StreamGroupCommands {
             }
           }
           if (!entries.isEmpty()) {
-            StreamId last = entries.getLast().id();
-            g = g.with(last, entriesRead(stream, last, g.entriesRead(), entries.size()));
+            GroupCounters counters = GroupCounters.of(stream);
+            long read = g.entriesRead();
+            for (Entry e : entries) {
+              read = counters.afterDelivery(read, e.id());
+            }
+            g = g.with(entries.getLast().id(), read);
             groups.save(g);
             c = groups.consumer(g, consumer);
             groups.save(g, new Consumer(c.name(), now, now, c.pending(), c.number()));
@@ -248,22 +253,6 @@ final class StreamGroupCommands {
       StreamCommands.perStream(out, answered, found);
       return true;
     }
-  }
-
-  /**
-   * A group's entries-read after delivering {@code delivered} entries up to {@code last}: exact
-   * when the stream's whole history is known (the last entry, or nothing ever deleted), else
-   * counted on from a valid count, else unknown (-1), as Redis estimates it.
-   */
-  private static long entriesRead(StreamEntries stream, StreamId last, long before, int delivered) {
-    StreamEntries.Info info = stream.info();
-    if (last.equals(info.last())) {
-      return info.entriesAdded();
-    }
-    if (info.maxDeleted().equals(StreamId.ZERO)) {
-      return info.entriesAdded() - stream.range(last.next(), StreamId.MAX, -1, false).size();
-    }
-    return before < 0 ? -1 : before + delivered;
   }
 
   // ------------------------------------------------------------------ XACK, XPENDING

@@ -1,5 +1,7 @@
 package dev.cellar.server.command;
 
+import dev.cellar.server.collection.GroupCounters;
+import dev.cellar.server.collection.StreamEntries;
 import dev.cellar.server.collection.StreamId;
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
@@ -256,7 +258,13 @@ record StreamPayload(
         throw DumpPayload.BAD_DATA;
       }
       StreamId groupLast = readId(r);
-      long entriesRead = type == DumpPayload.STREAM_LISTPACKS ? -1 : r.length();
+      // A payload from before Redis 7 has no read counter: Redis estimates it on loading.
+      long entriesRead =
+          type == DumpPayload.STREAM_LISTPACKS
+              ? new GroupCounters(
+                      new StreamEntries.Info(last, entriesAdded, maxDeleted, 0), first, length)
+                  .distanceFromFirstEver(groupLast)
+              : r.length();
       int pendingCount = r.count();
       Map<StreamId, long[]> pel = new java.util.LinkedHashMap<>();
       for (int p = 0; p < pendingCount; p++) {
