@@ -100,6 +100,7 @@ final class BlockedClients {
         return;
       }
       ReplyWriter reply = new ReplyWriter(64);
+      reply.countErrors(server.stats().errors);
       reply.protocol(protocol);
       boolean answered;
       ServerContext.Scope previous = server.enter(database);

@@ -13,6 +13,10 @@ public final class CommandStats {
   public static final class Counters {
     public final LongAdder calls = new LongAdder();
     public final LongAdder failed = new LongAdder();
+
+    /** Refused before running (arity, memory, a running script...), as Redis's rejected_calls. */
+    public final LongAdder rejected = new LongAdder();
+
     public final LongAdder nanos = new LongAdder();
   }
 
@@ -27,6 +31,10 @@ public final class CommandStats {
   public final LongAdder unacknowledgedReplies = new LongAdder();
 
   public final LongAdder protocolErrors = new LongAdder();
+
+  /** Error replies by code: {@code INFO errorstats}. */
+  public final ErrorStats errors = new ErrorStats();
+
   public final LongAdder outputLimitDisconnects = new LongAdder();
 
   public Counters of(String command) {
@@ -38,7 +46,7 @@ public final class CommandStats {
     java.util.Map<String, Counters> out = new java.util.TreeMap<>();
     byCommand.forEach(
         (name, c) -> {
-          if (c.calls.sum() > 0) {
+          if (c.calls.sum() > 0 || c.rejected.sum() > 0) {
             out.put(name, c);
           }
         });
@@ -58,8 +66,10 @@ public final class CommandStats {
     for (Counters c : byCommand.values()) {
       c.calls.reset();
       c.failed.reset();
+      c.rejected.reset();
       c.nanos.reset();
     }
+    errors.reset();
     keyspaceHits.reset();
     keyspaceMisses.reset();
     evictedKeys.reset();

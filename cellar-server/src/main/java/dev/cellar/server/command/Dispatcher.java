@@ -60,10 +60,12 @@ public final class Dispatcher {
       return startNanos;
     }
     if (!spec.arityAccepts(request.argc())) {
+      counters.get(spec).rejected.increment();
       refuse(session, out, "ERR wrong number of arguments for '" + spec.name() + "' command");
       return startNanos;
     }
     if (session.pubSubOnly() && !PubSub.allowedWhileSubscribed(spec)) {
+      counters.get(spec).rejected.increment();
       out.error(
           "ERR Can't execute '"
               + spec.name()
@@ -82,12 +84,14 @@ public final class Dispatcher {
         refused = DatabaseCommands.refusedInMulti(session, spec, request);
       }
       if (refused != null) {
+        counters.get(spec).rejected.increment();
         refuse(session, out, refused);
         return startNanos;
       }
       // Queued, not run: only what Redis checks at queueing (and memory, since a queue that grows
       // past maxmemory is refused as a command would be).
       if (server.memory().limited() && !server.memory().admit(argumentBytes(request))) {
+        counters.get(spec).rejected.increment();
         refuse(session, out, OOM);
       } else {
         TransactionCommands.queue(session, request, out);
@@ -105,10 +109,11 @@ public final class Dispatcher {
       if (spec.isDenyOom()
           && server.memory().limited()
           && !server.memory().admit(argumentBytes(request))) {
-        c.failed.increment();
+        c.rejected.increment();
         out.error(OOM);
         return startNanos;
       }
+      out.errorsSinceLastAsked(); // what follows is this command's (see failed below)
       session.commandStarted(spec, batchMillis);
       spec.handler().run(session, request, out);
       if (spec.isWrite()) {
@@ -117,7 +122,6 @@ public final class Dispatcher {
     } catch (RuntimeException e) {
       out.truncate(mark);
       out.error(errorText(spec, e));
-      c.failed.increment();
     } finally {
       if (scoped) {
         server.leave(outside);
@@ -127,6 +131,11 @@ public final class Dispatcher {
       // As Redis: the clients blocked on what the command added are served after it, EXEC's and
       // scripts' included (which are not write commands).
       server.blocked().serveReady();
+    }
+    if (out.errorsSinceLastAsked()) {
+      // As Redis: a command that answered an error failed, one of EXEC's queued commands
+      // included (counted as its own), EXEC not for them.
+      c.failed.increment();
     }
     long end = System.nanoTime();
     long nanos = end - startNanos;
@@ -154,6 +163,7 @@ public final class Dispatcher {
       session.unwatch();
       out.error("EXECABORT Transaction discarded because of: " + error);
     } else {
+      counters.get(spec).rejected.increment();
       refuse(session, out, error);
     }
     return true;
@@ -191,12 +201,15 @@ public final class Dispatcher {
     CommandStats.Counters c = session.server().stats().of(spec.name());
     int mark = out.size();
     long start = System.nanoTime();
+    out.errorsSinceLastAsked();
     try {
       session.commandStarted(spec, System.currentTimeMillis());
       spec.handler().run(session, request, out);
     } catch (RuntimeException e) {
       out.truncate(mark);
       out.error(errorText(spec, e));
+    }
+    if (out.errorsSinceLastAsked()) {
       c.failed.increment();
     }
     c.calls.increment();

@@ -15,7 +15,15 @@ final class InfoText {
 
   private static final List<String> DEFAULT =
       List.of(
-          "server", "clients", "memory", "persistence", "stats", "replication", "cpu", "keyspace");
+          "server",
+          "clients",
+          "memory",
+          "persistence",
+          "stats",
+          "replication",
+          "cpu",
+          "errorstats",
+          "keyspace");
 
   static String render(ServerContext server, List<String> requested) {
     List<String> sections;
@@ -23,7 +31,7 @@ final class InfoText {
       sections = DEFAULT;
     } else if (requested.contains("all") || requested.contains("everything")) {
       sections = new java.util.ArrayList<>(DEFAULT);
-      sections.add(sections.size() - 1, "commandstats");
+      sections.add(sections.indexOf("errorstats"), "commandstats");
     } else {
       sections = requested;
     }
@@ -45,6 +53,7 @@ final class InfoText {
         case "replication" -> b.append(REPLICATION);
         case "cpu" -> cpu(b);
         case "commandstats" -> commandStats(server, b);
+        case "errorstats" -> errorStats(server, b);
         case "keyspace" -> keyspace(server, b);
         default -> {}
       }
@@ -327,7 +336,7 @@ final class InfoText {
         .append(c.keyspaceMisses.sum())
         .append("\r\n")
         .append("total_error_replies:")
-        .append(totalFailed(c))
+        .append(c.errors.total())
         .append("\r\n")
         .append("client_output_buffer_limit_disconnections:")
         .append(c.outputLimitDisconnects.sum())
@@ -363,14 +372,6 @@ final class InfoText {
         .append(server.pubsub().shardChannelCount())
         .append("\r\n")
         .append("latest_fork_usec:0\r\n");
-  }
-
-  private static long totalFailed(CommandStats c) {
-    long total = 0;
-    for (CommandStats.Counters counters : c.all().values()) {
-      total += counters.failed.sum();
-    }
-    return total;
   }
 
   /**
@@ -417,6 +418,18 @@ final class InfoText {
         .append("\r\n");
   }
 
+  /** Redis's {@code errorstat_<code>:count=n}, by code. */
+  private static void errorStats(ServerContext server, StringBuilder b) {
+    b.append("# Errorstats\r\n");
+    server
+        .stats()
+        .errors
+        .byCode()
+        .forEach(
+            (code, count) ->
+                b.append("errorstat_").append(code).append(":count=").append(count).append("\r\n"));
+  }
+
   private static void commandStats(ServerContext server, StringBuilder b) {
     b.append("# Commandstats\r\n");
     for (Map.Entry<String, CommandStats.Counters> e : server.stats().all().entrySet()) {
@@ -432,7 +445,9 @@ final class InfoText {
           .append(
               String.format(
                   java.util.Locale.ROOT, "%.2f", calls == 0 ? 0.0 : (double) usec / calls))
-          .append(",rejected_calls=0,failed_calls=")
+          .append(",rejected_calls=")
+          .append(e.getValue().rejected.sum())
+          .append(",failed_calls=")
           .append(e.getValue().failed.sum())
           .append("\r\n");
     }

@@ -24,6 +24,12 @@ final class LuaReplies {
   static final LuaString OK_FIELD = LuaString.valueOf("ok");
   static final LuaString ERR_FIELD = LuaString.valueOf("err");
 
+  /**
+   * Set, as Redis sets it, on an error that a command called from the script already counted in the
+   * error statistics: passed on by the script, it is not counted again.
+   */
+  static final LuaString COUNTED_FIELD = LuaString.valueOf("ignore_error_stats_update");
+
   /** Parses the one RESP2 reply in {@code b[0, end)} into a Lua value. */
   static LuaValue parse(byte[] b, int end) {
     return parse(b, new int[] {0}, end);
@@ -46,6 +52,7 @@ final class LuaReplies {
       case '-' -> {
         LuaTable t = new LuaTable();
         t.rawset(ERR_FIELD, LuaString.valueOf(copy(b, from, lineEnd)));
+        t.rawset(COUNTED_FIELD, LuaValue.TRUE);
         return t;
       }
       case '$' -> {
@@ -115,7 +122,7 @@ final class LuaReplies {
       case LuaValue.TTABLE -> {
         LuaValue err = v.rawget(ERR_FIELD);
         if (err.isstring()) {
-          out.error(errorText(err.tojstring()));
+          error(out, v, errorText(err.tojstring()));
           return;
         }
         LuaValue ok = v.rawget(OK_FIELD);
@@ -157,5 +164,14 @@ final class LuaReplies {
     byte[] out = new byte[s.m_length];
     s.copyInto(0, out, 0, s.m_length);
     return out;
+  }
+
+  /** Writes an error reply, counting it unless a called command counted it (see COUNTED_FIELD). */
+  static void error(ReplyWriter out, LuaValue error, String text) {
+    if (error.istable() && error.rawget(COUNTED_FIELD).toboolean()) {
+      out.errorCounted(text);
+    } else {
+      out.error(text);
+    }
   }
 }

@@ -68,6 +68,8 @@ final class LuaRuntime {
 
   LuaRuntime(ServerContext server) {
     this.server = server;
+    // The errors of the commands a script calls are counted, as Redis counts them.
+    scratch.countErrors(server.stats().errors);
     this.scriptSession = new Session(-1, "lua", "", scratch, server);
     scriptSession.authenticated(true);
     scriptSession.script(true);
@@ -204,7 +206,8 @@ final class LuaRuntime {
     } catch (LuaError e) {
       // As in Redis, a script that fails keeps what it wrote before: scripts are atomic, not
       // rolled back. Only a killed one (above) writes nothing.
-      out.error(errorReply(e, current));
+      LuaValue object = e.getMessageObject();
+      LuaReplies.error(out, object == null ? LuaValue.NIL : object, errorReply(e, current));
       return true;
     } catch (StackOverflowError e) {
       out.error("ERR Error running script " + current.name() + ": stack overflow");
@@ -407,21 +410,32 @@ final class LuaRuntime {
       kill.check();
       request.set(argv);
       CommandSpec spec = server.commands().find(request);
+      // Refusals of the command itself are counted here, as Redis's scriptCall counts them.
       if (spec == null) {
-        return fail("Unknown Redis command called from script");
+        return refuse(null, "Unknown Redis command called from script");
       }
       if (spec.has("noscript")) {
-        return fail("This Redis command is not allowed from script");
+        return refuse(spec, "This Redis command is not allowed from script");
       }
       if (!spec.arityAccepts(n)) {
-        return fail("Wrong number of args calling Redis command from script");
+        return refuse(spec, "Wrong number of args calling Redis command from script");
       }
       if (run != null && run.readOnly() && spec.isWrite()) {
-        return fail("Write commands are not allowed from read-only scripts.");
+        return refuse(spec, "Write commands are not allowed from read-only scripts.");
       }
       scratch.reset();
       Dispatcher.runQueued(scriptSession, spec, request, scratch);
       return LuaReplies.parse(scratch.buffer(), scratch.size());
+    }
+
+    private LuaValue refuse(CommandSpec spec, String message) {
+      LuaTable t = (LuaTable) fail(message);
+      server.stats().errors.count("ERR " + message);
+      if (spec != null) {
+        server.stats().of(spec.name()).rejected.increment();
+      }
+      t.rawset(LuaReplies.COUNTED_FIELD, LuaValue.TRUE);
+      return t;
     }
 
     private LuaValue fail(String message) {

@@ -63,6 +63,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
     this.dispatcher = dispatcher;
     this.parser = parser;
     this.barrier = barrier;
+    out.countErrors(server.stats().errors);
   }
 
   @Override
@@ -273,6 +274,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements Durab
    */
   private void refuseHeld(RuntimeException failure) {
     ReplyWriter errors = new ReplyWriter(256);
+    errors.countErrors(server.stats().errors);
     String text = DurableReplies.refusal(failure);
     for (Held h; (h = held.poll()) != null; ) {
       heldBytes -= h.bytes.readableBytes();

@@ -101,6 +101,7 @@ final class ShmConnection implements DurableReplies.Waiter {
       DurableReplies barrier,
       long id) {
     this.server = server;
+    out.countErrors(server.stats().errors);
     this.agent = agent;
     this.file = file;
     this.requests = file.requests(agent.doorbell());
@@ -408,6 +409,7 @@ final class ShmConnection implements DurableReplies.Waiter {
    */
   private void refuseHeld(RuntimeException failure) {
     ReplyWriter errors = new ReplyWriter(256);
+    errors.countErrors(server.stats().errors);
     String text = DurableReplies.refusal(failure);
     for (Held h; (h = held.poll()) != null; ) {
       heldBytes -= h.bytes.length;

@@ -31,8 +31,19 @@ public final class ReplyWriter {
     }
   }
 
+  /** Told of each error reply a client is sent ({@code INFO errorstats}). */
+  public interface ErrorCounter {
+    void count(String text);
+  }
+
   private byte[] buffer;
   private MemorySegment segment;
+  private ErrorCounter errorCounter;
+
+  /** Error replies written, counted or not; see {@link #errorsSinceLastAsked}. */
+  private int errorsWritten;
+
+  private int errorsAsked;
   private Growth growth = (from, to) -> true;
   private int position;
   private int protocol = 2;
@@ -152,7 +163,35 @@ public final class ReplyWriter {
   }
 
   /** An error reply; {@code text} starts with its code ({@code ERR}, {@code WRONGTYPE}, ...). */
+  /**
+   * Counts the error replies this writer writes in {@code counter} from now on: a writer whose
+   * output reaches a client.
+   */
+  public void countErrors(ErrorCounter counter) {
+    this.errorCounter = counter;
+  }
+
+  /**
+   * Whether an error reply was written since this was last asked: a command's {@code failed_calls},
+   * as Redis tells them (the errors of the commands a transaction ran are theirs, not EXEC's).
+   */
+  public boolean errorsSinceLastAsked() {
+    boolean any = errorsWritten != errorsAsked;
+    errorsAsked = errorsWritten;
+    return any;
+  }
+
+  /** An error reply, counted in the error statistics if this writer counts them. */
   public void error(String text) {
+    if (errorCounter != null) {
+      errorCounter.count(text);
+    }
+    errorCounted(text);
+  }
+
+  /** An error reply already counted where it arose (a script passing on its command's error). */
+  public void errorCounted(String text) {
+    errorsWritten++;
     ensure(text.length() + 3);
     buffer[position++] = '-';
     // Replies are one line: a newline from an exception message would end the reply early.
