@@ -77,6 +77,9 @@ final class BlockedClients {
     private final List<Object> keys;
     private final Attempt attempt;
 
+    /** The blocked command's statistics: an error it is answered with later fails it. */
+    private final CommandStats.Counters counters;
+
     /** {@link #WAITING}, {@link #SERVING} (a retry runs) or {@link #DONE} (answered or gone). */
     private final AtomicInteger state = new AtomicInteger(WAITING);
 
@@ -87,6 +90,7 @@ final class BlockedClients {
 
     private Waiter(
         Session session, int database, int protocol, List<Object> keys, Attempt attempt) {
+      this.counters = server.stats().of(session.lastCommand());
       this.session = session;
       this.database = database;
       this.protocol = protocol;
@@ -122,6 +126,9 @@ final class BlockedClients {
       }
       state.set(DONE);
       forget();
+      if (reply.errorsSinceLastAsked()) {
+        counters.failed.increment(); // as Redis: NOGROUP for a destroyed group, for one
+      }
       byte[] answer = reply.copy(0, reply.size());
       session
           .channel()
@@ -336,6 +343,7 @@ final class BlockedClients {
         .resume(
             out -> {
               if (error) {
+                unblocked.counters.failed.increment();
                 out.error("UNBLOCKED client unblocked via CLIENT UNBLOCK");
               } else {
                 unblocked.attempt.timedOut(out);

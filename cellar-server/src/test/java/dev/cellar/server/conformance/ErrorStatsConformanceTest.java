@@ -68,6 +68,38 @@ class ErrorStatsConformanceTest extends AbstractConformanceTest {
   }
 
   @Test
+  void blockedCommandsAnsweredWithAnErrorFail() throws Exception {
+    assertEquals(OK, c.call("CONFIG", "RESETSTAT"));
+    c.call("XGROUP", "CREATE", "mystream", "g", "$", "MKSTREAM");
+    try (RawClient blocked = server.connect();
+        RawClient unblocked = server.connect()) {
+      blocked.send("XREADGROUP", "GROUP", "g", "Alice", "BLOCK", "0", "STREAMS", "mystream", ">");
+      unblocked.send("BLPOP", "list", "0");
+      waitForBlocked(2);
+      c.call("XGROUP", "DESTROY", "mystream", "g");
+      assertTrue(blocked.readReply().startsWith("-NOGROUP"));
+      long blpopId =
+          Long.parseLong(
+              c.call("CLIENT", "LIST")
+                  .lines()
+                  .filter(l -> l.contains(" cmd=blpop "))
+                  .findFirst()
+                  .orElseThrow()
+                  .replaceAll("^id=([0-9]+) .*", "$1"));
+      assertEquals(integer(1), c.call("CLIENT", "UNBLOCK", Long.toString(blpopId), "ERROR"));
+      String reply = unblocked.readReply();
+      assertTrue(reply.startsWith("-UNBLOCKED"), reply);
+    }
+    Map<String, Long> expected = new LinkedHashMap<>();
+    expected.put("NOGROUP", 1L);
+    expected.put("UNBLOCKED", 1L);
+    assertEquals(expected, errorStats());
+    String commands = c.call("INFO", "commandstats");
+    assertCalls(commands, "xreadgroup", 1, 0, 1);
+    assertCalls(commands, "blpop", 1, 0, 1);
+  }
+
+  @Test
   void madeUpCodesStopBeingTrackedPastTheLimit() throws IOException {
     // Redis bounds the table from 7.4 on; the local reference (7.0) lets it grow.
     assumeFalse(server.isRedis(), "Redis 7.4's bound; redis-server 7.0 has none");
