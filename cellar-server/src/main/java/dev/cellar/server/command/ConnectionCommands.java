@@ -12,6 +12,18 @@ final class ConnectionCommands {
   /** The Redis version whose commands and replies this server follows; clients check it. */
   static final String REDIS_COMPAT_VERSION = "7.2.0";
 
+  /**
+   * {@link #REDIS_COMPAT_VERSION} as Redis's number: 0x00MMmmpp ({@code redis.REDIS_VERSION_NUM}).
+   */
+  static final int REDIS_COMPAT_VERSION_NUM = versionNumber(REDIS_COMPAT_VERSION);
+
+  private static int versionNumber(String version) {
+    String[] parts = version.split("\\.");
+    return Integer.parseInt(parts[0]) << 16
+        | Integer.parseInt(parts[1]) << 8
+        | Integer.parseInt(parts[2]);
+  }
+
   static void register(CommandTable t) {
     t.add(
             "cellar.ipc",

@@ -245,7 +245,10 @@ final class FunctionCommands {
     for (int i = 2; i < r.argc(); i++) {
       if (r.is(i, "withcode") && !withCode) {
         withCode = true;
-      } else if (r.is(i, "libraryname") && pattern == null && i + 1 < r.argc()) {
+      } else if (r.is(i, "libraryname") && pattern == null) {
+        if (i + 1 >= r.argc()) {
+          throw new CommandError("ERR library name argument was not given");
+        }
         pattern = r.bytes(++i);
       } else {
         throw new CommandError("ERR Unknown argument " + r.string(i));

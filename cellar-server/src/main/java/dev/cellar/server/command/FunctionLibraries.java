@@ -1,6 +1,7 @@
 package dev.cellar.server.command;
 
 import dev.cellar.server.files.SmallFiles;
+import dev.cellar.server.resp.RequestParser;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -255,17 +256,31 @@ final class FunctionLibraries {
     while (end < code.length && code[end] != '\n') {
       end++;
     }
-    String first = new String(code, 0, end, StandardCharsets.UTF_8).strip();
-    if (!first.startsWith("#!")) {
+    if (end < 2 || code[0] != '#' || code[1] != '!') {
       throw new CommandError("ERR Missing library metadata");
     }
-    String[] parts = first.substring(2).split(" +");
+    // Split as Redis splits it (sdssplitargs): name="foo" is foo.
+    List<byte[]> words =
+        end == code.length
+            ? null
+            : RequestParser.splitArgs(java.util.Arrays.copyOfRange(code, 2, end));
+    if (words == null || words.isEmpty()) {
+      throw new CommandError("ERR Invalid library metadata");
+    }
+    String[] parts = new String[words.size()];
+    for (int i = 0; i < parts.length; i++) {
+      parts[i] = new String(words.get(i), StandardCharsets.UTF_8);
+    }
     if (!parts[0].equalsIgnoreCase("lua")) {
       throw new CommandError("ERR Engine '" + parts[0] + "' not found");
     }
     String name = null;
     for (int i = 1; i < parts.length; i++) {
-      if (parts[i].startsWith("name=")) {
+      if (parts[i].regionMatches(true, 0, "name=", 0, 5)) {
+        if (name != null) {
+          throw new CommandError(
+              "ERR Invalid metadata value, name argument was given multiple times");
+        }
         name = parts[i].substring(5);
       } else {
         throw new CommandError("ERR Invalid metadata value given: " + parts[i]);

@@ -233,6 +233,7 @@ final class LuaFunctions {
     redis.set("LOG_VERBOSE", 1);
     redis.set("LOG_NOTICE", 2);
     redis.set("LOG_WARNING", 3);
+    LuaRuntime.versionConstants(redis);
     LuaTable meta = new LuaTable();
     meta.set(
         "__index",

@@ -301,6 +301,7 @@ final class LuaRuntime {
             return t;
           }
         });
+    versionConstants(redis);
     redis.set(
         "sha1hex",
         new VarArgFunction() {
@@ -465,6 +466,12 @@ final class LuaRuntime {
   private long loadDeadline;
 
   /** Runs a library's code as {@code FUNCTION LOAD} does, stopped after Redis's 500 ms. */
+  /** {@code redis.REDIS_VERSION} and {@code REDIS_VERSION_NUM}, of scripts and of library loads. */
+  static void versionConstants(LuaTable redis) {
+    redis.set("REDIS_VERSION", ConnectionCommands.REDIS_COMPAT_VERSION);
+    redis.set("REDIS_VERSION_NUM", ConnectionCommands.REDIS_COMPAT_VERSION_NUM);
+  }
+
   void runLibraryCode(Runnable code) {
     loadDeadline = System.nanoTime() + LOAD_TIMEOUT_NANOS;
     try {

@@ -1,5 +1,7 @@
 package dev.cellar.server.resp;
 
+import java.util.List;
+
 /**
  * Parses RESP requests (arrays of bulk strings) and inline commands (a line of space-separated,
  * optionally quoted words, as {@code redis-cli} and {@code telnet} send) straight from the
@@ -234,6 +236,27 @@ public final class RequestParser {
     int lineEnd = newline > start && buf[newline - 1] == '\r' ? newline - 1 : newline;
     splitInline(buf, start, lineEnd, request);
     return newline + 1;
+  }
+
+  /**
+   * The words of {@code line} as Redis's {@code sdssplitargs} splits them (quotes and escapes, as
+   * below), or null if its quotes are unbalanced: for texts other than requests that Redis splits
+   * so, a function library's first line.
+   */
+  public static List<byte[]> splitArgs(byte[] line) {
+    byte[] buf = line.clone();
+    Request words = new Request();
+    words.reset(buf);
+    try {
+      splitInline(buf, 0, buf.length, words);
+    } catch (ProtocolException e) {
+      return null;
+    }
+    List<byte[]> out = new java.util.ArrayList<>(words.argc());
+    for (int i = 0; i < words.argc(); i++) {
+      out.add(words.bytes(i));
+    }
+    return out;
   }
 
   /**

@@ -73,6 +73,39 @@ class FunctionConformanceTest extends AbstractConformanceTest {
                 + " nonexistent global variable 'call'"),
         c.call("FUNCTION", "LOAD", "#!lua name=bad\nredis.call('set', 'a', 'b')"));
     assertEquals(error("NOTBUSY No scripts in execution right now."), c.call("FUNCTION", "KILL"));
+    // The first line is split as Redis splits arguments: quotes are taken off.
+    assertEquals(
+        error("ERR Invalid metadata value, name argument was given multiple times"),
+        c.call("FUNCTION", "LOAD", "#!lua name=foo name=bar\nx"));
+    assertEquals(
+        bulk("quoted"),
+        c.call(
+            "FUNCTION",
+            "LOAD",
+            "#!lua name=\"quoted\"\nredis.register_function('fq', function() return 1 end)"));
+    assertEquals(
+        error("ERR Invalid library metadata"), c.call("FUNCTION", "LOAD", "#!lua name=oneline"));
+    assertEquals(
+        error("ERR library name argument was not given"),
+        c.call("FUNCTION", "LIST", "LIBRARYNAME"));
+  }
+
+  @Test
+  void versionConstantsInScriptsAndLibraries() throws IOException {
+    String version = c.call("INFO", "server").replaceAll("(?s).*redis_version:([0-9.]+).*", "$1");
+    String[] parts = version.split("\\.");
+    long number =
+        Long.parseLong(parts[0]) << 16 | Long.parseLong(parts[1]) << 8 | Long.parseLong(parts[2]);
+    assertEquals(bulk(version), c.call("EVAL", "return redis.REDIS_VERSION", "0"));
+    assertEquals(integer(number), c.call("EVAL", "return redis.REDIS_VERSION_NUM", "0"));
+    assertEquals(
+        bulk("ver"),
+        c.call(
+            "FUNCTION",
+            "LOAD",
+            "#!lua name=ver\nlocal v = redis.REDIS_VERSION_NUM\n"
+                + "redis.register_function('v', function() return v end)"));
+    assertEquals(integer(number), c.call("FCALL", "v", "0"));
   }
 
   /** redis.register_function's argument errors, with Redis's texts. */
