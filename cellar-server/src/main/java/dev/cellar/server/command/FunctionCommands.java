@@ -62,6 +62,11 @@ final class FunctionCommands {
     if (readOnlyCall && !f.noWrites()) {
       throw new CommandError("ERR Can not execute a script with write flag using *_ro command.");
     }
+    // As Redis: a function that may write, without allow-oom, is refused while memory is over
+    // maxmemory; one that runs is not stopped by it afterwards.
+    if (!f.allowOom() && !f.noWrites() && Scripts.outOfMemory(s.server())) {
+      throw new CommandError(Dispatcher.OOM);
+    }
     Scripts.Run run = new Scripts.Run(name, readOnlyCall || f.noWrites(), "user_function", r);
     ScriptCommands.runAtomically(
         s,
@@ -87,6 +92,9 @@ final class FunctionCommands {
     s.subcommand("function", sub);
     Scripts scripts = s.server().scripts();
     FunctionLibraries libraries = scripts.libraries();
+    if ((sub.equals("load") || sub.equals("restore")) && Scripts.outOfMemory(s.server())) {
+      throw new CommandError(Dispatcher.OOM); // denyoom subcommands, as in Redis
+    }
     switch (sub) {
       case "load" -> {
         boolean replace = false;

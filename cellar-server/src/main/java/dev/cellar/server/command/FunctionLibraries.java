@@ -29,6 +29,10 @@ final class FunctionLibraries {
     boolean noWrites() {
       return flags.contains("no-writes");
     }
+
+    boolean allowOom() {
+      return flags.contains("allow-oom");
+    }
   }
 
   /** A library: its name, its code and its functions. */

@@ -424,14 +424,23 @@ final class LuaRuntime {
       if (run != null && run.readOnly() && spec.isWrite()) {
         return refuse(spec, "Write commands are not allowed from read-only scripts.");
       }
+      if (run != null && run.deniesOom() && spec.isDenyOom()) {
+        return refuse(spec, null);
+      }
       scratch.reset();
       Dispatcher.runQueued(scriptSession, spec, request, scratch);
+      if (run != null && spec.isWrite()) {
+        run.wrote();
+      }
       return LuaReplies.parse(scratch.buffer(), scratch.size());
     }
 
+    /** A refusal of the command ({@code message} null: Redis's OOM error), counted. */
     private LuaValue refuse(CommandSpec spec, String message) {
-      LuaTable t = (LuaTable) fail(message);
-      server.stats().errors.count("ERR " + message);
+      String text = message == null ? Dispatcher.OOM : "ERR " + message;
+      LuaTable t = new LuaTable();
+      t.rawset(LuaReplies.ERR_FIELD, LuaValue.valueOf(text));
+      server.stats().errors.count(text);
       if (spec != null) {
         server.stats().of(spec.name()).rejected.increment();
       }

@@ -106,6 +106,9 @@ final class ScriptCommands {
       script = scripts.forEval(r.bytes(1));
     }
     Scripts.Run run = new Scripts.Run(script.sha(), readOnly, r);
+    if (Scripts.outOfMemory(s.server())) {
+      run.denyOom(); // its commands that grow memory are refused until it writes (as Redis)
+    }
     runAtomically(
         s, out, ka[0], run, runtime -> runtime.run(run, script.prototype(), ka[0], ka[1], out));
   }

@@ -26,6 +26,14 @@ final class Scripts {
   /** A compiled script. */
   record Script(String sha, Prototype prototype, int sourceBytes) {}
 
+  /**
+   * Whether used memory is over {@code maxmemory} (after evicting what the policy allows), as Redis
+   * tells it before a script or a deny-oom subcommand runs.
+   */
+  static boolean outOfMemory(ServerContext server) {
+    return server.memory().limited() && !server.memory().admit(0);
+  }
+
   /** A script or function running now. */
   static final class Run {
     private final String name;
@@ -34,6 +42,13 @@ final class Scripts {
     private final long startedNanos = System.nanoTime();
     private final byte[][] command;
     private volatile boolean killed;
+
+    /**
+     * Whether memory was over maxmemory when the script started and it has written nothing yet: its
+     * deny-oom commands are then refused, as Redis refuses them ({@code scriptVerifyOOM}). Once it
+     * wrote, it is not stopped halfway.
+     */
+    private boolean denyOom;
 
     /** A script run by EVAL and its family, called by {@code r}. */
     Run(String name, boolean readOnly, Request r) {
@@ -76,6 +91,19 @@ final class Scripts {
 
     boolean readOnly() {
       return readOnly;
+    }
+
+    void denyOom() {
+      denyOom = true;
+    }
+
+    boolean deniesOom() {
+      return denyOom;
+    }
+
+    /** A write command of the script ran: from now on it is not refused for memory. */
+    void wrote() {
+      denyOom = false;
     }
 
     boolean killed() {

@@ -90,6 +90,49 @@ class FunctionConformanceTest extends AbstractConformanceTest {
         c.call("FUNCTION", "LIST", "LIBRARYNAME"));
   }
 
+  /**
+   * Over maxmemory, as Redis: a function that may write is refused unless flagged allow-oom; a
+   * script's commands that grow memory are refused until it has written; FUNCTION LOAD and RESTORE
+   * are refused. Scripts could otherwise write past the limit.
+   */
+  @Test
+  void overMaxmemoryScriptsAndFunctionsAreRefusedAsInRedis() throws IOException {
+    String oom = "OOM command not allowed when used memory > 'maxmemory'.";
+    c.call(
+        "FUNCTION",
+        "LOAD",
+        "#!lua name=oom1\nredis.register_function{function_name='f_allow', callback=function()"
+            + " return redis.call('set', 'x', '1') end, flags={'allow-oom'}}\n"
+            + "redis.register_function('f_plain', function() return redis.call('set', 'x', '2')"
+            + " end)\n"
+            + "redis.register_function{function_name='f_ro', callback=function() return"
+            + " redis.call('get', 'x') end, flags={'no-writes'}}");
+    String dump = c.call("FUNCTION", "DUMP");
+    assertEquals(OK, c.call("CONFIG", "SET", "maxmemory", "1"));
+    try {
+      assertEquals(error(oom), c.call("SET", "a", "b"));
+      assertEquals(OK, c.call("FCALL", "f_allow", "1", "x"));
+      assertEquals(error(oom), c.call("FCALL", "f_plain", "1", "x"));
+      assertEquals(bulk("1"), c.call("FCALL", "f_ro", "1", "x"));
+      assertTrue(
+          c.call("EVAL", "return redis.call('set','y','1')", "1", "y").startsWith("-" + oom));
+      assertEquals(error(oom), c.call("EVAL", "return redis.pcall('set','y','1')", "1", "y"));
+      assertEquals(
+          OK, c.call("EVAL", "redis.call('del','zz') return redis.call('set','y','1')", "1", "y"));
+      assertEquals(integer(1), c.call("EVAL", "return 1", "0"));
+      assertEquals(
+          error(oom),
+          c.call(
+              "FUNCTION",
+              "LOAD",
+              "REPLACE",
+              "#!lua name=oom2\nredis.register_function('f2', function() return 1 end)"));
+      assertEquals(error(oom), c.call("FUNCTION", "RESTORE", dump, "REPLACE"));
+    } finally {
+      assertEquals(OK, c.call("CONFIG", "SET", "maxmemory", "0"));
+    }
+  }
+
   @Test
   void versionConstantsInScriptsAndLibraries() throws IOException {
     String version = c.call("INFO", "server").replaceAll("(?s).*redis_version:([0-9.]+).*", "$1");
