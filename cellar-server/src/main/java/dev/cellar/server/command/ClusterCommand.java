@@ -25,6 +25,10 @@ final class ClusterCommand {
   }
 
   static void run(Session s, Request r, ReplyWriter out) {
+    String refused = Subcommands.refusal("cluster", r); // an unknown one, or a wrong arity
+    if (refused != null) {
+      throw new CommandError(refused);
+    }
     throw new CommandError("ERR This instance has cluster support disabled");
   }
 }

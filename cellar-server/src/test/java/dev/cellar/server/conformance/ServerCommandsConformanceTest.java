@@ -455,6 +455,13 @@ class ServerCommandsConformanceTest extends AbstractConformanceTest {
     assertEquals(disabled, c.call("CLUSTER", "INFO"));
     assertEquals(disabled, c.call("CLUSTER", "SLOTS"));
     assertEquals(disabled, c.call("CLUSTER", "HELP"));
+    assertEquals(
+        error("ERR unknown subcommand 'nosuch'. Try CLUSTER HELP."), c.call("CLUSTER", "nosuch"));
+    assertEquals(arity("cluster|info"), c.call("CLUSTER", "INFO", "x"));
+    assertEquals(
+        java.util.Set.of("client|help", "cluster|help"), // in no set order in Redis
+        new java.util.HashSet<>(
+            (List<?>) c.callParsed("COMMAND", "LIST", "FILTERBY", "PATTERN", "cl*help")));
     String inScript = c.call("EVAL", "return redis.pcall('cluster', 'reset')", "0");
     assertTrue(inScript.contains("This Redis command is not allowed from script"), inScript);
     assertEquals(
