@@ -32,6 +32,7 @@ public final class Commands {
     StreamGroupCommands.register(t);
     SortCommand.register(t);
     DumpCommands.register(t);
+    MigrateCommand.register(t);
     return t;
   }
 }

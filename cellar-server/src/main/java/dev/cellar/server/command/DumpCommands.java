@@ -49,59 +49,69 @@ final class DumpCommands {
   }
 
   static void dump(Session s, Request r, ReplyWriter out) {
-    Cellar store = s.server().store();
-    MemorySegment key = r.segment(1);
+    Dumped dumped = dumpOf(s.server().store(), r.bytes(1));
+    if (dumped == null) {
+      out.nullBulk();
+    } else {
+      out.bulk(dumped.payload());
+    }
+  }
+
+  /** A key's DUMP payload and its expiry (epoch ms, {@link Cellar#NO_EXPIRY} for none). */
+  record Dumped(byte[] payload, long expireAt) {}
+
+  /** The key's payload in Redis's DUMP format, or null if it does not exist. */
+  static Dumped dumpOf(Cellar store, byte[] k) {
+    MemorySegment key = MemorySegment.ofArray(k);
     Values.AnyCurrent current = Values.anyCurrent(store, key);
     if (current == null) {
-      out.nullBulk();
-      return;
+      return null;
     }
     if (!current.header()) {
-      out.bulk(DumpPayload.string(current.value()));
-      return;
+      return new Dumped(DumpPayload.string(current.value()), current.expireAt());
     }
     Header h = CollectionDescriptor.decodeHeader(MemorySegment.ofArray(current.value()));
     ResultBudget budget = new ResultBudget("DUMP");
     budget.reserve(h.count(), 16);
     ElementEdits edits = new ElementEdits(store);
-    byte[] k = r.bytes(1);
     List<byte[]> items = new ArrayList<>();
-    switch (h.type()) {
-      case CollectionDescriptor.LIST -> {
-        ListItems list = new ListItems(edits, k, h, current.expireAt());
-        for (long p = 0; p < list.count(); p++) {
-          items.add(list.get(p));
-        }
-        out.bulk(DumpPayload.items(DumpPayload.LIST, items));
-      }
-      case CollectionDescriptor.SET, CollectionDescriptor.HASH -> {
-        Members m = new Members(edits, k, h.type(), h, current.expireAt());
-        for (long slot = 0; slot < m.count(); slot++) {
-          byte[] member = m.memberAt(slot);
-          items.add(member);
-          if (h.type() == CollectionDescriptor.HASH) {
-            items.add(m.payload(member));
+    byte[] payload =
+        switch (h.type()) {
+          case CollectionDescriptor.LIST -> {
+            ListItems list = new ListItems(edits, k, h, current.expireAt());
+            for (long p = 0; p < list.count(); p++) {
+              items.add(list.get(p));
+            }
+            yield DumpPayload.items(DumpPayload.LIST, items);
           }
-        }
-        out.bulk(
-            DumpPayload.items(
-                h.type() == CollectionDescriptor.HASH ? DumpPayload.HASH : DumpPayload.SET, items));
-      }
-      case CollectionDescriptor.ZSET -> {
-        SortedMembers z = new SortedMembers(edits, k, h, current.expireAt());
-        List<Double> scores = new ArrayList<>();
-        z.range(
-            0,
-            z.count() - 1,
-            false,
-            e -> {
-              items.add(e.member());
-              scores.add(e.score());
-            });
-        out.bulk(DumpPayload.sortedSet(items, scores));
-      }
-      default -> out.bulk(StreamDump.of(edits, k, h, current.expireAt()).write());
-    }
+          case CollectionDescriptor.SET, CollectionDescriptor.HASH -> {
+            Members m = new Members(edits, k, h.type(), h, current.expireAt());
+            for (long slot = 0; slot < m.count(); slot++) {
+              byte[] member = m.memberAt(slot);
+              items.add(member);
+              if (h.type() == CollectionDescriptor.HASH) {
+                items.add(m.payload(member));
+              }
+            }
+            yield DumpPayload.items(
+                h.type() == CollectionDescriptor.HASH ? DumpPayload.HASH : DumpPayload.SET, items);
+          }
+          case CollectionDescriptor.ZSET -> {
+            SortedMembers z = new SortedMembers(edits, k, h, current.expireAt());
+            List<Double> scores = new ArrayList<>();
+            z.range(
+                0,
+                z.count() - 1,
+                false,
+                e -> {
+                  items.add(e.member());
+                  scores.add(e.score());
+                });
+            yield DumpPayload.sortedSet(items, scores);
+          }
+          default -> StreamDump.of(edits, k, h, current.expireAt()).write();
+        };
+    return new Dumped(payload, current.expireAt());
   }
 
   static void restore(Session s, Request r, ReplyWriter out) {

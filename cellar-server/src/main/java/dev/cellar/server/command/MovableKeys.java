@@ -39,9 +39,28 @@ final class MovableKeys {
       case "sort_ro" -> keys.add(1);
       case "georadius" -> geo(args, 6, keys);
       case "georadiusbymember" -> geo(args, 5, keys);
+      case "migrate" -> migrate(args, keys);
       default -> throw new Invalid();
     }
     return keys;
+  }
+
+  /** MIGRATE's key, or with KEYS (and an empty key) the keys after it, AUTH's passwords skipped. */
+  private static void migrate(List<String> args, List<Integer> keys) {
+    for (int i = 6; i < args.size(); i++) {
+      String a = args.get(i).toLowerCase(Locale.ROOT);
+      if (a.equals("keys")) {
+        if (!args.get(3).isEmpty()) {
+          throw new Invalid();
+        }
+        for (int k = i + 1; k < args.size(); k++) {
+          keys.add(k);
+        }
+        return;
+      }
+      i += a.equals("auth") ? 1 : a.equals("auth2") ? 2 : 0;
+    }
+    keys.add(3);
   }
 
   /** The subcommands of containers that name one key, after their name, as Redis's specs say. */
