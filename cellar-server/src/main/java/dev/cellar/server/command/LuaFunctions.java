@@ -20,9 +20,12 @@ import org.luaj.vm2.lib.VarArgFunction;
  * registers ({@code redis.register_function}, in both of Redis's forms), and this thread's
  * callbacks of every library, loaded again whenever the libraries changed.
  *
- * <p>While a library's code runs, {@code redis} is a table of its own holding only {@code
- * register_function}, {@code log} and the constants, as in Redis: loading a library cannot call
- * commands.
+ * <p>While a library's code runs, its only global is {@code redis}, a table of its own holding only
+ * {@code register_function}, {@code log} and the constants, as in Redis: loading a library cannot
+ * call commands, nor use {@code math}, {@code string} or any other library (Redis answers that the
+ * script "attempted to access nonexistent global variable"). The library's code runs with an
+ * environment of its own that says so while it loads and reads the interpreter's globals once it
+ * has loaded, so that the functions it registered see the whole sandbox when they are called.
  */
 final class LuaFunctions {
   static final String CHUNK = "@user_function";
@@ -36,9 +39,46 @@ final class LuaFunctions {
   /** Runs a library's code under the load timeout ({@link LuaRuntime#runLibraryCode}). */
   private final java.util.function.Consumer<Runnable> underTimeout;
 
+  /** The {@code redis} of the library being loaded; null when none is. */
+  private LuaValue loadingRedis;
+
+  /**
+   * The libraries' environment: see the class comment. A {@link org.luaj.vm2.Globals} sharing the
+   * interpreter's debug library and thread, because LuaJ runs its hooks (the kill switch, the load
+   * timeout) only for closures whose environment is one: with a plain table, a library's endless
+   * loop could not be stopped.
+   */
+  private final org.luaj.vm2.Globals environment = new org.luaj.vm2.Globals();
+
   LuaFunctions(LuaReadOnly.Sandbox globals, java.util.function.Consumer<Runnable> underTimeout) {
     this.globals = globals;
     this.underTimeout = underTimeout;
+    LuaTable meta = new LuaTable();
+    meta.rawset(
+        "__index",
+        new TwoArgFunction() {
+          @Override
+          public LuaValue call(LuaValue table, LuaValue key) {
+            if (loadingRedis == null) {
+              return globals.get(key);
+            }
+            if (key.isstring() && key.tojstring().equals("redis")) {
+              return loadingRedis;
+            }
+            throw new LuaError(
+                "Script attempted to access nonexistent global variable '" + key.tojstring() + "'");
+          }
+        });
+    meta.rawset(
+        "__newindex",
+        new org.luaj.vm2.lib.ThreeArgFunction() {
+          @Override
+          public LuaValue call(LuaValue table, LuaValue key, LuaValue value) {
+            globals.set(key, value); // refused: the sandbox is read-only
+            return LuaValue.NONE;
+          }
+        });
+    environment.setmetatable(meta);
   }
 
   /**
@@ -56,13 +96,15 @@ final class LuaFunctions {
     }
     List<FunctionLibraries.Function> registered = new ArrayList<>();
     Map<String, LuaValue> found = new HashMap<>();
-    LuaValue redis = globals.rawget("redis");
     boolean[] loaded = {false}; // a library keeping its loading redis cannot register later
-    globals.setInternal("redis", loadingLibrary(name, registered, found, loaded));
+    environment.debuglib = globals.debuglib;
+    environment.running = globals.running;
+    LuaValue outer = loadingRedis;
+    loadingRedis = loadingLibrary(name, registered, found, loaded);
     try {
       // Under Redis's load timeout: code that never ends would hold its event loop, and the
       // server's stop, for good.
-      underTimeout.accept(() -> new LuaClosure(prototype, globals).call());
+      underTimeout.accept(() -> new LuaClosure(prototype, environment).call());
     } catch (LuaRuntime.LoadTimedOut e) {
       throw new CommandError("ERR Error registering functions: FUNCTION LOAD timeout");
     } catch (LuaError e) {
@@ -70,7 +112,7 @@ final class LuaFunctions {
           "ERR Error registering functions: " + LuaReplies.errorText(message(e)));
     } finally {
       loaded[0] = true;
-      globals.setInternal("redis", redis);
+      loadingRedis = outer;
     }
     if (registered.isEmpty()) {
       throw new CommandError("ERR No functions registered");

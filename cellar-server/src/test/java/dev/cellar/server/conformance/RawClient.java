@@ -36,6 +36,14 @@ final class RawClient implements AutoCloseable {
     this.out = socket.getOutputStream();
   }
 
+  /**
+   * Waits up to {@code millis} for each read from now on: for a client whose command is meant to
+   * run long (a script killed by the test), so that a loaded machine does not time it out first.
+   */
+  void readTimeout(int millis) throws IOException {
+    socket.setSoTimeout(millis);
+  }
+
   static RawClient connect(int port) throws IOException {
     Socket s = new Socket();
     try {

@@ -460,6 +460,8 @@ class ScriptingConformanceTest extends AbstractConformanceTest {
         "LOAD",
         "REPLACE",
         "#!lua name=spinning\nredis.register_function('spin', function() while true do end end)");
+    // The function runs until the test kills it, after probes that may each wait 10 s.
+    c.readTimeout(120_000);
     java.util.concurrent.CompletableFuture<String> reply = callAsync(c, "FCALL", "spin", "0");
     // A connection may share the function's event loop and wait with it (docs/scripting.md):
     // such a one is not answered within its timeout, and another is made.
@@ -538,6 +540,7 @@ class ScriptingConformanceTest extends AbstractConformanceTest {
       s.setSoTimeout(300);
       killers.add(s);
     }
+    c.readTimeout(120_000); // the script runs until the test kills it
     java.util.concurrent.CompletableFuture<String> reply =
         callAsync(c, "EVAL", "while true do end", "0");
     try {
