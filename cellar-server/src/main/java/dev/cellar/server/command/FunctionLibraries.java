@@ -263,11 +263,10 @@ final class FunctionLibraries {
     if (end < 2 || code[0] != '#' || code[1] != '!') {
       throw new CommandError("ERR Missing library metadata");
     }
-    // Split as Redis splits it (sdssplitargs): name="foo" is foo.
+    // Split as Redis splits it (sdssplitargs, "#!" included): name="foo" is foo, and the engine
+    // is the first word without its "#!" ("#! name=x" names the engine "").
     List<byte[]> words =
-        end == code.length
-            ? null
-            : RequestParser.splitArgs(java.util.Arrays.copyOfRange(code, 2, end));
+        end == code.length ? null : RequestParser.splitArgs(java.util.Arrays.copyOf(code, end));
     if (words == null || words.isEmpty()) {
       throw new CommandError("ERR Invalid library metadata");
     }
@@ -275,8 +274,9 @@ final class FunctionLibraries {
     for (int i = 0; i < parts.length; i++) {
       parts[i] = new String(words.get(i), StandardCharsets.UTF_8);
     }
-    if (!parts[0].equalsIgnoreCase("lua")) {
-      throw new CommandError("ERR Engine '" + parts[0] + "' not found");
+    String engine = parts[0].length() >= 2 ? parts[0].substring(2) : "";
+    if (!engine.equalsIgnoreCase("lua")) {
+      throw new CommandError("ERR Engine '" + engine + "' not found");
     }
     String name = null;
     for (int i = 1; i < parts.length; i++) {

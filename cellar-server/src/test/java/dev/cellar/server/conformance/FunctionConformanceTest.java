@@ -86,6 +86,9 @@ class FunctionConformanceTest extends AbstractConformanceTest {
     assertEquals(
         error("ERR Invalid library metadata"), c.call("FUNCTION", "LOAD", "#!lua name=oneline"));
     assertEquals(
+        error("ERR Engine '' not found"),
+        c.call("FUNCTION", "LOAD", "#! name=test\nredis.register_function('f', function() end)"));
+    assertEquals(
         error("ERR library name argument was not given"),
         c.call("FUNCTION", "LIST", "LIBRARYNAME"));
   }
