@@ -106,8 +106,8 @@ public final class Dispatcher {
     try {
       // Inside the try: eviction deletes keys, and a delete on a full disk fails like any write.
       // Sized only under a limit: the common unlimited server does no per-command work here.
-      if (spec.isDenyOom()
-          && server.memory().limited()
+      if (server.memory().limited()
+          && (spec.isDenyOom() || Subcommands.denyOom(spec.name(), request))
           && !server.memory().admit(argumentBytes(request))) {
         c.rejected.increment();
         out.error(OOM);

@@ -92,9 +92,6 @@ final class FunctionCommands {
     s.subcommand("function", sub);
     Scripts scripts = s.server().scripts();
     FunctionLibraries libraries = scripts.libraries();
-    if ((sub.equals("load") || sub.equals("restore")) && Scripts.outOfMemory(s.server())) {
-      throw new CommandError(Dispatcher.OOM); // denyoom subcommands, as in Redis
-    }
     switch (sub) {
       case "load" -> {
         boolean replace = false;

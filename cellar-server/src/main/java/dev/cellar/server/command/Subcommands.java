@@ -138,6 +138,21 @@ final class Subcommands {
           Map.entry("xinfo", Map.of("consumers", 4, "groups", 3, "help", 2, "stream", -3)),
           Map.entry("module", Map.of("help", 2, "list", 2, "load", -3, "loadex", -3, "unload", 3)));
 
+  /**
+   * The subcommands Redis flags deny-oom (its containers are not): refused, as a deny-oom command
+   * is, while used memory is over maxmemory.
+   */
+  private static final java.util.Set<String> DENY_OOM =
+      java.util.Set.of(
+          "function|load", "function|restore", "xgroup|create", "xgroup|createconsumer");
+
+  /** Whether {@code r}, a request for {@code command}, is a deny-oom subcommand. */
+  static boolean denyOom(String command, Request r) {
+    return r.argc() > 1
+        && ARITY.containsKey(command)
+        && DENY_OOM.contains(command + "|" + r.string(1).toLowerCase(Locale.ROOT));
+  }
+
   /** The subcommands of {@code container}, none if it is not one. */
   static java.util.Set<String> of(String container) {
     Map<String, Integer> subs = ARITY.get(container);

@@ -111,8 +111,13 @@ class FunctionConformanceTest extends AbstractConformanceTest {
             + "redis.register_function{function_name='f_ro', callback=function() return"
             + " redis.call('get', 'x') end, flags={'no-writes'}}");
     String dump = c.call("FUNCTION", "DUMP");
+    c.call("XGROUP", "CREATE", "st", "g", "$", "MKSTREAM");
     assertEquals(OK, c.call("CONFIG", "SET", "maxmemory", "1"));
     try {
+      // Deny-oom subcommands (their containers are not), as Redis flags them.
+      assertEquals(error(oom), c.call("XGROUP", "CREATE", "st", "g2", "$"));
+      assertEquals(error(oom), c.call("XGROUP", "CREATECONSUMER", "st", "g", "c"));
+      assertEquals(OK, c.call("XGROUP", "SETID", "st", "g", "$"));
       assertEquals(error(oom), c.call("SET", "a", "b"));
       assertEquals(OK, c.call("FCALL", "f_allow", "1", "x"));
       assertEquals(error(oom), c.call("FCALL", "f_plain", "1", "x"));
