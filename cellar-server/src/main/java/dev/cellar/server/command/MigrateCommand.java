@@ -5,6 +5,7 @@ import static dev.cellar.server.config.KeyspaceEventFlags.GENERIC;
 import dev.cellar.Cellar;
 import dev.cellar.server.resp.ReplyWriter;
 import dev.cellar.server.resp.Request;
+import java.io.BufferedOutputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -64,20 +65,18 @@ final class MigrateCommand {
     int locked = server.locks().lockAll(stripes, stripes.length);
     try {
       List<byte[]> keys = new ArrayList<>();
-      List<DumpCommands.Dumped> dumped = new ArrayList<>();
       for (int i = 0; i < o.keys(); i++) {
         byte[] key = r.bytes(o.firstKey() + i);
-        DumpCommands.Dumped d = DumpCommands.dumpOf(server.store(), key);
-        if (d != null) {
+        if (server.store().expiryOf(java.lang.foreign.MemorySegment.ofArray(key))
+            != Cellar.ABSENT) {
           keys.add(key);
-          dumped.add(d);
         }
       }
       if (keys.isEmpty()) {
         out.simple("NOKEY");
         return;
       }
-      transfer(s, r, out, o, db, (int) Math.min(timeout, Integer.MAX_VALUE), keys, dumped);
+      transfer(s, r, out, o, db, (int) Math.min(timeout, Integer.MAX_VALUE), keys);
     } finally {
       server.locks().unlockAll(stripes, locked);
     }
@@ -123,48 +122,14 @@ final class MigrateCommand {
     return new Options(copy, replace, user, password, firstKey, keys);
   }
 
+  /**
+   * Connects, sends AUTH and SELECT, then each key's RESTORE as it is dumped (one payload in memory
+   * at a time, so many large keys do not gather on the heap; DUMP's budget bounds each), then reads
+   * the replies and deletes what the target restored.
+   */
   private static void transfer(
-      Session s,
-      Request r,
-      ReplyWriter out,
-      Options o,
-      long db,
-      int timeout,
-      List<byte[]> keys,
-      List<DumpCommands.Dumped> dumped) {
+      Session s, Request r, ReplyWriter out, Options o, long db, int timeout, List<byte[]> keys) {
     ServerContext server = s.server();
-    ByteArrayOutputStream commands = new ByteArrayOutputStream();
-    if (o.password() != null) {
-      command(
-          commands,
-          o.user() == null
-              ? List.of(bytes("AUTH"), bytes(o.password()))
-              : List.of(bytes("AUTH"), bytes(o.user()), bytes(o.password())));
-    }
-    command(commands, List.of(bytes("SELECT"), bytes(Long.toString(db))));
-    long now = System.currentTimeMillis();
-    List<byte[]> sent = new ArrayList<>();
-    for (int i = 0; i < keys.size(); i++) {
-      long expireAt = dumped.get(i).expireAt();
-      long ttl = 0;
-      if (expireAt != Cellar.NO_EXPIRY) {
-        ttl = expireAt - now;
-        if (ttl < 0) {
-          continue; // expired since: not sent, as in Redis
-        }
-        ttl = Math.max(ttl, 1);
-      }
-      List<byte[]> restore = new ArrayList<>();
-      restore.add(bytes("RESTORE"));
-      restore.add(keys.get(i));
-      restore.add(bytes(Long.toString(ttl)));
-      restore.add(dumped.get(i).payload());
-      if (o.replace()) {
-        restore.add(bytes("REPLACE"));
-      }
-      command(commands, restore);
-      sent.add(keys.get(i));
-    }
     String host = r.string(1);
     int port;
     try {
@@ -187,9 +152,34 @@ final class MigrateCommand {
         // so a refused or timed-out connection shows as its first write failing: the same words.
         throw new CommandError("IOERR error or timeout writing to target instance");
       }
+      List<byte[]> sent = new ArrayList<>();
       try {
-        OutputStream to = socket.getOutputStream();
-        to.write(commands.toByteArray());
+        OutputStream to = new BufferedOutputStream(socket.getOutputStream(), 64 << 10);
+        if (o.password() != null) {
+          command(
+              to,
+              o.user() == null
+                  ? List.of(bytes("AUTH"), bytes(o.password()))
+                  : List.of(bytes("AUTH"), bytes(o.user()), bytes(o.password())));
+        }
+        command(to, List.of(bytes("SELECT"), bytes(Long.toString(db))));
+        for (byte[] key : keys) {
+          DumpCommands.Dumped dumped = DumpCommands.dumpOf(server.store(), key);
+          long ttl = dumped == null ? -1 : ttlOf(dumped.expireAt());
+          if (ttl < 0) {
+            continue; // expired since it was looked up: not sent, as in Redis
+          }
+          List<byte[]> restore = new ArrayList<>();
+          restore.add(bytes("RESTORE"));
+          restore.add(key);
+          restore.add(bytes(Long.toString(ttl)));
+          restore.add(dumped.payload());
+          if (o.replace()) {
+            restore.add(bytes("REPLACE"));
+          }
+          command(to, restore);
+          sent.add(key);
+        }
         to.flush();
       } catch (IOException e) {
         throw new CommandError("IOERR error or timeout writing to target instance");
@@ -232,6 +222,15 @@ final class MigrateCommand {
     }
   }
 
+  /** The TTL RESTORE is sent with: 0 for none, at least 1 ms, -1 if it has expired. */
+  private static long ttlOf(long expireAt) {
+    if (expireAt == Cellar.NO_EXPIRY) {
+      return 0;
+    }
+    long ttl = expireAt - System.currentTimeMillis();
+    return ttl < 0 ? -1 : Math.max(ttl, 1);
+  }
+
   /** A reply line for AUTH or SELECT, which must come: a failure to read it is an IOERR. */
   private static String line(InputStream from) {
     try {
@@ -260,14 +259,16 @@ final class MigrateCommand {
     return text.endsWith("\r") ? text.substring(0, text.length() - 1) : text;
   }
 
-  private static void command(ByteArrayOutputStream out, List<byte[]> args) {
-    out.writeBytes(("*" + args.size() + "\r\n").getBytes(StandardCharsets.US_ASCII));
+  private static void command(OutputStream out, List<byte[]> args) throws IOException {
+    out.write(("*" + args.size() + "\r\n").getBytes(StandardCharsets.US_ASCII));
     for (byte[] a : args) {
-      out.writeBytes(("$" + a.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
-      out.writeBytes(a);
-      out.writeBytes(new byte[] {'\r', '\n'});
+      out.write(("$" + a.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
+      out.write(a);
+      out.write(CRLF);
     }
   }
+
+  private static final byte[] CRLF = {'\r', '\n'};
 
   private static byte[] bytes(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
