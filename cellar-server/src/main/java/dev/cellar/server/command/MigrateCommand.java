@@ -152,73 +152,154 @@ final class MigrateCommand {
         // so a refused or timed-out connection shows as its first write failing: the same words.
         throw new CommandError("IOERR error or timeout writing to target instance");
       }
-      List<byte[]> sent = new ArrayList<>();
-      try {
-        OutputStream to = new BufferedOutputStream(socket.getOutputStream(), 64 << 10);
-        if (o.password() != null) {
-          command(
-              to,
-              o.user() == null
-                  ? List.of(bytes("AUTH"), bytes(o.password()))
-                  : List.of(bytes("AUTH"), bytes(o.user()), bytes(o.password())));
-        }
-        command(to, List.of(bytes("SELECT"), bytes(Long.toString(db))));
-        for (byte[] key : keys) {
-          DumpCommands.Dumped dumped = DumpCommands.dumpOf(server.store(), key);
-          long ttl = dumped == null ? -1 : ttlOf(dumped.expireAt());
-          if (ttl < 0) {
-            continue; // expired since it was looked up: not sent, as in Redis
-          }
-          List<byte[]> restore = new ArrayList<>();
-          restore.add(bytes("RESTORE"));
-          restore.add(key);
-          restore.add(bytes(Long.toString(ttl)));
-          restore.add(dumped.payload());
-          if (o.replace()) {
-            restore.add(bytes("REPLACE"));
-          }
-          command(to, restore);
-          sent.add(key);
-        }
-        to.flush();
-      } catch (IOException e) {
-        throw new CommandError("IOERR error or timeout writing to target instance");
+      try (Watchdog watchdog = new Watchdog(socket, timeout)) {
+        exchange(server, socket, watchdog, o, db, keys, out);
       }
-      InputStream from = socket.getInputStream();
-      String authReply = o.password() == null ? null : line(from);
-      String selectReply = line(from);
-      String error = null;
-      boolean socketError = false;
-      for (byte[] key : sent) {
-        String reply;
-        try {
-          reply = readLine(from);
-        } catch (IOException e) {
-          socketError = true;
-          break;
-        }
-        if (authReply != null && authReply.startsWith("-")) {
-          error = error == null ? authReply : error;
-        } else if (selectReply.startsWith("-")) {
-          error = error == null ? selectReply : error;
-        } else if (reply.startsWith("-")) {
-          error = error == null ? reply : error;
-        } else if (!o.copy()) {
-          // Restored there: gone from here, as a DEL.
-          if (server.store().delete(java.lang.foreign.MemorySegment.ofArray(key))) {
-            KeyspaceEvents.notify(server, GENERIC, "del", key);
-          }
-        }
-      }
-      if (error != null) {
-        throw new CommandError("ERR Target instance replied with error: " + error.substring(1));
-      }
-      if (socketError) {
-        throw new CommandError("IOERR error or timeout reading to target instance");
-      }
-      out.ok();
     } catch (IOException e) {
       throw new CommandError("IOERR error or timeout reading to target instance");
+    }
+  }
+
+  /** Sends the AUTH, SELECT and RESTOREs, reads their replies, deletes what was restored. */
+  private static void exchange(
+      ServerContext server,
+      Socket socket,
+      Watchdog watchdog,
+      Options o,
+      long db,
+      List<byte[]> keys,
+      ReplyWriter out)
+      throws IOException {
+    List<byte[]> sent = new ArrayList<>();
+    try {
+      OutputStream to = new BufferedOutputStream(new Progressing(socket, watchdog), 64 << 10);
+      if (o.password() != null) {
+        command(
+            to,
+            o.user() == null
+                ? List.of(bytes("AUTH"), bytes(o.password()))
+                : List.of(bytes("AUTH"), bytes(o.user()), bytes(o.password())));
+      }
+      command(to, List.of(bytes("SELECT"), bytes(Long.toString(db))));
+      for (byte[] key : keys) {
+        DumpCommands.Dumped dumped = DumpCommands.dumpOf(server.store(), key);
+        long ttl = dumped == null ? -1 : ttlOf(dumped.expireAt());
+        if (ttl < 0) {
+          continue; // expired since it was looked up: not sent, as in Redis
+        }
+        List<byte[]> restore = new ArrayList<>();
+        restore.add(bytes("RESTORE"));
+        restore.add(key);
+        restore.add(bytes(Long.toString(ttl)));
+        restore.add(dumped.payload());
+        if (o.replace()) {
+          restore.add(bytes("REPLACE"));
+        }
+        command(to, restore);
+        sent.add(key);
+      }
+      to.flush();
+    } catch (IOException e) {
+      throw new CommandError("IOERR error or timeout writing to target instance");
+    }
+    InputStream from = socket.getInputStream();
+    String authReply = o.password() == null ? null : line(from, watchdog);
+    String selectReply = line(from, watchdog);
+    String error = null;
+    boolean socketError = false;
+    for (byte[] key : sent) {
+      String reply;
+      try {
+        reply = readLine(from);
+        watchdog.progress();
+      } catch (IOException e) {
+        socketError = true;
+        break;
+      }
+      if (authReply != null && authReply.startsWith("-")) {
+        error = error == null ? authReply : error;
+      } else if (selectReply.startsWith("-")) {
+        error = error == null ? selectReply : error;
+      } else if (reply.startsWith("-")) {
+        error = error == null ? reply : error;
+      } else if (!o.copy()) {
+        // Restored there: gone from here, as a DEL.
+        if (server.store().delete(java.lang.foreign.MemorySegment.ofArray(key))) {
+          KeyspaceEvents.notify(server, GENERIC, "del", key);
+        }
+      }
+    }
+    if (error != null) {
+      throw new CommandError("ERR Target instance replied with error: " + error.substring(1));
+    }
+    if (socketError) {
+      throw new CommandError("IOERR error or timeout reading to target instance");
+    }
+    out.ok();
+  }
+
+  /**
+   * Closes the socket once nothing has moved for the timeout: a socket's writes have no timeout in
+   * Java, so a target that stops reading (or trickles a reply) would otherwise hold the event loop,
+   * and the keys' locks, for good. Redis bounds each 64 KiB written and each line read the same
+   * way.
+   */
+  private static final class Watchdog implements AutoCloseable {
+    private final Socket socket;
+    private final long timeoutNanos;
+    private final Thread thread;
+    private volatile long lastProgress = System.nanoTime();
+    private volatile boolean done;
+
+    Watchdog(Socket socket, int timeoutMillis) {
+      this.socket = socket;
+      this.timeoutNanos = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+      this.thread = Thread.ofVirtual().name("cellar-migrate-watchdog").start(this::watch);
+    }
+
+    void progress() {
+      lastProgress = System.nanoTime();
+    }
+
+    private void watch() {
+      while (!done) {
+        long idle = System.nanoTime() - lastProgress;
+        if (idle >= timeoutNanos) {
+          try {
+            socket.close(); // the blocked write or read fails: an IOERR
+          } catch (IOException ignored) {
+            // closing is all that is wanted
+          }
+          return;
+        }
+        java.util.concurrent.locks.LockSupport.parkNanos(timeoutNanos - idle);
+      }
+    }
+
+    @Override
+    public void close() {
+      done = true;
+      java.util.concurrent.locks.LockSupport.unpark(thread);
+    }
+  }
+
+  /** The socket's output, written 64 KiB at a time, each one telling the watchdog. */
+  private static final class Progressing extends java.io.FilterOutputStream {
+    private final Watchdog watchdog;
+
+    Progressing(Socket socket, Watchdog watchdog) throws IOException {
+      super(socket.getOutputStream());
+      this.watchdog = watchdog;
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) throws IOException {
+      for (int at = off; at < off + len; ) {
+        int n = Math.min(64 << 10, off + len - at);
+        out.write(b, at, n);
+        watchdog.progress();
+        at += n;
+      }
     }
   }
 
@@ -232,9 +313,11 @@ final class MigrateCommand {
   }
 
   /** A reply line for AUTH or SELECT, which must come: a failure to read it is an IOERR. */
-  private static String line(InputStream from) {
+  private static String line(InputStream from, Watchdog watchdog) {
     try {
-      return readLine(from);
+      String line = readLine(from);
+      watchdog.progress();
+      return line;
     } catch (IOException e) {
       throw new CommandError("IOERR error or timeout reading to target instance");
     }

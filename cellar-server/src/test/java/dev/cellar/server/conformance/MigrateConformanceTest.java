@@ -78,6 +78,37 @@ class MigrateConformanceTest extends AbstractConformanceTest {
     assertEquals(simple("NOKEY"), c.call("MIGRATE", "127.0.0.1", port(), "nokey", "0", "5000"));
   }
 
+  /**
+   * A target that accepts but never reads nor answers: the MIGRATE fails within its timeout
+   * (writing, for a value larger than the sockets' buffers; reading, for a small one) and keeps the
+   * key. Java's socket writes have no timeout of their own; without a bound this held the event
+   * loop for good.
+   */
+  @Test
+  void aTargetThatNeverAnswersTimesOut() throws Exception {
+    try (ServerSocket silent = new ServerSocket(0)) {
+      String port = Integer.toString(silent.getLocalPort());
+      c.call("SET", "small", "v");
+      long start = System.nanoTime();
+      assertEquals(
+          error("IOERR error or timeout reading to target instance"),
+          c.call("MIGRATE", "127.0.0.1", port, "small", "0", "300"));
+      // More than loopback's socket buffers hold, and not compressible (Redis compresses DUMP).
+      java.util.Random random = new java.util.Random(5);
+      StringBuilder big = new StringBuilder(16 << 20);
+      for (int i = 0; i < 16 << 20; i++) {
+        big.append((char) ('a' + random.nextInt(26)));
+      }
+      c.call("SET", "big", big.toString());
+      assertEquals(
+          error("IOERR error or timeout writing to target instance"),
+          c.call("MIGRATE", "127.0.0.1", port, "big", "0", "300"));
+      assertTrue(
+          System.nanoTime() - start < 8_000_000_000L, "each gave up after about its timeout");
+      assertEquals(integer(2), c.call("EXISTS", "small", "big"), "both kept");
+    }
+  }
+
   @Test
   void targetErrorsAndOptions() throws IOException {
     RawClient t = target();
