@@ -42,7 +42,7 @@ public final class RecordPeek {
    */
   public static int keyMatches(
       MemorySegment log, long offset, long limit, MemorySegment key, long from, long length) {
-    long fields = fields(log, offset, limit);
+    long fields = header(log, offset, limit);
     if (fields < 0) {
       return fields == INVALID ? 0 : (int) UNDECIDED;
     }
@@ -54,14 +54,6 @@ public final class RecordPeek {
     return MemorySegment.mismatch(log, keyAt, keyAt + keyLength, key, from, from + length) == -1
         ? 1
         : 0;
-  }
-
-  /**
-   * The header of the record at {@code offset} of {@code log}, ending by {@code limit}, for {@link
-   * #length}, {@link #isDelete} and {@link #expireAt}; or {@link #INVALID} or {@link #UNDECIDED}.
-   */
-  public static long header(MemorySegment log, long offset, long limit) {
-    return fields(log, offset, limit);
   }
 
   /** The whole record's length in bytes, of a {@link #header}. */
@@ -94,10 +86,12 @@ public final class RecordPeek {
   }
 
   /**
-   * The value length (bits 0-31), key length (32-55), bytes of varints (56-58) and flags of the
-   * record, checked as {@link RecordView} checks it; or {@link #INVALID} or {@link #UNDECIDED}.
+   * The header of the record at {@code offset} of {@code log}, ending by {@code limit}, for {@link
+   * #length}, {@link #isDelete} and {@link #expireAt}: its value length (bits 0-31), key length
+   * (32-55), bytes of varints (56-58) and flags, checked as {@link RecordView} checks it; or {@link
+   * #INVALID} or {@link #UNDECIDED}.
    */
-  private static long fields(MemorySegment log, long offset, long limit) {
+  public static long header(MemorySegment log, long offset, long limit) {
     if (offset < 0 || limit - offset < RecordDescriptor.MIN_LENGTH || limit > log.byteSize()) {
       return INVALID;
     }

@@ -438,19 +438,22 @@ final class LuaRuntime {
     /** A refusal of the command ({@code message} null: Redis's OOM error), counted. */
     private LuaValue refuse(CommandSpec spec, String message) {
       String text = message == null ? Dispatcher.OOM : "ERR " + message;
-      LuaTable t = new LuaTable();
-      t.rawset(LuaReplies.ERR_FIELD, LuaValue.valueOf(text));
       server.stats().errors.count(text);
       if (spec != null) {
         server.stats().of(spec.name()).rejected.increment();
       }
+      LuaTable t = errorTable(text);
       t.rawset(LuaReplies.COUNTED_FIELD, LuaValue.TRUE);
       return t;
     }
 
     private LuaValue fail(String message) {
+      return errorTable("ERR " + message);
+    }
+
+    private static LuaTable errorTable(String text) {
       LuaTable t = new LuaTable();
-      t.rawset(LuaReplies.ERR_FIELD, LuaValue.valueOf("ERR " + message));
+      t.rawset(LuaReplies.ERR_FIELD, LuaValue.valueOf(text));
       return t;
     }
   }

@@ -47,7 +47,7 @@ final class StreamInfo {
     long now = System.currentTimeMillis();
     switch (sub) {
       case "groups" -> {
-        GroupCounters counters = counters(stream);
+        GroupCounters counters = GroupCounters.of(stream);
         List<Group> all = groups.all(stream.info().groups());
         out.array(all.size());
         for (Group g : all) {
@@ -82,7 +82,7 @@ final class StreamInfo {
           out.integer(c.activeAt() < 0 ? -1 : Math.max(0, now - c.activeAt()));
         }
       }
-      default -> stream(r, out, stream, groups, counters(stream));
+      default -> stream(r, out, stream, groups, GroupCounters.of(stream));
     }
   }
 
@@ -92,10 +92,6 @@ final class StreamInfo {
     } else {
       StreamCommands.entry(out, e);
     }
-  }
-
-  private static GroupCounters counters(StreamEntries stream) {
-    return GroupCounters.of(stream);
   }
 
   /** A group's {@code entries-read} and {@code lag}, null where Redis cannot tell them. */
