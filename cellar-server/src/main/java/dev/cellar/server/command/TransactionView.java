@@ -319,6 +319,18 @@ final class TransactionView implements Cellar {
         : null;
   }
 
+  @Override
+  public <R> R readHeader(MemorySegment key, HeaderReader<R> reader) {
+    // One lookup of the store for a key the transaction has not written (the default is two).
+    Pending p = writes.isEmpty() ? null : pending(key.toArray(ValueLayout.JAVA_BYTE));
+    if (p == null) {
+      return store.readHeader(key, reader);
+    }
+    return p.header && p.liveAt(System.currentTimeMillis())
+        ? reader.read(MemorySegment.ofArray(p.value).asReadOnly(), p.expireAt)
+        : null;
+  }
+
   private Pending pendingElement(byte[] key) {
     return elements.isEmpty() ? null : elements.get(ByteBuffer.wrap(key));
   }
