@@ -15,6 +15,7 @@ import java.util.List;
  * @param step distance between keys
  * @param group Redis's documentation group ({@code string generic connection server})
  * @param summary one line for {@code COMMAND DOCS}
+ * @param isContainer whether it has subcommands ({@link Subcommands}), counted each on its own
  */
 public record CommandSpec(
     String name,
@@ -28,7 +29,8 @@ public record CommandSpec(
     Handler handler,
     boolean isWrite,
     boolean isDenyOom,
-    boolean isNoAuth) {
+    boolean isNoAuth,
+    boolean isContainer) {
 
   public CommandSpec(
       String name,
@@ -52,7 +54,8 @@ public record CommandSpec(
         handler,
         flags.contains("write"),
         flags.contains("denyoom"),
-        flags.contains("noauth"));
+        flags.contains("noauth"),
+        !Subcommands.of(name).isEmpty());
   }
 
   public boolean has(String flag) {

@@ -18,6 +18,9 @@ public final class CommandStats {
     public final LongAdder rejected = new LongAdder();
 
     public final LongAdder nanos = new LongAdder();
+
+    /** Each call's time, while {@code latency-tracking} is on. */
+    final LatencyHistogram latency = new LatencyHistogram();
   }
 
   private final ConcurrentHashMap<String, Counters> byCommand = new ConcurrentHashMap<>();
@@ -53,6 +56,22 @@ public final class CommandStats {
     return out;
   }
 
+  /**
+   * Each command's latency counts ({@link LatencyHistogram#counts}) by full name ("client|id"),
+   * those with any since the last reset, in name order.
+   */
+  java.util.SortedMap<String, long[]> latencies() {
+    java.util.SortedMap<String, long[]> out = new java.util.TreeMap<>();
+    byCommand.forEach(
+        (name, c) -> {
+          long[] counts = c.latency.counts();
+          if (LatencyHistogram.total(counts) > 0) {
+            out.put(name, counts);
+          }
+        });
+    return out;
+  }
+
   public long totalCommands() {
     long total = 0;
     for (Counters c : byCommand.values()) {
@@ -68,6 +87,7 @@ public final class CommandStats {
       c.failed.reset();
       c.rejected.reset();
       c.nanos.reset();
+      c.latency.reset();
     }
     errors.reset();
     keyspaceHits.reset();

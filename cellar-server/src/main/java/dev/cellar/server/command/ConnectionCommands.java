@@ -526,7 +526,11 @@ final class ConnectionCommands {
         + subs[2]
         + " multi="
         + s.queuedCommands()
-        + " qbuf=0 qbuf-free=0 argv-mem=0 multi-mem="
+        + " qbuf="
+        + s.queryBufferUsed()
+        + " qbuf-free="
+        + s.queryBufferFree()
+        + " argv-mem=0 multi-mem="
         + s.queuedBytes()
         + " rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem="
         + s.channel().memory()

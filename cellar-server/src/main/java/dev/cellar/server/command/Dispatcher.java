@@ -99,6 +99,19 @@ public final class Dispatcher {
       return startNanos;
     }
     CommandStats.Counters c = counters.get(spec);
+    if (spec.isContainer() && request.argc() > 1) {
+      // As Redis: a subcommand is checked before it runs, and counted as a command of its own.
+      c = subcommandCounters(server, spec, request);
+      String refused = Subcommands.refusal(spec.name(), request);
+      if (refused != null) {
+        if (c != counters.get(spec)) {
+          c.rejected
+              .increment(); // a known subcommand's wrong arity (an unknown one counts nowhere)
+        }
+        refuse(session, out, refused);
+        return startNanos;
+      }
+    }
     int mark = out.size();
     // The client's database, once anything but database 0 was used (see ServerContext).
     boolean scoped = server.databases().several();
@@ -141,6 +154,9 @@ public final class Dispatcher {
     long nanos = end - startNanos;
     c.calls.increment();
     c.nanos.add(nanos);
+    if (server.config().latencyTracking()) {
+      c.latency.record(nanos);
+    }
     server.latency().record(spec, nanos);
     observe(session, spec, request, nanos);
     return end;
@@ -198,7 +214,10 @@ public final class Dispatcher {
    * database of the EXEC (or script) that runs it.
    */
   static void runQueued(Session session, CommandSpec spec, Request request, ReplyWriter out) {
-    CommandStats.Counters c = session.server().stats().of(spec.name());
+    CommandStats.Counters c =
+        spec.isContainer() && request.argc() > 1
+            ? subcommandCounters(session.server(), spec, request)
+            : session.server().stats().of(spec.name());
     int mark = out.size();
     long start = System.nanoTime();
     out.errorsSinceLastAsked();
@@ -212,8 +231,21 @@ public final class Dispatcher {
     if (out.errorsSinceLastAsked()) {
       c.failed.increment();
     }
+    long nanos = System.nanoTime() - start;
     c.calls.increment();
-    c.nanos.add(System.nanoTime() - start);
+    c.nanos.add(nanos);
+    if (session.server().config().latencyTracking()) {
+      c.latency.record(nanos);
+    }
+  }
+
+  /** The counters of {@code request}'s subcommand of the container {@code spec}: "client|id". */
+  private static CommandStats.Counters subcommandCounters(
+      ServerContext server, CommandSpec spec, Request request) {
+    String sub = request.string(1).toLowerCase(java.util.Locale.ROOT);
+    return Subcommands.arity(spec.name(), sub) == 0
+        ? server.stats().of(spec.name())
+        : server.stats().of(spec.name() + "|" + sub);
   }
 
   /**

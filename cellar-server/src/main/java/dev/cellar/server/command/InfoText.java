@@ -4,6 +4,7 @@ import dev.cellar.CellarHealth;
 import dev.cellar.CellarStats;
 import dev.cellar.CellarVersion;
 import dev.cellar.DiskFullException;
+import dev.cellar.server.config.ServerConfig;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.util.List;
@@ -32,6 +33,7 @@ final class InfoText {
     } else if (requested.contains("all") || requested.contains("everything")) {
       sections = new java.util.ArrayList<>(DEFAULT);
       sections.add(sections.indexOf("errorstats"), "commandstats");
+      sections.add(sections.indexOf("errorstats") + 1, "latencystats");
     } else {
       sections = requested;
     }
@@ -54,6 +56,7 @@ final class InfoText {
         case "cpu" -> cpu(b);
         case "commandstats" -> commandStats(server, b);
         case "errorstats" -> errorStats(server, b);
+        case "latencystats" -> latencyStats(server, b);
         case "keyspace" -> keyspace(server, b);
         default -> {}
       }
@@ -428,6 +431,30 @@ final class InfoText {
         .forEach(
             (code, count) ->
                 b.append("errorstat_").append(code).append(":count=").append(count).append("\r\n"));
+  }
+
+  /**
+   * Redis's {@code latency_percentiles_usec_<command>:p50=1.003,...}: each command's percentiles
+   * from {@code latency-tracking-info-percentiles}, in microseconds; none while tracking is off.
+   */
+  private static void latencyStats(ServerContext server, StringBuilder b) {
+    b.append("# Latencystats\r\n");
+    if (!server.config().latencyTracking()) {
+      return;
+    }
+    double[] percentiles = server.config().latencyPercentiles();
+    for (Map.Entry<String, long[]> e : server.stats().latencies().entrySet()) {
+      b.append("latency_percentiles_usec_").append(e.getKey()).append(':');
+      for (int i = 0; i < percentiles.length; i++) {
+        double micros = LatencyHistogram.valueAt(e.getValue(), percentiles[i]) / 1000.0;
+        b.append(i == 0 ? "" : ",")
+            .append('p')
+            .append(ServerConfig.percentileName(percentiles[i]))
+            .append('=')
+            .append(String.format(java.util.Locale.ROOT, "%.3f", micros));
+      }
+      b.append("\r\n");
+    }
   }
 
   private static void commandStats(ServerContext server, StringBuilder b) {

@@ -160,6 +160,7 @@ final class IntrospectionCommands {
         ServerCommands.requireArity(r, "latency", sub, 2);
         out.verbatim(doctor(s.server(), monitor));
       }
+      case "histogram" -> histogram(s.server(), r, out);
       case "help" ->
           help(
               out,
@@ -173,9 +174,54 @@ final class IntrospectionCommands {
               "RESET [<event> ...]",
               "    Reset latency data of one or more <event> classes.",
               "    (default: reset all data for all event classes)",
+              "HISTOGRAM [COMMAND ...]",
+              "    Return a cumulative distribution of latencies in the format of a histogram for"
+                  + " the specified command names.",
+              "    If no commands are specified then all histograms are replied.",
               "HELP",
               "    Print this help.");
       default -> throw unknownSubcommand(r, "LATENCY");
+    }
+  }
+
+  /**
+   * {@code LATENCY HISTOGRAM [command ...]}: each command's calls and cumulative distribution, as
+   * Redis gives them; a container names itself and its subcommands ("client|id"), and an unknown
+   * name is skipped.
+   */
+  private static void histogram(ServerContext server, Request r, ReplyWriter out) {
+    java.util.SortedMap<String, long[]> all = server.stats().latencies();
+    java.util.Map<String, long[]> chosen = new java.util.LinkedHashMap<>();
+    if (r.argc() == 2) {
+      chosen.putAll(all);
+    }
+    for (int i = 2; i < r.argc(); i++) {
+      String name = r.string(i).toLowerCase(Locale.ROOT);
+      int bar = name.indexOf('|');
+      String command = bar < 0 ? name : name.substring(0, bar);
+      if (server.commands().get(command) == null
+          || (bar >= 0 && Subcommands.arity(command, name.substring(bar + 1)) == 0)) {
+        continue;
+      }
+      if (all.containsKey(name)) {
+        chosen.put(name, all.get(name));
+      }
+      if (bar < 0) {
+        all.subMap(name + "|", name + "|\uffff").forEach(chosen::put);
+      }
+    }
+    out.map(chosen.size());
+    for (java.util.Map.Entry<String, long[]> e : chosen.entrySet()) {
+      out.bulk(e.getKey());
+      out.map(2);
+      out.bulk("calls");
+      out.integer(LatencyHistogram.total(e.getValue()));
+      out.bulk("histogram_usec");
+      long[] pairs = LatencyHistogram.cumulative(e.getValue());
+      out.map(pairs.length / 2);
+      for (long v : pairs) {
+        out.integer(v);
+      }
     }
   }
 

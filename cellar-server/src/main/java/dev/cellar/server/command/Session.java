@@ -168,6 +168,29 @@ public final class Session {
     this.monitoring = on;
   }
 
+  /**
+   * The query buffer as {@code CLIENT LIST} shows it ({@code qbuf}, {@code qbuf-free}): the bytes
+   * received and not yet consumed when its commands began running, the running ones included, as
+   * Redis's buffer holds them until it has run them all. Written by the client's thread, read by
+   * any.
+   */
+  private volatile long queryBuffer;
+
+  /** Notes the query buffer: {@code used} bytes of {@code capacity}. */
+  public void queryBuffer(int used, int capacity) {
+    queryBuffer = ((long) used << 32) | (capacity - used);
+  }
+
+  /** {@code qbuf}. */
+  int queryBufferUsed() {
+    return (int) (queryBuffer >>> 32);
+  }
+
+  /** {@code qbuf-free}. */
+  int queryBufferFree() {
+    return (int) queryBuffer;
+  }
+
   /** {@code CLIENT REPLY OFF}: no command of this client is answered until {@code ON}. */
   private boolean repliesOff;
 
@@ -214,8 +237,10 @@ public final class Session {
   void replies(String mode) {
     switch (mode) {
       case "on" -> {
+        // As Redis: ON is answered even when it is the command a SKIP meant to silence.
         repliesOff = false;
         skipNext = false;
+        skipThis = false;
       }
       case "off" -> repliesOff = true;
       default -> {

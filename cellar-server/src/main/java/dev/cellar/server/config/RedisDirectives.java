@@ -147,8 +147,6 @@ final class RedisDirectives {
           "slowlog-log-slower-than",
           "slowlog-max-len",
           "latency-monitor-threshold",
-          "latency-tracking",
-          "latency-tracking-info-percentiles",
           "tracking-table-max-keys",
           "cluster-config-file",
           "cluster-node-timeout");

@@ -25,8 +25,9 @@ import java.util.function.Supplier;
  * protected-mode maxclients proto-max-bulk-len client-query-buffer-limit client-output-buffer-limit
  * tls-port tls-cert-file tls-key-file tls-key-file-pass tls-ca-cert-file tls-auth-clients
  * tls-protocols loglevel logfile slowlog-log-slower-than slowlog-max-len latency-monitor-threshold
- * maxmemory-clients busy-reply-threshold}, plus Cellar's own {@code http-port}, {@code https-port},
- * {@code transport} and the expert setting {@code segment-size}.
+ * latency-tracking latency-tracking-info-percentiles maxmemory-clients busy-reply-threshold}, plus
+ * Cellar's own {@code http-port}, {@code https-port}, {@code transport} and the expert setting
+ * {@code segment-size}.
  *
  * <p>Secrets ({@code requirepass}, {@code tls-key-file-pass}) read back as {@code <redacted>} (or
  * empty when unset) everywhere a value is shown: {@code CONFIG GET}, {@link #all()}, logs.
@@ -110,6 +111,8 @@ public final class ServerConfig {
   private volatile long hllSparseMaxBytes = 3000;
   private volatile long busyReplyThreshold = 5000;
   private volatile long latencyMonitorThreshold = 0;
+  private volatile boolean latencyTracking = true;
+  private volatile double[] latencyPercentiles = {50.0, 99.0, 99.9};
   private volatile int notifyKeyspaceEvents = 0;
   private volatile String save = "";
   private static final long MIN_SEGMENT_SIZE = 256 << 10;
@@ -274,6 +277,17 @@ public final class ServerConfig {
         v ->
             latencyMonitorThreshold =
                 longIn("latency-monitor-threshold", v, 0, Long.MAX_VALUE / 1_000_000));
+    // Per-command latency histograms (LATENCY HISTOGRAM, INFO latencystats), as Redis 7 keeps them.
+    define(
+        "latency-tracking",
+        true,
+        () -> latencyTracking ? "yes" : "no",
+        v -> latencyTracking = parseYesNo("latency-tracking", v));
+    define(
+        "latency-tracking-info-percentiles",
+        true,
+        () -> formatPercentiles(latencyPercentiles),
+        v -> latencyPercentiles = parsePercentiles(v));
     define(
         "notify-keyspace-events",
         true,
@@ -683,6 +697,55 @@ public final class ServerConfig {
   /** {@code notify-keyspace-events} as {@link KeyspaceEventFlags} bits; 0 when off. */
   public int notifyKeyspaceEvents() {
     return notifyKeyspaceEvents;
+  }
+
+  /** {@code latency-tracking}: whether each command's latency goes into its histogram. */
+  public boolean latencyTracking() {
+    return latencyTracking;
+  }
+
+  /** {@code latency-tracking-info-percentiles}: what INFO latencystats reports (a copy). */
+  public double[] latencyPercentiles() {
+    return latencyPercentiles.clone();
+  }
+
+  /** Percentiles as Redis writes them: {@code %f} without its trailing zeros ("99.9", "50"). */
+  public static String percentileName(double p) {
+    String s = String.format(Locale.ROOT, "%f", p);
+    s = s.replaceFirst("0+$", "");
+    return s.endsWith(".") ? s.substring(0, s.length() - 1) : s;
+  }
+
+  private static String formatPercentiles(double[] percentiles) {
+    StringBuilder b = new StringBuilder();
+    for (double p : percentiles) {
+      b.append(b.isEmpty() ? "" : " ").append(percentileName(p));
+    }
+    return b.toString();
+  }
+
+  /** Space-separated percentiles, each 0 to 100, as Redis takes them; none is allowed. */
+  private static double[] parsePercentiles(String v) {
+    String trimmed = v.trim();
+    if (trimmed.isEmpty()) {
+      return new double[0];
+    }
+    String[] parts = trimmed.split("\\s+");
+    double[] out = new double[parts.length];
+    for (int i = 0; i < parts.length; i++) {
+      try {
+        out[i] = Double.parseDouble(parts[i]);
+      } catch (NumberFormatException e) {
+        out[i] = Double.NaN;
+      }
+      if (!(out[i] >= 0 && out[i] <= 100)) {
+        throw new ConfigException(
+            "latency-tracking-info-percentiles: '"
+                + parts[i]
+                + "' is not a percentile (a number from 0 to 100)");
+      }
+    }
+    return out;
   }
 
   /** {@code latency-monitor-threshold}: milliseconds; 0 turns the latency monitor off. */

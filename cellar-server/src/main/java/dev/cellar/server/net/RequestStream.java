@@ -205,6 +205,15 @@ final class RequestStream {
   }
 
   private void run() throws ProtocolException {
+    session.queryBuffer(inEnd - inStart, in.length);
+    try {
+      runBuffered();
+    } finally {
+      session.queryBuffer(inEnd - inStart, in.length);
+    }
+  }
+
+  private void runBuffered() throws ProtocolException {
     while (inStart < inEnd && !session.closing() && !session.blocked()) {
       int parsed = 0;
       int position = inStart;

@@ -33,6 +33,12 @@ class ConnectionConformanceTest extends AbstractConformanceTest {
       quiet.send("SET", "r2", "b");
       quiet.send("GET", "r2");
       assertEquals(bulk("b"), quiet.readReply());
+      // ON right after SKIP is answered, though it is the command SKIP silences.
+      quiet.send("CLIENT", "REPLY", "SKIP");
+      quiet.send("CLIENT", "REPLY", "ON");
+      assertEquals(OK, quiet.readReply());
+      quiet.send("PING");
+      assertEquals(PONG, quiet.readReply());
       assertEquals(bulk("a"), c.call("GET", "r1"));
       quiet.send("CLIENT", "REPLY", "OFF");
       quiet.send("SUBSCRIBE", "ch");

@@ -232,6 +232,8 @@ class IntrospectionConformanceTest extends AbstractConformanceTest {
     }
     assertEquals("lister", fields.get("name"));
     assertEquals("client|info", fields.get("cmd"));
+    // The query buffer still holds the running command, as Redis's does until it has run.
+    assertEquals("26", fields.get("qbuf"), "*2 $6 client $4 info: " + info);
     assertEquals("127.0.0.1:" + server.port(), fields.get("laddr"));
     assertTrue(fields.get("addr").matches("127\\.0\\.0\\.1:\\d+"), info);
     String list = assertInstanceOf(String.class, c.callParsed("CLIENT", "LIST"));
