@@ -127,6 +127,11 @@ public final class Dispatcher {
         return startNanos;
       }
       out.errorsSinceLastAsked(); // what follows is this command's (see failed below)
+      if (server.monitors().active() && spec.has("skip_monitor")) {
+        // A script is shown as it starts, before the commands it runs (Redis's
+        // scriptPrepareForRun); other commands once they have run (observe).
+        server.monitors().feed(session, session.database(), request);
+      }
       session.commandStarted(spec, batchMillis);
       spec.handler().run(session, request, out);
       if (spec.isWrite()) {
@@ -264,8 +269,9 @@ public final class Dispatcher {
           .latencyMonitor()
           .record(spec.has("fast") ? "fast-command" : "command", nanos / 1_000_000);
     }
-    if (server.monitors().active() && !spec.has("admin")) {
-      server.monitors().feed(session, request);
+    if (server.monitors().active() && !spec.has("admin") && !spec.has("skip_monitor")) {
+      // After the command, in the database it leaves the client in ("select 9" shows 9).
+      server.monitors().feed(session, session.database(), request);
     }
   }
 

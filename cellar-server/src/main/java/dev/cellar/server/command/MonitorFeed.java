@@ -39,27 +39,33 @@ public final class MonitorFeed {
     return monitors.size();
   }
 
-  /** Sends {@code request}, run by {@code from}, to every monitor but {@code from} itself. */
-  void feed(Session from, Request request) {
+  /**
+   * Sends {@code request}, run by {@code from} in database {@code db}, to every monitor but {@code
+   * from} itself. A script's commands come from its own session, whose address is {@code lua}, as
+   * Redis shows them ({@code [9 lua] "set" "foo" "bar"}).
+   */
+  void feed(Session from, int db, Request request) {
     byte[] line = null;
     for (Session monitor : monitors) {
       if (monitor != from) {
         if (line == null) {
-          line = line(from, request).getBytes(StandardCharsets.ISO_8859_1);
+          line = line(from, db, request).getBytes(StandardCharsets.ISO_8859_1);
         }
         monitor.channel().push(line);
       }
     }
   }
 
-  static String line(Session from, Request request) {
+  static String line(Session from, int db, Request request) {
     java.time.Instant now =
         java.time.Instant.now(); // microseconds on Linux, as gettimeofday gives Redis
     StringBuilder b = new StringBuilder(64).append('+').append(now.getEpochSecond()).append('.');
     String fraction = Long.toString(now.getNano() / 1000);
     b.append("0".repeat(6 - fraction.length()))
         .append(fraction)
-        .append(" [0 ")
+        .append(" [")
+        .append(db)
+        .append(' ')
         .append(from.address())
         .append(']');
     boolean secret = Redaction.redacts(request);

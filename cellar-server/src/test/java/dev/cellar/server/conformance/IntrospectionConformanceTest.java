@@ -196,6 +196,35 @@ class IntrospectionConformanceTest extends AbstractConformanceTest {
     }
   }
 
+  /**
+   * A script is shown as it starts, then each command it runs, from {@code lua}; every line names
+   * the database the client is in once the command has run.
+   */
+  @Test
+  void monitorShowsScriptsThenTheirCommandsWithTheDatabase() throws IOException {
+    String address = clientField(c, "addr");
+    try (RawClient monitor = server.connect()) {
+      assertEquals(OK, monitor.call("MONITOR"));
+      c.call("SELECT", "9");
+      c.call("EVAL", "redis.call('set',KEYS[1],ARGV[1])", "1", "foo", "bar");
+      c.call("SELECT", "0");
+      String stamp = "\\+\\d+\\.\\d{6} ";
+      String client = Pattern.quote(address + "] ");
+      String select = monitor.readReply();
+      assertTrue(select.matches(stamp + "\\[9 " + client + "\"SELECT\" \"9\"\r\n"), select);
+      String eval = monitor.readReply();
+      assertTrue(eval.matches(stamp + "\\[9 " + client + "\"EVAL\" .*\r\n"), eval);
+      String inner = monitor.readReply();
+      assertTrue(inner.matches(stamp + "\\[9 lua\\] \"set\" \"foo\" \"bar\"\r\n"), inner);
+      String back = monitor.readReply();
+      assertTrue(back.matches(stamp + "\\[0 " + client + "\"SELECT\" \"0\"\r\n"), back);
+    } finally {
+      c.call("SELECT", "9");
+      c.call("DEL", "foo");
+      c.call("SELECT", "0");
+    }
+  }
+
   // ------------------------------------------------------------------ CLIENT
 
   @Test
