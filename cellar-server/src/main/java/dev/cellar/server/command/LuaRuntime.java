@@ -66,6 +66,12 @@ final class LuaRuntime {
   /** The script running on this thread, or null. */
   private Scripts.Run run;
 
+  /**
+   * The protocol of the running script's commands' replies and of its booleans ({@code
+   * redis.setresp}); 2 as each script starts, as in Redis.
+   */
+  private int resp = 2;
+
   LuaRuntime(ServerContext server) {
     this.server = server;
     // The errors of the commands a script calls are counted, as Redis counts them.
@@ -186,11 +192,13 @@ final class LuaRuntime {
   /** Calls {@code function} with {@code arguments} as the running script {@code current}. */
   boolean call(Scripts.Run current, LuaValue function, Varargs arguments, ReplyWriter out) {
     Scripts.Run outer = run;
+    int outerResp = resp;
     run = current;
+    resp = 2;
     raisedAt = null;
     try {
       LuaValue result = function.invoke(arguments).arg1();
-      LuaReplies.write(result, out);
+      LuaReplies.write(result, out, resp);
       return true;
     } catch (ScriptKilled killed) {
       String line = kill.line() == null ? "?" : kill.line(); // where it was stopped
@@ -214,6 +222,7 @@ final class LuaRuntime {
       return true;
     } finally {
       run = outer;
+      resp = outerResp;
     }
   }
 
@@ -336,9 +345,7 @@ final class LuaRuntime {
             if (v != 2 && v != 3) {
               throw new LuaError("RESP version must be 2 or 3.");
             }
-            if (v == 3) {
-              throw new LuaError("RESP3 replies inside scripts are not supported by this server");
-            }
+            resp = v;
             return LuaValue.NONE;
           }
         });
@@ -428,6 +435,7 @@ final class LuaRuntime {
         return refuse(spec, null);
       }
       scratch.reset();
+      scratch.protocol(resp);
       Dispatcher.runQueued(scriptSession, spec, request, scratch);
       if (run != null && spec.isWrite()) {
         run.wrote();

@@ -15,6 +15,8 @@ public final class ReplyWriter {
   private static final byte[] NULL_BULK2 = "$-1\r\n".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] NULL_ARRAY2 = "*-1\r\n".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] NULL3 = "_\r\n".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] TRUE3 = "#t\r\n".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] FALSE3 = "#f\r\n".getBytes(StandardCharsets.US_ASCII);
 
   /** Asked before the buffer grows; see {@link #limitGrowth}. */
   public interface Growth {
@@ -300,6 +302,42 @@ public final class ReplyWriter {
       raw(CRLF);
     } else {
       bulk(formatted);
+    }
+  }
+
+  /**
+   * A boolean: {@code #t}/{@code #f} in RESP3, the integer 1 or 0 in RESP2 ({@code addReplyBool}).
+   */
+  public void bool(boolean value) {
+    if (protocol == 3) {
+      raw(value ? TRUE3 : FALSE3);
+    } else {
+      integer(value ? 1 : 0);
+    }
+  }
+
+  /** A big number, given as its decimal digits: {@code (} in RESP3, a bulk string in RESP2. */
+  public void bigNumber(String digits) {
+    if (protocol == 3) {
+      ensure(digits.length() + 3);
+      buffer[position++] = '(';
+      ascii(digits);
+      raw(CRLF);
+    } else {
+      bulk(digits);
+    }
+  }
+
+  /** A verbatim string of {@code format} (three characters): {@code =} in RESP3, bulk in RESP2. */
+  public void verbatim(String format, byte[] text) {
+    if (protocol == 3) {
+      header((byte) '=', text.length + 4L);
+      raw(format.getBytes(StandardCharsets.US_ASCII));
+      raw(new byte[] {':'});
+      raw(text);
+      raw(CRLF);
+    } else {
+      bulk(text);
     }
   }
 

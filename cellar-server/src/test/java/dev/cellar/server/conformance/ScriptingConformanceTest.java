@@ -62,6 +62,51 @@ class ScriptingConformanceTest extends AbstractConformanceTest {
   }
 
   /**
+   * {@code redis.setresp(3)}: the script's commands answer in RESP3, read as Redis's tables ({@code
+   * map}, {@code set}, {@code double}, nil, booleans); what it returns is written in the client's
+   * protocol (a map flattened for a RESP2 client), and its booleans become RESP3 booleans.
+   */
+  @Test
+  void scriptsCanReadAndReturnResp3() throws IOException {
+    c.call("DEL", "h", "s", "z");
+    c.call("HSET", "h", "field", "value");
+    c.call("SADD", "s", "m");
+    c.call("ZADD", "z", "1.5", "a");
+    String hgetall = "redis.setresp(3); return redis.call('hgetall', KEYS[1])";
+    assertEquals(array("field", "value"), eval(hgetall, "1", "h"));
+    assertEquals(
+        bulk("value"), eval("redis.setresp(3); return redis.call('hgetall', 'h').map.field"));
+    assertEquals(
+        bulk("true"), eval("redis.setresp(3); return tostring(redis.call('smembers', 's').set.m)"));
+    assertEquals(
+        bulk("1.5"),
+        eval("redis.setresp(3); return tostring(redis.call('zscore', 'z', 'a').double)"));
+    assertEquals(
+        bulk("nil"), eval("redis.setresp(3); return tostring(redis.call('get', 'nokey'))"));
+    assertEquals(integer(1), eval("redis.setresp(3); return true"));
+    assertEquals(integer(0), eval("redis.setresp(3); return false"));
+    assertEquals(NIL, eval("redis.setresp(2); return false"));
+    assertEquals(bulk("3.25"), eval("return {double=3.25}"));
+    assertEquals(array("a", "b"), eval("return {map={a='b'}}"));
+    try {
+      assertTrue(c.call("HELLO", "3").startsWith("%"));
+      assertEquals("%1\r\n$5\r\nfield\r\n$5\r\nvalue\r\n", eval(hgetall, "1", "h"));
+      // Read in RESP2, the hash is an array, and comes back as one.
+      assertEquals(
+          array("field", "value"),
+          eval("redis.setresp(2); return redis.call('hgetall', KEYS[1])", "1", "h"));
+      assertEquals("#t\r\n", eval("redis.setresp(3); return true"));
+      assertEquals("#f\r\n", eval("redis.setresp(3); return false"));
+      assertEquals(",3.25\r\n", eval("return {double=3.25}"));
+      assertEquals("~1\r\n$1\r\nm\r\n", eval("return {set={m=true}}"));
+      assertEquals("(12345678901234567890\r\n", eval("return {big_number='12345678901234567890'}"));
+      assertEquals("_\r\n", eval("return nil"));
+    } finally {
+      c.call("HELLO", "2");
+    }
+  }
+
+  /**
    * A number given to {@code redis.call} is passed whole, as Redis passes it: an integer as one,
    * else digits enough to read back the same double (Redis 7.0 prints 17 digits where 7.2 prints
    * the fewest, so the cases here are those where both agree; ScoresTest checks 7.2's layout).
