@@ -226,6 +226,10 @@ public final class Dispatcher {
     int mark = out.size();
     long start = System.nanoTime();
     out.errorsSinceLastAsked();
+    MonitorFeed monitors = session.server().monitors();
+    if (monitors.active() && spec.has("skip_monitor")) {
+      monitors.feed(session, session.server().databaseIndex(), request); // a script, as it starts
+    }
     try {
       session.commandStarted(spec, System.currentTimeMillis());
       spec.handler().run(session, request, out);
@@ -241,6 +245,10 @@ public final class Dispatcher {
     c.nanos.add(nanos);
     if (session.server().config().latencyTracking()) {
       c.latency.record(nanos);
+    }
+    if (monitors.active() && !spec.has("admin") && !spec.has("skip_monitor")) {
+      // EXEC's commands as they run, before EXEC's own line; a script's from "lua".
+      monitors.feed(session, session.server().databaseIndex(), request);
     }
   }
 

@@ -440,9 +440,7 @@ final class LuaRuntime {
       if (run != null && spec.isWrite()) {
         run.wrote();
       }
-      if (server.monitors().active() && !spec.has("admin")) {
-        server.monitors().feed(scriptSession, server.databaseIndex(), request);
-      }
+
       return LuaReplies.parse(scratch.buffer(), scratch.size());
     }
 

@@ -2,6 +2,7 @@ package dev.cellar.server.command;
 
 import dev.cellar.ScanPage;
 import dev.cellar.server.config.ConfigException;
+import dev.cellar.server.config.ServerConfig;
 import dev.cellar.server.resp.ReplyWriter;
 import dev.cellar.server.resp.Request;
 import java.nio.charset.StandardCharsets;
@@ -396,17 +397,43 @@ final class ServerCommands {
         if (r.argc() % 2 != 0) {
           throw CommandError.SYNTAX;
         }
+        ServerConfig config = s.server().config();
+        java.util.Set<String> named = new java.util.HashSet<>();
         for (int i = 2; i < r.argc(); i += 2) {
           String name = r.string(i);
-          if (!s.server().config().acceptsAtRuntime(name)) {
+          if (!config.acceptsAtRuntime(name)) {
             throw new CommandError(
                 "ERR Unknown option or number of arguments for CONFIG SET - '" + name + "'");
           }
+          if (!named.add(ServerConfig.canonicalName(name))) {
+            throw new CommandError(
+                "ERR CONFIG SET failed (possibly related to argument '"
+                    + name
+                    + "') - duplicate parameter");
+          }
         }
+        // As Redis: all of them or none; what was set before a failure is put back.
+        java.util.List<String[]> applied = new java.util.ArrayList<>();
         for (int i = 2; i < r.argc(); i += 2) {
+          String previous = config.current(r.string(i));
+          if (ServerConfig.canonicalName(r.string(i)).equals("port")
+              && r.string(i + 1).equals(Integer.toString(s.server().control().port()))) {
+            continue; // the port CONFIG GET shows (the one bound, where port 0 asked for any)
+          }
           try {
-            s.server().config().setAtRuntime(r.string(i), r.string(i + 1));
+            config.setAtRuntime(r.string(i), r.string(i + 1));
+            applied.add(new String[] {r.string(i), previous});
           } catch (ConfigException e) {
+            for (int j = applied.size() - 1; j >= 0; j--) {
+              String[] undo = applied.get(j);
+              if (undo[1] != null) {
+                try {
+                  config.setAtRuntime(undo[0], undo[1]);
+                } catch (ConfigException ignored) {
+                  // a value it read back is one it takes
+                }
+              }
+            }
             throw new CommandError(
                 "ERR CONFIG SET failed (possibly related to argument '"
                     + r.string(i)

@@ -224,6 +224,37 @@ final class RedisDirectives {
     UNKNOWN
   }
 
+  /**
+   * Ignored directives Redis itself refuses to change at run time ({@code IMMUTABLE_CONFIG}):
+   * {@code CONFIG SET} of another value than the one given at start is refused, as Redis refuses
+   * it.
+   */
+  private static final Map<String, String> IMMUTABLE_IN_REDIS =
+      Map.ofEntries(
+          Map.entry("daemonize", "no"),
+          Map.entry("supervised", "no"),
+          Map.entry("pidfile", ""),
+          Map.entry("always-show-logo", "no"),
+          Map.entry("set-proc-title", "yes"),
+          Map.entry("disable-thp", "yes"),
+          Map.entry("syslog-enabled", "no"),
+          Map.entry("syslog-ident", "redis"),
+          Map.entry("syslog-facility", "local0"),
+          Map.entry("tcp-backlog", "511"),
+          Map.entry("unixsocketperm", "0"),
+          Map.entry("enable-protected-configs", "no"),
+          Map.entry("enable-debug-command", "no"),
+          Map.entry("enable-module-command", "no"));
+
+  static boolean immutableInRedis(String name) {
+    return IMMUTABLE_IN_REDIS.containsKey(name);
+  }
+
+  /** What {@code CONFIG GET} gives an immutable Redis directive no config file set. */
+  static String redisDefault(String name) {
+    return IMMUTABLE_IN_REDIS.get(name);
+  }
+
   /** Whether Cellar ignores {@code name} whatever its value (see the class notes). */
   static boolean ignoredAlways(String name) {
     return IGNORED.contains(name.toLowerCase(Locale.ROOT));

@@ -458,14 +458,49 @@ public final class ServerConfig {
    * changes nothing, as in a config file.
    */
   public void setAtRuntime(String name, String value) {
+    String n = canonical(name);
+    if (RedisDirectives.immutableInRedis(n)) {
+      // Redis cannot change these at run time either; its own value reads back, and is accepted.
+      if (!value.equals(recorded.getOrDefault(n, RedisDirectives.redisDefault(n)))) {
+        throw new ConfigException("can't set immutable config '" + n + "'");
+      }
+      return;
+    }
     if (recordIgnored(name, value)) {
       return;
     }
     Parameter p = parameter(name);
     if (!p.mutable) {
+      // Set to what it is, an immutable setting is left as it is (CONFIG SET of every setting to
+      // its own value, as tools and Redis's test suite do, succeeds).
+      if (value.equals(p.getter.get())) {
+        return;
+      }
       throw new ConfigException("can't set immutable config '" + p.name + "'");
     }
     p.setter.accept(value);
+  }
+
+  /**
+   * The value of {@code name} (a setting or a recorded Redis one; a secret's own value, where
+   * {@code CONFIG GET} redacts it), or null; to put back what a failed {@code CONFIG SET} of
+   * several settings changed.
+   */
+  public String current(String name) {
+    String n = canonical(name);
+    if (n.equals("requirepass")) {
+      return requirePass == null ? "" : requirePass; // the secret itself: CONFIG GET redacts it
+    }
+    if (n.equals("tls-key-file-pass")) {
+      return null; // immutable: never changed by CONFIG SET, so never put back
+    }
+    Parameter p = parameters.get(n);
+    return p != null ? p.getter.get() : recorded.get(n);
+  }
+
+  /** The name {@code CONFIG SET} knows {@code name} by (aliases such as {@code fsync} resolved). */
+  public static String canonicalName(String name) {
+    return canonical(name);
   }
 
   /**
@@ -625,7 +660,11 @@ public final class ServerConfig {
   static long parseClientMemory(String v, long maxHeap) {
     String s = v.trim();
     if (s.endsWith("%")) {
-      int percent = intIn("maxmemory-clients", s.substring(0, s.length() - 1), 1, 100);
+      String digits = s.substring(0, s.length() - 1);
+      if (digits.matches("[0-9]{1,9}") && Integer.parseInt(digits) > 100) {
+        throw new ConfigException("percentage argument must be less or equal to 100"); // Redis's
+      }
+      int percent = intIn("maxmemory-clients", digits, 1, 100);
       return maxHeap / 100 * percent;
     }
     return parseBytes("maxmemory-clients", s);

@@ -225,6 +225,30 @@ class IntrospectionConformanceTest extends AbstractConformanceTest {
     }
   }
 
+  /** EXEC's commands are shown as they run, between MULTI and EXEC; a doomed EXEC runs none. */
+  @Test
+  void monitorShowsATransactionInOrder() throws IOException {
+    try (RawClient monitor = server.connect()) {
+      assertEquals(OK, monitor.call("MONITOR"));
+      c.call("MULTI");
+      c.call("SET", "foo", "bar");
+      c.call("EXEC");
+      c.call("MULTI");
+      c.call("NOSUCHCOMMAND");
+      c.call("EXEC");
+      for (String expected : new String[] {"\"MULTI\"", "\"SET\" \"foo\" \"bar\"", "\"EXEC\""}) {
+        String line = monitor.readReply();
+        assertTrue(line.endsWith("] " + expected + "\r\n"), expected + ": " + line);
+      }
+      for (String expected : new String[] {"\"MULTI\"", "\"EXEC\""}) {
+        String line = monitor.readReply();
+        assertTrue(line.endsWith("] " + expected + "\r\n"), expected + ": " + line);
+      }
+    } finally {
+      c.call("DEL", "foo");
+    }
+  }
+
   // ------------------------------------------------------------------ CLIENT
 
   @Test

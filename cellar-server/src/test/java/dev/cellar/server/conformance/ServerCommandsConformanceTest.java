@@ -289,6 +289,54 @@ class ServerCommandsConformanceTest extends AbstractConformanceTest {
     assertEquals("0", pairs(c.callParsed("CONFIG", "GET", "maxmemory")).get("maxmemory"));
   }
 
+  /**
+   * CONFIG SET of several settings is all or nothing, as in Redis: a setting named twice is refused
+   * before anything is set, and a value refused puts back the ones set before it. Settings that
+   * cannot change at run time take their own value (as tools set every setting back) and refuse
+   * another.
+   */
+  @Test
+  void configSetIsAllOrNothing() throws IOException {
+    try {
+      assertEquals(OK, c.call("CONFIG", "SET", "maxmemory", "10000002"));
+      assertEquals(
+          error(
+              "ERR CONFIG SET failed (possibly related to argument 'maxmemory') - duplicate"
+                  + " parameter"),
+          c.call("CONFIG", "SET", "maxmemory", "10000001", "maxmemory", "10000003"));
+      String before =
+          (String)
+              pairs(c.callParsed("CONFIG", "GET", "maxmemory-clients")).get("maxmemory-clients");
+      assertEquals(
+          error(
+              "ERR CONFIG SET failed (possibly related to argument 'maxmemory-clients') -"
+                  + " percentage argument must be less or equal to 100"),
+          c.call(
+              "CONFIG",
+              "SET",
+              "maxmemory",
+              "10000001",
+              "maxmemory-clients",
+              "200%",
+              "client-query-buffer-limit",
+              "invalid"));
+      assertEquals("10000002", pairs(c.callParsed("CONFIG", "GET", "maxmemory")).get("maxmemory"));
+      assertEquals(
+          before,
+          pairs(c.callParsed("CONFIG", "GET", "maxmemory-clients")).get("maxmemory-clients"));
+
+      String port = Integer.toString(server.port());
+      assertEquals(OK, c.call("CONFIG", "SET", "port", port), "its own value");
+      String immutable = c.call("CONFIG", "SET", "daemonize", "yes");
+      assertTrue(
+          immutable.startsWith("-ERR CONFIG SET failed (possibly related to argument 'daemonize')")
+              && immutable.contains("immutable"),
+          immutable);
+    } finally {
+      c.call("CONFIG", "SET", "maxmemory", "0");
+    }
+  }
+
   // ------------------------------------------------------------------ INFO
 
   @Test
