@@ -105,8 +105,8 @@ public final class Dispatcher {
       String refused = Subcommands.refusal(spec.name(), request);
       if (refused != null) {
         if (c != counters.get(spec)) {
-          c.rejected
-              .increment(); // a known subcommand's wrong arity (an unknown one counts nowhere)
+          // A known subcommand's wrong arity; an unknown subcommand counts nowhere, as in Redis.
+          c.rejected.increment();
         }
         refuse(session, out, refused);
         return startNanos;

@@ -176,9 +176,9 @@ public final class Session {
    */
   private volatile long queryBuffer;
 
-  /** Notes the query buffer: {@code used} bytes of {@code capacity}. */
-  public void queryBuffer(int used, int capacity) {
-    queryBuffer = ((long) used << 32) | (capacity - used);
+  /** Notes the query buffer: {@code used} bytes, and {@code free} more it has room for. */
+  public void queryBuffer(int used, int free) {
+    queryBuffer = ((long) used << 32) | free;
   }
 
   /** {@code qbuf}. */

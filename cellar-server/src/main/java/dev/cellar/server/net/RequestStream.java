@@ -205,11 +205,11 @@ final class RequestStream {
   }
 
   private void run() throws ProtocolException {
-    session.queryBuffer(inEnd - inStart, in.length);
+    session.queryBuffer(inEnd - inStart, in.length - inEnd);
     try {
       runBuffered();
     } finally {
-      session.queryBuffer(inEnd - inStart, in.length);
+      session.queryBuffer(inEnd - inStart, in.length - inEnd);
     }
   }
 

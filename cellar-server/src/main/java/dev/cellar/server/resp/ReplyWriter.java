@@ -295,13 +295,18 @@ public final class ReplyWriter {
 
   /** A double: {@code ,} in RESP3, a bulk string in RESP2 (as Redis's {@code addReplyDouble}). */
   public void doubleValue(String formatted) {
+    lineOrBulk((byte) ',', formatted);
+  }
+
+  /** {@code text} as a RESP3 line of type {@code type}, or as a bulk string in RESP2. */
+  private void lineOrBulk(byte type, String text) {
     if (protocol == 3) {
-      ensure(formatted.length() + 3);
-      buffer[position++] = ',';
-      ascii(formatted);
+      ensure(text.length() + 3);
+      buffer[position++] = type;
+      ascii(text);
       raw(CRLF);
     } else {
-      bulk(formatted);
+      bulk(text);
     }
   }
 
@@ -318,14 +323,7 @@ public final class ReplyWriter {
 
   /** A big number, given as its decimal digits: {@code (} in RESP3, a bulk string in RESP2. */
   public void bigNumber(String digits) {
-    if (protocol == 3) {
-      ensure(digits.length() + 3);
-      buffer[position++] = '(';
-      ascii(digits);
-      raw(CRLF);
-    } else {
-      bulk(digits);
-    }
+    lineOrBulk((byte) '(', digits);
   }
 
   /** A verbatim string of {@code format} (three characters): {@code =} in RESP3, bulk in RESP2. */
