@@ -105,6 +105,17 @@ public final class MemoryGuard {
   }
 
   /**
+   * Evicts now if used memory is over the limit and the policy allows: as Redis does when {@code
+   * CONFIG SET maxmemory} lowers the limit, rather than at the next write.
+   */
+  public void evictIfOver() {
+    long max = config.maxMemory();
+    if (max != 0 && used.get() > max) {
+      makeRoom(max);
+    }
+  }
+
+  /**
    * Evicts until this thread has seen used memory under the limit, and says whether it did. The
    * answer is what this thread's evictions achieved, not a fresh read afterwards: writers on other
    * loops admitted meanwhile (those that found memory under the limit) may take the room just made,

@@ -441,6 +441,9 @@ final class ServerCommands {
                     + e.getMessage());
           }
         }
+        if (named.contains("maxmemory") || named.contains("maxmemory-policy")) {
+          s.server().memory().evictIfOver(); // as Redis, at once (keyspace events included)
+        }
         out.ok();
       }
       case "resetstat" -> {

@@ -57,6 +57,25 @@ class KeyspaceEventsConformanceTest extends AbstractConformanceTest {
     }
   }
 
+  /** Lowering maxmemory below what is used evicts at once, as Redis's CONFIG SET does. */
+  @Test
+  void loweringMaxmemoryEvictsAtOnce() throws IOException {
+    try {
+      List<String> got =
+          published(
+              "Ee",
+              new String[] {"FLUSHALL"},
+              new String[] {"CONFIG", "SET", "maxmemory-policy", "allkeys-lru"},
+              new String[] {"SET", "foo", "bar"},
+              new String[] {"CONFIG", "SET", "maxmemory", "1"});
+      assertEquals(List.of("__keyevent@0__:evicted foo"), got);
+    } finally {
+      try (RawClient admin = server.connect()) {
+        admin.call("CONFIG", "SET", "maxmemory", "0", "maxmemory-policy", "noeviction");
+      }
+    }
+  }
+
   @Test
   void aTransactionPublishesItsCommandsEventsInOrderAndADiscardedOneNone() throws IOException {
     List<String> got =
