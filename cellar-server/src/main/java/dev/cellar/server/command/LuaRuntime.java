@@ -267,7 +267,10 @@ final class LuaRuntime {
     if (object != null && object.istable() && object.rawget(LuaReplies.ERR_FIELD).isstring()) {
       text = object.rawget(LuaReplies.ERR_FIELD).tojstring();
     } else {
-      text = "ERR " + (positioned ? chunk + ":" + line + ": " : "") + head;
+      String words = LuaErrorWords.of(head);
+      // A type error of the VM carries its position in Lua 5.1 even where LuaJ's has none.
+      boolean typeError = !words.equals(head) && !line.equals("?");
+      text = "ERR " + (positioned || typeError ? chunk + ":" + line + ": " : "") + words;
     }
     return LuaReplies.errorText(text + " script: " + name + ", on @" + chunk + ":" + line + ".");
   }

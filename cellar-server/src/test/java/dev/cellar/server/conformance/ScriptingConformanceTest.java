@@ -357,6 +357,17 @@ class ScriptingConformanceTest extends AbstractConformanceTest {
         eval("return 'a' ..")
             .startsWith("-ERR Error compiling script (new function): user_script:1: "));
     assertTrue(eval("local t = {}; t.x.y = 1").startsWith("-ERR user_script:1: "));
+    // The interpreter's type errors in Lua 5.1's words (LuaJ says "attempt to call nil").
+    String binary = "return loadstring(string.dump(function() return 1 end))()";
+    String call = eval(binary);
+    assertTrue(call.startsWith("-ERR user_script:1: attempt to call a nil value script: "), call);
+    String arithmetic = eval("local x; return x + 1");
+    // Lua 5.1 names the local ("on local 'x' (a nil value)"); LuaJ cannot, and says "on a nil
+    // value".
+    assertTrue(
+        arithmetic.startsWith("-ERR user_script:1: attempt to perform arithmetic on")
+            && arithmetic.contains("a nil value"),
+        arithmetic);
   }
 
   @Test
