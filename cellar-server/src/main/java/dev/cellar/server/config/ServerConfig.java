@@ -154,8 +154,16 @@ public final class ServerConfig {
   /** Ignored Redis settings as {@code CONFIG SET} last gave them ({@link #setAtRuntime}). */
   private final Map<String, String> recorded = new ConcurrentSkipListMap<>();
 
+  /**
+   * @param getter what {@code CONFIG GET} shows ({@code <redacted>} for a secret)
+   * @param value the value itself, to put back after a failed {@code CONFIG SET}
+   */
   private record Parameter(
-      String name, boolean mutable, Supplier<String> getter, Consumer<String> setter) {}
+      String name,
+      boolean mutable,
+      Supplier<String> getter,
+      Supplier<String> value,
+      Consumer<String> setter) {}
 
   public ServerConfig() {
     define("port", false, () -> Integer.toString(port), v -> port = intIn("port", v, 0, 65535));
@@ -183,10 +191,10 @@ public final class ServerConfig {
         true,
         () -> evictionPolicy.redisName(),
         v -> evictionPolicy = parsePolicy(v));
-    define(
+    defineSecret(
         "requirepass",
         true,
-        () -> requirePass == null ? "" : "<redacted>",
+        () -> requirePass == null ? "" : requirePass,
         v -> requirePass = v.isEmpty() ? null : v);
     define(
         "http-port",
@@ -399,10 +407,10 @@ public final class ServerConfig {
         false,
         () -> pathOrEmpty(tlsKeyFile),
         v -> tlsKeyFile = optionalPath("tls-key-file", v));
-    define(
+    defineSecret(
         "tls-key-file-pass",
         false,
-        () -> tlsKeyFilePass == null ? "" : "<redacted>",
+        () -> tlsKeyFilePass == null ? "" : tlsKeyFilePass,
         v -> tlsKeyFilePass = v.isEmpty() ? null : v);
     define(
         "tls-ca-cert-file",
@@ -422,7 +430,14 @@ public final class ServerConfig {
   }
 
   void define(String name, boolean mutable, Supplier<String> getter, Consumer<String> setter) {
-    parameters.put(name, new Parameter(name, mutable, getter, setter));
+    parameters.put(name, new Parameter(name, mutable, getter, getter, setter));
+  }
+
+  /** {@link #define} of a secret: shown redacted (empty when unset), its value kept for itself. */
+  private void defineSecret(
+      String name, boolean mutable, Supplier<String> value, Consumer<String> setter) {
+    Supplier<String> shown = () -> value.get().isEmpty() ? "" : "<redacted>";
+    parameters.put(name, new Parameter(name, mutable, shown, value, setter));
   }
 
   // ------------------------------------------------------------ reading and changing by name
@@ -488,14 +503,8 @@ public final class ServerConfig {
    */
   public String current(String name) {
     String n = canonical(name);
-    if (n.equals("requirepass")) {
-      return requirePass == null ? "" : requirePass; // the secret itself: CONFIG GET redacts it
-    }
-    if (n.equals("tls-key-file-pass")) {
-      return null; // immutable: never changed by CONFIG SET, so never put back
-    }
     Parameter p = parameters.get(n);
-    return p != null ? p.getter.get() : recorded.get(n);
+    return p != null ? p.value.get() : recorded.get(n);
   }
 
   /** The name {@code CONFIG SET} knows {@code name} by (aliases such as {@code fsync} resolved). */
