@@ -255,6 +255,33 @@ public interface Cellar extends AutoCloseable {
     return expireAt == ABSENT ? null : readHeader(key, value -> reader.read(value, expireAt));
   }
 
+  /** Receives a header's bytes in place, and its key's expiry. */
+  @FunctionalInterface
+  interface HeaderSink {
+    /**
+     * Called with the header's value at {@code source[offset, offset + length)} (read-only, valid
+     * only during the call) and its expiry in epoch milliseconds, {@link #NO_EXPIRY} for none. The
+     * sink must not read the store.
+     */
+    void accept(MemorySegment source, long offset, long length, long expireAt);
+  }
+
+  /**
+   * {@link #readHeader(MemorySegment, HeaderReader)} for a key on the heap, through a sink that is
+   * handed the header where it lies: returns whether the key holds a header (false without calling
+   * the sink when it is absent, expired or a plain value). Allocates nothing, where the segments
+   * over the key and the value cost a collection command four objects.
+   */
+  default boolean readHeader(byte[] key, HeaderSink sink) {
+    return readHeader(
+            MemorySegment.ofArray(key),
+            (value, expireAt) -> {
+              sink.accept(value, 0, value.byteSize(), expireAt);
+              return Boolean.TRUE;
+            })
+        != null;
+  }
+
   /**
    * The value of {@code key} in the keyspace of elements ({@link WriteBatch#putElement}), given to
    * {@code reader} as {@link #read(MemorySegment, Function)} does; null if it is absent.
@@ -263,6 +290,16 @@ public interface Cellar extends AutoCloseable {
 
   /** {@link #readElement(MemorySegment, Function)} through a sink, allocating nothing. */
   boolean readElement(MemorySegment keySource, long keyOffset, long keyLength, ValueSink sink);
+
+  /**
+   * A copy of the value of {@code key} in the keyspace of elements, or null if it is absent: {@link
+   * #get(byte[])} for elements, whose copy is its only allocation (a collection command reads its
+   * elements this way, one or more a command).
+   */
+  default byte[] getElement(byte[] key) {
+    return readElement(
+        MemorySegment.ofArray(key), v -> v.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+  }
 
   /**
    * {@link #scanPage(long, byte[], int)} over the keyspace of elements: the element keys starting

@@ -13,11 +13,28 @@ import java.util.Objects;
  * may be {@link #clear() cleared} and reused.
  */
 public final class WriteBatch {
-  private byte[][] keys = new byte[8][];
-  private byte[][] values = new byte[8][];
-  private long[] expiries = new long[8];
-  private byte[] kinds = new byte[8];
+  private byte[][] keys;
+  private byte[][] values;
+  private long[] expiries;
+  private byte[] kinds;
   private int size;
+
+  /** An empty batch. */
+  public WriteBatch() {
+    this(8);
+  }
+
+  /** An empty batch with room for {@code expectedSize} operations before it grows. */
+  public WriteBatch(int expectedSize) {
+    if (expectedSize < 0) {
+      throw new IllegalArgumentException("expected size " + expectedSize + " is negative");
+    }
+    int room = Math.max(1, expectedSize);
+    keys = new byte[room][];
+    values = new byte[room][];
+    expiries = new long[room];
+    kinds = new byte[room];
+  }
 
   /** {@link #kind} of a plain key's put or delete. */
   public static final int PLAIN = 0;

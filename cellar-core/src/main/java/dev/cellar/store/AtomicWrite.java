@@ -16,91 +16,165 @@ import java.util.Map;
  * locks are taken in); then, under those locks, the records the unit holds ({@link #plan}), which
  * is what {@link dev.cellar.log.LogWriter#appendUnit} reads.
  *
- * <p>The reduction is a map on the heap, sized by the batch, never by the store: batches are what a
- * transaction writes.
+ * <p>The reduction is sized by the batch, never by the store: batches are what a transaction or one
+ * collection command writes. Every collection write passes here, one unit of a few records per
+ * command, so a thread keeps one instance and refills it ({@link #of}, {@link #release}): the order
+ * is kept in primitive arrays, and the keys are copied into one array with one segment over it,
+ * which the index reads for hashing and comparison. Made afresh for each write, these arrays and a
+ * segment per key were some 700 bytes of garbage a push. An instance grown by a large unit is not
+ * kept, so a thread holds at most {@link #KEEP_KEY_BYTES} of keys and {@link #KEEP_COUNT}
+ * operations' arrays.
  */
 final class AtomicWrite implements UnitRecords {
-  /** The distinct keys, in shard order, with their last operation. */
-  final MemorySegment[] keys;
+  /** A thread's instance, refilled by each of its writes. */
+  private static final ThreadLocal<AtomicWrite> REUSED = ThreadLocal.withInitial(AtomicWrite::new);
 
-  private final byte[][] keyBytes;
+  /** Largest unit, in operations and in key bytes, whose instance a thread keeps. */
+  private static final int KEEP_COUNT = 256;
 
-  final byte[][] values;
-  final long[] expiries;
-  final int[] kinds;
-  final long[] hashes;
-  final int count;
+  private static final int KEEP_KEY_BYTES = 16 << 10;
+
+  /** Whether a write on this thread is using the instance (a nested write makes its own). */
+  private boolean inUse;
+
+  /** The distinct keys, in shard order, one after another; {@link #keySource} is over it. */
+  private byte[] keyData = new byte[256];
+
+  /** A segment over {@link #keyData}: key {@code j} is at {@link #keyOffsets}[j]. */
+  MemorySegment keySource = MemorySegment.ofArray(keyData);
+
+  int[] keyOffsets;
+  int[] keyLengths;
+
+  byte[][] values;
+  long[] expiries;
+  int[] kinds;
+  long[] hashes;
+  int count;
 
   /** Which operations become records, in order ({@link #plan}), and their record types. */
-  private final int[] records;
+  private int[] records;
 
-  private final int[] types;
+  private int[] types;
   private int recordCount;
 
   /** Where each record went, by record. */
-  final long[] locations;
+  long[] locations;
 
-  private AtomicWrite(int count) {
-    this.count = count;
-    this.keys = new MemorySegment[count];
-    this.keyBytes = new byte[count][];
-    this.values = new byte[count][];
-    this.expiries = new long[count];
-    this.kinds = new int[count];
-    this.hashes = new long[count];
-    this.records = new int[count];
-    this.types = new int[count];
-    this.locations = new long[count];
+  /** The write locks the unit holds, in the order taken ({@code Store.applyLocked}). */
+  Shard[] locked;
+
+  long[] stamps;
+
+  /** Scratch of {@link #of}: the operations kept, their sort keys and their hashes. */
+  private int[] order;
+
+  private long[] sorted;
+  private long[] hashOf;
+
+  private AtomicWrite() {
+    room(8);
+  }
+
+  private void room(int n) {
+    keyOffsets = new int[n];
+    keyLengths = new int[n];
+    values = new byte[n][];
+    expiries = new long[n];
+    kinds = new int[n];
+    hashes = new long[n];
+    records = new int[n];
+    types = new int[n];
+    locations = new long[n];
+    locked = new Shard[n];
+    stamps = new long[n];
+    order = new int[n];
+    sorted = new long[n];
+    hashOf = new long[n];
   }
 
   /** Batches up to this size find repeated keys by comparing them all, with no map. */
   private static final int SMALL = 16;
 
+  /** {@code batch} reduced; hand it back with {@link #release} when the write is done. */
   static AtomicWrite of(WriteBatch batch, KeyHasher hasher, Keyspace keyspace) {
-    Integer[] order = lastOperations(batch);
-    long[] hashOf = new long[batch.size()];
-    for (int i : order) {
-      long hash = hasher.hash(batch.key(i));
-      hashOf[i] = batch.kind(i) == WriteBatch.ELEMENT ? KeyHasher.element(hash) : hash;
+    AtomicWrite w = REUSED.get();
+    if (w.inUse) {
+      w = new AtomicWrite();
     }
-    // Shard order first, batch order second: deterministic, and the locks go in ascending order.
-    java.util.Comparator<Integer> byShard =
-        (a, b) -> {
-          int c = Integer.compare(keyspace.shardIndex(hashOf[a]), keyspace.shardIndex(hashOf[b]));
-          return c != 0 ? c : Integer.compare(a, b);
-        };
-    if (order.length <= SMALL) {
-      // A command's unit is a few records: an insertion sort, without the merge sort's set-up.
-      for (int i = 1; i < order.length; i++) {
-        Integer x = order[i];
-        int j = i - 1;
-        while (j >= 0 && byShard.compare(order[j], x) > 0) {
-          order[j + 1] = order[j];
-          j--;
-        }
-        order[j + 1] = x;
-      }
-    } else {
-      Arrays.sort(order, byShard);
-    }
-    AtomicWrite w = new AtomicWrite(order.length);
-    for (int j = 0; j < order.length; j++) {
-      int i = order[j];
-      w.keyBytes[j] = batch.key(i);
-      w.keys[j] = MemorySegment.ofArray(batch.key(i));
-      w.values[j] = batch.value(i);
-      w.expiries[j] = batch.expiry(i);
-      w.kinds[j] = batch.kind(i);
-      w.hashes[j] = hashOf[i];
-    }
+    w.inUse = true;
+    w.fill(batch, hasher, keyspace);
     return w;
   }
 
-  /** The index of each key's last operation in {@code batch}. */
-  private static Integer[] lastOperations(WriteBatch batch) {
+  /** Drops the unit's references to the caller's arrays, and keeps the instance if small. */
+  void release() {
+    Arrays.fill(values, 0, count, null);
+    Arrays.fill(locked, 0, count, null);
+    inUse = false;
+    if (keyOffsets.length > KEEP_COUNT || keyData.length > KEEP_KEY_BYTES) {
+      REUSED.remove();
+    }
+  }
+
+  private void fill(WriteBatch batch, KeyHasher hasher, Keyspace keyspace) {
+    if (batch.size() > keyOffsets.length) {
+      room(Math.max(batch.size(), keyOffsets.length * 2));
+    }
+    int n = lastOperations(batch, order);
+    // Shard order first, batch order second: deterministic, and the locks go in ascending order.
+    // Each operation is one long, shard above index, so a plain sort of longs orders them.
+    int keyBytes = 0;
+    for (int j = 0; j < n; j++) {
+      int i = order[j];
+      long hash = hasher.hash(batch.key(i));
+      hash = batch.kind(i) == WriteBatch.ELEMENT ? KeyHasher.element(hash) : hash;
+      hashOf[j] = hash;
+      sorted[j] = (long) keyspace.shardIndex(hash) << 32 | j;
+      keyBytes += batch.key(i).length;
+    }
+    if (n <= SMALL) {
+      for (int i = 1; i < n; i++) {
+        long x = sorted[i];
+        int j = i - 1;
+        while (j >= 0 && sorted[j] > x) {
+          sorted[j + 1] = sorted[j];
+          j--;
+        }
+        sorted[j + 1] = x;
+      }
+    } else {
+      Arrays.sort(sorted, 0, n);
+    }
+    if (keyBytes > keyData.length) {
+      keyData = new byte[Math.max(keyBytes, keyData.length * 2)];
+      keySource = MemorySegment.ofArray(keyData);
+    }
+    count = n;
+    recordCount = 0;
+    int at = 0;
+    for (int j = 0; j < n; j++) {
+      int k = (int) sorted[j];
+      int i = order[k];
+      byte[] key = batch.key(i);
+      System.arraycopy(key, 0, keyData, at, key.length);
+      keyOffsets[j] = at;
+      keyLengths[j] = key.length;
+      at += key.length;
+      values[j] = batch.value(i);
+      expiries[j] = batch.expiry(i);
+      kinds[j] = batch.kind(i);
+      hashes[j] = hashOf[k];
+    }
+  }
+
+  /**
+   * Puts the index of each key's last operation in {@code batch} into {@code kept}, in batch order,
+   * and returns how many there are.
+   */
+  private static int lastOperations(WriteBatch batch, int[] kept) {
     int n = batch.size();
     if (n <= SMALL) {
-      Integer[] kept = new Integer[n];
       int count = 0;
       for (int i = 0; i < n; i++) {
         boolean later = false;
@@ -112,7 +186,7 @@ final class AtomicWrite implements UnitRecords {
           kept[count++] = i;
         }
       }
-      return Arrays.copyOf(kept, count);
+      return count;
     }
     Map<ByteBuffer, Integer> plain = new HashMap<>();
     Map<ByteBuffer, Integer> elements = new HashMap<>();
@@ -120,15 +194,15 @@ final class AtomicWrite implements UnitRecords {
       (batch.kind(i) == WriteBatch.ELEMENT ? elements : plain)
           .put(ByteBuffer.wrap(batch.key(i)), i);
     }
-    Integer[] kept = new Integer[plain.size() + elements.size()];
     int at = 0;
-    for (Integer i : plain.values()) {
+    for (int i : plain.values()) {
       kept[at++] = i;
     }
-    for (Integer i : elements.values()) {
+    for (int i : elements.values()) {
       kept[at++] = i;
     }
-    return kept;
+    Arrays.sort(kept, 0, at);
+    return at;
   }
 
   /** Whether operations of these kinds name the same key when their bytes are equal. */
@@ -165,7 +239,7 @@ final class AtomicWrite implements UnitRecords {
 
   @Override
   public long keyLength(int item) {
-    return keys[records[item]].byteSize();
+    return keyLengths[records[item]];
   }
 
   @Override
@@ -180,8 +254,8 @@ final class AtomicWrite implements UnitRecords {
 
   @Override
   public void copyKey(int item, byte[] out, int at) {
-    byte[] key = keyBytes[records[item]];
-    System.arraycopy(key, 0, out, at, key.length);
+    int op = records[item];
+    System.arraycopy(keyData, keyOffsets[op], out, at, keyLengths[op]);
   }
 
   @Override

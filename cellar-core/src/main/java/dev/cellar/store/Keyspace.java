@@ -115,6 +115,39 @@ final class Keyspace {
         lookupKey(key, KEY_SCRATCH.get()), 0, key.length, hasher.hash(key), copyOut, null);
   }
 
+  /**
+   * {@link dev.cellar.Cellar#readHeader(byte[], dev.cellar.Cellar.HeaderSink)}: a short key is
+   * looked up from a per-thread copy of its own (not {@link #KEY_SCRATCH}, which a {@link #get}
+   * could be using further up the stack), which only a header read inside the sink could overwrite,
+   * and the sink must not read the store.
+   */
+  boolean readHeader(byte[] key, dev.cellar.Cellar.HeaderSink sink) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(sink, "sink");
+    return readLive(
+            lookupKey(key, HEADER_KEY_SCRATCH.get()),
+            0,
+            key.length,
+            hasher.hash(key),
+            LOOKUP_VIEW.get(),
+            feedHeaderSink,
+            sink,
+            true)
+        != null;
+  }
+
+  /** {@link #get(byte[])} in the keyspace of elements. */
+  public byte[] getElement(byte[] key) {
+    Objects.requireNonNull(key, "key");
+    return readLive(
+        lookupKey(key, KEY_SCRATCH.get()),
+        0,
+        key.length,
+        KeyHasher.element(hasher.hash(key)),
+        copyOut,
+        null);
+  }
+
   /** {@code key} copied into {@code copy} if it fits, else a segment over the caller's array. */
   private static MemorySegment lookupKey(byte[] key, MemorySegment copy) {
     if (key.length > KEY_SCRATCH_BYTES) {
@@ -128,6 +161,10 @@ final class Keyspace {
   private static final int KEY_SCRATCH_BYTES = 256;
 
   private static final ThreadLocal<MemorySegment> KEY_SCRATCH =
+      ThreadLocal.withInitial(() -> MemorySegment.ofArray(new byte[KEY_SCRATCH_BYTES]));
+
+  /** {@link #KEY_SCRATCH} of header reads. */
+  private static final ThreadLocal<MemorySegment> HEADER_KEY_SCRATCH =
       ThreadLocal.withInitial(() -> MemorySegment.ofArray(new byte[KEY_SCRATCH_BYTES]));
 
   <R> R read(byte[] key, Function<MemorySegment, R> reader) {
@@ -208,6 +245,14 @@ final class Keyspace {
       (segment, view, reader) -> {
         verifyOnRead(segment, view);
         return reader.read(view.value().asReadOnly(), view.expireAt());
+      };
+
+  private final RecordAction<Boolean, dev.cellar.Cellar.HeaderSink> feedHeaderSink =
+      (segment, view, sink) -> {
+        verifyOnRead(segment, view);
+        sink.accept(
+            readable(segment, view), view.valueOffset(), view.valueLength(), view.expireAt());
+        return Boolean.TRUE;
       };
 
   private final RecordAction<Boolean, ValueSink> feedSink =

@@ -675,19 +675,23 @@ public final class Store implements Cellar {
     if (batch.isEmpty()) {
       return;
     }
-    AtomicWrite unit = AtomicWrite.of(batch, hasher, keyspace);
     health.checkWritable();
-    boolean waits = durability.beginWrite();
+    AtomicWrite unit = AtomicWrite.of(batch, hasher, keyspace);
     try {
-      applyLocked(unit);
-      if (waits) {
-        durability.awaitAppended();
+      boolean waits = durability.beginWrite();
+      try {
+        applyLocked(unit);
+        if (waits) {
+          durability.awaitAppended();
+        }
+      } catch (DiskFullException e) {
+        health.diskFull(e);
+        throw e;
+      } finally {
+        durability.endWrite(waits);
       }
-    } catch (DiskFullException e) {
-      health.diskFull(e);
-      throw e;
     } finally {
-      durability.endWrite(waits);
+      unit.release();
     }
   }
 
@@ -697,8 +701,8 @@ public final class Store implements Cellar {
    * index.
    */
   private void applyLocked(AtomicWrite unit) {
-    Shard[] locked = new Shard[unit.count];
-    long[] stamps = new long[unit.count];
+    Shard[] locked = unit.locked;
+    long[] stamps = unit.stamps;
     int shards = 0;
     try {
       for (int j = 0; j < unit.count; j++) {
@@ -737,7 +741,11 @@ public final class Store implements Cellar {
                 : unit.kinds[j] == WriteBatch.HEADER
                     ? RecordDescriptor.HEADER
                     : RecordDescriptor.PUT);
-      } else if (keyspace.shard(unit.hashes[j]).index.get(unit.hashes[j], unit.keys[j]) != 0) {
+      } else if (keyspace
+              .shard(unit.hashes[j])
+              .index
+              .get(unit.hashes[j], unit.keySource, unit.keyOffsets[j], unit.keyLengths[j])
+          != 0) {
         unit.plan(j, element ? RecordDescriptor.ELEMENT_DELETE : RecordDescriptor.DELETE);
       }
     }
@@ -749,10 +757,12 @@ public final class Store implements Cellar {
     for (int r = 0; r < n; r++) {
       int j = unit.op(r);
       Shard shard = keyspace.shard(unit.hashes[j]);
-      MemorySegment key = unit.keys[j];
+      MemorySegment keys = unit.keySource;
+      int keyAt = unit.keyOffsets[j];
+      int keyLength = unit.keyLengths[j];
       int type = unit.type(r);
       if (!RecordDescriptor.isDelete(type)) {
-        long previous = shard.index.put(unit.hashes[j], key, 0, key.byteSize(), unit.locations[r]);
+        long previous = shard.index.put(unit.hashes[j], keys, keyAt, keyLength, unit.locations[r]);
         shard.puts++;
         if (previous != 0) {
           accounting.retire(previous);
@@ -760,7 +770,7 @@ public final class Store implements Cellar {
           shard.elements++;
         }
       } else {
-        long previous = shard.index.remove(unit.hashes[j], key);
+        long previous = shard.index.remove(unit.hashes[j], keys, keyAt, keyLength);
         accounting.retire(previous);
         accounting.deadAt(unit.locations[r]);
         shard.deletes++;
@@ -1070,6 +1080,16 @@ public final class Store implements Cellar {
   @Override
   public <R> R readHeader(MemorySegment key, HeaderReader<R> reader) {
     return keyspace.readHeader(key, reader);
+  }
+
+  @Override
+  public boolean readHeader(byte[] key, HeaderSink sink) {
+    return keyspace.readHeader(key, sink);
+  }
+
+  @Override
+  public byte[] getElement(byte[] key) {
+    return keyspace.getElement(key);
   }
 
   @Override

@@ -96,6 +96,38 @@ class AtomicWriteTest {
     }
   }
 
+  /**
+   * A thread reuses one reduction for its units (a large one is not kept): units after a large unit
+   * and after a refused one are written whole, each key with its own value.
+   */
+  @Test
+  void unitsAfterLargeAndRefusedUnitsAreWrittenWhole() {
+    try (Cellar db = Cellar.open(dir, options())) {
+      for (int round = 0; round < 3; round++) {
+        WriteBatch large = new WriteBatch(0);
+        for (int i = 0; i < 600; i++) {
+          large.put(b("large" + round + ":" + i + "x".repeat(40)), b("v" + i));
+        }
+        db.write(large);
+        WriteBatch small =
+            new WriteBatch(2).put(b("a"), b("a" + round)).putElement(b("a"), b("e" + round));
+        db.write(small);
+        assertArrayEquals(b("a" + round), db.get(b("a")));
+        assertArrayEquals(b("e" + round), db.getElement(b("a")));
+        WriteBatch refused = new WriteBatch().put(b("b"), new byte[1 << 20]);
+        assertThrows(LimitExceededException.class, () -> db.write(refused));
+        db.write(new WriteBatch().put(b("c"), b("c" + round)).delete(b("a")));
+        assertNull(db.get(b("a")));
+        assertArrayEquals(b("c" + round), db.get(b("c")));
+        assertArrayEquals(b("e" + round), db.getElement(b("a")), "the element is another key");
+        for (int i = 0; i < 600; i += 97) {
+          assertArrayEquals(b("v" + i), db.get(b("large" + round + ":" + i + "x".repeat(40))));
+        }
+      }
+      assertThrows(IllegalArgumentException.class, () -> new WriteBatch(-1));
+    }
+  }
+
   @Test
   void aUnitLargerThanASegmentIsRefusedAndWritesNothing() {
     try (Cellar db = Cellar.open(dir, options())) {

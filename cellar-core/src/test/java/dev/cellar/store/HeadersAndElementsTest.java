@@ -56,6 +56,65 @@ class HeadersAndElementsTest {
     return v.toArray(ValueLayout.JAVA_BYTE);
   }
 
+  /** What a {@link Cellar.HeaderSink} was handed: the bytes and the expiry, or nothing. */
+  private static final class Caught implements Cellar.HeaderSink {
+    byte[] value;
+    long expireAt = -1;
+
+    @Override
+    public void accept(MemorySegment source, long offset, long length, long expireAt) {
+      value = source.asSlice(offset, length).toArray(ValueLayout.JAVA_BYTE);
+      this.expireAt = expireAt;
+    }
+  }
+
+  @Test
+  void heapKeyReadsSeeWhatSegmentReadsSee() throws Exception {
+    byte[] longKey = new byte[700];
+    java.util.Arrays.fill(longKey, (byte) 'x');
+    long later = System.currentTimeMillis() + 3_600_000;
+    try (Cellar db = Cellar.open(dir, options())) {
+      db.put(b("k"), b("plain"));
+      db.write(
+          new WriteBatch()
+              .putElement(b("k"), b("element"))
+              .putHeader(b("h"), b("header"), later)
+              .putHeader(b("soon"), b("gone"), System.currentTimeMillis() + 50)
+              .putHeader(longKey, b("long"), Cellar.NO_EXPIRY)
+              .putElement(longKey, b("long element")));
+      assertArrayEquals(b("element"), db.getElement(b("k")));
+      assertNull(db.getElement(b("h")), "a header is no element");
+      assertNull(db.getElement(b("absent")));
+      assertArrayEquals(b("long element"), db.getElement(longKey), "past the per-thread copy");
+      Caught h = new Caught();
+      assertTrue(db.readHeader(b("h"), h));
+      assertArrayEquals(b("header"), h.value);
+      assertEquals(later, h.expireAt);
+      Caught plain = new Caught();
+      assertFalse(db.readHeader(b("k"), plain), "k is plain");
+      assertNull(plain.value, "the sink is not called");
+      assertFalse(db.readHeader(b("absent"), new Caught()));
+      Caught longHeader = new Caught();
+      assertTrue(db.readHeader(longKey, longHeader));
+      assertArrayEquals(b("long"), longHeader.value);
+      assertEquals(Cellar.NO_EXPIRY, longHeader.expireAt);
+      Thread.sleep(80);
+      assertFalse(db.readHeader(b("soon"), new Caught()), "an expired header is absent");
+      db.checkpoint();
+      db.compact();
+      Caught again = new Caught();
+      assertTrue(db.readHeader(b("h"), again));
+      assertArrayEquals(b("header"), again.value);
+    }
+    try (Cellar db = Cellar.open(dir, options())) {
+      Caught h = new Caught();
+      assertTrue(db.readHeader(b("h"), h));
+      assertArrayEquals(b("header"), h.value);
+      assertEquals(later, h.expireAt);
+      assertArrayEquals(b("element"), db.getElement(b("k")));
+    }
+  }
+
   @Test
   void theSameBytesAreThreeDifferentThingsAndOnlyPlainKeysAreCounted() {
     try (Cellar db = Cellar.open(dir, options())) {

@@ -145,21 +145,33 @@ public final class CollectionDescriptor {
    * @throws IllegalStateException if it is not one this version wrote
    */
   public static Header decodeHeader(MemorySegment s) {
-    byte version = s.byteSize() < HEADER_LENGTH ? 0 : s.get(ValueLayout.JAVA_BYTE, VERSION_OFFSET);
-    byte type = s.byteSize() < HEADER_LENGTH ? 0 : s.get(ValueLayout.JAVA_BYTE, TYPE_OFFSET);
-    boolean plain = version == VERSION && s.byteSize() == HEADER_LENGTH;
+    return decodeHeader(s, 0, s.byteSize());
+  }
+
+  /**
+   * {@link #decodeHeader(MemorySegment)} of the {@code length} bytes of {@code s} at {@code at}.
+   */
+  public static Header decodeHeader(MemorySegment s, long at, long length) {
+    byte version = length < HEADER_LENGTH ? 0 : s.get(ValueLayout.JAVA_BYTE, at + VERSION_OFFSET);
+    byte type = length < HEADER_LENGTH ? 0 : s.get(ValueLayout.JAVA_BYTE, at + TYPE_OFFSET);
+    boolean plain = version == VERSION && length == HEADER_LENGTH;
     boolean packed = version == VERSION_PACKED && type != STREAM;
     if ((!plain && !packed) || type < HASH || type > STREAM) {
       throw new IllegalStateException(
-          "a collection header of " + s.byteSize() + " bytes is of an unknown version or type");
+          "a collection header of " + length + " bytes is of an unknown version or type");
+    }
+    byte[] items = null;
+    if (packed) {
+      items = new byte[(int) (length - HEADER_LENGTH)];
+      MemorySegment.copy(s, ValueLayout.JAVA_BYTE, at + HEADER_LENGTH, items, 0, items.length);
     }
     return new Header(
         type,
-        s.get(LE, ID_OFFSET),
-        s.get(LE, COUNT_OFFSET),
-        s.get(LE, HEAD_OFFSET),
-        s.get(LE, NEXT_OFFSET),
-        packed ? s.asSlice(HEADER_LENGTH).toArray(ValueLayout.JAVA_BYTE) : null);
+        s.get(LE, at + ID_OFFSET),
+        s.get(LE, at + COUNT_OFFSET),
+        s.get(LE, at + HEAD_OFFSET),
+        s.get(LE, at + NEXT_OFFSET),
+        items);
   }
 
   /**

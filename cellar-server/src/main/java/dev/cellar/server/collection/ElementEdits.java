@@ -3,12 +3,9 @@ package dev.cellar.server.collection;
 import dev.cellar.Cellar;
 import dev.cellar.LimitExceededException;
 import dev.cellar.WriteBatch;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
-import java.util.LinkedHashMap;
-import java.util.Map;
-import java.util.function.Function;
+import java.util.Arrays;
+import java.util.HashMap;
 
 /**
  * One command's changes to one or more collections, read back by the command as it makes them and
@@ -17,10 +14,13 @@ import java.util.function.Function;
  * that changed a collection's elements and its count all or not at all.
  *
  * <p>Used by the one thread running the command, under the stripe locks of its keys.
+ *
+ * <p>Every collection command makes one, and most change one to three keys, so the edits are kept
+ * in insertion order in plain arrays, found by comparing keys, with a hash map beside them only
+ * once a command changes more than {@link Keyed#LINEAR} keys (LTRIM, COPY, a collection spreading).
+ * A map of {@code ByteBuffer} keys from the start cost a push or an HSET some 400 bytes of garbage.
  */
 public final class ElementEdits {
-  private static final Function<MemorySegment, byte[]> COPY = v -> v.toArray(ValueLayout.JAVA_BYTE);
-
   /**
    * The most bytes of element keys and values one command may change: a command that would write
    * more (LTRIM of millions, COPY of a huge collection) fails before it gathers them on the heap,
@@ -36,12 +36,88 @@ public final class ElementEdits {
   private long bytes;
 
   /** Element writes by key; a null value is a delete. */
-  private final Map<ByteBuffer, byte[]> elements = new LinkedHashMap<>();
+  private final Keyed<byte[]> elements = new Keyed<>();
 
   /** Header writes by key, with their expiries; a null header is a delete. */
-  private final Map<ByteBuffer, HeaderWrite> headers = new LinkedHashMap<>();
+  private final Keyed<HeaderWrite> headers = new Keyed<>();
 
-  private record HeaderWrite(byte[] key, Header header, long expireAt) {}
+  private record HeaderWrite(Header header, long expireAt) {}
+
+  /**
+   * Values by key in insertion order, a key's later value replacing its earlier one in place (as a
+   * {@code LinkedHashMap} keeps them).
+   */
+  private static final class Keyed<V> {
+    /** Up to this many keys are found by comparing them all. */
+    static final int LINEAR = 8;
+
+    /** Key and value of each entry, side by side; null until the first entry. */
+    private Object[] slots;
+
+    private int size;
+
+    /** Position by key, once there are more than {@link #LINEAR} keys; null until then. */
+    private HashMap<ByteBuffer, Integer> positions;
+
+    int size() {
+      return size;
+    }
+
+    byte[] key(int i) {
+      return (byte[]) slots[2 * i];
+    }
+
+    @SuppressWarnings("unchecked")
+    V value(int i) {
+      return (V) slots[2 * i + 1];
+    }
+
+    /** The position of {@code key}, or -1. */
+    int find(byte[] key) {
+      if (positions != null) {
+        Integer at = positions.get(ByteBuffer.wrap(key));
+        return at == null ? -1 : at;
+      }
+      for (int i = 0; i < size; i++) {
+        if (Arrays.equals(key(i), key)) {
+          return i;
+        }
+      }
+      return -1;
+    }
+
+    void put(byte[] key, V value) {
+      int at = find(key);
+      if (at >= 0) {
+        slots[2 * at + 1] = value;
+        return;
+      }
+      if (slots == null) {
+        slots = new Object[4];
+      } else if (2 * size == slots.length) {
+        slots = Arrays.copyOf(slots, slots.length * 2);
+      }
+      slots[2 * size] = key;
+      slots[2 * size + 1] = value;
+      size++;
+      if (positions != null) {
+        positions.put(ByteBuffer.wrap(key), size - 1);
+      } else if (size > LINEAR) {
+        positions = new HashMap<>();
+        for (int i = 0; i < size; i++) {
+          positions.put(ByteBuffer.wrap(key(i)), i);
+        }
+      }
+    }
+
+    void clear() {
+      if (slots != null) {
+        Arrays.fill(slots, 0, 2 * size, null);
+      }
+      size = 0;
+      positions = null;
+    }
+  }
 
   /** Edits under Redis's default encoding thresholds (streams, tools: nothing they pack). */
   public ElementEdits(Cellar store) {
@@ -64,21 +140,18 @@ public final class ElementEdits {
 
   /** The element's value as this command left it, or null. */
   public byte[] get(byte[] key) {
-    ByteBuffer k = ByteBuffer.wrap(key);
-    if (elements.containsKey(k)) {
-      return elements.get(k);
-    }
-    return store.readElement(MemorySegment.ofArray(key), COPY);
+    int at = elements.size() == 0 ? -1 : elements.find(key);
+    return at >= 0 ? elements.value(at) : store.getElement(key);
   }
 
   public void put(byte[] key, byte[] value) {
     count(key.length + value.length);
-    elements.put(ByteBuffer.wrap(key), value);
+    elements.put(key, value);
   }
 
   public void delete(byte[] key) {
     count(key.length);
-    elements.put(ByteBuffer.wrap(key), null);
+    elements.put(key, null);
   }
 
   private void count(long length) {
@@ -96,12 +169,12 @@ public final class ElementEdits {
    * gone), with {@code expireAt} as its expiry.
    */
   public void header(byte[] key, Header header, long expireAt) {
-    headers.put(ByteBuffer.wrap(key), new HeaderWrite(key, header, expireAt));
+    headers.put(key, new HeaderWrite(header, expireAt));
   }
 
   /** Whether anything was changed. */
   public boolean isEmpty() {
-    return elements.isEmpty() && headers.isEmpty();
+    return elements.size() == 0 && headers.size() == 0;
   }
 
   /** Writes every change as one unit, and forgets them. */
@@ -109,20 +182,21 @@ public final class ElementEdits {
     if (isEmpty()) {
       return;
     }
-    WriteBatch batch = new WriteBatch();
-    for (HeaderWrite h : headers.values()) {
+    WriteBatch batch = new WriteBatch(headers.size() + elements.size());
+    for (int i = 0; i < headers.size(); i++) {
+      HeaderWrite h = headers.value(i);
       if (h.header == null) {
-        batch.delete(h.key);
+        batch.delete(headers.key(i));
       } else {
-        batch.putHeader(h.key, h.header.encode(), h.expireAt);
+        batch.putHeader(headers.key(i), h.header.encode(), h.expireAt);
       }
     }
-    for (Map.Entry<ByteBuffer, byte[]> e : elements.entrySet()) {
-      byte[] key = e.getKey().array();
-      if (e.getValue() == null) {
-        batch.deleteElement(key);
+    for (int i = 0; i < elements.size(); i++) {
+      byte[] value = elements.value(i);
+      if (value == null) {
+        batch.deleteElement(elements.key(i));
       } else {
-        batch.putElement(key, e.getValue());
+        batch.putElement(elements.key(i), value);
       }
     }
     store.write(batch);

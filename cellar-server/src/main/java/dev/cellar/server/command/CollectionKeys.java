@@ -64,15 +64,45 @@ final class CollectionKeys {
     return CollectionDescriptor.decodeHeader(value);
   }
 
+  /**
+   * {@link #find} of a key on the heap, read in place ({@link Cellar#readHeader(byte[],
+   * Cellar.HeaderSink)}): what every collection command opens its collection with.
+   */
+  static Found find(Cellar store, byte[] key, int type) {
+    Decoded d = new Decoded();
+    if (!store.readHeader(key, d)) {
+      if (store.expiryOf(key) != Cellar.ABSENT) {
+        throw CommandError.WRONG_TYPE;
+      }
+      return Found.ABSENT;
+    }
+    if (d.header.type() != type) {
+      throw CommandError.WRONG_TYPE;
+    }
+    return new Found(d.header, d.expireAt);
+  }
+
+  /** A header decoded where the store holds it, with its key's expiry. */
+  private static final class Decoded implements Cellar.HeaderSink {
+    Header header;
+    long expireAt;
+
+    @Override
+    public void accept(MemorySegment source, long offset, long length, long expireAt) {
+      this.header = CollectionDescriptor.decodeHeader(source, offset, length);
+      this.expireAt = expireAt;
+    }
+  }
+
   /** The hash or set under argument {@code i}, to read or change through {@code edits}. */
   static Members members(ElementEdits edits, byte[] key, int type) {
-    Found f = find(edits.store(), MemorySegment.ofArray(key), type);
+    Found f = find(edits.store(), key, type);
     return new Members(edits, key, type, f.header(), f.expireAt());
   }
 
   /** The list under {@code key}, to read or change through {@code edits}. */
   static ListItems list(ElementEdits edits, byte[] key) {
-    Found f = find(edits.store(), MemorySegment.ofArray(key), CollectionDescriptor.LIST);
+    Found f = find(edits.store(), key, CollectionDescriptor.LIST);
     return new ListItems(edits, key, f.header(), f.expireAt());
   }
 

@@ -10,7 +10,6 @@ import dev.cellar.server.collection.StreamId;
 import dev.cellar.server.config.KeyspaceEventFlags;
 import dev.cellar.server.resp.ReplyWriter;
 import dev.cellar.server.resp.Request;
-import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -99,8 +98,7 @@ final class StreamCommands {
   }
 
   static StreamEntries open(ElementEdits edits, byte[] key) {
-    CollectionKeys.Found f =
-        CollectionKeys.find(edits.store(), MemorySegment.ofArray(key), CollectionDescriptor.STREAM);
+    CollectionKeys.Found f = CollectionKeys.find(edits.store(), key, CollectionDescriptor.STREAM);
     return new StreamEntries(edits, key, f.header(), f.expireAt());
   }
 

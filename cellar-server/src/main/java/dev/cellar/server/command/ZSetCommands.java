@@ -304,8 +304,7 @@ final class ZSetCommands {
   }
 
   static SortedMembers open(ElementEdits edits, byte[] key) {
-    CollectionKeys.Found f =
-        CollectionKeys.find(edits.store(), java.lang.foreign.MemorySegment.ofArray(key), ZSET);
+    CollectionKeys.Found f = CollectionKeys.find(edits.store(), key, ZSET);
     return new SortedMembers(edits, key, f.header(), f.expireAt());
   }
 

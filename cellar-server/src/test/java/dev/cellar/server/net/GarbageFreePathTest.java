@@ -137,7 +137,7 @@ class GarbageFreePathTest {
   /**
    * {@link AllocationProbeMain} in a JVM with the launcher's options, and a line protocol to it.
    */
-  private record Probe(Process process, BufferedReader out, Path errors, int port)
+  record Probe(Process process, BufferedReader out, Path errors, int port)
       implements AutoCloseable {
 
     static Probe start(Path dir, String transport, List<String> jvmOptions) throws IOException {
