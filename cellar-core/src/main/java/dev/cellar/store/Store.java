@@ -40,6 +40,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -678,20 +679,35 @@ public final class Store implements Cellar {
     health.checkWritable();
     AtomicWrite unit = AtomicWrite.of(batch, hasher, keyspace);
     try {
-      boolean waits = durability.beginWrite();
-      try {
-        applyLocked(unit);
-        if (waits) {
-          durability.awaitAppended();
-        }
-      } catch (DiskFullException e) {
-        health.diskFull(e);
-        throw e;
-      } finally {
-        durability.endWrite(waits);
-      }
+      durably(unit, applyUnitLocked);
     } finally {
       unit.release();
+    }
+  }
+
+  /** {@link #applyLocked}, made once: a method reference made per write would be garbage. */
+  private final Consumer<AtomicWrite> applyUnitLocked = this::applyLocked;
+
+  /** {@link #appendBatch}, made once. */
+  private final Consumer<PutBatch> appendPutBatch = this::appendBatch;
+
+  /**
+   * Runs {@code body} on {@code writes} inside the durability gate: it waits for its group commit
+   * when the mode asks, and a full disk is recorded in the store's health. (The single-key put, the
+   * GET/SET path, does the same inline: its eight arguments would need an object a call.)
+   */
+  private <W> void durably(W writes, Consumer<W> body) {
+    boolean waits = durability.beginWrite();
+    try {
+      body.accept(writes);
+      if (waits) {
+        durability.awaitAppended();
+      }
+    } catch (DiskFullException e) {
+      health.diskFull(e);
+      throw e;
+    } finally {
+      durability.endWrite(waits);
     }
   }
 
@@ -838,7 +854,10 @@ public final class Store implements Cellar {
       }
     }
     health.checkWritable();
-    boolean waits = durability.beginWrite();
+    durably(batch, appendPutBatch);
+  }
+
+  private void appendBatch(PutBatch batch) {
     Keyspace.BatchScratch scratch = Keyspace.takeScratch();
     try {
       long now = System.currentTimeMillis();
@@ -846,15 +865,8 @@ public final class Store implements Cellar {
         appendWindow(
             batch, from, Math.min(Keyspace.BATCH_WINDOW, batch.count - from), now, scratch);
       }
-      if (waits) {
-        durability.awaitAppended();
-      }
-    } catch (DiskFullException e) {
-      health.diskFull(e);
-      throw e;
     } finally {
       Keyspace.releaseScratch(scratch);
-      durability.endWrite(waits);
     }
   }
 
