@@ -137,7 +137,7 @@ final class Keyspace {
   }
 
   /** {@link #get(byte[])} in the keyspace of elements. */
-  public byte[] getElement(byte[] key) {
+  byte[] getElement(byte[] key) {
     Objects.requireNonNull(key, "key");
     return readLive(
         lookupKey(key, KEY_SCRATCH.get()),
