@@ -232,6 +232,9 @@ final class RedisDirectives {
   private static final Map<String, String> IMMUTABLE_IN_REDIS =
       Map.ofEntries(
           Map.entry("daemonize", "no"),
+          // Shown empty: no primary. A config file naming one is refused (REFUSED).
+          Map.entry("replicaof", ""),
+          Map.entry("slaveof", ""),
           Map.entry("supervised", "no"),
           Map.entry("pidfile", ""),
           Map.entry("always-show-logo", "no"),
@@ -253,6 +256,16 @@ final class RedisDirectives {
   /** What {@code CONFIG GET} gives an immutable Redis directive no config file set. */
   static String redisDefault(String name) {
     return IMMUTABLE_IN_REDIS.get(name);
+  }
+
+  /**
+   * What {@code CONFIG GET} shows for the immutable Redis directives where no config file set them:
+   * Redis's defaults, and an empty {@code replicaof} (and its old name {@code slaveof}), which is
+   * what Redis shows on a server that is no replica, as this one never is. Tools read these to
+   * learn what kind of server they talk to.
+   */
+  static Map<String, String> shownWhenUnset() {
+    return IMMUTABLE_IN_REDIS;
   }
 
   /** Whether Cellar ignores {@code name} whatever its value (see the class notes). */

@@ -447,6 +447,14 @@ public final class ServerConfig {
     if (recordIgnored(name, value)) {
       return this;
     }
+    String n = canonical(name);
+    if (RedisDirectives.immutableInRedis(n) && !parameters.containsKey(n)) {
+      // replicaof and slaveof: their empty value (no primary) is what this server has anyway.
+      if (!value.equals(RedisDirectives.redisDefault(n))) {
+        throw new ConfigException(n + ": " + RedisDirectives.whyRefused(n));
+      }
+      return this;
+    }
     Parameter p = parameter(name);
     p.setter.accept(value);
     return this;
@@ -521,7 +529,9 @@ public final class ServerConfig {
 
   /** Whether {@code CONFIG SET} takes {@code name}: a setting, or an ignored Redis one. */
   public boolean acceptsAtRuntime(String name) {
-    return knows(name) || RedisDirectives.ignoredAlways(canonical(name));
+    return knows(name)
+        || RedisDirectives.ignoredAlways(canonical(name))
+        || RedisDirectives.immutableInRedis(canonical(name));
   }
 
   private Parameter parameter(String name) {
@@ -555,6 +565,12 @@ public final class ServerConfig {
       byte[] n = r.getKey().getBytes(StandardCharsets.UTF_8);
       if (Glob.matches(p, 0, p.length, n, 0, n.length)) {
         out.put(r.getKey(), r.getValue());
+      }
+    }
+    for (Map.Entry<String, String> d : RedisDirectives.shownWhenUnset().entrySet()) {
+      byte[] n = d.getKey().getBytes(StandardCharsets.UTF_8);
+      if (!out.containsKey(d.getKey()) && Glob.matches(p, 0, p.length, n, 0, n.length)) {
+        out.put(d.getKey(), d.getValue());
       }
     }
     return out;

@@ -258,6 +258,21 @@ class ServerCommandsConformanceTest extends AbstractConformanceTest {
     assertEquals("noeviction", glob.get("maxmemory-policy"));
     assertEquals(
         Integer.toString(server.port()), pairs(c.callParsed("CONFIG", "GET", "port")).get("port"));
+    // Directives of Redis's that Cellar has no part of read as on a Redis that is no replica.
+    assertEquals(
+        Map.of("replicaof", "", "slaveof", ""),
+        pairs(c.callParsed("CONFIG", "GET", "replicaof", "slaveof")));
+    Map<Object, Object> of = pairs(c.callParsed("CONFIG", "GET", "*of"));
+    assertEquals("", of.get("replicaof"));
+    assertEquals("", of.get("slaveof"));
+    assertEquals(Map.of("daemonize", "no"), pairs(c.callParsed("CONFIG", "GET", "daemonize")));
+    String refused = c.call("CONFIG", "SET", "replicaof", "127.0.0.1 6399");
+    assertTrue(
+        refused.startsWith(
+            "-ERR CONFIG SET failed (possibly related to argument 'replicaof') - can't set"
+                + " immutable config"),
+        refused);
+    assertEquals(Map.of("replicaof", ""), pairs(c.callParsed("CONFIG", "GET", "replicaof")));
   }
 
   @Test
