@@ -259,13 +259,48 @@ final class RedisDirectives {
   }
 
   /**
-   * What {@code CONFIG GET} shows for the immutable Redis directives where no config file set them:
-   * Redis's defaults, and an empty {@code replicaof} (and its old name {@code slaveof}), which is
-   * what Redis shows on a server that is no replica, as this one never is. Tools read these to
-   * learn what kind of server they talk to.
+   * What {@code CONFIG GET} shows for Redis directives Cellar has no part of where nothing set
+   * them: Redis's defaults for its immutable ones and for some tuning ({@link #TUNING_DEFAULTS}),
+   * and an empty {@code replicaof} (and its old name {@code slaveof}), which is what Redis shows on
+   * a server that is no replica, as this one never is. Tools read these to learn what kind of
+   * server they talk to.
    */
   static Map<String, String> shownWhenUnset() {
-    return IMMUTABLE_IN_REDIS;
+    return SHOWN_WHEN_UNSET;
+  }
+
+  /**
+   * Redis's defaults (7.2) for the tuning directives Cellar ignores whatever their value, shown by
+   * {@code CONFIG GET} where no file or {@code CONFIG SET} gave one, as Redis shows them. Only
+   * knobs whose default says nothing false about Cellar: not {@code appendonly} or {@code save},
+   * whose Redis defaults would describe a server without its log. Cellar's LFU counter uses the
+   * factor and decay these name.
+   */
+  private static final Map<String, String> TUNING_DEFAULTS =
+      Map.ofEntries(
+          Map.entry("maxmemory-samples", "5"),
+          Map.entry("maxmemory-eviction-tenacity", "10"),
+          Map.entry("lfu-log-factor", "10"),
+          Map.entry("lfu-decay-time", "1"),
+          Map.entry("hz", "10"),
+          Map.entry("dynamic-hz", "yes"),
+          Map.entry("activerehashing", "yes"),
+          Map.entry("activedefrag", "no"),
+          Map.entry("lazyfree-lazy-eviction", "no"),
+          Map.entry("lazyfree-lazy-expire", "no"),
+          Map.entry("lazyfree-lazy-server-del", "no"),
+          Map.entry("lazyfree-lazy-user-del", "no"),
+          Map.entry("lazyfree-lazy-user-flush", "no"),
+          Map.entry("list-compress-depth", "0"),
+          Map.entry("stream-node-max-bytes", "4096"),
+          Map.entry("stream-node-max-entries", "100"));
+
+  private static final Map<String, String> SHOWN_WHEN_UNSET = shownWhenUnsetOf();
+
+  private static Map<String, String> shownWhenUnsetOf() {
+    Map<String, String> shown = new java.util.TreeMap<>(IMMUTABLE_IN_REDIS);
+    shown.putAll(TUNING_DEFAULTS);
+    return java.util.Collections.unmodifiableMap(shown);
   }
 
   /** Whether Cellar ignores {@code name} whatever its value (see the class notes). */

@@ -266,6 +266,10 @@ class ServerCommandsConformanceTest extends AbstractConformanceTest {
     assertEquals("", of.get("replicaof"));
     assertEquals("", of.get("slaveof"));
     assertEquals(Map.of("daemonize", "no"), pairs(c.callParsed("CONFIG", "GET", "daemonize")));
+    assertEquals(
+        Map.of("maxmemory-samples", "5", "lfu-log-factor", "10"),
+        pairs(c.callParsed("CONFIG", "GET", "maxmemory-samples", "lfu-log-factor")),
+        "tuning Cellar ignores reads at Redis's defaults");
     String refused = c.call("CONFIG", "SET", "replicaof", "127.0.0.1 6399");
     assertTrue(
         refused.startsWith(
