@@ -561,19 +561,20 @@ public final class ServerConfig {
         out.put(parameter.name, parameter.getter.get());
       }
     }
-    for (Map.Entry<String, String> r : recorded.entrySet()) {
-      byte[] n = r.getKey().getBytes(StandardCharsets.UTF_8);
-      if (Glob.matches(p, 0, p.length, n, 0, n.length)) {
-        out.put(r.getKey(), r.getValue());
-      }
-    }
-    for (Map.Entry<String, String> d : RedisDirectives.shownWhenUnset().entrySet()) {
-      byte[] n = d.getKey().getBytes(StandardCharsets.UTF_8);
-      if (!out.containsKey(d.getKey()) && Glob.matches(p, 0, p.length, n, 0, n.length)) {
-        out.put(d.getKey(), d.getValue());
-      }
-    }
+    addMatching(out, recorded, p);
+    addMatching(out, RedisDirectives.shownWhenUnset(), p);
     return out;
+  }
+
+  /** The entries of {@code values} whose name matches {@code pattern}, where out has none yet. */
+  private static void addMatching(
+      Map<String, String> out, Map<String, String> values, byte[] pattern) {
+    for (Map.Entry<String, String> e : values.entrySet()) {
+      byte[] n = e.getKey().getBytes(StandardCharsets.UTF_8);
+      if (Glob.matches(pattern, 0, pattern.length, n, 0, n.length)) {
+        out.putIfAbsent(e.getKey(), e.getValue());
+      }
+    }
   }
 
   /**
