@@ -41,32 +41,12 @@ final class CollectionKeys {
   }
 
   /**
-   * {@link #header}, with the key's expiry, read in the same lookup: for a command that may rewrite
-   * the header, which keeps the expiry. {@link Found#ABSENT} if the key is absent.
+   * {@link #header}, with the key's expiry, read in the same lookup and in place ({@link
+   * Cellar#readHeader(byte[], Cellar.HeaderSink)}): what every collection command opens its
+   * collection with, since it may rewrite the header, which keeps the expiry. {@link Found#ABSENT}
+   * if the key is absent.
    *
    * @throws CommandError WRONGTYPE as {@link #header} does
-   */
-  static Found find(Cellar store, MemorySegment key, int type) {
-    Found found = store.readHeader(key, (value, expireAt) -> new Found(decode(value), expireAt));
-    if (found == null) {
-      if (store.expiryOf(key) != Cellar.ABSENT) {
-        throw CommandError.WRONG_TYPE;
-      }
-      return Found.ABSENT;
-    }
-    if (found.header().type() != type) {
-      throw CommandError.WRONG_TYPE;
-    }
-    return found;
-  }
-
-  private static Header decode(MemorySegment value) {
-    return CollectionDescriptor.decodeHeader(value);
-  }
-
-  /**
-   * {@link #find} of a key on the heap, read in place ({@link Cellar#readHeader(byte[],
-   * Cellar.HeaderSink)}): what every collection command opens its collection with.
    */
   static Found find(Cellar store, byte[] key, int type) {
     Decoded d = new Decoded();

@@ -253,7 +253,9 @@ final class RedisDirectives {
     return IMMUTABLE_IN_REDIS.containsKey(name);
   }
 
-  /** What {@code CONFIG GET} gives an immutable Redis directive no config file set. */
+  /**
+   * The value of an immutable Redis directive no config file set (what {@code CONFIG SET} takes).
+   */
   static String redisDefault(String name) {
     return IMMUTABLE_IN_REDIS.get(name);
   }
