@@ -426,12 +426,10 @@ final class ServerCommands {
           } catch (ConfigException e) {
             for (int j = applied.size() - 1; j >= 0; j--) {
               String[] undo = applied.get(j);
-              if (undo[1] != null) {
-                try {
-                  config.setAtRuntime(undo[0], undo[1]);
-                } catch (ConfigException ignored) {
-                  // a value it read back is one it takes
-                }
+              try {
+                config.restore(undo[0], undo[1]);
+              } catch (ConfigException ignored) {
+                // a value it read back is one it takes
               }
             }
             throw new CommandError(

@@ -505,14 +505,30 @@ public final class ServerConfig {
   }
 
   /**
-   * The value of {@code name} (a setting or a recorded Redis one; a secret's own value, where
-   * {@code CONFIG GET} redacts it), or null; to put back what a failed {@code CONFIG SET} of
-   * several settings changed.
+   * The value of {@code name} (a setting, a recorded Redis one, or the default {@code CONFIG GET}
+   * shows for a Redis one never given; a secret's own value, where {@code CONFIG GET} redacts it),
+   * or null; to put back what a failed {@code CONFIG SET} of several settings changed.
    */
   public String current(String name) {
     String n = canonical(name);
     Parameter p = parameters.get(n);
-    return p != null ? p.value.get() : recorded.get(n);
+    if (p != null) {
+      return p.value.get();
+    }
+    String given = recorded.get(n);
+    return given != null ? given : RedisDirectives.shownWhenUnset().get(n);
+  }
+
+  /**
+   * Puts {@code name} back as {@link #current} read it before a failed {@code CONFIG SET}: {@code
+   * previous} null means an ignored Redis directive that had no value, which it has none of again.
+   */
+  public void restore(String name, String previous) {
+    if (previous != null) {
+      setAtRuntime(name, previous);
+    } else if (!parameters.containsKey(canonical(name))) {
+      recorded.remove(canonical(name));
+    }
   }
 
   /** The name {@code CONFIG SET} knows {@code name} by (aliases such as {@code fsync} resolved). */

@@ -344,6 +344,23 @@ class ServerCommandsConformanceTest extends AbstractConformanceTest {
           before,
           pairs(c.callParsed("CONFIG", "GET", "maxmemory-clients")).get("maxmemory-clients"));
 
+      // Directives Cellar ignores are put back too: one at Redis's default, one never given.
+      Map<Object, Object> ignoredBefore =
+          pairs(c.callParsed("CONFIG", "GET", "maxmemory-samples", "repl-timeout"));
+      String refused =
+          c.call(
+              "CONFIG",
+              "SET",
+              "maxmemory-samples",
+              "7",
+              "repl-timeout",
+              "33",
+              "maxmemory-clients",
+              "200%");
+      assertTrue(refused.startsWith("-ERR CONFIG SET failed"), refused);
+      assertEquals(
+          ignoredBefore, pairs(c.callParsed("CONFIG", "GET", "maxmemory-samples", "repl-timeout")));
+
       String port = Integer.toString(server.port());
       assertEquals(OK, c.call("CONFIG", "SET", "port", port), "its own value");
       String immutable = c.call("CONFIG", "SET", "daemonize", "yes");
