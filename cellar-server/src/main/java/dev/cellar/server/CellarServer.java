@@ -169,6 +169,11 @@ public final class CellarServer implements AutoCloseable, ServerControl {
   }
 
   @Override
+  public void listenOn(int port) {
+    listener.listenOn(port);
+  }
+
+  @Override
   public int tlsPort() {
     return listener.tlsPort();
   }

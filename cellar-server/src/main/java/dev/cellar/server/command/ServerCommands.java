@@ -18,6 +18,8 @@ import java.util.Map;
 final class ServerCommands {
   private ServerCommands() {}
 
+  private static final System.Logger LOG = System.getLogger("dev.cellar.server");
+
   static void register(CommandTable t) {
     t.add(
             "command",
@@ -414,29 +416,43 @@ final class ServerCommands {
         }
         // As Redis: all of them or none; what was set before a failure is put back.
         java.util.List<String[]> applied = new java.util.ArrayList<>();
+        int newPort = -1; // a port to move to, bound once every other value is in
+        String portArgument = null;
         for (int i = 2; i < r.argc(); i += 2) {
           String previous = config.current(r.string(i));
-          if (ServerConfig.canonicalName(r.string(i)).equals("port")
-              && r.string(i + 1).equals(Integer.toString(s.server().control().port()))) {
-            continue; // the port CONFIG GET shows (the one bound, where port 0 asked for any)
-          }
           try {
+            if (ServerConfig.canonicalName(r.string(i)).equals("port")) {
+              int port = ServerConfig.portValue(r.string(i + 1));
+              // The port CONFIG GET shows is the one bound (where port 0 asked for any).
+              if (port != s.server().control().port()) {
+                newPort = port;
+                portArgument = r.string(i);
+              }
+              continue;
+            }
             config.setAtRuntime(r.string(i), r.string(i + 1));
             applied.add(new String[] {r.string(i), previous});
           } catch (ConfigException e) {
-            for (int j = applied.size() - 1; j >= 0; j--) {
-              String[] undo = applied.get(j);
-              try {
-                config.restore(undo[0], undo[1]);
-              } catch (ConfigException ignored) {
-                // a value it read back is one it takes
-              }
-            }
+            undo(config, applied);
             throw new CommandError(
                 "ERR CONFIG SET failed (possibly related to argument '"
                     + r.string(i)
                     + "') - "
                     + e.getMessage());
+          }
+        }
+        if (newPort >= 0) {
+          try {
+            s.server().control().listenOn(newPort);
+            config.listeningOn(newPort);
+          } catch (IllegalStateException e) {
+            undo(config, applied);
+            LOG.log(System.Logger.Level.WARNING, "CONFIG SET port: " + e.getMessage());
+            // Redis's words (updatePort), which clients and its test suite match.
+            throw new CommandError(
+                "ERR CONFIG SET failed (possibly related to argument '"
+                    + portArgument
+                    + "') - Unable to listen on this port. Check server logs.");
           }
         }
         if (named.contains("maxmemory") || named.contains("maxmemory-policy")) {
@@ -465,6 +481,18 @@ final class ServerCommands {
               });
       default ->
           throw new CommandError("ERR unknown subcommand '" + r.string(1) + "'. Try CONFIG HELP.");
+    }
+  }
+
+  /** Puts back, last first, the settings a refused {@code CONFIG SET} had changed. */
+  private static void undo(ServerConfig config, java.util.List<String[]> applied) {
+    for (int j = applied.size() - 1; j >= 0; j--) {
+      String[] undo = applied.get(j);
+      try {
+        config.restore(undo[0], undo[1]);
+      } catch (ConfigException ignored) {
+        // a value it read back is one it takes
+      }
     }
   }
 

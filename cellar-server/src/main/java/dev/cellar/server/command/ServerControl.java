@@ -55,6 +55,16 @@ public interface ServerControl {
   /** The plaintext RESP port; 0 when it is off. */
   int port();
 
+  /**
+   * Moves plaintext RESP to {@code port} ({@code CONFIG SET port}); 0 stops it. The old port stays
+   * if the new one cannot be bound.
+   *
+   * @throws IllegalStateException if {@code port} cannot be bound
+   */
+  default void listenOn(int port) {
+    throw new IllegalStateException("this server cannot change its port");
+  }
+
   /** The TLS RESP port; 0 when TLS is off. */
   int tlsPort();
 

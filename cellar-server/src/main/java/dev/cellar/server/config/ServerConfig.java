@@ -611,6 +611,20 @@ public final class ServerConfig {
     return port;
   }
 
+  /**
+   * The port {@code value} names, as {@code CONFIG SET port} takes it (0 to 65535).
+   *
+   * @throws ConfigException if it names none
+   */
+  public static int portValue(String value) {
+    return intIn("port", value, 0, 65535);
+  }
+
+  /** Notes that plaintext RESP now listens on {@code port} ({@code CONFIG SET port}). */
+  public void listeningOn(int port) {
+    this.port = port;
+  }
+
   public String bind() {
     return bind;
   }

@@ -37,7 +37,21 @@ public final class RespListener implements AutoCloseable {
   private final EventLoopGroup loops;
   private final ServerContext server;
   private final Transport transport;
-  private final Channel resp;
+  private final Dispatcher dispatcher;
+
+  /** Plaintext RESP's listening channel; replaced by {@code CONFIG SET port}, null when off. */
+  private volatile Channel resp;
+
+  /**
+   * Where a listening channel made by {@code CONFIG SET port} lives: one thread of its own, made on
+   * first use. The command runs on an event loop and waits for the bind, which a channel registered
+   * on that same loop could never finish.
+   */
+  private EventLoopGroup rebindLoop;
+
+  /** Set by {@link #close}: a {@code CONFIG SET port} after it binds nothing. */
+  private boolean closing;
+
   private final Channel respTls;
   private final Channel http;
   private final Channel https;
@@ -66,6 +80,7 @@ public final class RespListener implements AutoCloseable {
 
   private RespListener(ServerContext server, Dispatcher dispatcher, ServerTls tls) {
     this.server = server;
+    this.dispatcher = dispatcher;
     ServerConfig config = server.config();
     transport = Transport.choose(config.transport());
     loops = new MultiThreadIoEventLoopGroup(config.threads(), loopThreads(), transport.handlers());
@@ -79,11 +94,9 @@ public final class RespListener implements AutoCloseable {
       resp =
           config.port() == 0 && config.tlsPort() != 0
               ? null
-              : bound(bound, respChannel(server, dispatcher, config.port(), null));
+              : bound(bound, respChannel(loops, config.port(), null));
       respTls =
-          config.tlsPort() == 0
-              ? null
-              : bound(bound, respChannel(server, dispatcher, config.tlsPort(), tls));
+          config.tlsPort() == 0 ? null : bound(bound, respChannel(loops, config.tlsPort(), tls));
       http =
           config.httpPort() == 0
               ? null
@@ -130,12 +143,11 @@ public final class RespListener implements AutoCloseable {
     return channel;
   }
 
-  private Channel respChannel(
-      ServerContext server, Dispatcher dispatcher, int port, ServerTls tls) {
+  private Channel respChannel(EventLoopGroup parent, int port, ServerTls tls) {
     ServerConfig config = server.config();
     ServerBootstrap bootstrap =
         new ServerBootstrap()
-            .group(loops)
+            .group(parent, loops)
             .channel(transport.serverChannel())
             .option(ChannelOption.SO_BACKLOG, 1024)
             .option(ChannelOption.SO_REUSEADDR, true)
@@ -164,7 +176,10 @@ public final class RespListener implements AutoCloseable {
           .bind(new InetSocketAddress(config.bind(), port))
           .syncUninterruptibly()
           .channel();
-    } catch (RuntimeException e) {
+    } catch (Exception e) { // a native transport's bind fails with an undeclared IOException
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
       throw new IllegalStateException(
           "cannot listen"
               + (tls == null ? "" : " for TLS")
@@ -196,6 +211,37 @@ public final class RespListener implements AutoCloseable {
 
   public int tlsPort() {
     return portOf(respTls);
+  }
+
+  /**
+   * Moves plaintext RESP to {@code port} ({@code CONFIG SET port}), as Redis does: the new port is
+   * bound first and the old one closed only then, so a port that cannot be had leaves the server
+   * listening where it was; connections already made stay. Port 0 stops plaintext RESP, as in Redis
+   * (at start-up it asks for any free port instead).
+   *
+   * @throws IllegalStateException if {@code port} cannot be bound
+   */
+  public synchronized void listenOn(int port) {
+    if (closing) {
+      throw new IllegalStateException("the server is shutting down");
+    }
+    Channel old = resp;
+    Channel replacement = null;
+    if (port != 0) {
+      if (rebindLoop == null) {
+        rebindLoop = new MultiThreadIoEventLoopGroup(1, loopThreads(), transport.handlers());
+      }
+      replacement = respChannel(rebindLoop, port, null);
+    }
+    resp = replacement;
+    if (old != null) {
+      // On its own loop a close runs at once; from another, wait, so the reply finds it closed.
+      if (old.eventLoop().inEventLoop()) {
+        old.close();
+      } else {
+        old.close().syncUninterruptibly();
+      }
+    }
   }
 
   public int httpPort() {
@@ -231,10 +277,21 @@ public final class RespListener implements AutoCloseable {
     expirySweep.cancel(false);
     orphanSweep.cancel(false);
     deadPeers.close();
-    for (Channel listening : new Channel[] {resp, respTls, http, https}) {
+    Channel plain;
+    EventLoopGroup rebound;
+    synchronized (this) {
+      // Not waited on under the lock: a CONFIG SET port waiting for it holds an event loop.
+      closing = true;
+      plain = resp;
+      rebound = rebindLoop;
+    }
+    for (Channel listening : new Channel[] {plain, respTls, http, https}) {
       if (listening != null) {
         listening.close().syncUninterruptibly();
       }
+    }
+    if (rebound != null) {
+      rebound.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
     if (httpEndpoint != null) {
       httpEndpoint.close();
