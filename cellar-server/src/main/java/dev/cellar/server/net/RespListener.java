@@ -229,7 +229,11 @@ public final class RespListener implements AutoCloseable {
     Channel replacement = null;
     if (port != 0) {
       if (rebindLoop == null) {
-        rebindLoop = new MultiThreadIoEventLoopGroup(1, loopThreads(), transport.handlers());
+        rebindLoop =
+            new MultiThreadIoEventLoopGroup(
+                1,
+                (ThreadFactory) task -> new FastThreadLocalThread(task, "cellar-accept"),
+                transport.handlers());
       }
       replacement = respChannel(rebindLoop, port, null);
     }
