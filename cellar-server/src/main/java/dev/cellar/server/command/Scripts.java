@@ -43,6 +43,9 @@ final class Scripts {
     private final byte[][] command;
     private volatile boolean killed;
 
+    /** The thread it runs on, set when it starts ({@link #runsOnThreadWhere}). */
+    private volatile Thread thread;
+
     /**
      * Whether memory was over maxmemory when the script started and it has written nothing yet: its
      * deny-oom commands are then refused, as Redis refuses them ({@code scriptVerifyOOM}). Once it
@@ -229,8 +232,23 @@ final class Scripts {
 
   /** Marks {@code run} as running (for SCRIPT KILL) until {@link #finished}. */
   void started(Run run) {
+    run.thread = Thread.currentThread();
     running.add(run);
     runningCount.incrementAndGet();
+  }
+
+  /** Whether a script or function runs now on a thread that {@code thread} accepts. */
+  boolean runsOnThreadWhere(java.util.function.Predicate<Thread> thread) {
+    if (runningCount.get() == 0) {
+      return false;
+    }
+    for (Run run : running) {
+      Thread on = run.thread;
+      if (on != null && thread.test(on)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   void finished(Run run) {

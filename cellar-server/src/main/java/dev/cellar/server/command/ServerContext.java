@@ -194,6 +194,15 @@ public final class ServerContext {
   }
 
   /**
+   * Whether a script or function runs now on a thread {@code thread} accepts: an event loop that
+   * runs one serves none of its connections until it ends, so a new connection is better placed
+   * elsewhere.
+   */
+  public boolean scriptRunsOn(java.util.function.Predicate<Thread> thread) {
+    return scripts.runsOnThreadWhere(thread);
+  }
+
+  /**
    * Kills every script running now, as {@code SCRIPT KILL} does (what they wrote is not applied): a
    * server stopping would otherwise wait forever for the event loop of a runaway script.
    */

@@ -17,6 +17,7 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.FastThreadLocalThread;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.netty.util.concurrent.ThreadPerTaskExecutor;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,11 +44,11 @@ public final class RespListener implements AutoCloseable {
   private volatile Channel resp;
 
   /**
-   * Where a listening channel made by {@code CONFIG SET port} lives: one thread of its own, made on
-   * first use. The command runs on an event loop and waits for the bind, which a channel registered
-   * on that same loop could never finish.
+   * Where the RESP ports accept connections: a thread of its own, not one of the event loops, so
+   * that a loop held by a running script neither stops new connections from being accepted nor
+   * keeps {@code CONFIG SET port}, which runs on a loop and waits for its bind, from binding.
    */
-  private EventLoopGroup rebindLoop;
+  private final EventLoopGroup acceptor;
 
   /** Set by {@link #close}: a {@code CONFIG SET port} after it binds nothing. */
   private boolean closing;
@@ -83,7 +84,17 @@ public final class RespListener implements AutoCloseable {
     this.dispatcher = dispatcher;
     ServerConfig config = server.config();
     transport = Transport.choose(config.transport());
-    loops = new MultiThreadIoEventLoopGroup(config.threads(), loopThreads(), transport.handlers());
+    loops =
+        new MultiThreadIoEventLoopGroup(
+            config.threads(),
+            new ThreadPerTaskExecutor(loopThreads()),
+            new FreeLoopChooser(server::scriptRunsOn),
+            transport.handlers());
+    acceptor =
+        new MultiThreadIoEventLoopGroup(
+            1,
+            (ThreadFactory) task -> new FastThreadLocalThread(task, "cellar-accept"),
+            transport.handlers());
     barrier = server.store().durableOnReturn() ? null : new DurableReplies(server.databases());
     boolean httpOn = config.httpPort() != 0 || config.httpsPort() != 0;
     httpEndpoint = httpOn ? new HttpEndpoint(server) : null;
@@ -94,9 +105,8 @@ public final class RespListener implements AutoCloseable {
       resp =
           config.port() == 0 && config.tlsPort() != 0
               ? null
-              : bound(bound, respChannel(loops, config.port(), null));
-      respTls =
-          config.tlsPort() == 0 ? null : bound(bound, respChannel(loops, config.tlsPort(), tls));
+              : bound(bound, respChannel(config.port(), null));
+      respTls = config.tlsPort() == 0 ? null : bound(bound, respChannel(config.tlsPort(), tls));
       http =
           config.httpPort() == 0
               ? null
@@ -120,6 +130,7 @@ public final class RespListener implements AutoCloseable {
         httpEndpoint.close();
       }
       loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+      acceptor.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
       throw e;
     }
     memoryRefresh =
@@ -143,11 +154,11 @@ public final class RespListener implements AutoCloseable {
     return channel;
   }
 
-  private Channel respChannel(EventLoopGroup parent, int port, ServerTls tls) {
+  private Channel respChannel(int port, ServerTls tls) {
     ServerConfig config = server.config();
     ServerBootstrap bootstrap =
         new ServerBootstrap()
-            .group(parent, loops)
+            .group(acceptor, loops)
             .channel(transport.serverChannel())
             .option(ChannelOption.SO_BACKLOG, 1024)
             .option(ChannelOption.SO_REUSEADDR, true)
@@ -228,23 +239,12 @@ public final class RespListener implements AutoCloseable {
     Channel old = resp;
     Channel replacement = null;
     if (port != 0) {
-      if (rebindLoop == null) {
-        rebindLoop =
-            new MultiThreadIoEventLoopGroup(
-                1,
-                (ThreadFactory) task -> new FastThreadLocalThread(task, "cellar-accept"),
-                transport.handlers());
-      }
-      replacement = respChannel(rebindLoop, port, null);
+      replacement = respChannel(port, null);
     }
     resp = replacement;
     if (old != null) {
-      // On its own loop a close runs at once; from another, wait, so the reply finds it closed.
-      if (old.eventLoop().inEventLoop()) {
-        old.close();
-      } else {
-        old.close().syncUninterruptibly();
-      }
+      // On the acceptor's thread, never a loop's: waited for, so the reply finds it closed.
+      old.close().syncUninterruptibly();
     }
   }
 
@@ -282,20 +282,15 @@ public final class RespListener implements AutoCloseable {
     orphanSweep.cancel(false);
     deadPeers.close();
     Channel plain;
-    EventLoopGroup rebound;
     synchronized (this) {
       // Not waited on under the lock: a CONFIG SET port waiting for it holds an event loop.
       closing = true;
       plain = resp;
-      rebound = rebindLoop;
     }
     for (Channel listening : new Channel[] {plain, respTls, http, https}) {
       if (listening != null) {
         listening.close().syncUninterruptibly();
       }
-    }
-    if (rebound != null) {
-      rebound.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
     if (httpEndpoint != null) {
       httpEndpoint.close();
@@ -314,5 +309,6 @@ public final class RespListener implements AutoCloseable {
     clients.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
     server.killScripts();
     loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    acceptor.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
   }
 }

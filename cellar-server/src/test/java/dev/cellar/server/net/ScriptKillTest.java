@@ -83,6 +83,47 @@ class ScriptKillTest {
   }
 
   /**
+   * A connection made while a script spins lands on a loop that answers, however many are made:
+   * connections are accepted on a thread of their own and placed on loops not running a script. An
+   * operator's new {@code redis-cli SCRIPT KILL} therefore always gets through; before, a new
+   * connection placed on the script's loop (every other one), or a port accepted by it, waited for
+   * the script.
+   */
+  @Test
+  void everyNewConnectionAnswersWhileAScriptSpinsAndCanKillIt() throws Exception {
+    try (Jedis runner = client()) {
+      CompletableFuture<Object> result =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return runner.eval("while true do end", List.of(), List.of());
+                } catch (RuntimeException e) {
+                  return e;
+                }
+              });
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (!scriptRuns()) {
+        assertTrue(System.nanoTime() < deadline, "the script never started");
+        Thread.sleep(20);
+      }
+      for (int i = 0; i < 6; i++) {
+        try (Jedis fresh = new Jedis("127.0.0.1", server.port(), 2_000)) {
+          assertEquals("PONG", fresh.ping(), "new connection " + i);
+        }
+      }
+      try (Jedis operator = new Jedis("127.0.0.1", server.port(), 2_000)) {
+        assertEquals("OK", operator.scriptKill());
+      }
+      Object outcome = result.get(10, TimeUnit.SECONDS);
+      assertTrue(
+          outcome instanceof JedisDataException e
+              && e.getMessage().startsWith("ERR Script killed by user"),
+          String.valueOf(outcome));
+      assertEquals("PONG", runner.ping(), "the script's own connection goes on");
+    }
+  }
+
+  /**
    * SCRIPT KILL kills scripts and FUNCTION KILL functions, each answering Redis's BUSY for the
    * other kind, and FUNCTION STATS names the running function and its command.
    */
@@ -155,7 +196,7 @@ class ScriptKillTest {
                 }
               });
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-      while (!scriptHoldsItsKey()) {
+      while (!scriptRuns()) {
         assertTrue(System.nanoTime() < deadline, "the script never started");
         Thread.sleep(20);
       }
@@ -173,15 +214,14 @@ class ScriptKillTest {
   }
 
   /**
-   * Whether the script runs now: it holds its key, so a read of that key does not come back (on
-   * either event loop: the script's own is busy too); before it starts, the read answers at once.
+   * Whether a script runs now, as {@code FUNCTION STATS} tells it (its {@code running_script}),
+   * asked on a new connection: new connections are placed on a loop that is not running the script.
    */
-  private boolean scriptHoldsItsKey() {
-    try (Jedis probe = new Jedis("127.0.0.1", server.port(), 300)) {
-      probe.get("held");
-      return false;
-    } catch (redis.clients.jedis.exceptions.JedisConnectionException timedOut) {
-      return true;
+  private boolean scriptRuns() {
+    try (Jedis probe = new Jedis("127.0.0.1", server.port(), 5_000)) {
+      Object stats = probe.sendCommand(redis.clients.jedis.Protocol.Command.FUNCTION, "STATS");
+      return String.valueOf(redis.clients.jedis.BuilderFactory.ENCODED_OBJECT.build(stats))
+          .contains("duration_ms");
     }
   }
 }
