@@ -23,6 +23,11 @@ public final class ClientRegistry {
     sessions.remove(s.id());
   }
 
+  /** The client of id {@code id}, or null if it has gone (or never was). */
+  public Session find(long id) {
+    return sessions.get(id);
+  }
+
   public int count() {
     return sessions.size();
   }

@@ -171,6 +171,7 @@ final class ConnectionCommands {
     s.server().pubsub().leave(s);
     s.transaction(null);
     s.unwatch();
+    s.server().tracking().disable(s);
     out.protocol(2);
     s.authenticated(s.server().config().requirePass() == null);
     s.name("");
@@ -345,6 +346,22 @@ final class ConnectionCommands {
         out.integer(s.id());
       }
       case "list" -> clientList(s, r, out);
+      case "tracking" -> {
+        ServerCommands.requireArity(r, "client", sub, -3);
+        ClientTracking.tracking(s, r, out);
+      }
+      case "caching" -> {
+        ServerCommands.requireArity(r, "client", sub, 3);
+        ClientTracking.caching(s, r, out);
+      }
+      case "getredir" -> {
+        ServerCommands.requireArity(r, "client", sub, 2);
+        ClientTracking.getRedir(s, out);
+      }
+      case "trackinginfo" -> {
+        ServerCommands.requireArity(r, "client", sub, 2);
+        ClientTracking.trackingInfo(s, out);
+      }
       case "unblock" -> {
         if (r.argc() > 4) {
           throw new CommandError(
@@ -385,6 +402,10 @@ final class ConnectionCommands {
         ServerCommands.requireArity(r, "client", sub, 2);
         String[] lines = {
           "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+          "CACHING (YES|NO)",
+          "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+          "GETREDIR",
+          "    Return the client ID we are redirecting to when tracking is enabled.",
           "GETNAME",
           "    Return the name of the current connection.",
           "ID",
@@ -417,6 +438,11 @@ final class ConnectionCommands {
           "    Set client meta attr. Options are: LIB-NAME, LIB-VER.",
           "SETNAME <name>",
           "    Assign the name <name> to the current connection.",
+          "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+          "         [OPTIN] [OPTOUT] [NOLOOP]",
+          "    Control server assisted client side caching.",
+          "TRACKINGINFO",
+          "    Report tracking status for the current connection.",
           "NO-EVICT (ON|OFF)",
           "    Protect current client connection from eviction.",
           "HELP",
@@ -499,6 +525,9 @@ final class ConnectionCommands {
         (s.monitoring() ? "O" : "")
             + (subs[0] + subs[1] + subs[2] > 0 ? "P" : "")
             + (s.inTransaction() ? "x" : "")
+            + (s.tracking() != null ? "t" : "")
+            + (s.tracking() != null && s.tracking().redirectBroken ? "R" : "")
+            + (s.tracking() != null && s.tracking().bcast ? "B" : "")
             + (s.noEvict() ? "e" : "");
     return "id="
         + s.id()

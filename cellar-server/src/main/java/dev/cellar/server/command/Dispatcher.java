@@ -116,6 +116,10 @@ public final class Dispatcher {
     // The client's database, once anything but database 0 was used (see ServerContext).
     boolean scoped = server.databases().several();
     ServerContext.Scope outside = scoped ? server.enter(session.database()) : null;
+    // Client-side caching: one volatile read a command while no client tracks.
+    Tracking tracking = server.tracking();
+    boolean tracked = tracking.active();
+    Session trackedOuter = tracked ? tracking.before(session) : null;
     try {
       // Inside the try: eviction deletes keys, and a delete on a full disk fails like any write.
       // Sized only under a limit: the common unlimited server does no per-command work here.
@@ -141,6 +145,9 @@ public final class Dispatcher {
       out.truncate(mark);
       out.error(errorText(spec, e));
     } finally {
+      if (tracked) {
+        tracking.after(session, spec, request, trackedOuter);
+      }
       if (scoped) {
         server.leave(outside);
       }
@@ -236,6 +243,10 @@ public final class Dispatcher {
     } catch (RuntimeException e) {
       out.truncate(mark);
       out.error(errorText(spec, e));
+    }
+    Tracking tracking = session.server().tracking();
+    if (tracking.active()) {
+      tracking.inner(spec, request); // its keys count as read by the EXEC's or script's caller
     }
     if (out.errorsSinceLastAsked()) {
       c.failed.increment();

@@ -150,6 +150,7 @@ final class HyperLogLogCommands {
       Values.rewrite(server.store(), key, hll.bytes(), current);
       server.rawStrings().mark(server, r.bytes(1));
       server.watches().touch(r, 1); // the value changed, as Redis's signalModifiedKey says
+      server.tracking().invalidate(r.bytes(1));
       out.integer(card);
     } finally {
       server.locks().unlock(stripe);

@@ -137,7 +137,9 @@ final class InfoText {
         .append("\r\ntotal_blocking_keys_on_nokey:")
         .append(blockingKeys[1])
         .append("\r\n")
-        .append("tracking_clients:0\r\n")
+        .append("tracking_clients:")
+        .append(server.tracking().clientCount())
+        .append("\r\n")
         .append("clients_in_timeout_table:0\r\n");
   }
 
@@ -340,6 +342,13 @@ final class InfoText {
         .append("\r\n")
         .append("total_error_replies:")
         .append(c.errors.total())
+        .append("\r\n")
+        .append("tracking_total_keys:")
+        .append(server.tracking().keyCount())
+        .append("\r\ntracking_total_items:")
+        .append(server.tracking().itemCount())
+        .append("\r\ntracking_total_prefixes:")
+        .append(server.tracking().prefixCount())
         .append("\r\n")
         .append("client_output_buffer_limit_disconnections:")
         .append(c.outputLimitDisconnects.sum())

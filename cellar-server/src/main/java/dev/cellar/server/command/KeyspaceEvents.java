@@ -40,6 +40,9 @@ final class KeyspaceEvents {
   static void notify(ServerContext server, int type, String event, Request r, int i) {
     if (type != dev.cellar.server.config.KeyspaceEventFlags.KEY_MISS) {
       server.watches().touch(r, i); // a modification: Redis signals the key where it notifies
+      if (server.tracking().active()) {
+        server.tracking().invalidate(r.bytes(i)); // and invalidates its cached copies
+      }
       if (server.blocked().any()) {
         server.blocked().signal(r.bytes(i)); // a group reader learns of a deletion or a new type
       }
@@ -52,6 +55,7 @@ final class KeyspaceEvents {
   static void notify(ServerContext server, int type, String event, byte[] key) {
     if (type != dev.cellar.server.config.KeyspaceEventFlags.KEY_MISS) {
       server.watches().touch(key);
+      server.tracking().invalidate(key);
       if (server.blocked().any()) {
         server.blocked().signal(key);
       }

@@ -190,6 +190,20 @@ public final class PubSub {
 
   private final ThreadLocal<List<Runnable>> held = new ThreadLocal<>();
 
+  /**
+   * Runs {@code delivery} now, or, inside a transaction or script whose deliveries are held, once
+   * its writes are applied (and never if they are not): how {@link Tracking}'s invalidations keep
+   * pace with the writes they announce.
+   */
+  void afterCommit(Runnable delivery) {
+    List<Runnable> holding = held.get();
+    if (holding != null) {
+      holding.add(delivery);
+    } else {
+      delivery.run();
+    }
+  }
+
   private void deliver(
       Session to,
       Kind kind,

@@ -568,6 +568,7 @@ final class ServerCommands {
       cursor = page.nextCursor();
     } while (cursor != ScanPage.START);
     server.blocked().databaseFlushed(server.databaseIndex());
+    server.tracking().flushed();
   }
 
   static void shutdown(Session s, Request r, ReplyWriter out) {

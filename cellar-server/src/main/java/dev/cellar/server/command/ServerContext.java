@@ -50,6 +50,7 @@ public final class ServerContext {
   private final PubSub pubsub = new PubSub();
   private final CommitGate commits = new CommitGate();
   private final Watches watches = new Watches(this);
+  private final Tracking tracking = new Tracking(this);
   private final ChangeCounter changes = new ChangeCounter(this::recordsWritten);
   private final RawStrings rawStrings = new RawStrings();
   private final Scripts scripts;
@@ -232,6 +233,11 @@ public final class ServerContext {
   }
 
   /** Who watches which key (WATCH), for the commands that touch keys. */
+  /** Client-side caching's table and broadcasts ({@code CLIENT TRACKING}). */
+  Tracking tracking() {
+    return tracking;
+  }
+
   Watches watches() {
     return watches;
   }
@@ -241,6 +247,7 @@ public final class ServerContext {
    * transports when a connection closes.
    */
   public void disconnected(Session s) {
+    tracking.disable(s);
     pubsub.leave(s);
     s.unwatch();
     blocked.remove(s);

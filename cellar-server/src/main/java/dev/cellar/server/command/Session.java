@@ -24,6 +24,13 @@ public final class Session {
   private volatile ClientChannel channel = ClientChannel.NONE;
   private volatile boolean monitoring;
   private volatile boolean noEvict;
+
+  /** Its {@code CLIENT TRACKING} options, or null while it does not track ({@link Tracking}). */
+  private volatile Tracking.Mode tracking;
+
+  /** {@code CLIENT CACHING} was given for the next command (or the transaction it queues). */
+  private volatile boolean cachingGiven;
+
   private volatile String libName = "";
   private volatile String libVersion = "";
 
@@ -345,6 +352,22 @@ public final class Session {
   long queuedBytes() {
     QueuedCommands q = transaction;
     return q == null ? 0 : q.bytes();
+  }
+
+  Tracking.Mode tracking() {
+    return tracking;
+  }
+
+  void tracking(Tracking.Mode mode) {
+    this.tracking = mode;
+  }
+
+  boolean cachingGiven() {
+    return cachingGiven;
+  }
+
+  void cachingGiven(boolean given) {
+    this.cachingGiven = given;
   }
 
   /** The keys this client watches, or null. */

@@ -147,7 +147,6 @@ final class RedisDirectives {
           "slowlog-log-slower-than",
           "slowlog-max-len",
           "latency-monitor-threshold",
-          "tracking-table-max-keys",
           "cluster-config-file",
           "cluster-node-timeout");
 

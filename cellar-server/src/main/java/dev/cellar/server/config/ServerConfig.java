@@ -110,6 +110,7 @@ public final class ServerConfig {
   private volatile int slowlogMaxLen = 128;
   private volatile long hllSparseMaxBytes = 3000;
   private volatile long busyReplyThreshold = 5000;
+  private volatile long trackingTableMaxKeys = 1_000_000;
   private volatile long latencyMonitorThreshold = 0;
   private volatile boolean latencyTracking = true;
   private volatile double[] latencyPercentiles = {50.0, 99.0, 99.9};
@@ -266,6 +267,11 @@ public final class ServerConfig {
         true,
         () -> Integer.toString(slowlogMaxLen),
         v -> slowlogMaxLen = intIn("slowlog-max-len", v, 0, Integer.MAX_VALUE));
+    define(
+        "tracking-table-max-keys",
+        true,
+        () -> Long.toString(trackingTableMaxKeys),
+        v -> trackingTableMaxKeys = longIn("tracking-table-max-keys", v, 0, Long.MAX_VALUE));
     for (String name : new String[] {"busy-reply-threshold", "lua-time-limit"}) {
       define(
           name,
@@ -777,6 +783,14 @@ public final class ServerConfig {
    * {@code busy-reply-threshold} (or its old name {@code lua-time-limit}), milliseconds: once a
    * script has run this long, other clients' commands are answered BUSY, as in Redis (5000).
    */
+  /**
+   * {@code tracking-table-max-keys}: the most keys client-side caching remembers readers of (0: no
+   * bound); past it, keys are dropped and their readers told to drop them too.
+   */
+  public long trackingTableMaxKeys() {
+    return trackingTableMaxKeys;
+  }
+
   public long busyReplyThreshold() {
     return busyReplyThreshold;
   }
