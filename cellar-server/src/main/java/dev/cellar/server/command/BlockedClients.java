@@ -103,6 +103,19 @@ final class BlockedClients {
       if (!state.compareAndSet(WAITING, SERVING)) {
         return;
       }
+      // Its command runs now: the invalidations of its own changes follow its reply.
+      Tracking tracking = server.tracking();
+      Object trackedOuter = tracking.active() ? tracking.begin(session, true) : NOT_TRACKED;
+      try {
+        serveTracked();
+      } finally {
+        if (trackedOuter != NOT_TRACKED) {
+          tracking.end(trackedOuter);
+        }
+      }
+    }
+
+    private void serveTracked() {
       ReplyWriter reply = new ReplyWriter(64);
       reply.countErrors(server.stats().errors);
       reply.protocol(protocol);
@@ -139,6 +152,8 @@ final class BlockedClients {
                 session.unblock();
               });
     }
+
+    private static final Object NOT_TRACKED = new Object();
 
     /** On the client's thread: the timeout passed. */
     private void expire(ReplyWriter out) {

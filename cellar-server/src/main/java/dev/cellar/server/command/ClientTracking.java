@@ -73,7 +73,7 @@ final class ClientTracking {
       throw new CommandError("ERR OPTIN and OPTOUT are not compatible with BCAST");
     }
     if (optin && optout) {
-      throw new CommandError("ERR You can't use both OPTIN and OPTOUT");
+      throw new CommandError("ERR You can't specify both OPTIN mode and OPTOUT mode");
     }
     if (now != null && ((optin && now.optout) || (optout && now.optin))) {
       throw new CommandError(

@@ -119,7 +119,7 @@ public final class Dispatcher {
     // Client-side caching: one volatile read a command while no client tracks.
     Tracking tracking = server.tracking();
     boolean tracked = tracking.active();
-    Session trackedOuter = tracked ? tracking.before(session) : null;
+    Object trackedOuter = tracked ? tracking.begin(session, false) : null;
     try {
       // Inside the try: eviction deletes keys, and a delete on a full disk fails like any write.
       // Sized only under a limit: the common unlimited server does no per-command work here.
@@ -137,6 +137,9 @@ public final class Dispatcher {
         server.monitors().feed(session, session.database(), request);
       }
       session.commandStarted(spec, batchMillis);
+      if (tracked) {
+        tracking.executing();
+      }
       spec.handler().run(session, request, out);
       if (spec.isWrite()) {
         session.wrote();

@@ -190,6 +190,10 @@ final class InfoText {
         .append("maxmemory_policy:")
         .append(server.config().evictionPolicy().name().toLowerCase().replace('_', '-'))
         .append("\r\n")
+        // Nothing here is freed lazily in Redis's sense, and no replication or AOF buffer is
+        // left out of maxmemory's count (tools wait on these, as Redis's test suite does).
+        .append("mem_not_counted_for_evict:0\r\n")
+        .append("lazyfree_pending_objects:0\r\n")
         .append("mem_clients_normal:")
         .append(server.clientMemory().used())
         .append("\r\n")

@@ -40,7 +40,7 @@ final class KeyspaceEvents {
   static void notify(ServerContext server, int type, String event, Request r, int i) {
     if (type != dev.cellar.server.config.KeyspaceEventFlags.KEY_MISS) {
       server.watches().touch(r, i); // a modification: Redis signals the key where it notifies
-      if (server.tracking().active()) {
+      if (type != dev.cellar.server.config.KeyspaceEventFlags.NEW && server.tracking().active()) {
         server.tracking().invalidate(r.bytes(i)); // and invalidates its cached copies
       }
       if (server.blocked().any()) {
@@ -55,7 +55,9 @@ final class KeyspaceEvents {
   static void notify(ServerContext server, int type, String event, byte[] key) {
     if (type != dev.cellar.server.config.KeyspaceEventFlags.KEY_MISS) {
       server.watches().touch(key);
-      server.tracking().invalidate(key);
+      if (type != dev.cellar.server.config.KeyspaceEventFlags.NEW) {
+        server.tracking().invalidate(key);
+      }
       if (server.blocked().any()) {
         server.blocked().signal(key);
       }

@@ -100,11 +100,29 @@ final class Tracking {
   private final AtomicInteger clients = new AtomicInteger();
   private final AtomicLong items = new AtomicLong();
 
-  /** The client whose command runs on this thread, while any client tracks (for NOLOOP). */
-  private final ThreadLocal<Session> running = new ThreadLocal<>();
+  /**
+   * The client whose command runs on this thread, while any client tracks: whose changes NOLOOP
+   * leaves out, and whose own invalidations wait for the command's reply.
+   */
+  private static final class Frame {
+    final Session session;
+
+    /** The command itself runs (after what comes before it, such as eviction). */
+    boolean executing;
+
+    /** Invalidations of the client's own, sent after its reply (as Redis 7.2 orders them). */
+    List<List<byte[]>> deferred;
+
+    Frame(Session session, boolean executing) {
+      this.session = session;
+      this.executing = executing;
+    }
+  }
+
+  private final ThreadLocal<Frame> frame = new ThreadLocal<>();
 
   /** BCAST keys a command changed, by client and prefix, sent when it ends. */
-  private final ThreadLocal<Map<Session, Map<ChannelName, List<byte[]>>>> broadcast =
+  private final ThreadLocal<Map<Session, Map<ChannelName, Map<ChannelName, byte[]>>>> broadcast =
       new ThreadLocal<>();
 
   Tracking(ServerContext server) {
@@ -165,26 +183,47 @@ final class Tracking {
   // ------------------------------------------------------------------ commands
 
   /**
-   * Before a command of {@code s} runs: notes it as the client whose changes NOLOOP leaves out.
-   * Returns what {@link #after} needs back.
+   * Before a command of {@code s} is handled: notes it as the client whose changes NOLOOP leaves
+   * out. {@code executing}: the command itself runs now (a blocked command's retry); else {@link
+   * #executing} says when it starts, and what is sent to {@code s} before that (an eviction's
+   * invalidation) goes before its reply. Returns what {@link #end} needs back.
    */
-  Session before(Session s) {
-    Session outer = running.get();
-    running.set(s);
+  Object begin(Session s, boolean executing) {
+    Frame outer = frame.get();
+    frame.set(new Frame(s, executing));
     return outer;
+  }
+
+  /** The command of the client {@link #begin} named starts running. */
+  void executing() {
+    Frame f = frame.get();
+    if (f != null) {
+      f.executing = true;
+    }
+  }
+
+  /** Ends {@link #begin}: sends the client's own invalidations, after its reply. */
+  void end(Object outer) {
+    Frame f = frame.get();
+    if (outer == null) {
+      frame.remove();
+    } else {
+      frame.set((Frame) outer);
+    }
+    if (f != null && f.deferred != null) {
+      for (List<byte[]> keys : f.deferred) {
+        send(f.session, keys);
+      }
+    }
   }
 
   /**
    * After a command of {@code s} (a client's own, not one inside EXEC or a script): remembers the
-   * keys of a read-only command for a tracking client, sends what BCAST clients are owed, and ends
-   * a {@code CLIENT CACHING} that applied to this command.
+   * keys of a read-only command for a tracking client, sends what BCAST clients are owed, ends a
+   * {@code CLIENT CACHING} that applied to this command, and ends {@link #begin}.
    */
-  void after(Session s, CommandSpec spec, Request r, Session outer) {
-    if (outer == null) {
-      running.remove();
-    } else {
-      running.set(outer);
-    }
+  void after(Session s, CommandSpec spec, Request r, Object outer) {
+    end(outer);
     Mode mode = s.tracking();
     if (mode != null && !mode.bcast && readsKeys(spec)) {
       remember(s, mode, spec, r);
@@ -200,10 +239,11 @@ final class Tracking {
    * or the script, as Redis takes them.
    */
   void inner(CommandSpec spec, Request r) {
-    Session caller = running.get();
-    if (caller == null) {
+    Frame f = frame.get();
+    if (f == null) {
       return;
     }
+    Session caller = f.session;
     Mode mode = caller.tracking();
     if (mode != null && !mode.bcast && readsKeys(spec)) {
       remember(caller, mode, spec, r);
@@ -294,7 +334,8 @@ final class Tracking {
     if (clients.get() == 0) {
       return;
     }
-    Session by = running.get();
+    Frame f = frame.get();
+    Session by = f == null ? null : f.session;
     if (!prefixes.isEmpty()) {
       for (Map.Entry<ChannelName, Set<Session>> e : prefixes.entrySet()) {
         if (startsWith(key, e.getKey().bytes())) {
@@ -342,28 +383,30 @@ final class Tracking {
   }
 
   private void owed(Session target, ChannelName prefix, byte[] key) {
-    Map<Session, Map<ChannelName, List<byte[]>>> pending = broadcast.get();
+    Map<Session, Map<ChannelName, Map<ChannelName, byte[]>>> pending = broadcast.get();
     if (pending == null) {
       pending = new LinkedHashMap<>();
       broadcast.set(pending);
     }
     pending
         .computeIfAbsent(target, t -> new LinkedHashMap<>())
-        .computeIfAbsent(prefix, p -> new ArrayList<>())
-        .add(key);
-    if (running.get() == null) {
+        .computeIfAbsent(prefix, p -> new LinkedHashMap<>())
+        .putIfAbsent(new ChannelName(key), key); // a key changed twice is sent once
+    if (frame.get() == null) {
       sendBroadcasts(); // a change outside any command (active expiry, eviction): at once
     }
   }
 
   /** One message per client and prefix, as Redis sends one per prefix it broadcasts. */
   private void sendBroadcasts() {
-    Map<Session, Map<ChannelName, List<byte[]>>> pending = broadcast.get();
+    Map<Session, Map<ChannelName, Map<ChannelName, byte[]>>> pending = broadcast.get();
     if (pending == null) {
       return;
     }
     broadcast.remove();
-    pending.forEach((target, byPrefix) -> byPrefix.values().forEach(keys -> send(target, keys)));
+    pending.forEach(
+        (target, byPrefix) ->
+            byPrefix.values().forEach(keys -> send(target, new ArrayList<>(keys.values()))));
   }
 
   private static boolean startsWith(byte[] key, byte[] prefix) {
@@ -378,6 +421,22 @@ final class Tracking {
     Mode mode = target.tracking();
     if (mode == null) {
       return;
+    }
+    Frame f = frame.get();
+    if (f != null && f.session == target) {
+      if (f.executing) {
+        // Its own command's change: after that command's reply, as Redis 7.2 sends it.
+        if (f.deferred == null) {
+          f.deferred = new ArrayList<>();
+        }
+        f.deferred.add(keys);
+        return;
+      }
+      if (mode.redirect == 0) {
+        // Before its command runs (an eviction it caused): ahead of the reply, into its output.
+        write(target.out(), target, false, keys);
+        return;
+      }
     }
     Session to = target;
     if (mode.redirect != 0) {
