@@ -441,7 +441,7 @@ final class Tracking {
     Session to = target;
     if (mode.redirect != 0) {
       to = server.clients().find(mode.redirect);
-      if (to == null) {
+      if (to == null || to.closing()) { // gone, or going (QUIT answered, the socket not yet shut)
         if (!mode.redirectBroken) {
           mode.redirectBroken = true;
           long redirect = mode.redirect;
