@@ -370,6 +370,8 @@ public final class ServerContext {
     for (int index : databases.openIndexes()) {
       inDatabase(index, () -> upkeep(index).expiry().sweep());
     }
+    // Also on this beat, as Redis's cron: a tracking table over a lowered bound shrinks.
+    tracking.limit();
   }
 
   /** Deletes gone collections' elements in every open database; run every 100 ms. */

@@ -304,11 +304,12 @@ final class Tracking {
   }
 
   /**
-   * Keeps the table within {@code tracking-table-max-keys}, telling the clients of what it drops.
+   * Keeps the table within {@code tracking-table-max-keys}, telling the clients of what it drops:
+   * after each read that adds keys, and every 100 ms (a bound lowered by {@code CONFIG SET}).
    */
-  private void limit() {
+  void limit() {
     long max = server.config().trackingTableMaxKeys();
-    if (max <= 0) {
+    if (max <= 0 || table.size() <= max) {
       return;
     }
     Iterator<ChannelName> keys = table.keySet().iterator();
