@@ -123,12 +123,17 @@ public final class Dispatcher {
     try {
       // Inside the try: eviction deletes keys, and a delete on a full disk fails like any write.
       // Sized only under a limit: the common unlimited server does no per-command work here.
-      if (server.memory().limited()
-          && (spec.isDenyOom() || Subcommands.denyOom(spec.name(), request))
-          && !server.memory().admit(argumentBytes(request))) {
-        c.rejected.increment();
-        out.error(OOM);
-        return startNanos;
+      if (server.memory().limited()) {
+        if (spec.isDenyOom() || Subcommands.denyOom(spec.name(), request)) {
+          if (!server.memory().admit(argumentBytes(request))) {
+            c.rejected.increment();
+            out.error(OOM);
+            return startNanos;
+          }
+        } else {
+          // As Redis's processCommand: over the limit, any command evicts before it runs.
+          server.memory().evictIfOver();
+        }
       }
       out.errorsSinceLastAsked(); // what follows is this command's (see failed below)
       if (server.monitors().active() && spec.has("skip_monitor")) {
