@@ -105,7 +105,7 @@ final class BlockedClients {
       }
       // Its command runs now: the invalidations of its own changes follow its reply.
       Tracking tracking = server.tracking();
-      Object trackedOuter = tracking.active() ? tracking.begin(session, true) : NOT_TRACKED;
+      Object trackedOuter = tracking.active() ? tracking.begin(session, null, true) : NOT_TRACKED;
       try {
         serveTracked();
       } finally {

@@ -119,7 +119,7 @@ public final class Dispatcher {
     // Client-side caching: one volatile read a command while no client tracks.
     Tracking tracking = server.tracking();
     boolean tracked = tracking.active();
-    Object trackedOuter = tracked ? tracking.begin(session, false) : null;
+    Object trackedOuter = tracked ? tracking.begin(session, out, false) : null;
     try {
       // Inside the try: eviction deletes keys, and a delete on a full disk fails like any write.
       // Sized only under a limit: the common unlimited server does no per-command work here.

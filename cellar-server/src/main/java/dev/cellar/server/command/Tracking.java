@@ -107,14 +107,18 @@ final class Tracking {
   private static final class Frame {
     final Session session;
 
+    /** The client's output on this thread, where what precedes its reply is written. */
+    final ReplyWriter out;
+
     /** The command itself runs (after what comes before it, such as eviction). */
     boolean executing;
 
     /** Invalidations of the client's own, sent after its reply (as Redis 7.2 orders them). */
     List<List<byte[]>> deferred;
 
-    Frame(Session session, boolean executing) {
+    Frame(Session session, ReplyWriter out, boolean executing) {
       this.session = session;
+      this.out = out;
       this.executing = executing;
     }
   }
@@ -183,14 +187,15 @@ final class Tracking {
   // ------------------------------------------------------------------ commands
 
   /**
-   * Before a command of {@code s} is handled: notes it as the client whose changes NOLOOP leaves
-   * out. {@code executing}: the command itself runs now (a blocked command's retry); else {@link
-   * #executing} says when it starts, and what is sent to {@code s} before that (an eviction's
-   * invalidation) goes before its reply. Returns what {@link #end} needs back.
+   * Before a command of {@code s} is handled, replying into {@code out} (null: elsewhere): notes it
+   * as the client whose changes NOLOOP leaves out. {@code executing}: the command itself runs now
+   * (a blocked command's retry); else {@link #executing} says when it starts, and what is sent to
+   * {@code s} before that (an eviction's invalidation) goes before its reply. Returns what {@link
+   * #end} needs back.
    */
-  Object begin(Session s, boolean executing) {
+  Object begin(Session s, ReplyWriter out, boolean executing) {
     Frame outer = frame.get();
-    frame.set(new Frame(s, executing));
+    frame.set(new Frame(s, out, executing));
     return outer;
   }
 
@@ -433,9 +438,9 @@ final class Tracking {
         f.deferred.add(keys);
         return;
       }
-      if (mode.redirect == 0) {
+      if (mode.redirect == 0 && f.out != null) {
         // Before its command runs (an eviction it caused): ahead of the reply, into its output.
-        write(target.out(), target, false, keys);
+        write(f.out, target, false, keys);
         return;
       }
     }
