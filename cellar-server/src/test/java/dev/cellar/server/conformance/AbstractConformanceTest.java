@@ -66,6 +66,16 @@ abstract class AbstractConformanceTest {
     return major > 7 || (major == 7 && Integer.parseInt(parts[1]) >= 2);
   }
 
+  /** A Lettuce client of the server under test (10 s timeouts); the caller shuts it down. */
+  io.lettuce.core.RedisClient lettuce() {
+    return io.lettuce.core.RedisClient.create(
+        io.lettuce.core.RedisURI.builder()
+            .withHost("127.0.0.1")
+            .withPort(server.port())
+            .withTimeout(java.time.Duration.ofSeconds(10))
+            .build());
+  }
+
   /** Waits until INFO counts {@code n} clients in blocking commands. */
   void waitForBlocked(int n) throws Exception {
     String want = "blocked_clients:" + n + "\r\n";

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
 import io.lettuce.core.TrackingArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.support.caching.CacheAccessor;
@@ -27,13 +26,7 @@ class LettuceClientSideCachingTest extends AbstractConformanceTest {
 
   @BeforeAll
   void createClient() {
-    client =
-        RedisClient.create(
-            RedisURI.builder()
-                .withHost("127.0.0.1")
-                .withPort(server.port())
-                .withTimeout(Duration.ofSeconds(10))
-                .build());
+    client = lettuce();
   }
 
   @AfterAll

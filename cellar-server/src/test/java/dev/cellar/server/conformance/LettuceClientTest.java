@@ -14,7 +14,6 @@ import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisFuture;
-import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.SetArgs;
@@ -44,13 +43,7 @@ class LettuceClientTest extends AbstractConformanceTest {
 
   @BeforeAll
   void createClient() {
-    client =
-        RedisClient.create(
-            RedisURI.builder()
-                .withHost("127.0.0.1")
-                .withPort(server.port())
-                .withTimeout(Duration.ofSeconds(10))
-                .build());
+    client = lettuce();
   }
 
   @AfterAll

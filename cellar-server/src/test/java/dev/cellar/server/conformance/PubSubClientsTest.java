@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
 import io.lettuce.core.protocol.ProtocolVersion;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
@@ -100,13 +99,7 @@ class PubSubClientsTest extends AbstractConformanceTest {
   @ParameterizedTest
   @EnumSource(ProtocolVersion.class)
   void lettuceListensOnAPubSubConnection(ProtocolVersion protocol) throws Exception {
-    RedisClient client =
-        RedisClient.create(
-            RedisURI.builder()
-                .withHost("127.0.0.1")
-                .withPort(server.port())
-                .withTimeout(Duration.ofSeconds(10))
-                .build());
+    RedisClient client = lettuce();
     client.setOptions(ClientOptions.builder().protocolVersion(protocol).build());
     try (StatefulRedisPubSubConnection<String, String> sub = client.connectPubSub();
         var pub = client.connect()) {

@@ -92,20 +92,7 @@ class ScriptKillTest {
   @Test
   void everyNewConnectionAnswersWhileAScriptSpinsAndCanKillIt() throws Exception {
     try (Jedis runner = client()) {
-      CompletableFuture<Object> result =
-          CompletableFuture.supplyAsync(
-              () -> {
-                try {
-                  return runner.eval("while true do end", List.of(), List.of());
-                } catch (RuntimeException e) {
-                  return e;
-                }
-              });
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-      while (!scriptRuns()) {
-        assertTrue(System.nanoTime() < deadline, "the script never started");
-        Thread.sleep(20);
-      }
+      CompletableFuture<Object> result = runAway(runner, "while true do end", List.of());
       for (int i = 0; i < 6; i++) {
         try (Jedis fresh = new Jedis("127.0.0.1", server.port(), 2_000)) {
           assertEquals("PONG", fresh.ping(), "new connection " + i);
@@ -184,22 +171,8 @@ class ScriptKillTest {
   void stoppingTheServerKillsARunawayScript() throws Exception {
     try (Jedis runner = client()) {
       CompletableFuture<Object> result =
-          CompletableFuture.supplyAsync(
-              () -> {
-                try {
-                  return runner.eval(
-                      "redis.call('set', KEYS[1], 'written'); while true do end",
-                      List.of("held"),
-                      List.of());
-                } catch (RuntimeException e) {
-                  return e;
-                }
-              });
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-      while (!scriptRuns()) {
-        assertTrue(System.nanoTime() < deadline, "the script never started");
-        Thread.sleep(20);
-      }
+          runAway(
+              runner, "redis.call('set', KEYS[1], 'written'); while true do end", List.of("held"));
       // Its own thread: the common pool may have one worker, busy with the EVAL above.
       Thread stopping = new Thread(server::close, "stopping");
       stopping.start();
@@ -211,6 +184,29 @@ class ScriptKillTest {
     try (Jedis again = client()) {
       assertNull(again.get("held"), "a killed script's writes are not applied");
     }
+  }
+
+  /**
+   * Starts {@code script} on {@code runner} (its outcome, or the exception it ended with, is the
+   * future's value) and returns once it runs.
+   */
+  private CompletableFuture<Object> runAway(Jedis runner, String script, List<String> keys)
+      throws InterruptedException {
+    CompletableFuture<Object> result =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return runner.eval(script, keys, List.of());
+              } catch (RuntimeException e) {
+                return e;
+              }
+            });
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!scriptRuns()) {
+      assertTrue(System.nanoTime() < deadline, "the script never started");
+      Thread.sleep(20);
+    }
+    return result;
   }
 
   /**
