@@ -233,6 +233,35 @@ public final class ServerContext {
   }
 
   /** Who watches which key (WATCH), for the commands that touch keys. */
+  /**
+   * Whether a write about to set {@code key} outside any command (the HTTP API) creates it, asked
+   * of the store only when {@code new} events are wanted; pass the answer to {@link #keySet}.
+   */
+  public boolean creates(java.lang.foreign.MemorySegment key) {
+    return KeyspaceEvents.absentBefore(this, key);
+  }
+
+  /**
+   * {@code key} was set outside any command (the HTTP API), under its key lock: its keyspace events
+   * ({@code new} if {@code created}, {@code set}, {@code expire} if it has a time to live), its
+   * watchers and the clients caching it hear of it, as after a {@code SET}.
+   */
+  public void keySet(byte[] key, boolean created, boolean expires) {
+    if (created) {
+      KeyspaceEvents.notify(this, dev.cellar.server.config.KeyspaceEventFlags.NEW, "new", key);
+    }
+    KeyspaceEvents.notify(this, dev.cellar.server.config.KeyspaceEventFlags.STRING, "set", key);
+    if (expires) {
+      KeyspaceEvents.notify(
+          this, dev.cellar.server.config.KeyspaceEventFlags.GENERIC, "expire", key);
+    }
+  }
+
+  /** {@code key} was deleted outside any command (the HTTP API): as after a {@code DEL}. */
+  public void keyDeleted(byte[] key) {
+    KeyspaceEvents.notify(this, dev.cellar.server.config.KeyspaceEventFlags.GENERIC, "del", key);
+  }
+
   /** Client-side caching's table and broadcasts ({@code CLIENT TRACKING}). */
   Tracking tracking() {
     return tracking;

@@ -50,7 +50,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * them after the replies already queued there; inside a transaction or a script they are held until
  * its writes are applied, and dropped with it ({@link PubSub#afterCommit}).
  *
- * <p>What is not tracked: writes through the HTTP API (which publishes no keyspace events either).
+ * <p>Writes through the HTTP API invalidate too: it announces them as {@code SET} and {@code DEL}
+ * ({@link ServerContext#keySet}).
  *
  * <p>Cost when no client tracks (the usual case): one volatile read per command and per changed
  * key.

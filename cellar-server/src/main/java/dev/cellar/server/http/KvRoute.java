@@ -74,7 +74,9 @@ final class KvRoute {
     int stripe = KeyLocks.stripe(key, 0, key.length);
     server.locks().lock(stripe);
     try {
+      boolean created = server.creates(MemorySegment.ofArray(key));
       server.store().put(MemorySegment.ofArray(key), value, expireAt);
+      server.keySet(key, created, expireAt != 0); // events, watchers, cached copies, as SET
     } finally {
       server.locks().unlock(stripe);
     }
@@ -89,6 +91,9 @@ final class KvRoute {
     server.locks().lock(stripe);
     try {
       deleted = server.store().delete(MemorySegment.ofArray(key));
+      if (deleted) {
+        server.keyDeleted(key);
+      }
     } finally {
       server.locks().unlock(stripe);
     }

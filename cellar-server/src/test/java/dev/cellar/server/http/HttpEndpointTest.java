@@ -83,6 +83,58 @@ class HttpEndpointTest {
     }
   }
 
+  /**
+   * A write or delete through HTTP is announced as the same command over RESP would be: to keyspace
+   * notification subscribers ({@code set}, {@code expire}, {@code del}) and to clients caching the
+   * key ({@code CLIENT TRACKING}). Before, HTTP writes were silent to both.
+   */
+  @Test
+  void httpWritesReachKeyspaceEventsAndCachingClients() throws Exception {
+    try (LiveServer live = new LiveServer(dir, Map.of("notify-keyspace-events", "KEA"));
+        java.net.Socket events = new java.net.Socket("127.0.0.1", live.server.port());
+        java.net.Socket caching = new java.net.Socket("127.0.0.1", live.server.port())) {
+      events.setSoTimeout(5_000);
+      caching.setSoTimeout(5_000);
+      send(events, "PSUBSCRIBE", "__keyspace@0__:*");
+      awaitText(events, "psubscribe");
+      send(caching, "HELLO", "3");
+      send(caching, "CLIENT", "TRACKING", "on", "BCAST");
+      awaitText(caching, "+OK");
+
+      assertEquals(204, live.put("/v1/kv/viahttp?ttl=100", "v".getBytes(UTF_8)).statusCode());
+      String seen = awaitText(events, "expire");
+      assertTrue(seen.contains("__keyspace@0__:viahttp\r\n$3\r\nset"), seen);
+      assertTrue(awaitText(caching, "viahttp").contains("invalidate"));
+
+      assertEquals(204, live.delete("/v1/kv/viahttp").statusCode());
+      assertTrue(awaitText(events, "$3\r\ndel").contains("__keyspace@0__:viahttp"));
+      assertTrue(awaitText(caching, "viahttp").contains("invalidate"));
+    }
+  }
+
+  private static void send(java.net.Socket socket, String... args) throws java.io.IOException {
+    StringBuilder b = new StringBuilder("*").append(args.length).append("\r\n");
+    for (String a : args) {
+      b.append('$').append(a.getBytes(UTF_8).length).append("\r\n").append(a).append("\r\n");
+    }
+    socket.getOutputStream().write(b.toString().getBytes(UTF_8));
+    socket.getOutputStream().flush();
+  }
+
+  /** Reads from {@code socket} until what it read contains {@code text}; returns all of it. */
+  private static String awaitText(java.net.Socket socket, String text) throws java.io.IOException {
+    StringBuilder seen = new StringBuilder();
+    byte[] buffer = new byte[4096];
+    while (!seen.toString().contains(text)) {
+      int n = socket.getInputStream().read(buffer);
+      if (n < 0) {
+        throw new java.io.EOFException("closed before " + text + ": " + seen);
+      }
+      seen.append(new String(buffer, 0, n, UTF_8));
+    }
+    return seen.toString();
+  }
+
   @Test
   void respAndHttpSeeEachOthersWrites() throws Exception {
     try (LiveServer live = new LiveServer(dir, Map.of())) {
