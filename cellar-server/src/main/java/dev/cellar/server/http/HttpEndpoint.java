@@ -68,10 +68,12 @@ public final class HttpEndpoint implements AutoCloseable {
   }
 
   /**
-   * Binds {@code host:port} on {@code loops} and returns the listening channel; with {@code tls}
-   * (HTTPS) each connection's pipeline starts with TLS.
+   * Binds {@code host:port}, accepting on {@code acceptor} and serving connections on {@code
+   * loops}, and returns the listening channel; with {@code tls} (HTTPS) each connection's pipeline
+   * starts with TLS.
    */
   public Channel listen(
+      EventLoopGroup acceptor,
       EventLoopGroup loops,
       Class<? extends ServerChannel> channelClass,
       String host,
@@ -79,7 +81,7 @@ public final class HttpEndpoint implements AutoCloseable {
       ServerTls tls) {
     try {
       return new ServerBootstrap()
-          .group(loops)
+          .group(acceptor, loops)
           .channel(channelClass)
           .option(ChannelOption.SO_BACKLOG, 1024)
           .option(ChannelOption.SO_REUSEADDR, true)

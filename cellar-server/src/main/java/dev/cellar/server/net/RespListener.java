@@ -44,9 +44,9 @@ public final class RespListener implements AutoCloseable {
   private volatile Channel resp;
 
   /**
-   * Where the RESP ports accept connections: a thread of its own, not one of the event loops, so
-   * that a loop held by a running script neither stops new connections from being accepted nor
-   * keeps {@code CONFIG SET port}, which runs on a loop and waits for its bind, from binding.
+   * Where every port accepts connections: a thread of its own, not one of the event loops, so that
+   * a loop held by a running script neither stops new connections from being accepted nor keeps
+   * {@code CONFIG SET port}, which runs on a loop and waits for its bind, from binding.
    */
   private final EventLoopGroup acceptor;
 
@@ -113,14 +113,24 @@ public final class RespListener implements AutoCloseable {
               : bound(
                   bound,
                   httpEndpoint.listen(
-                      loops, transport.serverChannel(), config.bind(), config.httpPort(), null));
+                      acceptor,
+                      loops,
+                      transport.serverChannel(),
+                      config.bind(),
+                      config.httpPort(),
+                      null));
       https =
           config.httpsPort() == 0
               ? null
               : bound(
                   bound,
                   httpEndpoint.listen(
-                      loops, transport.serverChannel(), config.bind(), config.httpsPort(), tls));
+                      acceptor,
+                      loops,
+                      transport.serverChannel(),
+                      config.bind(),
+                      config.httpsPort(),
+                      tls));
     } catch (RuntimeException e) {
       bound.forEach(c -> c.close().syncUninterruptibly());
       if (shm != null) {

@@ -111,6 +111,43 @@ class ScriptKillTest {
   }
 
   /**
+   * The HTTP port too is accepted off the loops, and its connections placed on a free one: health
+   * checks and metrics answer while a script holds a loop.
+   */
+  @Test
+  void httpAnswersWhileAScriptSpins() throws Exception {
+    server.close();
+    int httpPort;
+    try (java.net.ServerSocket probe = new java.net.ServerSocket(0)) {
+      httpPort = probe.getLocalPort();
+    }
+    server = LocalServer.start(dir, "io-threads", "2", "http-port", Integer.toString(httpPort));
+    try (Jedis runner = client()) {
+      CompletableFuture<Object> result = runAway(runner, "while true do end", List.of());
+      for (int i = 0; i < 4; i++) {
+        // A client of its own each time: a new connection, placed anew.
+        try (java.net.http.HttpClient http =
+            java.net.http.HttpClient.newBuilder()
+                .connectTimeout(java.time.Duration.ofSeconds(2))
+                .build()) {
+          java.net.http.HttpResponse<String> health =
+              http.send(
+                  java.net.http.HttpRequest.newBuilder(
+                          java.net.URI.create("http://127.0.0.1:" + httpPort + "/healthz"))
+                      .timeout(java.time.Duration.ofSeconds(2))
+                      .build(),
+                  java.net.http.HttpResponse.BodyHandlers.ofString());
+          assertEquals(200, health.statusCode(), health.body());
+        }
+      }
+      try (Jedis operator = new Jedis("127.0.0.1", server.port(), 2_000)) {
+        assertEquals("OK", operator.scriptKill());
+      }
+      result.get(10, TimeUnit.SECONDS);
+    }
+  }
+
+  /**
    * SCRIPT KILL kills scripts and FUNCTION KILL functions, each answering Redis's BUSY for the
    * other kind, and FUNCTION STATS names the running function and its command.
    */
