@@ -17,19 +17,26 @@ import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.SetArgs;
+import io.lettuce.core.TrackingArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.protocol.ProtocolVersion;
+import io.lettuce.core.support.caching.CacheAccessor;
+import io.lettuce.core.support.caching.CacheFrontend;
+import io.lettuce.core.support.caching.ClientSideCaching;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -191,6 +198,41 @@ class LettuceClientTest extends AbstractConformanceTest {
       redis.set("lt:n", "mine");
       assertTrue(redis.exec().wasDiscarded(), "a watched key written by another client");
       assertEquals("9", redis.get("lt:n"));
+    }
+  }
+
+  /**
+   * Lettuce's client-side caching ({@code ClientSideCaching}, over RESP3 tracking): a value read
+   * once is served from the client's own map, and a change by another connection empties that entry
+   * through the server's invalidation, so the next read sees the new value.
+   */
+  @Test
+  void aChangeByAnotherConnectionEmptiesTheCachedEntry() throws Exception {
+    Map<String, String> local = new ConcurrentHashMap<>();
+    try (StatefulRedisConnection<String, String> cached = client.connect();
+        StatefulRedisConnection<String, String> other = client.connect()) {
+      CacheFrontend<String, String> frontend =
+          ClientSideCaching.enable(
+              CacheAccessor.forMap(local), cached, TrackingArgs.Builder.enabled());
+      other.sync().set("profile", "v1");
+      assertEquals("v1", frontend.get("profile"));
+      assertEquals("v1", local.get("profile"), "read once, kept by the client");
+
+      other.sync().set("profile", "v2");
+      long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+      while (local.containsKey("profile") && System.nanoTime() < deadline) {
+        Thread.sleep(10);
+      }
+      assertTrue(!local.containsKey("profile"), "the invalidation emptied the entry");
+      assertEquals("v2", frontend.get("profile"));
+
+      other.sync().del("profile");
+      deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+      while (local.containsKey("profile") && System.nanoTime() < deadline) {
+        Thread.sleep(10);
+      }
+      assertTrue(!local.containsKey("profile"), "a deletion empties it too");
+      frontend.close();
     }
   }
 }
