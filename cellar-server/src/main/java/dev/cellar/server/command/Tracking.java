@@ -2,7 +2,6 @@ package dev.cellar.server.command;
 
 import dev.cellar.server.resp.ReplyWriter;
 import dev.cellar.server.resp.Request;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
@@ -46,9 +45,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * channel {@code __redis__:invalidate} if it speaks RESP2 and has subscribed to anything (else
  * nowhere, as in Redis). A flush ({@code FLUSHALL}, {@code FLUSHDB}) sends every tracking client a
  * null key list and empties the table. A redirect whose client has gone tells a RESP3 client once
- * ({@code tracking-redir-broken}). Messages are handed to each client's event loop, which writes
- * them after the replies already queued there; inside a transaction or a script they are held until
- * its writes are applied, and dropped with it ({@link PubSub#afterCommit}).
+ * ({@code tracking-redir-broken}); the shapes are {@link InvalidationMessage}'s. Messages are
+ * handed to each client's event loop, which writes them after the replies already queued there;
+ * inside a transaction or a script they are held until its writes are applied, and dropped with it
+ * ({@link PubSub#afterCommit}).
  *
  * <p>Writes through the HTTP API invalidate too: it announces them as {@code SET} and {@code DEL}
  * ({@link ServerContext#keySet}).
@@ -57,11 +57,6 @@ import java.util.concurrent.atomic.AtomicLong;
  * key.
  */
 final class Tracking {
-  static final byte[] CHANNEL = "__redis__:invalidate".getBytes(StandardCharsets.US_ASCII);
-  private static final byte[] INVALIDATE = "invalidate".getBytes(StandardCharsets.US_ASCII);
-  private static final byte[] MESSAGE = "message".getBytes(StandardCharsets.US_ASCII);
-  private static final byte[] REDIR_BROKEN =
-      "tracking-redir-broken".getBytes(StandardCharsets.US_ASCII);
 
   /** A client's tracking options, fixed while it tracks (but for the redirect's state). */
   static final class Mode {
@@ -441,7 +436,7 @@ final class Tracking {
       }
       if (mode.redirect == 0 && f.out != null) {
         // Before its command runs (an eviction it caused): ahead of the reply, into its output.
-        write(f.out, target, false, keys);
+        InvalidationMessage.write(f.out, target, false, keys);
         return;
       }
     }
@@ -458,61 +453,23 @@ final class Tracking {
                   () ->
                       target
                           .channel()
-                          .deliver(
-                              64,
-                              out -> {
-                                if (out.protocol() >= 3) {
-                                  out.push(2);
-                                  out.bulk(REDIR_BROKEN);
-                                  out.integer(redirect);
-                                }
-                              }));
+                          .deliver(64, out -> InvalidationMessage.redirectBroken(out, redirect)));
         }
         return;
       }
     }
     Session destination = to;
     boolean redirected = mode.redirect != 0;
-    long bytes = estimate(keys);
+    long bytes = InvalidationMessage.estimate(keys);
     server
         .pubsub()
         .afterCommit(
             () ->
                 destination
                     .channel()
-                    .deliver(bytes, out -> write(out, destination, redirected, keys)));
-  }
-
-  /** About what a message of {@code keys} takes, for the client's output limit. */
-  private static long estimate(List<byte[]> keys) {
-    long bytes = 64;
-    if (keys != null) {
-      for (byte[] k : keys) {
-        bytes += k.length + 16L;
-      }
-    }
-    return bytes;
-  }
-
-  private static void write(ReplyWriter out, Session to, boolean redirected, List<byte[]> keys) {
-    if (out.protocol() >= 3) {
-      out.push(2);
-      out.bulk(INVALIDATE);
-    } else if (redirected && to.subscribed()) {
-      out.push(3);
-      out.bulk(MESSAGE);
-      out.bulk(CHANNEL);
-    } else {
-      return; // RESP2 has no pushes on a connection that is not subscribed: nothing reaches it
-    }
-    if (keys == null) {
-      out.nullBulk();
-      return;
-    }
-    out.array(keys.size());
-    for (byte[] k : keys) {
-      out.bulk(k);
-    }
+                    .deliver(
+                        bytes,
+                        out -> InvalidationMessage.write(out, destination, redirected, keys)));
   }
 
   // ------------------------------------------------------------------ INFO
