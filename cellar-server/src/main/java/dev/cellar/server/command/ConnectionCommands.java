@@ -506,6 +506,17 @@ final class ConnectionCommands {
   }
 
   /**
+   * {@code CLIENT LIST}'s tracking flags: {@code t} tracking, {@code R} broken redirect, {@code B}
+   * broadcast.
+   */
+  private static String trackingFlags(Tracking.Mode mode) {
+    if (mode == null) {
+      return "";
+    }
+    return "t" + (mode.redirectBroken ? "R" : "") + (mode.bcast ? "B" : "");
+  }
+
+  /**
    * Redis's client type: {@code pubsub} while subscribed, else {@code normal} (no replicas here).
    */
   static String clientType(Session s) {
@@ -525,9 +536,7 @@ final class ConnectionCommands {
         (s.monitoring() ? "O" : "")
             + (subs[0] + subs[1] + subs[2] > 0 ? "P" : "")
             + (s.inTransaction() ? "x" : "")
-            + (s.tracking() != null ? "t" : "")
-            + (s.tracking() != null && s.tracking().redirectBroken ? "R" : "")
-            + (s.tracking() != null && s.tracking().bcast ? "B" : "")
+            + trackingFlags(s.tracking())
             + (s.noEvict() ? "e" : "");
     return "id="
         + s.id()

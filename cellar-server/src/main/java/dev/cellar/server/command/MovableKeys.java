@@ -21,6 +21,35 @@ final class MovableKeys {
     }
   }
 
+  /**
+   * The positions of the keys of a call of {@code spec} with {@code args} (its name first), as
+   * {@code COMMAND GETKEYS} finds them: movable keys, a container's subcommand key, or the fixed
+   * range; none where the arguments name none (or do not fit the command's arity).
+   */
+  static List<Integer> keyPositions(CommandSpec spec, List<String> args) {
+    if (spec.has("movablekeys")) {
+      try {
+        return positions(spec.name(), args);
+      } catch (Invalid e) {
+        return List.of();
+      }
+    }
+    if (spec.firstKey() == 0) {
+      int subKey = subcommandKey(spec.name(), args);
+      return subKey > 0 ? List.of(subKey) : List.of();
+    }
+    int argc = args.size();
+    if (!spec.arityAccepts(argc)) {
+      return List.of();
+    }
+    List<Integer> keys = new ArrayList<>();
+    int last = Math.min(spec.lastKeyIndex(argc), argc - 1);
+    for (int k = spec.firstKey(); k <= last; k += spec.step()) {
+      keys.add(k);
+    }
+    return keys;
+  }
+
   /** The positions of the keys of {@code command} called with {@code args} (its name first). */
   static List<Integer> positions(String command, List<String> args) {
     List<Integer> keys = new ArrayList<>();

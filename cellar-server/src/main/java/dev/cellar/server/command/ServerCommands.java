@@ -236,11 +236,7 @@ final class ServerCommands {
           for (int i = 2; i < r.argc(); i++) {
             args.add(r.string(i));
           }
-          try {
-            positions.addAll(MovableKeys.positions(spec.name(), args));
-          } catch (MovableKeys.Invalid e) {
-            positions.clear();
-          }
+          positions.addAll(MovableKeys.keyPositions(spec, args));
           if (positions.isEmpty() && !spec.has("no_mandatory_keys")) {
             throw new CommandError("ERR Invalid arguments specified for command");
           }
@@ -261,10 +257,7 @@ final class ServerCommands {
           if (!spec.arityAccepts(argc)) {
             throw new CommandError("ERR Invalid number of arguments specified for command");
           }
-          int last = spec.lastKeyIndex(argc);
-          for (int k = spec.firstKey(); k <= last; k += spec.step()) {
-            positions.add(k);
-          }
+          positions.addAll(MovableKeys.keyPositions(spec, args));
         }
         out.array(positions.size());
         for (int k : positions) {

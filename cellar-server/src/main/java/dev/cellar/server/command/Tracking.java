@@ -281,27 +281,11 @@ final class Tracking {
 
   /** The argument positions of {@code r}'s keys, as {@code COMMAND GETKEYS} finds them. */
   private static List<Integer> keyPositions(CommandSpec spec, Request r) {
-    int argc = r.argc();
-    if (spec.has("movablekeys")) {
-      List<String> args = new ArrayList<>(argc);
-      for (int i = 0; i < argc; i++) {
-        args.add(r.string(i));
-      }
-      try {
-        return MovableKeys.positions(spec.name(), args);
-      } catch (MovableKeys.Invalid e) {
-        return List.of();
-      }
+    List<String> args = new ArrayList<>(r.argc());
+    for (int i = 0; i < r.argc(); i++) {
+      args.add(r.string(i));
     }
-    if (spec.firstKey() == 0 || !spec.arityAccepts(argc)) {
-      return List.of();
-    }
-    List<Integer> keys = new ArrayList<>();
-    int last = Math.min(spec.lastKeyIndex(argc), argc - 1);
-    for (int k = spec.firstKey(); k <= last; k += spec.step()) {
-      keys.add(k);
-    }
-    return keys;
+    return MovableKeys.keyPositions(spec, args);
   }
 
   /**
