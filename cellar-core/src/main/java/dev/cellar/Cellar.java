@@ -503,6 +503,14 @@ public interface Cellar extends AutoCloseable {
    */
   long lastSeq();
 
+  /**
+   * Bytes of records this store's writes have appended to its log since it opened (compaction's
+   * copies are not counted); it only grows. One field read, no lock and no walk over shards and
+   * segments as {@link #stats()} makes: for following how fast a store grows between samples of its
+   * sizes (a server's {@code maxmemory} estimate does).
+   */
+  long appendedBytes();
+
   /** A snapshot of counters and sizes. */
   CellarStats stats();
 

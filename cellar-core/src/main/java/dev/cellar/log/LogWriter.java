@@ -67,6 +67,13 @@ public final class LogWriter {
   private long reservedUpTo;
   private long nextSeq;
   private volatile long appendedSeq;
+
+  /**
+   * Bytes of records appended since this writer opened: changed under the append lock before {@link
+   * #appendedSeq}, whose volatile write publishes it to a reader that reads that first.
+   */
+  private long appendedBytes;
+
   private volatile boolean zeroFill;
   private volatile boolean hugePages = true;
   private volatile boolean directAppends;
@@ -197,6 +204,7 @@ public final class LogWriter {
       }
       assert seq > appendedSeq : "seq " + seq + " after " + appendedSeq;
       nextSeq = seq + 1;
+      appendedBytes += length;
       appendedSeq = seq;
       location = LogLocation.of(active.slot(), offset);
     } finally {
@@ -335,6 +343,7 @@ public final class LogWriter {
     active.noteSeq(last);
     assert seq > appendedSeq : "seq " + seq + " after " + appendedSeq;
     nextSeq = last + 1;
+    appendedBytes += bytes;
     appendedSeq = last;
   }
 
@@ -569,6 +578,12 @@ public final class LogWriter {
   /** The highest seq whose record is completely in the log. */
   public long appendedSeq() {
     return appendedSeq;
+  }
+
+  /** Bytes of the records appended since this writer opened. */
+  public long appendedBytes() {
+    // The volatile seq first: the count was written before it, so it is as current as the seq.
+    return appendedSeq == 0 ? 0 : appendedBytes;
   }
 
   /** Wakes readers waiting for the log to grow (change streams following the tail). */

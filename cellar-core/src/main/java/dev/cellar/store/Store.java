@@ -1141,6 +1141,13 @@ public final class Store implements Cellar {
     return log.appendedSeq();
   }
 
+  /** No open check: a server's memory estimate reads it on every command, even while closing. */
+  @Override
+  public long appendedBytes() {
+    LogWriter writer = log;
+    return writer == null ? 0 : writer.appendedBytes();
+  }
+
   // ---------------------------------------------------------------- durability and maintenance
 
   @Override

@@ -29,15 +29,6 @@ public final class Dispatcher {
     }
   }
 
-  /** What a write may add to the data set: its arguments after the command name. */
-  private static long argumentBytes(Request request) {
-    long bytes = 0;
-    for (int i = 1; i < request.argc(); i++) {
-      bytes += request.length(i);
-    }
-    return bytes;
-  }
-
   /**
    * Runs one command and appends its reply. The clock is read once per command: {@code startNanos}
    * is when this command's turn began (the end of the previous command of the batch, so a command's
@@ -90,7 +81,7 @@ public final class Dispatcher {
       }
       // Queued, not run: only what Redis checks at queueing (and memory, since a queue that grows
       // past maxmemory is refused as a command would be).
-      if (server.memory().limited() && !server.memory().admit(argumentBytes(request))) {
+      if (server.memory().limited() && !server.memory().admit()) {
         counters.get(spec).rejected.increment();
         refuse(session, out, OOM);
       } else {
@@ -125,7 +116,7 @@ public final class Dispatcher {
       // Sized only under a limit: the common unlimited server does no per-command work here.
       if (server.memory().limited()) {
         if (spec.isDenyOom() || Subcommands.denyOom(spec.name(), request)) {
-          if (!server.memory().admit(argumentBytes(request))) {
+          if (!server.memory().admit()) {
             c.rejected.increment();
             out.error(OOM);
             return startNanos;

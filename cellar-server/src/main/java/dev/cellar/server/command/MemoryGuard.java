@@ -11,13 +11,17 @@ import java.util.concurrent.atomic.AtomicLong;
  * Enforces {@code maxmemory}. Used memory is the engine's off-heap index plus the live bytes of the
  * log (records not yet known dead): what the data set costs, as Redis's {@code used_memory} counts
  * its data set. It is sampled every 100 ms (the engine sums it over shards and segments, too costly
- * per command), lowered at once by what this guard evicts, and raised at once by the bytes of each
- * admitted write's arguments. Without that last part, writes admitted between two samples went
- * uncounted: a fast writer overshot the limit by up to 100 ms of its throughput, and the next
- * sample then asked for more evictions than one command makes, so even {@code allkeys-random}
- * answered -OOM. The arguments are a lower bound of what a new key adds to the log (the record adds
- * a header), so the estimate never runs ahead of the next sample for new keys: an -OOM it causes is
- * one the sample confirms.
+ * per command), lowered at once by what this guard evicts, and raised at once by the bytes each
+ * write appends to the log ({@link Cellar#appendedBytes}, one field read a store). Without that
+ * last part, writes between two samples went uncounted: a fast writer overshot the limit by up to
+ * 100 ms of its throughput, and the next sample then asked for more evictions than one command
+ * makes, so even {@code allkeys-random} answered -OOM. The appended bytes are what a new key adds
+ * to the log, so for new keys the estimate never runs ahead of the next sample: an -OOM it causes
+ * is one the sample confirms. They replace the written command's argument bytes, counted before:
+ * those missed what a command writes beyond its arguments ({@code SETBIT} at a large offset grows a
+ * value by up to 512 MiB from a few bytes of arguments, a collection command writes its header and
+ * slots besides the element), so a command after such a write ran before the next sample saw the
+ * growth.
  *
  * <p>Over the limit, {@code noeviction} refuses commands flagged {@code denyoom}; the other
  * policies delete keys first: {@code allkeys-random} any key, {@code volatile-random} keys with an
@@ -43,11 +47,14 @@ public final class MemoryGuard {
    */
   private static final long RECORD_OVERHEAD = CellarOptions.RECORD_OVERHEAD_BYTES;
 
-  /**
-   * Set by {@link #refresh()}; between samples, raised by admitted writes and lowered by evictions
-   * (event loops and HTTP threads).
-   */
-  private final AtomicLong used = new AtomicLong();
+  /** Used memory as of the last {@link #refresh()}, and the stores' appended bytes then. */
+  private record Sample(long used, long appended) {}
+
+  /** Replaced whole by {@link #refresh()}, so that a reader never pairs one sample's parts. */
+  private volatile Sample sample = new Sample(0, 0);
+
+  /** Bytes this guard's evictions freed since the last sample (event loops and HTTP threads). */
+  private final AtomicLong evictedSinceSample = new AtomicLong();
 
   private final java.util.function.ObjIntConsumer<byte[]> evicted;
   private final java.util.function.Supplier<AccessTracker> tracker;
@@ -72,12 +79,19 @@ public final class MemoryGuard {
 
   /** Re-reads used memory from the engine; called every 100 ms. */
   public void refresh() {
+    // The appended count first: a write between the two reads is then counted twice until the
+    // next sample (an estimate a little high), never missed.
+    long appended = databases.appendedBytes();
     CellarStats s = databases.stats();
-    used.set(s.indexBytes() + Math.max(0, s.logBytes() - s.garbageBytes()));
+    evictedSinceSample.set(0);
+    sample = new Sample(s.indexBytes() + Math.max(0, s.logBytes() - s.garbageBytes()), appended);
   }
 
+  /** Used memory: the last sample, plus what writes appended since, less what evictions freed. */
   public long used() {
-    return used.get();
+    Sample last = sample;
+    long grown = Math.max(0, databases.appendedBytes() - last.appended);
+    return Math.max(0, last.used + grown - evictedSinceSample.get());
   }
 
   /**
@@ -88,20 +102,13 @@ public final class MemoryGuard {
   }
 
   /**
-   * Whether a command that may grow the data set by about {@code incomingBytes} can run now; evicts
-   * first if the policy allows. As in Redis, the check is whether memory is over the limit already,
-   * not whether this command would take it over; an admitted command's bytes are counted at once.
+   * Whether a command that may grow the data set can run now; evicts first if the policy allows. As
+   * in Redis, the check is whether memory is over the limit already, not whether this command would
+   * take it over; what the command appends is counted as soon as it is in the log.
    */
-  public boolean admit(long incomingBytes) {
+  public boolean admit() {
     long max = config.maxMemory();
-    if (max == 0) {
-      return true;
-    }
-    if (used.get() <= max || makeRoom(max)) {
-      used.addAndGet(incomingBytes);
-      return true;
-    }
-    return false;
+    return max == 0 || used() <= max || makeRoom(max);
   }
 
   /**
@@ -110,7 +117,7 @@ public final class MemoryGuard {
    */
   public void evictIfOver() {
     long max = config.maxMemory();
-    if (max != 0 && used.get() > max) {
+    if (max != 0 && used() > max) {
       makeRoom(max);
     }
   }
@@ -129,12 +136,12 @@ public final class MemoryGuard {
       return false;
     }
     synchronized (this) {
-      boolean under = used.get() <= max;
+      boolean under = used() <= max;
       for (int i = 0; i < MAX_EVICTIONS_PER_COMMAND && !under; i++) {
         if (!evictOne(policy)) {
           break;
         }
-        under = used.get() <= max;
+        under = used() <= max;
       }
       return under;
     }
@@ -167,7 +174,7 @@ public final class MemoryGuard {
     if (store.delete(victim)) {
       stats.evictedKeys.increment();
       evicted.accept(victim, index);
-      used.addAndGet(-(victim.length + (size == null ? 0 : size) + RECORD_OVERHEAD));
+      evictedSinceSample.addAndGet(victim.length + (size == null ? 0 : size) + RECORD_OVERHEAD);
     }
     return true;
   }

@@ -31,7 +31,7 @@ final class Scripts {
    * tells it before a script or a deny-oom subcommand runs.
    */
   static boolean outOfMemory(ServerContext server) {
-    return server.memory().limited() && !server.memory().admit(0);
+    return server.memory().limited() && !server.memory().admit();
   }
 
   /** A script or function running now. */

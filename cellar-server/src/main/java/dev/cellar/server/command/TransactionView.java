@@ -546,6 +546,11 @@ final class TransactionView implements Cellar {
   }
 
   @Override
+  public long appendedBytes() {
+    return store.appendedBytes();
+  }
+
+  @Override
   public CellarStats stats() {
     return store.stats();
   }

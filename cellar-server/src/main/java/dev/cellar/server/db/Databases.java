@@ -247,6 +247,21 @@ public final class Databases implements AutoCloseable {
     return open[index];
   }
 
+  /**
+   * Bytes the open databases' writes have appended to their logs since each opened ({@link
+   * Cellar#appendedBytes}): read per command by the {@code maxmemory} estimate, so a few field
+   * reads, not the walk {@link #stats()} makes.
+   */
+  public long appendedBytes() {
+    long sum = 0;
+    for (Database db : open) {
+      if (db != null) {
+        sum += db.store().appendedBytes();
+      }
+    }
+    return sum;
+  }
+
   /** The open databases' indexes, ascending. */
   public List<Integer> openIndexes() {
     Database[] now = open;

@@ -68,7 +68,7 @@ final class KvRoute {
           "value of " + value.byteSize() + " bytes is over proto-max-bulk-len (" + max + " bytes)");
     }
     long expireAt = expiry(query);
-    if (!server.memory().admit(key.length + value.byteSize())) {
+    if (!server.memory().admit()) {
       return HttpReply.error(507, "out_of_memory", OOM);
     }
     int stripe = KeyLocks.stripe(key, 0, key.length);
