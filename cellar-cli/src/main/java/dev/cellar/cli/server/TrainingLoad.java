@@ -17,8 +17,10 @@ import java.util.List;
  * The load of the start-up cache's training run ({@link TrainingCommand}): what a server spends its
  * first seconds on, so that those methods are profiled, and the classes they need loaded, in the
  * training JVM. PING, then SET and GET at pipeline 1 (the request path one reply at a time) and at
- * pipeline 16 (batched reads and flushes), MSET and MGET, INFO, and the HTTP endpoints (key-value,
- * info, stats, metrics, health, the dashboard), and finally SHUTDOWN.
+ * pipeline 16 (batched reads and flushes), MSET and MGET, INFO, the collection commands
+ * redis-benchmark runs (pushes, pops and ranges of a list, SADD and SPOP, HSET, ZADD and ZPOPMIN,
+ * XADD) on collections large enough to spread and on small packed ones, the HTTP endpoints
+ * (key-value, info, stats, metrics, health, the dashboard), and finally SHUTDOWN.
  *
  * <p>The counts are large enough for the JIT to compile the request path at its top tier (some ten
  * thousand calls of each method) several times over, and small enough to take seconds. It is a
@@ -32,6 +34,20 @@ final class TrainingLoad implements Runnable {
   private static final int KEYS = 10_000;
   private static final int MULTI_KEY_REQUESTS = 5_000;
   private static final int HTTP_ROUNDS = 100;
+
+  /**
+   * Requests of each collection command: a collection command runs several times the code a SET
+   * runs (headers, elements, atomic units), and without profiles a server's first collection
+   * requests ran at a fraction of its steady rate for its first million (docs/benchmarks.md).
+   */
+  private static final int COLLECTION_REQUESTS = 40_000;
+
+  /** Members that large collections cycle through: well past the 128 at which they spread. */
+  private static final int MEMBERS = 20_000;
+
+  /** Small collections (packed in their header) the packed path is trained on. */
+  private static final int SMALL_COLLECTIONS = 1_000;
+
   private static final byte[] CRLF = {'\r', '\n'};
 
   private final int port;
@@ -64,6 +80,7 @@ final class TrainingLoad implements Runnable {
           i -> command("MSET", key(i), value, key(i + 1), value, key(i + 2), value));
       resp(out, in, 1, MULTI_KEY_REQUESTS, i -> command("MGET", key(i), key(i + 1), key(i + 2)));
       resp(out, in, 1, 200, i -> command("INFO"));
+      collections(out, in, value);
       for (int i = 0; i < HTTP_ROUNDS; i++) {
         http("PUT", "/v1/kv/http:" + i, "value " + i);
         http("GET", "/v1/kv/http:" + i, null);
@@ -80,6 +97,34 @@ final class TrainingLoad implements Runnable {
       failure = e;
       shutDownAfterFailure();
     }
+  }
+
+  /** The collection commands, at pipeline 16 as redis-benchmark runs them. */
+  private void collections(OutputStream out, InputStream in, byte[] value) throws IOException {
+    int n = COLLECTION_REQUESTS;
+    resp(out, in, DEPTH, n, i -> command("LPUSH", "training:list", value));
+    resp(out, in, DEPTH, n, i -> command("RPUSH", "training:list", value));
+    resp(out, in, DEPTH, n / 4, i -> command("LRANGE", "training:list", "0", "99"));
+    resp(out, in, DEPTH, n / 2, i -> command("LPOP", "training:list"));
+    resp(out, in, DEPTH, n / 2, i -> command("RPOP", "training:list"));
+    resp(out, in, DEPTH, n, i -> command("SADD", "training:set", member(i)));
+    resp(out, in, DEPTH, n / 4, i -> command("SPOP", "training:set"));
+    resp(out, in, DEPTH, n, i -> command("HSET", "training:hash", member(i), value));
+    resp(out, in, DEPTH, n, i -> command("ZADD", "training:zset", Integer.toString(i), member(i)));
+    resp(out, in, DEPTH, n / 4, i -> command("ZPOPMIN", "training:zset"));
+    resp(out, in, DEPTH, n / 2, i -> command("XADD", "training:stream", "*", "field", value));
+    resp(out, in, DEPTH, n, i -> command("RPUSH", small("list", i), value));
+    resp(out, in, DEPTH, n, i -> command("HSET", small("hash", i), "f" + i % 5, value));
+    resp(out, in, DEPTH, n, i -> command("SADD", small("set", i), "m" + i % 5));
+    resp(out, in, DEPTH, n / 2, i -> command("LPOP", small("list", i)));
+  }
+
+  private static String member(int i) {
+    return "element:" + i % MEMBERS;
+  }
+
+  private static String small(String type, int i) {
+    return "training:" + type + ":" + i % SMALL_COLLECTIONS;
   }
 
   /**

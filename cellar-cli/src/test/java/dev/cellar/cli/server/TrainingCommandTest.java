@@ -46,7 +46,7 @@ class TrainingCommandTest {
     String stderr = Files.readString(err, StandardCharsets.UTF_8);
     assertEquals(0, p.exitValue(), () -> "exit code; stderr:\n" + stderr);
     assertTrue(
-        stderr.contains("cellar aot-training: 491200 RESP replies and 300 HTTP requests served"),
+        stderr.contains("cellar aot-training: 921200 RESP replies and 300 HTTP requests served"),
         stderr);
     try (Stream<Path> left = Files.list(scratch)) {
       assertEquals(
