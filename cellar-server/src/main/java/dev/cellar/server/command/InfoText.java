@@ -387,7 +387,10 @@ final class InfoText {
         .append("pubsubshard_channels:")
         .append(server.pubsub().shardChannelCount())
         .append("\r\n")
-        .append("latest_fork_usec:0\r\n");
+        .append("latest_fork_usec:0\r\n")
+        // Cellar never forks, and MIGRATE keeps no connection between calls (MigrateCommand).
+        .append("total_forks:0\r\n")
+        .append("migrate_cached_sockets:0\r\n");
   }
 
   /**

@@ -398,7 +398,9 @@ class IntrospectionConformanceTest extends AbstractConformanceTest {
             "expired_keys",
             "evicted_keys",
             "keyspace_hits",
-            "keyspace_misses")) {
+            "keyspace_misses",
+            "total_forks",
+            "migrate_cached_sockets")) {
       assertTrue(
           Pattern.compile("(?m)^" + field + ":\\S+\r\n").matcher(info).find(),
           field + " in\n" + info);
