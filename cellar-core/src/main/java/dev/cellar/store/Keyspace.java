@@ -326,6 +326,12 @@ final class Keyspace {
   private static final int RECORD_SECOND_LINE = 64;
 
   /**
+   * The last byte of a record of up to 128 bytes: such a record (a 60-byte value's is about 83)
+   * reaches into a third line when it starts in the last part of one.
+   */
+  private static final int RECORD_LAST_BYTE = 127;
+
+  /**
    * A thread's room for one batch: the hashes and order of its current window, and what its reads
    * hand on. Taken for the length of a batch; a batch started meanwhile on the same thread (a
    * caller's sink that reads a batch itself) gets one of its own.
@@ -379,11 +385,15 @@ final class Keyspace {
     /** The record's second cache line, or its first again where the record ends before it. */
     long[] secondLines = new long[BATCH_WINDOW];
 
+    /** The line {@link #RECORD_LAST_BYTE} bytes on (a third line), or the second again. */
+    long[] thirdLines = new long[BATCH_WINDOW];
+
     void ensure(int count) {
       if (segments.length < count) {
         segments = new Segment[count];
         offsets = new long[count];
         secondLines = new long[count];
+        thirdLines = new long[count];
       }
     }
   }
@@ -425,6 +435,7 @@ final class Keyspace {
     Segment[] targetSegments = targets.segments;
     long[] targetOffsets = targets.offsets;
     long[] secondLines = targets.secondLines;
+    long[] thirdLines = targets.thirdLines;
     int n = 0;
     BlockReads direct = blockReads;
     CacheFill fill = direct == null ? null : CACHE_FILL.get();
@@ -444,12 +455,19 @@ final class Keyspace {
         targetSegments[n] = segment;
         targetOffsets[n] = offset;
         // Only below the written end: the mapping may reach past the file's end.
-        secondLines[n++] = offset + RECORD_SECOND_LINE < end ? offset + RECORD_SECOND_LINE : offset;
+        secondLines[n] = offset + RECORD_SECOND_LINE < end ? offset + RECORD_SECOND_LINE : offset;
+        thirdLines[n++] =
+            offset + RECORD_LAST_BYTE < end ? offset + RECORD_LAST_BYTE : secondLines[n - 1];
       }
     }
     try {
       digest ^=
-          touchRecords(targetSegments, targetOffsets, forWrite ? targetOffsets : secondLines, n);
+          touchRecords(
+              targetSegments,
+              targetOffsets,
+              forWrite ? targetOffsets : secondLines,
+              forWrite ? targetOffsets : thirdLines,
+              n);
     } finally {
       Arrays.fill(targetSegments, 0, n, null); // no reference kept to a segment compaction drops
     }
@@ -464,13 +482,15 @@ final class Keyspace {
    * whole record's CRC, and a record of a 60-byte value with its header and key (about 83 bytes)
    * always reaches into the second line.
    */
-  private static long touchRecords(Segment[] targets, long[] offsets, long[] secondLines, int n) {
+  private static long touchRecords(
+      Segment[] targets, long[] offsets, long[] secondLines, long[] thirdLines, int n) {
     long digest = 0;
     for (int i = 0; i < n; i++) {
       try {
         MemorySegment memory = targets[i].memory();
         digest ^= memory.get(ValueLayout.JAVA_BYTE, offsets[i]);
         digest ^= memory.get(ValueLayout.JAVA_BYTE, secondLines[i]);
+        digest ^= memory.get(ValueLayout.JAVA_BYTE, thirdLines[i]);
       } catch (IllegalStateException unmapped) {
         // compaction replaced the segment meanwhile: nothing to gain from it
       }
