@@ -455,9 +455,9 @@ final class Keyspace {
         targetSegments[n] = segment;
         targetOffsets[n] = offset;
         // Only below the written end: the mapping may reach past the file's end.
-        secondLines[n] = offset + RECORD_SECOND_LINE < end ? offset + RECORD_SECOND_LINE : offset;
-        thirdLines[n++] =
-            offset + RECORD_LAST_BYTE < end ? offset + RECORD_LAST_BYTE : secondLines[n - 1];
+        long second = offset + RECORD_SECOND_LINE < end ? offset + RECORD_SECOND_LINE : offset;
+        secondLines[n] = second;
+        thirdLines[n++] = offset + RECORD_LAST_BYTE < end ? offset + RECORD_LAST_BYTE : second;
       }
     }
     try {
@@ -478,9 +478,10 @@ final class Keyspace {
   }
 
   /**
-   * Loads the lines of each record at {@code offsets} and {@code secondLines}: a read checks the
-   * whole record's CRC, and a record of a 60-byte value with its header and key (about 83 bytes)
-   * always reaches into the second line.
+   * Loads the lines of each record at {@code offsets}, {@code secondLines} and {@code thirdLines}:
+   * a read checks the whole record's CRC, and a record of a 60-byte value with its header and key
+   * (about 83 bytes) always reaches into the second line, and into a third when it starts late in
+   * its first.
    */
   private static long touchRecords(
       Segment[] targets, long[] offsets, long[] secondLines, long[] thirdLines, int n) {

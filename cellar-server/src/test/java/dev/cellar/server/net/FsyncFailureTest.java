@@ -68,7 +68,7 @@ class FsyncFailureTest {
       assertTrue(
           refused.startsWith(WRITES_DISABLED) && refused.contains("restart the server"), refused);
       assertEquals("$1\r\n1\r\n", a.send("GET", "kept").read(7), "reads go on");
-      String info = info(b);
+      String info = b.info("persistence");
       assertTrue(info.contains("aof_last_write_status:err\r\n"), info);
       assertTrue(
           info.contains("cellar_write_failure:fsync of")
@@ -91,16 +91,16 @@ class FsyncFailureTest {
     CellarServer server = start("everysec", faults);
     try (RawClient c = new RawClient(server.port())) {
       assertEquals("+OK\r\n", c.send("SET", "synced", "1").readLine());
-      while (!info(c).contains("cellar_fsyncs:1\r\n")) {
+      while (!c.info("persistence").contains("cellar_fsyncs:1\r\n")) {
         Thread.sleep(50); // the flusher has made "synced" durable
       }
       faults.failFromNow();
       // Acknowledged from the page cache, as everysec promises; the flusher's next fsync fails.
       assertEquals("+OK\r\n", c.send("SET", "cached", "2").readLine());
-      String info = info(c);
+      String info = c.info("persistence");
       while (!info.contains("aof_last_write_status:err\r\n")) {
         Thread.sleep(50);
-        info = info(c);
+        info = c.info("persistence");
       }
       assertTrue(
           info.contains("cellar_write_failure:Input/output error (injected fsync failure)\r\n"),
@@ -158,12 +158,6 @@ class FsyncFailureTest {
           c.send("SET", "after", "restart").readLine(),
           "writes work again after a restart");
     }
-  }
-
-  private static String info(RawClient c) throws IOException {
-    String header = c.send("INFO", "persistence").readLine();
-    int length = Integer.parseInt(header.substring(1).trim());
-    return c.read(length + 2);
   }
 
   private static HttpResponse<String> http(CellarServer server, String path) throws Exception {

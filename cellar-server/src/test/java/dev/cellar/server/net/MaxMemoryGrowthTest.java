@@ -29,11 +29,6 @@ class MaxMemoryGrowthTest {
         .set("maxmemory-policy", policy);
   }
 
-  private static String info(RawClient c, String section) throws IOException {
-    String header = c.send("INFO", section).readLine();
-    return c.read(Integer.parseInt(header.substring(1).trim()) + 2);
-  }
-
   private static long field(String info, String name) {
     return info.lines()
         .filter(l -> l.startsWith(name + ":"))
@@ -43,7 +38,7 @@ class MaxMemoryGrowthTest {
   }
 
   private static long usedMemory(RawClient c) throws IOException {
-    return field(info(c, "memory"), "used_memory");
+    return field(c.info("memory"), "used_memory");
   }
 
   @Test
@@ -90,7 +85,7 @@ class MaxMemoryGrowthTest {
       if (get.startsWith("$") && !get.startsWith("$-1")) {
         c.readLine(); // small0 was not the key evicted
       }
-      long evicted = field(info(c, "stats"), "evicted_keys");
+      long evicted = field(c.info("stats"), "evicted_keys");
       assertTrue(evicted > 0, "the command behind the growth evicted nothing");
     }
   }

@@ -73,6 +73,12 @@ final class RawClient implements AutoCloseable {
   }
 
   /** Whether the server closed the connection (EOF within the timeout). */
+  /** {@code INFO section}'s text, read whole. */
+  String info(String section) throws IOException {
+    String header = send("INFO", section).readLine();
+    return read(Integer.parseInt(header.substring(1).trim()) + 2);
+  }
+
   boolean closedByPeer() throws IOException {
     try {
       byte[] buf = new byte[65536];
