@@ -70,15 +70,18 @@ public final class HashIndex implements AutoCloseable {
 
   private static final int DIRECT_HOME_MAX_BITS = IndexSlotDescriptor.FINGERPRINT_BITS;
 
-  /** The index's window onto the log: it never reads records itself. */
-  public interface Keys {
+  /** How a lookup compares a candidate's key: the index never reads records itself. */
+  public interface KeyMatch {
     /**
      * Whether the record at {@code location} has as its key the {@code length} bytes of {@code
      * source} from {@code offset}. Keys come as ranges so that a caller holding them inside a
      * larger buffer (a server's input) looks them up without a slice object per key.
      */
     boolean matches(long location, MemorySegment source, long offset, long length);
+  }
 
+  /** The index's window onto the log. */
+  public interface Keys extends KeyMatch {
     /**
      * {@link #matches}, asked by {@link #put} of a candidate it will replace if the key matches:
      * the log may start loading what retiring that record will touch.
@@ -161,13 +164,22 @@ public final class HashIndex implements AutoCloseable {
 
   /** The location stored for the key in {@code source[offset, offset + length)}, or 0. */
   public long get(long hash, MemorySegment source, long offset, long length) {
-    long found = find(primary, hash, source, offset, length);
+    return get(hash, source, offset, length, keys);
+  }
+
+  /**
+   * {@link #get(long, MemorySegment, long, long)}, comparing keys with {@code match}: a reader's
+   * own, which may keep what it read of the record it settles on. Once a location is returned, the
+   * last candidate {@code match} was asked about is that location, and it said yes.
+   */
+  public long get(long hash, MemorySegment source, long offset, long length, KeyMatch match) {
+    long found = find(primary, hash, source, offset, length, match);
     if (found >= 0) {
       return IndexSlotDescriptor.location(primary.word(found));
     }
     Table old = retiring;
     if (old != null) {
-      found = find(old, hash, source, offset, length);
+      found = find(old, hash, source, offset, length, match);
       if (found >= 0) {
         return IndexSlotDescriptor.location(old.word(found));
       }
@@ -512,6 +524,11 @@ public final class HashIndex implements AutoCloseable {
   }
 
   private long find(Table t, long hash, MemorySegment source, long offset, long length) {
+    return find(t, hash, source, offset, length, keys);
+  }
+
+  private long find(
+      Table t, long hash, MemorySegment source, long offset, long length, KeyMatch match) {
     long mask = t.mask;
     for (long i = home(t, hash), probes = 0; probes <= mask; i = (i + 1) & mask, probes++) {
       long w = t.word(i);
@@ -519,7 +536,7 @@ public final class HashIndex implements AutoCloseable {
         return -1;
       }
       if (sameFingerprint(w, hash)
-          && keys.matches(IndexSlotDescriptor.location(w), source, offset, length)) {
+          && match.matches(IndexSlotDescriptor.location(w), source, offset, length)) {
         return i;
       }
     }

@@ -101,33 +101,16 @@ public final class RecordPeek {
     long word = log.get(HEADER_WORD, offset + RecordDescriptor.TYPE_OFFSET);
     int typeByte = (int) word & 0xFF;
     long rest = word >>> 8;
-    int used = 0;
-    long keyLength = 0;
-    long valueLength = 0;
-    for (int field = 0; field < 3; field++) {
-      long value = 0;
-      int shift = 0;
-      while (true) {
-        if (used == 7) {
-          return UNDECIDED;
-        }
-        int b = (int) (rest >>> (8 * used)) & 0xFF;
-        used++;
-        value |= (long) (b & 0x7F) << shift;
-        shift += 7;
-        if ((b & 0x80) == 0) {
-          break;
-        }
-        if (shift >= 35 && field < 2) {
-          return INVALID; // a length over 32 bits, as the view refuses it
-        }
-      }
-      if (field == 0) {
-        keyLength = value;
-      } else if (field == 1) {
-        valueLength = value;
-      }
+    long stops = Varint.wordStops(rest);
+    if (Long.bitCount(stops) < 3) {
+      return UNDECIDED; // the varints do not stop within the word: the view's byte-wise parser
     }
+    int keyEnd = Long.numberOfTrailingZeros(stops);
+    long laterStops = stops & (stops - 1);
+    int valueEnd = Long.numberOfTrailingZeros(laterStops);
+    int used = (Long.numberOfTrailingZeros(laterStops & (laterStops - 1)) >>> 3) + 1;
+    long keyLength = Varint.wordField(rest, -1, keyEnd);
+    long valueLength = Varint.wordField(rest, keyEnd, valueEnd);
     if (!RecordDescriptor.validTypeByte(typeByte)) {
       return INVALID;
     }

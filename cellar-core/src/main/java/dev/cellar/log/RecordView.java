@@ -246,45 +246,29 @@ public final class RecordView {
 
   /**
    * Decodes the type byte and the three varints from the 8 bytes after the CRC, held in one
-   * register: one memory access instead of a bounds-checked access per byte. That covers every
-   * record whose varints fit 7 bytes (keys and values under 16 KiB, seqs under 2^35 or so); longer
-   * headers take the byte-wise path. Returns 1 if valid, 0 if malformed, or NEEDS_SLOW_PATH.
+   * register: one memory access instead of a bounds-checked access per byte, and no branch per byte
+   * ({@link Varint#wordStops}). That covers every record whose varints fit 7 bytes (keys and values
+   * under 16 KiB, seqs under 2^35 or so); longer headers, and malformed ones whose varints do not
+   * stop within them, take the byte-wise path. Returns 1 if valid, 0 if malformed, or
+   * NEEDS_SLOW_PATH.
    */
   private int parseShortHeader(long word) {
     int typeByte = (int) word & 0xFF;
     type = typeByte & RecordDescriptor.TYPE_MASK;
     boolean hasExpiry = (typeByte & RecordDescriptor.EXPIRY_BIT) != 0;
     long rest = word >>> 8;
-    int used = 0;
-    long value = 0;
-    int shift = 0;
-    int field = 0;
-    long keyLen = 0;
-    long valueLen = 0;
-    long sequence = 0;
-    while (field < 3) {
-      if (used == 7) {
-        return NEEDS_SLOW_PATH;
-      }
-      int b = (int) (rest >>> (8 * used)) & 0xFF;
-      used++;
-      value |= (long) (b & 0x7F) << shift;
-      shift += 7;
-      if ((b & 0x80) == 0) {
-        if (field == 0) {
-          keyLen = value;
-        } else if (field == 1) {
-          valueLen = value;
-        } else {
-          sequence = value;
-        }
-        field++;
-        value = 0;
-        shift = 0;
-      } else if (shift >= 35 && field < 2) {
-        return 0; // a length over 32 bits
-      }
+    long stops = Varint.wordStops(rest);
+    if (Long.bitCount(stops) < 3) {
+      return NEEDS_SLOW_PATH;
     }
+    int keyEnd = Long.numberOfTrailingZeros(stops);
+    long laterStops = stops & (stops - 1);
+    int valueEnd = Long.numberOfTrailingZeros(laterStops);
+    int seqEnd = Long.numberOfTrailingZeros(laterStops & (laterStops - 1));
+    long keyLen = Varint.wordField(rest, -1, keyEnd);
+    long valueLen = Varint.wordField(rest, keyEnd, valueEnd);
+    long sequence = Varint.wordField(rest, valueEnd, seqEnd);
+    int used = (seqEnd >>> 3) + 1;
     if (!RecordDescriptor.validTypeByte(typeByte)) {
       return 0;
     }

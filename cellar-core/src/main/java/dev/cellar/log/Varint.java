@@ -64,4 +64,30 @@ public final class Varint {
     }
     return -1;
   }
+
+  /** The high bit of each of the seven low bytes of a word: where a varint in them may stop. */
+  private static final long WORD_STOP_BITS = 0x0080_8080_8080_8080L;
+
+  /** The seven payload bits of each of the seven low bytes of a word. */
+  private static final long WORD_PAYLOAD_BITS = 0x007F_7F7F_7F7F_7F7FL;
+
+  /**
+   * Where the varints packed in the seven low bytes of {@code word} (little-endian, as read from
+   * memory) stop: a bit at position {@code 8 * i + 7} for a varint ending in byte {@code i}.
+   * Decoding from these and {@link #wordField} takes no branch per byte, where a byte loop
+   * mispredicts as the lengths vary from record to record.
+   */
+  public static long wordStops(long word) {
+    return ~word & WORD_STOP_BITS;
+  }
+
+  /**
+   * The value of the varint in {@code word} that ends at the stop bit {@code end} (from {@link
+   * #wordStops}) and starts after the stop bit {@code after}, or at byte 0 if {@code after} is -1.
+   * {@link Long#compress} squeezes out the continuation bits (one {@code pext} where the CPU has
+   * BMI2).
+   */
+  public static long wordField(long word, int after, int end) {
+    return Long.compress((word & ((2L << end) - 1)) >>> (after + 1), WORD_PAYLOAD_BITS);
+  }
 }

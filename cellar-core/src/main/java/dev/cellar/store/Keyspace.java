@@ -129,7 +129,7 @@ final class Keyspace {
             0,
             key.length,
             hasher.hash(key),
-            LOOKUP_VIEW.get(),
+            LOOKUP.get(),
             feedHeaderSink,
             sink,
             true)
@@ -183,7 +183,7 @@ final class Keyspace {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(reader, "reader");
     long hash = hasher.hash(key);
-    return (R) readLive(key, 0, key.byteSize(), hash, LOOKUP_VIEW.get(), applyReader, reader, true);
+    return (R) readLive(key, 0, key.byteSize(), hash, LOOKUP.get(), applyReader, reader, true);
   }
 
   @SuppressWarnings("unchecked")
@@ -192,7 +192,7 @@ final class Keyspace {
     Objects.requireNonNull(reader, "reader");
     long hash = hasher.hash(key);
     return (R)
-        readLive(key, 0, key.byteSize(), hash, LOOKUP_VIEW.get(), applyHeaderReader, reader, true);
+        readLive(key, 0, key.byteSize(), hash, LOOKUP.get(), applyHeaderReader, reader, true);
   }
 
   @SuppressWarnings("unchecked")
@@ -285,12 +285,11 @@ final class Keyspace {
   }
 
   /**
-   * Per-thread header scratch for lookups, so a read allocates none. Safe to share between nested
-   * reads on one thread (a reader that reads the store again) because no read looks at the view
-   * after it has called out to a caller's code: a retry parses it anew.
+   * Per-thread key comparison and header scratch for lookups, so a read allocates none. Safe to
+   * share between nested reads on one thread (a reader that reads the store again) because no read
+   * looks at the view after it has called out to a caller's code: a retry parses it anew.
    */
-  private static final ThreadLocal<RecordView> LOOKUP_VIEW =
-      ThreadLocal.withInitial(RecordView::new);
+  private static final ThreadLocal<ReadMatch> LOOKUP = ThreadLocal.withInitial(ReadMatch::new);
 
   /** Per-thread room for {@link #prefetch}'s hashes. */
   private static final ThreadLocal<long[]> PREFETCH_HASHES =
@@ -322,15 +321,6 @@ final class Keyspace {
    */
   static final int BATCH_WINDOW = 32;
 
-  /** A cache line on. */
-  private static final int RECORD_SECOND_LINE = 64;
-
-  /**
-   * The last byte of a record of up to 128 bytes: such a record (a 60-byte value's is about 83)
-   * reaches into a third line when it starts in the last part of one.
-   */
-  private static final int RECORD_LAST_BYTE = 127;
-
   /**
    * A thread's room for one batch: the hashes and order of its current window, and what its reads
    * hand on. Taken for the length of a batch; a batch started meanwhile on the same thread (a
@@ -340,8 +330,11 @@ final class Keyspace {
     final long[] hashes = new long[BATCH_WINDOW];
     final int[] order = new int[BATCH_WINDOW];
 
-    /** The batch's lookups parse into this view (a sink that reads a batch itself gets its own). */
-    final RecordView view = new RecordView();
+    /**
+     * The batch's lookups compare keys and parse into this (a sink that reads a batch itself gets
+     * its own).
+     */
+    final ReadMatch match = new ReadMatch();
 
     /** Where {@link #getAll} copies a short key to look it up. */
     final MemorySegment keyCopy = MemorySegment.ofArray(new byte[KEY_SCRATCH_BYTES]);
@@ -385,7 +378,7 @@ final class Keyspace {
     /** The record's second cache line, or its first again where the record ends before it. */
     long[] secondLines = new long[BATCH_WINDOW];
 
-    /** The line {@link #RECORD_LAST_BYTE} bytes on (a third line), or the second again. */
+    /** The line {@link ReadMatch#RECORD_LAST_BYTE} bytes on (a third line), or the second again. */
     long[] thirdLines = new long[BATCH_WINDOW];
 
     void ensure(int count) {
@@ -455,9 +448,15 @@ final class Keyspace {
         targetSegments[n] = segment;
         targetOffsets[n] = offset;
         // Only below the written end: the mapping may reach past the file's end.
-        long second = offset + RECORD_SECOND_LINE < end ? offset + RECORD_SECOND_LINE : offset;
+        long second =
+            offset + ReadMatch.RECORD_SECOND_LINE < end
+                ? offset + ReadMatch.RECORD_SECOND_LINE
+                : offset;
         secondLines[n] = second;
-        thirdLines[n++] = offset + RECORD_LAST_BYTE < end ? offset + RECORD_LAST_BYTE : second;
+        thirdLines[n++] =
+            offset + ReadMatch.RECORD_LAST_BYTE < end
+                ? offset + ReadMatch.RECORD_LAST_BYTE
+                : second;
       }
     }
     try {
@@ -522,7 +521,7 @@ final class Keyspace {
                   0,
                   key.length,
                   hashes[i],
-                  scratch.view,
+                  scratch.match,
                   copyOut,
                   null);
         }
@@ -560,7 +559,7 @@ final class Keyspace {
                   offsets[index],
                   lengths[index],
                   hashes[i],
-                  scratch.view,
+                  scratch.match,
                   feedBatch,
                   scratch)
               != null) {
@@ -598,19 +597,19 @@ final class Keyspace {
   /** {@link #readLive}, given the key's hash. */
   private <R, A> R readLive(
       MemorySegment key, long offset, long length, long hash, RecordAction<R, A> action, A with) {
-    return readLive(key, offset, length, hash, LOOKUP_VIEW.get(), action, with);
+    return readLive(key, offset, length, hash, LOOKUP.get(), action, with);
   }
 
-  /** {@link #readLive}, given the key's hash and the view to parse into (a batch's own). */
+  /** {@link #readLive}, given the key's hash and the comparison to look up with (a batch's own). */
   private <R, A> R readLive(
       MemorySegment key,
       long offset,
       long length,
       long hash,
-      RecordView view,
+      ReadMatch match,
       RecordAction<R, A> action,
       A with) {
-    return readLive(key, offset, length, hash, view, action, with, false);
+    return readLive(key, offset, length, hash, match, action, with, false);
   }
 
   /**
@@ -622,14 +621,15 @@ final class Keyspace {
       long offset,
       long length,
       long hash,
-      RecordView view,
+      ReadMatch match,
       RecordAction<R, A> action,
       A with,
       boolean header) {
     checkOpen();
     Shard shard = shard(hash);
+    RecordView view = match.view;
     for (int attempt = 0; ; attempt++) {
-      Segment segment = locate(shard, hash, key, offset, length, view, attempt);
+      Segment segment = locate(shard, hash, key, offset, length, match, attempt);
       if (segment == null
           || view.isHeader() != header
           || (view.expireAt() != 0 && view.expiredAt(System.currentTimeMillis()))) {
@@ -649,9 +649,9 @@ final class Keyspace {
   }
 
   /**
-   * Finds the live record for {@code key} and parses its header into {@code view}; returns its
-   * segment, or null if the key is absent (tombstones read as absent). The result was current at
-   * some instant during the call.
+   * Finds the live record for {@code key} and parses its header into {@code match}'s view; returns
+   * its segment, or null if the key is absent (tombstones read as absent). The result was current
+   * at some instant during the call.
    */
   private Segment locate(
       Shard shard,
@@ -659,8 +659,9 @@ final class Keyspace {
       MemorySegment key,
       long keyOffset,
       long keyLength,
-      RecordView view,
+      ReadMatch match,
       int retries) {
+    RecordView view = match.view;
     for (int attempt = 0; ; attempt++) {
       boolean locked = attempt + retries >= OPTIMISTIC_ATTEMPTS;
       long stamp = locked ? shard.lock.readLock() : shard.lock.tryOptimisticRead();
@@ -669,9 +670,15 @@ final class Keyspace {
           Thread.onSpinWait();
           continue;
         }
-        long location = shard.index.get(hash, key, keyOffset, keyLength);
-        Segment segment = location == 0 ? null : segments.get(LogLocation.slot(location));
-        boolean parsed = segment != null && view.parse(segment, LogLocation.offset(location));
+        long location = shard.index.get(hash, key, keyOffset, keyLength, match.in(segments));
+        // The comparison that found the key left its record parsed; it is parsed here only if a
+        // comparison of another kind settled it (none does today).
+        Segment segment = match.parsedAt(location);
+        boolean parsed = segment != null;
+        if (segment == null && location != 0) {
+          segment = segments.get(LogLocation.slot(location));
+          parsed = segment != null && view.parse(segment, LogLocation.offset(location));
+        }
         if (locked || shard.lock.validate(stamp)) {
           if (location == 0) {
             return null;
@@ -730,8 +737,9 @@ final class Keyspace {
   private long readMeta(MemorySegment k) {
     checkOpen();
     long hash = hasher.hash(k);
-    RecordView view = LOOKUP_VIEW.get();
-    Segment segment = locate(shard(hash), hash, k, 0, k.byteSize(), view, 0);
+    ReadMatch match = LOOKUP.get();
+    RecordView view = match.view;
+    Segment segment = locate(shard(hash), hash, k, 0, k.byteSize(), match, 0);
     if (segment == null || view.expiredAt(System.currentTimeMillis())) {
       return ABSENT;
     }
@@ -742,8 +750,9 @@ final class Keyspace {
   long version(MemorySegment k) {
     checkOpen();
     long hash = hasher.hash(k);
-    RecordView view = LOOKUP_VIEW.get();
-    Segment segment = locate(shard(hash), hash, k, 0, k.byteSize(), view, 0);
+    ReadMatch match = LOOKUP.get();
+    RecordView view = match.view;
+    Segment segment = locate(shard(hash), hash, k, 0, k.byteSize(), match, 0);
     if (segment == null || view.expiredAt(System.currentTimeMillis())) {
       return 0;
     }
@@ -920,7 +929,7 @@ final class Keyspace {
    * now}; the caller holds its shard's lock.
    */
   boolean expiredAt(long location, long now) {
-    RecordView view = LOOKUP_VIEW.get();
+    RecordView view = LOOKUP.get().view;
     Segment segment = segments.get(LogLocation.slot(location));
     return segment != null
         && view.parse(segment, LogLocation.offset(location))
