@@ -75,8 +75,14 @@ public final class KeyHasher {
       v0 ^= m;
     }
     long last = ((long) length & 0xFF) << 56;
-    for (int i = (length & 7) - 1; i >= 0; i--) {
-      last |= (long) (data[end + i] & 0xFF) << (8 * i);
+    int rest = length & 7;
+    if (rest != 0 && length >= 8) {
+      // The last 8 bytes in one load, shifted down to the rest: no loop a byte.
+      last |= (long) ARRAY_LE_LONG.get(data, offset + length - 8) >>> (64 - 8 * rest);
+    } else {
+      for (int i = rest - 1; i >= 0; i--) {
+        last |= (long) (data[end + i] & 0xFF) << (8 * i);
+      }
     }
     return finish(v0, v1, v2, v3, last);
   }
@@ -117,8 +123,12 @@ public final class KeyHasher {
     }
     long last = (length & 0xFF) << 56;
     int rest = (int) (length & 7);
-    for (int i = rest - 1; i >= 0; i--) {
-      last |= (long) (data.get(ValueLayout.JAVA_BYTE, end + i) & 0xFF) << (8 * i);
+    if (rest != 0 && length >= 8) {
+      last |= data.get(LE_LONG, offset + length - 8) >>> (64 - 8 * rest);
+    } else {
+      for (int i = rest - 1; i >= 0; i--) {
+        last |= (long) (data.get(ValueLayout.JAVA_BYTE, end + i) & 0xFF) << (8 * i);
+      }
     }
     return finish(v0, v1, v2, v3, last);
   }

@@ -289,7 +289,8 @@ final class Keyspace {
    * share between nested reads on one thread (a reader that reads the store again) because no read
    * looks at the view after it has called out to a caller's code: a retry parses it anew.
    */
-  private static final ThreadLocal<ReadMatch> LOOKUP = ThreadLocal.withInitial(ReadMatch::new);
+  private static final ThreadLocal<ReadMatch> LOOKUP =
+      ThreadLocal.withInitial(() -> new ReadMatch(true));
 
   /** Per-thread room for {@link #prefetch}'s hashes. */
   private static final ThreadLocal<long[]> PREFETCH_HASHES =
@@ -334,7 +335,7 @@ final class Keyspace {
      * The batch's lookups compare keys and parse into this (a sink that reads a batch itself gets
      * its own).
      */
-    final ReadMatch match = new ReadMatch();
+    final ReadMatch match = new ReadMatch(false);
 
     /** Where {@link #getAll} copies a short key to look it up. */
     final MemorySegment keyCopy = MemorySegment.ofArray(new byte[KEY_SCRATCH_BYTES]);

@@ -37,6 +37,9 @@ final class ReadMatch implements HashIndex.KeyMatch {
 
   final RecordView view = new RecordView();
 
+  /** Whether a comparison starts the loads of a candidate's later lines (not in a batch). */
+  private final boolean touchesLaterLines;
+
   private SegmentTable segments;
 
   /** The location the last comparison found the key at, or 0. */
@@ -46,6 +49,14 @@ final class ReadMatch implements HashIndex.KeyMatch {
 
   /** Where the touches' loads go, so that the JIT keeps them; never read. */
   private long digest;
+
+  /**
+   * A comparison for single reads ({@code touchesLaterLines}), or for a batch, whose touch pass has
+   * loaded the lines already.
+   */
+  ReadMatch(boolean touchesLaterLines) {
+    this.touchesLaterLines = touchesLaterLines;
+  }
 
   /** Readies this for a lookup among {@code segments}; returns this. */
   ReadMatch in(SegmentTable segments) {
@@ -63,7 +74,7 @@ final class ReadMatch implements HashIndex.KeyMatch {
       return false;
     }
     long at = LogLocation.offset(location);
-    if (segment.cipher() == null && !segment.directReads()) {
+    if (touchesLaterLines && segment.cipher() == null && !segment.directReads()) {
       touchLaterLines(segment, at);
     }
     if (!view.parse(segment, at) || !view.keyEquals(source, offset, length)) {
