@@ -239,6 +239,78 @@ class BatchTest {
     }
   }
 
+  /**
+   * A thread reuses one batch between calls: calls of growing and shrinking sizes, both forms in
+   * turn, one refused half-way through its checks and one past the reused batch's size, each write
+   * exactly what they were given, with nothing left over from the call before.
+   */
+  @Test
+  void callsOnOneThreadOfEverySizeAndFormWriteWhatTheyAreGiven() {
+    java.util.Random random = new java.util.Random(5);
+    java.util.Map<String, byte[]> model = new java.util.HashMap<>();
+    try (Cellar db = Cellar.open(dir, options())) {
+      for (int call = 0; call < 200; call++) {
+        int count = call % 50 == 49 ? 1_025 + random.nextInt(100) : random.nextInt(40);
+        byte[][] keys = new byte[count][];
+        byte[][] values = new byte[count][];
+        for (int i = 0; i < count; i++) {
+          keys[i] = b("k" + random.nextInt(3_000) + "x".repeat(random.nextInt(40)));
+          values[i] = new byte[random.nextInt(300)];
+          random.nextBytes(values[i]);
+        }
+        if (call % 7 == 3 && count > 0) {
+          // Refused (a value over the limit): nothing of it may stay behind for the next call.
+          byte[][] refused = values.clone();
+          refused[count - 1] = new byte[5_000];
+          assertThrows(
+              LimitExceededException.class, () -> db.putAll(keys, refused, Cellar.NO_EXPIRY));
+          continue;
+        }
+        if (call % 3 == 0) {
+          putAsRanges(db, keys, values);
+        } else if (call % 3 == 1) {
+          long[] expiries = new long[count];
+          db.putAll(keys, values, expiries);
+        } else {
+          db.putAll(keys, values, Cellar.NO_EXPIRY);
+        }
+        for (int i = 0; i < count; i++) {
+          model.put(new String(keys[i], UTF_8), values[i]);
+        }
+        for (var entry : model.entrySet()) {
+          assertArrayEquals(entry.getValue(), db.get(b(entry.getKey())), "call " + call);
+        }
+      }
+      assertEquals(model.size(), db.size());
+    }
+  }
+
+  /** {@code db.putAll} of the keys and values laid out one after another in one segment. */
+  private static void putAsRanges(Cellar db, byte[][] keys, byte[][] values) {
+    int count = keys.length;
+    int total = 0;
+    for (int i = 0; i < count; i++) {
+      total += keys[i].length + values[i].length;
+    }
+    MemorySegment buffer = MemorySegment.ofArray(new byte[total]);
+    long[] keyOffsets = new long[count];
+    long[] keyLengths = new long[count];
+    long[] valueOffsets = new long[count];
+    long[] valueLengths = new long[count];
+    long at = 0;
+    for (int i = 0; i < count; i++) {
+      MemorySegment.copy(keys[i], 0, buffer, ValueLayout.JAVA_BYTE, at, keys[i].length);
+      keyOffsets[i] = at;
+      keyLengths[i] = keys[i].length;
+      at += keys[i].length;
+      MemorySegment.copy(values[i], 0, buffer, ValueLayout.JAVA_BYTE, at, values[i].length);
+      valueOffsets[i] = at;
+      valueLengths[i] = values[i].length;
+      at += values[i].length;
+    }
+    db.putAll(buffer, keyOffsets, keyLengths, valueOffsets, valueLengths, count, Cellar.NO_EXPIRY);
+  }
+
   @Test
   void keysAndValuesAsRangesOfOneSegmentAreWrittenAsGiven() {
     byte[] buffer = b("k1v1k2value2k1v3");
