@@ -4,12 +4,13 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
- * What the index's key comparison and the garbage accounting of an overwrite read from a record's
- * header, read with static methods instead of a {@link RecordView}: every GET and SET passes here
- * once or twice, and a view made for one call is removed only if the JIT inlines all of its
- * parsing. Whether it does depends on the order in which methods were compiled (a callee already
- * compiled to more than {@code InlineSmallCode} is not inlined), so a loaded machine got a path
- * that allocated two views a request. Nothing here allocates whatever the JIT decides.
+ * What the index's key comparison for writes and the garbage accounting of an overwrite read from a
+ * record's header, read with static methods instead of a {@link RecordView} (a read compares keys
+ * in the view it reads the record with): every SET passes here once or twice, and a view made for
+ * one call is removed only if the JIT inlines all of its parsing. Whether it does depends on the
+ * order in which methods were compiled (a callee already compiled to more than {@code
+ * InlineSmallCode} is not inlined), so a loaded machine got a path that allocated two views a
+ * request. Nothing here allocates whatever the JIT decides.
  *
  * <p>Only for plaintext records read from memory (no cipher, no O_DIRECT), and only for headers
  * whose three varints fit the 8 bytes after the CRC with a key under 16 MiB and a value under 4

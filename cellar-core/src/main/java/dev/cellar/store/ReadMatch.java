@@ -20,7 +20,8 @@ import java.lang.foreign.ValueLayout;
  * 60-byte value (about 83 bytes) always spans two lines and sometimes three, and when the log is
  * far larger than the caches each is a miss. Started beside the first line's, their misses overlap
  * it; without them the copy of the value waits for the first line, then takes the second's miss. A
- * batch has loaded those lines already ({@link Keyspace#touch}), and the loads then hit.
+ * batch's comparison does not: the batch's touch pass has loaded those lines already ({@link
+ * Keyspace#touch}), and loading them again measured slower (docs/benchmarks.md, "a fifth time").
  *
  * <p>Not thread-safe; nested reads on one thread share it as they share its view: no read looks at
  * either after it has called out to a caller's code (a retry compares and parses anew).

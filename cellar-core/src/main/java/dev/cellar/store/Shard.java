@@ -55,7 +55,8 @@ final class Shard implements HashIndex.Keys {
     // Bounded by the segment's end, not its mapping: past a sealed segment's end the file may be
     // truncated, and touching a mapped page beyond the file's end is SIGBUS.
     if (segment.cipher() == null && !segment.directReads()) {
-      // Every GET and SET compares here, so no object: see RecordPeek.
+      // Every SET compares here (a read compares in its own view: ReadMatch), so no object: see
+      // RecordPeek.
       int match =
           RecordPeek.keyMatches(
               segment.memory(), offset, segment.end(), source, keyOffset, keyLength);
