@@ -102,14 +102,13 @@ public final class RecordPeek {
     long word = log.get(HEADER_WORD, offset + RecordDescriptor.TYPE_OFFSET);
     int typeByte = (int) word & 0xFF;
     long rest = word >>> 8;
-    long stops = Varint.wordStops(rest);
-    if (Long.bitCount(stops) < 3) {
+    int ends = Varint.wordEnds(rest);
+    if (ends < 0) {
       return UNDECIDED; // the varints do not stop within the word: the view's byte-wise parser
     }
-    int keyEnd = Long.numberOfTrailingZeros(stops);
-    long laterStops = stops & (stops - 1);
-    int valueEnd = Long.numberOfTrailingZeros(laterStops);
-    int used = (Long.numberOfTrailingZeros(laterStops & (laterStops - 1)) >>> 3) + 1;
+    int keyEnd = ends & 0xFF;
+    int valueEnd = (ends >>> 8) & 0xFF;
+    int used = ((ends >>> 16) >>> 3) + 1;
     long keyLength = Varint.wordField(rest, -1, keyEnd);
     long valueLength = Varint.wordField(rest, keyEnd, valueEnd);
     if (!RecordDescriptor.validTypeByte(typeByte)) {

@@ -257,14 +257,13 @@ public final class RecordView {
     type = typeByte & RecordDescriptor.TYPE_MASK;
     boolean hasExpiry = (typeByte & RecordDescriptor.EXPIRY_BIT) != 0;
     long rest = word >>> 8;
-    long stops = Varint.wordStops(rest);
-    if (Long.bitCount(stops) < 3) {
+    int ends = Varint.wordEnds(rest);
+    if (ends < 0) {
       return NEEDS_SLOW_PATH;
     }
-    int keyEnd = Long.numberOfTrailingZeros(stops);
-    long laterStops = stops & (stops - 1);
-    int valueEnd = Long.numberOfTrailingZeros(laterStops);
-    int seqEnd = Long.numberOfTrailingZeros(laterStops & (laterStops - 1));
+    int keyEnd = ends & 0xFF;
+    int valueEnd = (ends >>> 8) & 0xFF;
+    int seqEnd = ends >>> 16;
     long keyLen = Varint.wordField(rest, -1, keyEnd);
     long valueLen = Varint.wordField(rest, keyEnd, valueEnd);
     long sequence = Varint.wordField(rest, valueEnd, seqEnd);

@@ -82,6 +82,22 @@ public final class Varint {
   }
 
   /**
+   * Where the first three varints in the seven low bytes of {@code word} stop (see {@link
+   * #wordStops}): the stop bits of the first, second and third in bits 0-7, 8-15 and 16-23, or -1
+   * if fewer than three stop within the seven bytes.
+   */
+  public static int wordEnds(long word) {
+    long stops = wordStops(word);
+    if (Long.bitCount(stops) < 3) {
+      return -1;
+    }
+    long later = stops & (stops - 1);
+    return Long.numberOfTrailingZeros(stops)
+        | Long.numberOfTrailingZeros(later) << 8
+        | Long.numberOfTrailingZeros(later & (later - 1)) << 16;
+  }
+
+  /**
    * The value of the varint in {@code word} that ends at the stop bit {@code end} (from {@link
    * #wordStops}) and starts after the stop bit {@code after}, or at byte 0 if {@code after} is -1.
    * {@link Long#compress} squeezes out the continuation bits (one {@code pext} where the CPU has

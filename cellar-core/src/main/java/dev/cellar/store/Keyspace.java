@@ -672,29 +672,13 @@ final class Keyspace {
           continue;
         }
         long location = shard.index.get(hash, key, keyOffset, keyLength, match.in(segments));
-        // The comparison that found the key left its record parsed; it is parsed here only if a
-        // comparison of another kind settled it (none does today).
+        // The comparison that found the key left its record parsed in the view.
         Segment segment = match.parsedAt(location);
-        boolean parsed = segment != null;
-        if (segment == null && location != 0) {
-          segment = segments.get(LogLocation.slot(location));
-          parsed = segment != null && view.parse(segment, LogLocation.offset(location));
-        }
         if (locked || shard.lock.validate(stamp)) {
           if (location == 0) {
             return null;
           }
-          if (!parsed) {
-            throw new CorruptStoreException(
-                "the index points at an unreadable record",
-                List.of(
-                    segment == null
-                        ? "location " + Long.toHexString(location) + " has no segment"
-                        : segment.path()
-                            + " offset "
-                            + LogLocation.offset(location)
-                            + ": malformed record header"));
-          }
+          assert segment != null : "the index returned a location its comparison did not match";
           return view.isDelete() ? null : segment;
         }
       } catch (IllegalStateException | IndexOutOfBoundsException raced) {
