@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the tests drive and nobody here wrote: redis-cli, redis-benchmark, redis-server,
 # strace, openssl (the TLS tests make their certificates with it), redis-py, RQ, BullMQ (node),
-# mkfs.ext4/mount/losetup for the disk-full tests (which mount a small file system as root), and
-# chromium, the headless browser DashboardTest loads the dashboard page in.
+# mkfs.ext4/mount/losetup for the disk-full tests (which mount a small file system as root),
+# chromium, the headless browser DashboardTest loads the dashboard page in, and Go, which builds
+# the Porcupine linearizability checker of the cluster's LinearizabilityTest.
 # Skips what is already present; needs root (or sudo) for apt-get.
 set -euo pipefail
 need_apt=()
@@ -15,6 +16,7 @@ command -v losetup >/dev/null 2>&1 || need_apt+=(mount)
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
 command -v npm >/dev/null 2>&1 || need_apt+=(npm)
+command -v go >/dev/null 2>&1 || [ -x /usr/local/go/bin/go ] || need_apt+=(golang-go)
 if [ ${#need_apt[@]} -gt 0 ]; then
   sudo_cmd=""
   [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"

@@ -17,6 +17,8 @@ module dev.cellar.cli {
       info.picocli;
   opens dev.cellar.cli.bench to
       info.picocli;
+  opens dev.cellar.cli.cluster to
+      info.picocli;
   opens dev.cellar.cli.demo to
       info.picocli;
   opens dev.cellar.cli.server to

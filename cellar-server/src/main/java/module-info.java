@@ -2,7 +2,10 @@
  * Cellar's server: RESP and HTTP over Netty, on the engine's public API only ({@code
  * dev.cellar.core} exports nothing else, so a reach past it does not compile).
  *
- * <p>Exported to the command line: the server itself, its configuration and its logging.
+ * <p>Exported to the command line: the server itself, its configuration and its logging. Exported
+ * to the cluster module ({@code cellar-cluster}, on the class path): {@code
+ * dev.cellar.server.cluster}, the seam through which a cluster node routes keyed commands, which it
+ * provides as a service.
  *
  * <p>LuaJ (scripting) is not a module and cannot be one (its jar has classes in the unnamed
  * package), so it stays on the class path, and the build lets this module read it there ({@code
@@ -31,6 +34,9 @@ module dev.cellar.server {
   requires jdk.management;
 
   exports dev.cellar.server;
+  exports dev.cellar.server.cluster;
   exports dev.cellar.server.config;
   exports dev.cellar.server.log;
+
+  uses dev.cellar.server.cluster.ClusterRoutingProvider;
 }

@@ -35,6 +35,7 @@ import picocli.CommandLine.Spec;
     footer = {"", "Exit codes: 0 ok, 1 damage found or failure, 2 usage error."},
     subcommands = {
       ServerCommand.class,
+      dev.cellar.cli.cluster.ClusterCommand.class,
       DemoCommand.class,
       ToolCommand.class,
       BenchCommand.class,

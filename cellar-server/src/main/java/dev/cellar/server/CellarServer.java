@@ -71,13 +71,49 @@ public final class CellarServer implements AutoCloseable, ServerControl {
     } catch (java.io.IOException e) {
       LOG.log(System.Logger.Level.WARNING, "could not delete a BGSAVE snapshot left behind", e);
     }
+    dev.cellar.server.cluster.ClusterRouting cluster = null;
     try {
       this.context = new ServerContext(databases, config, this);
+      if (config.clusterEnabled()) {
+        cluster = startCluster(config, storeOptions(config, engine));
+        context.cluster(cluster);
+      }
       this.listener = RespListener.start(context, new Dispatcher(context), tls);
     } catch (RuntimeException e) {
+      if (cluster != null) {
+        cluster.close();
+      }
       databases.close();
       throw e;
     }
+  }
+
+  /**
+   * Starts this node's part in its cluster through the {@code cellar-cluster} module, found on the
+   * class path; a server without it cannot be a cluster node, and says so.
+   */
+  private static dev.cellar.server.cluster.ClusterRouting startCluster(
+      ServerConfig config, CellarOptions storeOptions) {
+    dev.cellar.server.cluster.ClusterSettings settings = config.clusterSettings();
+    var provider =
+        java.util.ServiceLoader.load(dev.cellar.server.cluster.ClusterRoutingProvider.class)
+            .findFirst()
+            .orElseThrow(
+                () ->
+                    new ConfigException(
+                        "cluster-enabled yes needs the cellar-cluster module on the class path"));
+    LOG.log(
+        System.Logger.Level.INFO,
+        "cluster node "
+            + settings.nodeId()
+            + ": "
+            + settings.nodes().size()
+            + " nodes, "
+            + settings.shards()
+            + " shards of "
+            + settings.replicas()
+            + " replicas");
+    return provider.start(settings, storeOptions);
   }
 
   /**
@@ -318,6 +354,9 @@ public final class CellarServer implements AutoCloseable, ServerControl {
           System.Logger.Level.INFO,
           "shutting down (" + why + "): no new connections, answering what is in flight");
       listener.close();
+      if (context.cluster() != null) {
+        context.cluster().close(); // the shard replicas and their stores
+      }
       maintenance.shutdown();
       try {
         maintenance.awaitTermination(30, TimeUnit.SECONDS);

@@ -229,16 +229,14 @@ class ServerOperationsTest {
 
   @Test
   void aDirectiveCellarCannotHonourIsRefusedWithItsLine() throws IOException {
-    Path conf = tmp.resolve("cluster.conf");
-    Files.writeString(conf, "port 0\ndaemonize no\ncluster-enabled yes\n");
+    Path conf = tmp.resolve("replica.conf");
+    Files.writeString(conf, "port 0\ndaemonize no\nreplicaof 10.0.0.1 6379\n");
     CommandRun run =
         CommandRun.of("server", conf.toString(), "--dir", tmp.resolve("data").toString());
     assertEquals(CellarCommand.EXIT_FAILURE, run.exitCode(), run::toString);
     assertEquals(1, run.err().lines().count(), run::toString);
     assertTrue(
-        run.err()
-            .contains(
-                conf + ":3: 'cluster-enabled yes' is not supported: Cellar is a single server"),
+        run.err().contains(conf + ":3: 'replicaof' is not supported: Cellar has no replication"),
         run::toString);
     assertFalse(Files.exists(tmp.resolve("data")), run::toString);
   }

@@ -89,6 +89,11 @@ public final class Dispatcher {
       }
       return startNanos;
     }
+    dev.cellar.server.cluster.ClusterRouting cluster = server.cluster();
+    if (cluster != null && ClusterDispatch.handle(cluster, session, spec, request, out)) {
+      counters.get(spec).calls.increment();
+      return startNanos;
+    }
     CommandStats.Counters c = counters.get(spec);
     if (spec.isContainer() && request.argc() > 1) {
       // As Redis: a subcommand is checked before it runs, and counted as a command of its own.

@@ -56,6 +56,10 @@ public final class ServerContext {
   private final Scripts scripts;
   private final AtomicReferenceArray<DatabaseUpkeep> upkeep;
   private final BlockedClients blocked = new BlockedClients(this);
+
+  /** The node's part in a cluster; null unless {@code cluster-enabled yes}. Set once at start. */
+  private volatile dev.cellar.server.cluster.ClusterRouting cluster;
+
   private volatile AccessTracker accessTracker;
   private final StatsSampler sampler;
 
@@ -435,5 +439,15 @@ public final class ServerContext {
   /** Rates and peaks sampled every 100 ms (the server schedules {@link StatsSampler#sample}). */
   public StatsSampler sampler() {
     return sampler;
+  }
+
+  /** The node's part in a cluster, or null when this server is not a cluster node. */
+  public dev.cellar.server.cluster.ClusterRouting cluster() {
+    return cluster;
+  }
+
+  /** Makes this server a cluster node; called once, before it serves. */
+  public void cluster(dev.cellar.server.cluster.ClusterRouting routing) {
+    this.cluster = routing;
   }
 }

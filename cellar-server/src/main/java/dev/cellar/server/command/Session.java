@@ -54,6 +54,9 @@ public final class Session {
 
   private boolean script;
 
+  /** {@code READONLY} was sent: on a cluster node, reads may be served by a replica (stale). */
+  private boolean clusterReadOnly;
+
   private boolean closeAfterReply;
   private boolean wroteInBatch;
 
@@ -433,5 +436,14 @@ public final class Session {
     boolean w = wroteInBatch;
     wroteInBatch = false;
     return w;
+  }
+
+  /** Whether this connection said {@code READONLY} (and not {@code READWRITE} since). */
+  public boolean clusterReadOnly() {
+    return clusterReadOnly;
+  }
+
+  void clusterReadOnly(boolean on) {
+    clusterReadOnly = on;
   }
 }

@@ -12,11 +12,11 @@ import java.util.Set;
  * <p>A directive is <em>ignored</em> (with one warning naming it) when leaving it out changes
  * nothing a client relies on: tuning of Redis's own machinery (encodings, RDB, replication buffers,
  * defragmentation), process management Cellar leaves to its supervisor ({@code daemonize}, {@code
- * pidfile}), or a feature that is off as written ({@code cluster-enabled no}). So Debian's stock
- * {@code redis.conf} starts a Cellar server.
+ * pidfile}), or a feature that is off as written ({@code tls-cluster no}). So Debian's stock {@code
+ * redis.conf} starts a Cellar server.
  *
  * <p>A directive is <em>refused</em> when ignoring it would quietly give the operator less than the
- * file asks for: a replica that would not replicate, a cluster node that is not one, a renamed
+ * file asks for: a replica that would not replicate, a TLS cluster bus there is none of, a renamed
  * (meant to be hidden) command still callable under its own name, ACL users who could not log in, a
  * cipher restriction not applied. The message says why, so the operator can decide.
  *
@@ -147,24 +147,19 @@ final class RedisDirectives {
           "slowlog-log-slower-than",
           "slowlog-max-len",
           "latency-monitor-threshold",
-          "cluster-config-file",
-          "cluster-node-timeout");
+          "cluster-config-file");
 
   /**
    * Ignored only with these values (off as written); any other value is refused with the reason.
    */
   private static final Map<String, List<String>> IGNORED_WHEN =
       Map.of(
-          "cluster-enabled", List.of("no"),
           "tls-replication", List.of("no"),
           "tls-cluster", List.of("no"));
 
   /** Why each refused directive cannot be honoured. */
   private static final Map<String, String> REFUSED =
       Map.ofEntries(
-          Map.entry(
-              "cluster-enabled",
-              "Cellar is a single server, not a cluster node; set cluster-enabled no or remove the line"),
           Map.entry(
               "tls-replication",
               "Cellar has no replication; set tls-replication no or remove the line"),
@@ -325,7 +320,7 @@ final class RedisDirectives {
 
   /**
    * The directive as messages show it: its name, and its value only where the value is what decides
-   * (cluster-enabled yes or no). Other values are never repeated, since some are secrets ({@code
+   * (tls-cluster yes or no). Other values are never repeated, since some are secrets ({@code
    * masterauth}, {@code user}'s passwords, {@code tls-client-key-file-pass}).
    */
   static String shown(String name, String value) {

@@ -103,6 +103,12 @@ public final class ServerConfig {
   private volatile int httpHeaderTimeout = 10;
   private volatile String transport = "auto";
   private volatile boolean ipc = true;
+  private volatile boolean clusterEnabled;
+  private volatile String clusterNodeId = "";
+  private volatile String clusterNodes = "";
+  private volatile int clusterReplicas = 3;
+  private volatile int clusterShards = 0;
+  private volatile long clusterNodeTimeout = 15_000;
   private volatile int ipcAgents = 1;
   private volatile int ipcMaxRing = 16 << 20;
   private volatile long ipcClientTimeout = 30;
@@ -325,6 +331,31 @@ public final class ServerConfig {
         () -> Integer.toString(databases),
         v -> databases = intIn("databases", v, 1, 65_536));
     define("transport", false, () -> transport, v -> transport = parseTransport(v));
+    // A cluster node (docs/cluster.md): Redis's cluster-enabled and cluster-node-timeout, and this
+    // node's id, every node of the cluster, the replicas of each shard and the number of shards
+    // (0: four for each node). Read at start-up only.
+    define(
+        "cluster-enabled",
+        false,
+        () -> clusterEnabled ? "yes" : "no",
+        v -> clusterEnabled = parseYesNo("cluster-enabled", v));
+    define("cluster-node-id", false, () -> clusterNodeId, v -> clusterNodeId = v.trim());
+    define("cluster-nodes", false, () -> clusterNodes, v -> clusterNodes = v.trim());
+    define(
+        "cluster-replicas",
+        false,
+        () -> Integer.toString(clusterReplicas),
+        v -> clusterReplicas = intIn("cluster-replicas", v, 1, 16));
+    define(
+        "cluster-shards",
+        false,
+        () -> Integer.toString(clusterShards),
+        v -> clusterShards = intIn("cluster-shards", v, 0, 16384));
+    define(
+        "cluster-node-timeout",
+        false,
+        () -> Long.toString(clusterNodeTimeout),
+        v -> clusterNodeTimeout = longIn("cluster-node-timeout", v, 100, 3_600_000));
     // Shared-memory clients on the same host (docs/server.md, "Shared memory"): whether to serve
     // them, the threads that do, the largest ring a client may ask for, and how long a client may
     // go without a heartbeat before it is taken for dead (seconds; 0: only its process is checked).
@@ -637,6 +668,37 @@ public final class ServerConfig {
 
   public Path dir() {
     return dir;
+  }
+
+  /** Whether this server is a cluster node ({@code cluster-enabled yes}). */
+  public boolean clusterEnabled() {
+    return clusterEnabled;
+  }
+
+  /**
+   * The cluster this node belongs to, from the {@code cluster-*} settings; the shard replicas live
+   * under {@code <dir>/cluster}.
+   *
+   * @throws ConfigException if a setting is missing or inconsistent
+   */
+  public dev.cellar.server.cluster.ClusterSettings clusterSettings() {
+    if (clusterNodeId.isEmpty() || clusterNodes.isEmpty()) {
+      throw new ConfigException(
+          "cluster-enabled yes needs cluster-node-id (this node) and cluster-nodes"
+              + " (id@host:port of every node)");
+    }
+    try {
+      var nodes = dev.cellar.server.cluster.ClusterSettings.parseNodes(clusterNodes);
+      return new dev.cellar.server.cluster.ClusterSettings(
+          clusterNodeId,
+          nodes,
+          Math.min(clusterReplicas, nodes.size()),
+          clusterShards == 0 ? 4 * nodes.size() : clusterShards,
+          dir.resolve("cluster"),
+          clusterNodeTimeout);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(e.getMessage());
+    }
   }
 
   /** How many databases {@code SELECT} may choose from (Redis's {@code databases}, 16). */

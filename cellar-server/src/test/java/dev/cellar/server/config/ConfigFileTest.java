@@ -17,7 +17,7 @@ class ConfigFileTest {
   void redisDirectivesCellarDoesNotNeedAreIgnoredWithAWarningEach() throws Exception {
     Path file =
         write(
-            "port 7000\ndaemonize yes\nsave 900 1\ncluster-enabled no\nloglevel warning\n"
+            "port 7000\ndaemonize yes\nsave 900 1\ntls-cluster no\nloglevel warning\n"
                 + "client-output-buffer-limit normal 0 0 0\nclient-output-buffer-limit replica 256mb 64mb 60\n");
     ServerConfig config = new ServerConfig();
     List<String> warnings = ConfigFile.read(file, config);
@@ -28,7 +28,7 @@ class ConfigFileTest {
             .startsWith(file + ":2: ignoring 'daemonize': Cellar stays in the foreground"),
         warnings::toString);
     assertTrue(
-        warnings.get(2).startsWith(file + ":4: ignoring 'cluster-enabled no'"), warnings::toString);
+        warnings.get(2).startsWith(file + ":4: ignoring 'tls-cluster no'"), warnings::toString);
     assertEquals(7000, config.port());
     assertEquals("warning", config.matching("loglevel").get("loglevel"));
     assertEquals(
@@ -97,7 +97,7 @@ class ConfigFileTest {
   void directivesCellarCannotHonourAreRefusedWithTheLineAndWhy() throws Exception {
     for (String line :
         List.of(
-            "cluster-enabled yes",
+            "tls-cluster yes",
             "replicaof 10.0.0.1 6379",
             "rename-command FLUSHALL \"\"",
             "user alice on >pw ~* +@all")) {
