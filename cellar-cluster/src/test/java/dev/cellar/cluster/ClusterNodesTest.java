@@ -104,6 +104,10 @@ class ClusterNodesTest {
             assertThrows(JedisDataException.class, () -> jedis.del("a", "b"));
         assertEquals(
             "CROSSSLOT Keys in request don't hash to the same slot", crossSlot.getMessage());
+        assertEquals(
+            "ERR SELECT is not allowed in cluster mode",
+            assertThrows(JedisDataException.class, () -> jedis.select(1)).getMessage());
+        assertEquals("OK", jedis.select(0));
         JedisDataException refused =
             assertThrows(JedisDataException.class, () -> jedis.hset("{h}", "f", "v"));
         assertTrue(

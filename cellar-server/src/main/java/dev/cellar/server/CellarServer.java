@@ -2,6 +2,9 @@ package dev.cellar.server;
 
 import dev.cellar.Cellar;
 import dev.cellar.CellarOptions;
+import dev.cellar.server.cluster.ClusterRouting;
+import dev.cellar.server.cluster.ClusterRoutingProvider;
+import dev.cellar.server.cluster.ClusterSettings;
 import dev.cellar.server.command.Dispatcher;
 import dev.cellar.server.command.ServerContext;
 import dev.cellar.server.command.ServerControl;
@@ -71,7 +74,7 @@ public final class CellarServer implements AutoCloseable, ServerControl {
     } catch (java.io.IOException e) {
       LOG.log(System.Logger.Level.WARNING, "could not delete a BGSAVE snapshot left behind", e);
     }
-    dev.cellar.server.cluster.ClusterRouting cluster = null;
+    ClusterRouting cluster = null;
     try {
       this.context = new ServerContext(databases, config, this);
       if (config.clusterEnabled()) {
@@ -92,11 +95,10 @@ public final class CellarServer implements AutoCloseable, ServerControl {
    * Starts this node's part in its cluster through the {@code cellar-cluster} module, found on the
    * class path; a server without it cannot be a cluster node, and says so.
    */
-  private static dev.cellar.server.cluster.ClusterRouting startCluster(
-      ServerConfig config, CellarOptions storeOptions) {
-    dev.cellar.server.cluster.ClusterSettings settings = config.clusterSettings();
+  private static ClusterRouting startCluster(ServerConfig config, CellarOptions storeOptions) {
+    ClusterSettings settings = config.clusterSettings();
     var provider =
-        java.util.ServiceLoader.load(dev.cellar.server.cluster.ClusterRoutingProvider.class)
+        java.util.ServiceLoader.load(ClusterRoutingProvider.class)
             .findFirst()
             .orElseThrow(
                 () ->

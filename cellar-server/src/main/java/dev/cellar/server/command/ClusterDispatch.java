@@ -77,6 +77,10 @@ final class ClusterDispatch {
     String name = spec.name();
     Boolean write = SHARD_COMMANDS.get(name);
     if (write == null) {
+      if (name.equals("select") && !request.is(1, "0")) {
+        out.error("ERR SELECT is not allowed in cluster mode"); // as Redis: one database
+        return true;
+      }
       if (NODE_COMMANDS.contains(name)) {
         return false;
       }

@@ -5,6 +5,7 @@ import dev.cellar.DiskFullException;
 import dev.cellar.LimitExceededException;
 import dev.cellar.StoreClosedException;
 import dev.cellar.StoreIOException;
+import dev.cellar.server.cluster.ClusterRouting;
 import dev.cellar.server.resp.ReplyWriter;
 import dev.cellar.server.resp.Request;
 import java.nio.charset.StandardCharsets;
@@ -89,7 +90,7 @@ public final class Dispatcher {
       }
       return startNanos;
     }
-    dev.cellar.server.cluster.ClusterRouting cluster = server.cluster();
+    ClusterRouting cluster = server.cluster();
     if (cluster != null && ClusterDispatch.handle(cluster, session, spec, request, out)) {
       counters.get(spec).calls.increment();
       return startNanos;

@@ -1,6 +1,7 @@
 package dev.cellar.server.command;
 
 import dev.cellar.Cellar;
+import dev.cellar.server.cluster.ClusterRouting;
 import dev.cellar.server.collection.ElementEdits;
 import dev.cellar.server.config.ServerConfig;
 import dev.cellar.server.db.Database;
@@ -58,7 +59,7 @@ public final class ServerContext {
   private final BlockedClients blocked = new BlockedClients(this);
 
   /** The node's part in a cluster; null unless {@code cluster-enabled yes}. Set once at start. */
-  private volatile dev.cellar.server.cluster.ClusterRouting cluster;
+  private volatile ClusterRouting cluster;
 
   private volatile AccessTracker accessTracker;
   private final StatsSampler sampler;
@@ -442,12 +443,12 @@ public final class ServerContext {
   }
 
   /** The node's part in a cluster, or null when this server is not a cluster node. */
-  public dev.cellar.server.cluster.ClusterRouting cluster() {
+  public ClusterRouting cluster() {
     return cluster;
   }
 
   /** Makes this server a cluster node; called once, before it serves. */
-  public void cluster(dev.cellar.server.cluster.ClusterRouting routing) {
+  public void cluster(ClusterRouting routing) {
     this.cluster = routing;
   }
 }
