@@ -150,8 +150,10 @@ final class ShardCommands {
   private Outcome incrementBy(List<byte[]> args, int arity, long delta) {
     arity(args, arity);
     byte[] key = args.get(1);
-    byte[] current = store.get(key);
-    long expiry = current == null ? Cellar.NO_EXPIRY : store.expiryOf(key);
+    // The expiry first: a key that expires between the two reads then reads as absent, and
+    // starts from 0 with no expiry, as it would had it expired before both.
+    long expiry = store.expiryOf(key);
+    byte[] current = expiry == Cellar.ABSENT ? null : store.get(key);
     long value = current == null ? 0 : parseLong(current);
     long next;
     try {
@@ -161,7 +163,7 @@ final class ShardCommands {
     }
     byte[] encoded = Long.toString(next).getBytes(StandardCharsets.US_ASCII);
     // INCR keeps the key's time to live, as in Redis.
-    long keep = expiry == Cellar.ABSENT ? Cellar.NO_EXPIRY : expiry;
+    long keep = current == null ? Cellar.NO_EXPIRY : expiry;
     return new Outcome(integer(next), new WriteBatch(2).put(key, encoded, keep));
   }
 

@@ -99,8 +99,10 @@ final class ShardStateMachine extends BaseStateMachine {
       // A proposer sent bytes that are not a command: every replica refuses it alike.
       reply = ShardCommands.error("ERR malformed shard log entry: " + malformed.getMessage());
     }
-    // A store that refuses writes (a full disk, a failed fsync) throws here, and Ratis stops the
-    // group on this replica rather than let it skip an entry.
+    // A store that refuses writes (a full disk, a failed fsync) throws here, out of this method:
+    // Ratis then stops applying on this replica (its updater's EXCEPTION state) rather than skip
+    // the entry, as it would for a future completed exceptionally, which would let the replicas
+    // diverge. Leaving the group cleanly in that case is not built yet (docs/cluster.md).
     updateLastAppliedTermIndex(termIndex);
     return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(reply)));
   }
