@@ -19,6 +19,7 @@ import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
 import org.apache.ratis.protocol.exceptions.LeaderSteppingDownException;
 import org.apache.ratis.protocol.exceptions.NotLeaderException;
+import org.apache.ratis.protocol.exceptions.StaleReadException;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 
@@ -147,14 +148,20 @@ final class RaftClusterRouting implements ClusterRouting {
     }
     return submitted.thenCompose(
         reply -> {
-          if (handingOver(reply)) {
+          if (handingOver(reply) || (stale && reply.getException() instanceof StaleReadException)) {
             if (System.nanoTime() < deadline) {
               return CompletableFuture.supplyAsync(() -> null, RETRY_DELAY)
                   .thenCompose(ignored -> attempt(shard, entry, write, stale, deadline));
             }
-            // Not appended, so not applied: the client may send it again.
+            // Not appended, so not applied (or, for a replica's read, not caught up yet): the
+            // client may send it again.
             throw new Redirect(
                 new Route.Down("TRYAGAIN The shard of this slot is changing leaders; try again"));
+          }
+          if (!write && !reply.isSuccess() && reply.getNotLeaderException() == null) {
+            // A read that failed changed nothing: the client may simply ask again.
+            throw new Redirect(
+                new Route.Down("TRYAGAIN The shard could not serve this read now; try again"));
           }
           return CompletableFuture.completedFuture(replyOf(shard, reply));
         });

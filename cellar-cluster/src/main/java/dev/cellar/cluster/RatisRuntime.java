@@ -3,8 +3,9 @@ package dev.cellar.cluster;
 /**
  * What the Ratis runtime needs set before its first class loads. Ratis ships its own copy of Netty
  * (relocated under {@code org.apache.ratis.thirdparty}), which by default allocates memory through
- * {@code sun.misc.Unsafe}: on this JDK that prints a deprecation warning and goes against the rule
- * that Cellar runs without that API. Told not to, it uses the JDK's supported buffers instead.
+ * the JDK's internal memory access (module {@code jdk.unsupported}) when that module is present. A
+ * cluster node runs without it (docs/cluster.md); where Ratis runs in a JVM that has it, this tells
+ * Ratis's Netty to use the JDK's supported buffers all the same, as Cellar's own Netty does.
  *
  * <p>Ratis logs every election, log segment and connection attempt at INFO, thousands of lines in a
  * node's first minute; its loggers start at WARNING, unless the logging configuration names them.

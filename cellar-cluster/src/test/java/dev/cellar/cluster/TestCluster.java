@@ -90,17 +90,22 @@ final class TestCluster implements AutoCloseable {
   }
 
   static void awaitOk(int port) throws InterruptedException {
-    for (int attempt = 0; attempt < 200; attempt++) {
+    String last = "no answer";
+    // Up to 30 s: a node that has just started joins its groups and learns their leaders first.
+    for (int attempt = 0; attempt < 600; attempt++) {
       try (Jedis jedis = new Jedis("127.0.0.1", port)) {
-        if (jedis.clusterInfo().contains("cluster_state:ok")) {
+        last = jedis.clusterInfo();
+        if (last.contains("cluster_state:ok")) {
           return;
         }
+        last = last + jedis.clusterNodes();
       } catch (RuntimeException notYet) {
         // not listening yet
       }
       Thread.sleep(50);
     }
-    throw new AssertionError("node on port " + port + " never reported cluster_state:ok");
+    throw new AssertionError(
+        "node on port " + port + " never reported cluster_state:ok; last:\n" + last);
   }
 
   /** Jedis's cluster client, seeded with every node. */

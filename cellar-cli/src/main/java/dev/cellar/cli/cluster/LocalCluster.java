@@ -143,13 +143,19 @@ final class LocalCluster {
   }
 
   /**
-   * A cluster node's JVM flags: native access for the engine, and the protobuf inside Ratis may use
-   * {@code sun.misc.Unsafe} (it cannot do without) while Netty is told not to (docs/cluster.md,
-   * "Ratis and sun.misc.Unsafe"). The launcher gives the same ones.
+   * A cluster node's JVM flags: native access for the engine, and every system module but {@code
+   * jdk.unsupported} (docs/cluster.md, "Nodes run without jdk.unsupported"). The launcher gives the
+   * same ones.
    */
   static final List<String> NODE_JVM_FLAGS =
-      List.of(
-          "--enable-native-access=ALL-UNNAMED",
-          "--sun-misc-unsafe-memory-access=allow",
-          "-Dio.netty.noUnsafe=true");
+      List.of("--enable-native-access=ALL-UNNAMED", "--limit-modules", supportedModules());
+
+  /** The names of the JDK's modules, {@code jdk.unsupported} and its desktop part left out. */
+  static String supportedModules() {
+    return java.lang.module.ModuleFinder.ofSystem().findAll().stream()
+        .map(reference -> reference.descriptor().name())
+        .filter(name -> !name.startsWith("jdk.unsupported"))
+        .sorted()
+        .collect(java.util.stream.Collectors.joining(","));
+  }
 }

@@ -111,12 +111,9 @@ class LocalClusterProcessTest {
         assertTrue(m.matches(), line);
         pids.put(victim, Long.parseLong(m.group(2)));
         awaitClusterOk(ports.get(victim));
-        awaitReplicaHas(ports.get(victim), "k199", "b199");
-        try (Jedis node = new Jedis("127.0.0.1", ports.get(victim))) {
-          node.readonly();
-          for (var e : acknowledged.entrySet()) {
-            assertEquals(e.getValue(), node.get(e.getKey()), e.getKey() + " on the restarted node");
-          }
+        // Each shard's group catches up on its own: wait for every acknowledged value.
+        for (var e : acknowledged.entrySet()) {
+          awaitReplicaHas(ports.get(victim), e.getKey(), e.getValue());
         }
       }
     } catch (Throwable failure) {
