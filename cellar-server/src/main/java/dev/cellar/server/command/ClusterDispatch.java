@@ -91,12 +91,10 @@ final class ClusterDispatch {
               + " a cluster serves");
       return true;
     }
-    int lastKey =
-        name.equals("del") || name.equals("unlink") || name.equals("exists")
-            ? request.argc() - 1
-            : 1;
-    int slot = KeySlot.of(request.buffer(), request.offset(1), request.length(1));
-    for (int i = 2; i <= lastKey; i++) {
+    // The keys where the command table says they are (every shard command has a key).
+    int first = spec.firstKey();
+    int slot = KeySlot.of(request.buffer(), request.offset(first), request.length(first));
+    for (int i = first + spec.step(); i <= spec.lastKeyIndex(request.argc()); i += spec.step()) {
       if (KeySlot.of(request.buffer(), request.offset(i), request.length(i)) != slot) {
         out.error("CROSSSLOT Keys in request don't hash to the same slot");
         return true;
