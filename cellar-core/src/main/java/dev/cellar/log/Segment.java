@@ -561,7 +561,13 @@ public final class Segment implements AutoCloseable, BlockCache.BlockLoader {
     file.write(bytes, offset);
   }
 
-  public void rename(FileIO io, Path target) throws IOException {
+  /**
+   * Renames the file (a compaction output to its final name). Under the segment's lock, as {@link
+   * #directFile} opens the file by its path under it: a reader that opened it just before holds a
+   * descriptor that the rename leaves valid, and one that opens it after finds the new name, where
+   * without the lock it could read the old name after the file had left it (ENOENT).
+   */
+  public synchronized void rename(FileIO io, Path target) throws IOException {
     io.rename(path, target);
     path = target;
   }
