@@ -96,6 +96,7 @@ public final class Segment implements AutoCloseable, BlockCache.BlockLoader {
   private volatile int slot = -1;
   private volatile boolean obsolete;
   private volatile boolean damaged;
+  private volatile boolean passOutput;
   private volatile List<SegmentScanner.Damage> recoveredHoles = List.of();
 
   private final AtomicLong deadBytes = new AtomicLong();
@@ -798,6 +799,23 @@ public final class Segment implements AutoCloseable, BlockCache.BlockLoader {
     if (fileMapped()) {
       file.dropCachedPages(memory);
     }
+  }
+
+  /**
+   * Whether this is an output of a compaction pass still running: its records are copies that the
+   * pass's victims still count as live until the pass marks them obsolete, so size and garbage
+   * figures skip it until then. Its being sealed is not the moment: the pass seals its outputs
+   * before it retires its victims, and for that window (an fsync, a rename, a directory fsync)
+   * every moved record was counted twice, which once made {@code maxmemory} answer -OOM under
+   * {@code allkeys-random}.
+   */
+  public boolean passOutput() {
+    return passOutput;
+  }
+
+  /** Marks this as an output of the running pass (see {@link #passOutput()}), or no longer one. */
+  public void passOutput(boolean running) {
+    passOutput = running;
   }
 
   /**

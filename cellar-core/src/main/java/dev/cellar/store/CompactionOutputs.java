@@ -255,6 +255,7 @@ final class CompactionOutputs {
             // Outputs are sealed before anything is acknowledged from them: with io direct they
             // are written with O_DIRECT, under every fsync mode.
             options.io() == dev.cellar.IoMode.DIRECT);
+    output.passOutput(true);
     outputs.add(output);
     // Registered now, for a slot: keys are pointed at copies here as they are made.
     segments.add(output);

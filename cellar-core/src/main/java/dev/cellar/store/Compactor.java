@@ -13,7 +13,6 @@ import dev.cellar.log.DirectScan;
 import dev.cellar.log.LogLocation;
 import dev.cellar.log.RecordView;
 import dev.cellar.log.Segment;
-import dev.cellar.log.SegmentHeaderDescriptor;
 import dev.cellar.log.SegmentScanner;
 import dev.cellar.log.SegmentTable;
 import java.io.IOException;
@@ -289,11 +288,17 @@ final class Compactor {
       }
       throw e;
     }
-    applyRelocations();
     long before = 0;
-    for (Segment victim : victims) {
-      before += victim.end();
-      obsolete.add(victim);
+    try {
+      applyRelocations();
+      for (Segment victim : victims) {
+        before += victim.end();
+        obsolete.add(victim);
+      }
+    } finally {
+      for (Segment output : outputs.all()) {
+        output.passOutput(false); // published: from now on its records are counted here
+      }
     }
     long after = outputs.all().stream().mapToLong(Segment::end).sum();
     counters.compactions.increment();
@@ -499,9 +504,7 @@ final class Compactor {
     long logBytes = 0;
     long garbageBytes = 0;
     for (Segment s : segments.all()) {
-      if (s.obsolete()
-          || (s.kind() == SegmentHeaderDescriptor.KIND_COMPACTED
-              && s.state() != Segment.State.SEALED)) {
+      if (s.obsolete() || s.passOutput()) {
         continue;
       }
       logBytes += Math.max(0, s.end() - s.dataStart());

@@ -1237,12 +1237,10 @@ public final class Store implements Cellar {
       mapped += s.memory().byteSize();
       // Compaction has moved everything out of an obsolete segment: all of it is dead, although it
       // stays on disk until the next checkpoint. Counted as live, it would hold maxmemory up. A
-      // pass's output, until it is published (sealed), holds copies of records its victims still
-      // count as live: counted twice, a pass's copies made maxmemory evict for nothing and, under
-      // a slow pass, answer -OOM although every key that could be evicted had been.
-      boolean unpublishedCopy =
-          s.kind() == SegmentHeaderDescriptor.KIND_COMPACTED && s.state() != Segment.State.SEALED;
-      garbage += s.obsolete() || unpublishedCopy ? s.end() : s.garbageBytes(now);
+      // running pass's output holds copies of records its victims still count as live until the
+      // pass retires them: counted twice, a pass's copies made maxmemory evict for nothing and,
+      // under a slow pass, answer -OOM although every key that could be evicted had been.
+      garbage += s.obsolete() || s.passOutput() ? s.end() : s.garbageBytes(now);
     }
     dev.cellar.cache.BlockCache cache = health.isClosed() ? null : readCache;
     return new CellarStats(

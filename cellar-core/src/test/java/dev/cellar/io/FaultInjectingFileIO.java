@@ -23,6 +23,12 @@ public final class FaultInjectingFileIO implements FileIO {
   public volatile boolean fsyncSkipped;
 
   /**
+   * Run at each directory fsync, before it: a test's look at a store between two steps that end
+   * with one (a compaction pass's outputs are sealed and renamed, its victims not yet retired).
+   */
+  public volatile Runnable atDirectorySync = () -> {};
+
+  /**
    * Every fsync refused while {@link #fsyncFails} was set, counted as it is refused: a test that
    * reads the store's own fsync count instead races with a maintenance thread whose fsync began
    * before the fault and is counted only after it returns.
@@ -70,6 +76,7 @@ public final class FaultInjectingFileIO implements FileIO {
 
   @Override
   public void syncDirectory(Path directory) throws IOException {
+    atDirectorySync.run();
     if (!fsyncSkipped) {
       real.syncDirectory(directory);
     }
