@@ -137,11 +137,19 @@ public final class MemoryGuard {
     }
     synchronized (this) {
       boolean under = used() <= max;
-      for (int i = 0; i < MAX_EVICTIONS_PER_COMMAND && !under; i++) {
-        if (!evictOne(policy)) {
-          break;
+      for (int round = 0; round < 2 && !under; round++) {
+        if (round > 0) {
+          // A round of evictions did not bring the estimate under: read the engine again rather
+          // than refuse on a sample that may be stale, as Redis reads its used memory afresh.
+          refresh();
+          under = used() <= max;
         }
-        under = used() <= max;
+        for (int i = 0; i < MAX_EVICTIONS_PER_COMMAND && !under; i++) {
+          if (!evictOne(policy)) {
+            return false;
+          }
+          under = used() <= max;
+        }
       }
       return under;
     }
