@@ -26,12 +26,22 @@ final class ClusterReplies {
   private final ClusterTopology topology;
   private final IntFunction<ClusterSettings.Node> leaders;
   private final ShardGroups groups;
+  private final java.util.function.Predicate<String> live;
 
+  /**
+   * @param live whether a node is in the cluster's agreed live set: a node outside it is shown
+   *     failed ({@code fail} in NODES, {@code health fail} in SHARDS), as Redis shows a node its
+   *     peers agree is down
+   */
   ClusterReplies(
-      ClusterTopology topology, IntFunction<ClusterSettings.Node> leaders, ShardGroups groups) {
+      ClusterTopology topology,
+      IntFunction<ClusterSettings.Node> leaders,
+      ShardGroups groups,
+      java.util.function.Predicate<String> live) {
     this.topology = topology;
     this.leaders = leaders;
     this.groups = groups;
+    this.live = live;
   }
 
   ClusterReply answer(List<byte[]> args) {
@@ -109,7 +119,7 @@ final class ClusterReplies {
                     ClusterReply.bulk("replication-offset"),
                     new Int(appliedIndex(shard, node)),
                     ClusterReply.bulk("health"),
-                    ClusterReply.bulk("online"))));
+                    ClusterReply.bulk(live.test(node.id()) ? "online" : "fail"))));
       }
       shards.add(
           new ClusterReply.Map(
@@ -146,7 +156,8 @@ final class ClusterReplies {
           .append(node.raftPort())
           .append(' ')
           .append(node.id().equals(self) ? "myself,master" : "master")
-          .append(" - 0 0 0 connected");
+          .append(live.test(node.id()) ? "" : ",fail")
+          .append(live.test(node.id()) ? " - 0 0 0 connected" : " - 0 0 0 disconnected");
       for (int shard = 0; shard < topology.shards(); shard++) {
         if (leader(shard).equals(node)) {
           text.append(' ').append(topology.settings().firstSlot(shard));

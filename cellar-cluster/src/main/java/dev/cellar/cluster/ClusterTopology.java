@@ -20,13 +20,21 @@ import org.apache.ratis.protocol.RaftPeerId;
  * The cluster's layout as every node computes it from the same settings: the slots of each shard
  * ({@link ClusterSettings#firstSlot}), each shard's replicas in {@link RendezvousPlacement}'s order
  * (the first the preferred leader, which {@link LeadershipBalancer} hands the leadership to
- * whenever it is up), and each shard's Raft group.
+ * whenever it is up), each shard's Raft group, and the metadata group.
  */
 final class ClusterTopology {
   private final ClusterSettings settings;
   private final Map<String, ClusterSettings.Node> byId;
   private final List<List<ClusterSettings.Node>> replicas;
   private final List<RaftGroup> groups;
+  private final RaftGroup metadata;
+
+  /**
+   * The metadata group's members at most: a Raft group of every node would make each change wait
+   * for a majority of all of them. The rest are not voters (and, until membership changes are
+   * built, not members at all).
+   */
+  static final int METADATA_VOTERS = 7;
 
   ClusterTopology(ClusterSettings settings) {
     this.settings = settings;
@@ -44,14 +52,45 @@ final class ClusterTopology {
       replicas.add(order);
       List<RaftPeer> peers = new ArrayList<>();
       for (ClusterSettings.Node node : order) {
-        peers.add(
-            RaftPeer.newBuilder()
-                .setId(node.id())
-                .setAddress(node.host() + ":" + node.raftPort())
-                .build()); // equal priorities: see LeadershipBalancer
+        peers.add(peer(node));
       }
       groups.add(RaftGroup.valueOf(groupId(shard), peers));
     }
+    List<RaftPeer> voters = new ArrayList<>();
+    for (ClusterNode n : RendezvousPlacement.INSTANCE.rank(-1, placed, METADATA_VOTERS)) {
+      voters.add(peer(byId.get(n.id())));
+    }
+    this.metadata = RaftGroup.valueOf(metadataGroupId(), voters);
+  }
+
+  private static RaftPeer peer(ClusterSettings.Node node) {
+    return RaftPeer.newBuilder()
+        .setId(node.id())
+        .setAddress(node.host() + ":" + node.raftPort())
+        .build(); // equal priorities: see LeadershipBalancer
+  }
+
+  /** The metadata group: up to {@link #METADATA_VOTERS} nodes, chosen by rendezvous. */
+  RaftGroup metadataGroup() {
+    return metadata;
+  }
+
+  /** Whether {@code nodeId} is a member of the metadata group. */
+  boolean holdsMetadata(String nodeId) {
+    return metadata.getPeer(peerId(nodeId)) != null;
+  }
+
+  /** Each shard's replica ids, preferred first: what {@link LeadershipPlan} plans over. */
+  List<List<String>> replicaIds() {
+    return replicas.stream()
+        .map(order -> order.stream().map(ClusterSettings.Node::id).toList())
+        .toList();
+  }
+
+  /** The metadata group's id: a name-based UUID, the same on every node. */
+  static RaftGroupId metadataGroupId() {
+    return RaftGroupId.valueOf(
+        UUID.nameUUIDFromBytes("cellar-metadata".getBytes(StandardCharsets.UTF_8)));
   }
 
   ClusterSettings settings() {

@@ -15,11 +15,12 @@ import org.apache.ratis.protocol.TransferLeadershipRequest;
 import org.apache.ratis.server.RaftServer;
 
 /**
- * Keeps each shard's leadership where {@link RendezvousPlacement} puts it: with the first node of
- * the shard's order that is alive. Every second, for each group this node leads, it finds the
- * replicas that answered the leader's last heartbeats, and if the first of those in the shard's
- * order is another node, hands the leadership to it (Ratis's leadership transfer, which waits for
- * the new leader to have every entry).
+ * Keeps each shard's leadership where the {@link LeadershipPlan} for the agreed live nodes ({@link
+ * LiveNodes}) puts it. Every second, for each group this node leads, it finds the replicas that
+ * answered the leader's last heartbeats and hold every entry it has applied, and if the plan names
+ * another node among those, hands the leadership to it (Ratis's leadership transfer, which waits
+ * for the new leader to have every entry). A planned node that does not answer, or lags, is not
+ * handed anything: the leadership stays where it is until the plan changes or the node catches up.
  *
  * <h2>Why not Ratis's priorities</h2>
  *
@@ -28,11 +29,12 @@ import org.apache.ratis.server.RaftServer;
  * appended nothing since, and while it yields it refuses writes: a preferred replica that dies
  * would make its group's leader try to yield to it, and refuse writes, for as long as it stays
  * dead. So every peer has the same priority; elections pick whichever replica times out first, and
- * this class, which asks whether a replica answers, moves the leadership to the HRW choice.
+ * this class moves the leadership to the planned node.
  *
- * <p>What that gives when a node fails: each shard it led elects some survivor at once, then passes
- * to the next node in its order, an independent draw for each shard, so the failed node's load
- * spreads evenly over the survivors (the brief's uniform failover).
+ * <p>What that gives when a node fails: each shard it led elects some survivor at once; once the
+ * metadata leader has agreed the smaller live set, every shard whose planned leader changed moves
+ * to it, and the plan gives each survivor an equal share (see {@link LeadershipPlan}): the brief's
+ * uniform failover.
  */
 final class LeadershipBalancer implements AutoCloseable {
   /** How often the leaderships are checked. */
@@ -41,6 +43,12 @@ final class LeadershipBalancer implements AutoCloseable {
   private final ClusterTopology topology;
   private final ShardGroups groups;
   private final long aliveWithinMillis;
+  private final LiveNodes live;
+
+  /** The last plan, and the live set it was made for: recomputed only when that set changes. */
+  private Set<String> plannedFor;
+
+  private volatile String[] plan;
   private final ClientId clientId = ClientId.randomId();
   private final ScheduledExecutorService timer =
       Executors.newSingleThreadScheduledExecutor(
@@ -74,6 +82,7 @@ final class LeadershipBalancer implements AutoCloseable {
     this.topology = topology;
     this.groups = groups;
     this.aliveWithinMillis = aliveWithinMillis;
+    this.live = new LiveNodes(topology, groups, aliveWithinMillis);
     this.lastTransfer = new long[topology.shards()];
     java.util.Arrays.fill(
         lastTransfer, System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(BACKOFF_MILLIS));
@@ -85,6 +94,12 @@ final class LeadershipBalancer implements AutoCloseable {
 
   private void check() {
     try {
+      live.check();
+      Set<String> agreed = live.agreed();
+      if (!agreed.equals(plannedFor)) {
+        plan = LeadershipPlan.plan(topology.replicaIds(), agreed);
+        plannedFor = agreed;
+      }
       long now = System.nanoTime();
       for (int shard = 0; shard < topology.shards(); shard++) {
         RaftServer.Division division = groups.division(shard);
@@ -94,7 +109,7 @@ final class LeadershipBalancer implements AutoCloseable {
             && division.getInfo().getRoleInfoProto().getRoleElapsedTimeMs() >= SETTLE_MILLIS
             && now - lastTransfer[shard] >= TimeUnit.MILLISECONDS.toNanos(BACKOFF_MILLIS)
             && !transferring.contains(shard)) {
-          balance(shard, division);
+          balance(shard, division, plan[shard]);
         }
       }
     } catch (RuntimeException e) {
@@ -102,17 +117,34 @@ final class LeadershipBalancer implements AutoCloseable {
     }
   }
 
-  private void balance(int shard, RaftServer.Division division) {
-    ClusterSettings.Node preferred =
-        preferredAlive(
-            shard,
-            division.getInfo().getRoleInfoProto(),
-            division.getInfo().getFollowerMatchIndices(),
-            division.getInfo().getLastAppliedIndex());
+  /**
+   * The node the plan gives {@code shard}'s leadership, or its preferred replica before the first
+   * plan (or if the plan has no live replica for it): where a node that holds no replica of the
+   * shard sends its clients.
+   */
+  /** Whether {@code id} is in the cluster's agreed live set (every node before one is agreed). */
+  boolean isLive(String id) {
+    return live.agreed().contains(id);
+  }
+
+  ClusterSettings.Node plannedLeader(int shard) {
+    String[] current = plan;
+    String id = current == null ? null : current[shard];
+    return id != null ? topology.node(id) : topology.replicas(shard).getFirst();
+  }
+
+  private void balance(int shard, RaftServer.Division division, String planned) {
     String self = topology.settings().nodeId();
-    if (preferred == null || preferred.id().equals(self)) {
+    if (planned == null
+        || planned.equals(self)
+        || !ready(
+                division.getInfo().getRoleInfoProto(),
+                division.getInfo().getFollowerMatchIndices(),
+                division.getInfo().getLastAppliedIndex())
+            .contains(planned)) {
       return;
     }
+    ClusterSettings.Node preferred = topology.node(planned);
     transferring.add(shard);
     lastTransfer[shard] = System.nanoTime();
     long timeoutMs = Math.max(500, 2 * aliveWithinMillis);
@@ -135,14 +167,13 @@ final class LeadershipBalancer implements AutoCloseable {
   }
 
   /**
-   * The first replica of {@code shard}'s order that could lead now, as its leader sees it: itself,
-   * or a follower whose last answer came within {@link #aliveWithinMillis} and that has every entry
-   * the leader has applied. (A transfer to a follower still catching up would wait for it, and the
-   * leader refuses writes while it waits.) {@code matchIndices} are the followers' in the order of
-   * {@code role}'s follower list, as Ratis gives both.
+   * The replicas that could lead now, as their leader sees them: itself, and each follower whose
+   * last answer came within {@link #aliveWithinMillis} and that has every entry the leader has
+   * applied. (A transfer to a follower still catching up would wait for it, and the leader refuses
+   * writes while it waits.) {@code matchIndices} are the followers' in the order of {@code role}'s
+   * follower list, as Ratis gives both.
    */
-  ClusterSettings.Node preferredAlive(
-      int shard, RoleInfoProto role, long[] matchIndices, long appliedIndex) {
+  Set<String> ready(RoleInfoProto role, long[] matchIndices, long appliedIndex) {
     Set<String> ready = new HashSet<>();
     ready.add(topology.settings().nodeId());
     if (role.hasLeaderInfo()
@@ -157,14 +188,7 @@ final class LeadershipBalancer implements AutoCloseable {
         }
       }
     }
-    Set<String> alive = ready;
-    List<ClusterSettings.Node> order = topology.replicas(shard);
-    for (ClusterSettings.Node node : order) {
-      if (alive.contains(node.id())) {
-        return node;
-      }
-    }
-    return null;
+    return ready;
   }
 
   @Override

@@ -54,9 +54,9 @@ final class RaftClusterRouting implements ClusterRouting {
   private RaftClusterRouting(ClusterTopology topology, ShardGroups groups) {
     this.topology = topology;
     this.groups = groups;
-    this.replies = new ClusterReplies(topology, this::leaderOf, groups);
     this.self = ClusterTopology.peerId(topology.settings().nodeId());
     this.balancer = new LeadershipBalancer(topology, groups, 2 * groups.electionTimeoutMillis());
+    this.replies = new ClusterReplies(topology, this::leaderOf, groups, balancer::isLive);
   }
 
   static RaftClusterRouting start(ClusterSettings settings, CellarOptions storeOptions) {
@@ -102,7 +102,7 @@ final class RaftClusterRouting implements ClusterRouting {
   ClusterSettings.Node leaderOf(int shard) {
     RaftServer.Division division = groups.division(shard);
     if (division == null) {
-      return topology.replicas(shard).getFirst(); // the preferred leader
+      return balancer.plannedLeader(shard); // not a member: where the plan puts the leadership
     }
     if (division.getInfo().isLeader()) {
       return topology.settings().self();

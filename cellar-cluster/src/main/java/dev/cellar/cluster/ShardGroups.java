@@ -28,8 +28,9 @@ import org.apache.ratis.util.TimeDuration;
 /**
  * The shard replicas one node holds: one Ratis server (one Raft port, gRPC) that is a member of
  * each of their groups, and one Cellar store per replica, which that group's {@link
- * ShardStateMachine} applies to. Under the node's directory: {@code raft/} (Ratis's logs and
- * metadata, a directory per group) and {@code shard-N/} (the store of shard N).
+ * ShardStateMachine} applies to, and of the metadata group if this node is one of its members.
+ * Under the node's directory: {@code raft/} (Ratis's logs and metadata, a directory per group) and
+ * {@code shard-N/} (the store of shard N).
  *
  * <p>Election timeouts follow the node timeout (Redis's {@code cluster-node-timeout}): from a tenth
  * of it to a fifth, at most 300 to 600 ms, so that a group whose leader dies elects another well
@@ -43,6 +44,7 @@ final class ShardGroups implements AutoCloseable {
   private final CellarOptions storeOptions;
   private final Map<Integer, Cellar> stores = new ConcurrentHashMap<>();
   private final RaftServer server;
+  private final MetadataStateMachine metadata = new MetadataStateMachine();
 
   private ShardGroups(ClusterTopology topology, Path directory, CellarOptions storeOptions)
       throws IOException {
@@ -82,21 +84,32 @@ final class ShardGroups implements AutoCloseable {
     String self = topology.settings().nodeId();
     ClientId client = ClientId.randomId();
     long call = 0;
+    List<org.apache.ratis.protocol.RaftGroup> held = new java.util.ArrayList<>();
+    if (topology.holdsMetadata(self)) {
+      held.add(topology.metadataGroup());
+    }
     for (int shard = 0; shard < topology.shards(); shard++) {
-      if (!topology.holds(self, shard) || joined.contains(topology.group(shard).getGroupId())) {
+      if (topology.holds(self, shard)) {
+        held.add(topology.group(shard));
+      }
+    }
+    for (org.apache.ratis.protocol.RaftGroup group : held) {
+      if (joined.contains(group.getGroupId())) {
         continue;
       }
       RaftClientReply reply =
           server.groupManagement(
-              GroupManagementRequest.newAdd(
-                  client, ClusterTopology.peerId(self), call++, topology.group(shard)));
+              GroupManagementRequest.newAdd(client, ClusterTopology.peerId(self), call++, group));
       if (!reply.isSuccess()) {
-        throw new IOException("could not join the group of shard " + shard + ": " + reply);
+        throw new IOException("could not join group " + group.getGroupId() + ": " + reply);
       }
     }
   }
 
   private org.apache.ratis.statemachine.StateMachine stateMachine(RaftGroupId id) {
+    if (id.equals(ClusterTopology.metadataGroupId())) {
+      return metadata;
+    }
     int shard = topology.shardOf(id);
     if (shard < 0) {
       throw new IllegalStateException("raft/ holds group " + id + ", which is no shard's");
@@ -112,6 +125,22 @@ final class ShardGroups implements AutoCloseable {
 
   RaftServer server() {
     return server;
+  }
+
+  MetadataStateMachine metadata() {
+    return metadata;
+  }
+
+  /** This node's member of the metadata group, or null if it is not one. */
+  RaftServer.Division metadataDivision() {
+    if (!topology.holdsMetadata(topology.settings().nodeId())) {
+      return null;
+    }
+    try {
+      return server.getDivision(ClusterTopology.metadataGroupId());
+    } catch (IOException notJoined) {
+      return null;
+    }
   }
 
   /** This node's member of {@code shard}'s group, or null if it holds no replica of it. */

@@ -121,7 +121,7 @@ class ClusterNodesTest {
    * leaders; Cellar answers it only for a command it did not run), as Redis Cluster clients such as
    * redis-py do and Jedis does not.
    */
-  private static String set(redis.clients.jedis.JedisCluster cluster, String key, String value)
+  static String set(redis.clients.jedis.JedisCluster cluster, String key, String value)
       throws InterruptedException {
     long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
     while (true) {

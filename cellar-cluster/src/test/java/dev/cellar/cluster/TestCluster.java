@@ -137,6 +137,30 @@ final class TestCluster implements AutoCloseable {
     throw new AssertionError("no node knows the leader of " + key);
   }
 
+  /**
+   * How many shards each running node leads, by its own word: the ranges of its CLUSTER SLOTS whose
+   * primary is itself (a node knows for certain only whether it leads).
+   */
+  java.util.Map<Integer, Integer> leaderships() {
+    java.util.Map<Integer, Integer> counts = new java.util.TreeMap<>();
+    for (int i = 0; i < ports.size(); i++) {
+      if (servers.get(i) == null) {
+        continue;
+      }
+      int led = 0;
+      try (Jedis jedis = new Jedis("127.0.0.1", ports.get(i))) {
+        for (Object range : jedis.clusterSlots()) {
+          List<?> primary = (List<?>) ((List<?>) range).get(2);
+          if ((int) (long) (Long) primary.get(1) == ports.get(i)) {
+            led++;
+          }
+        }
+      }
+      counts.put(i, led);
+    }
+    return counts;
+  }
+
   @Override
   public void close() {
     for (CellarServer server : servers) {
