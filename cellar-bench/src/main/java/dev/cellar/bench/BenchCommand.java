@@ -40,6 +40,7 @@ import picocli.CommandLine.Spec;
       CrashCommand.class,
       AtRestBenchmark.class,
       CachePolicyBenchmark.class,
+      dev.cellar.bench.cluster.ClusterBenchmark.class,
       CommandLine.HelpCommand.class
     })
 public final class BenchCommand implements Runnable {
