@@ -5,7 +5,6 @@ import dev.cellar.bench.server.LauncherOptions;
 import dev.cellar.bench.server.ServerProcess;
 import dev.cellar.bench.server.Tools;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -175,8 +174,8 @@ public final class ClusterBenchmark implements Callable<Integer> {
     return out;
   }
 
-  static int freePort() throws IOException {
-    try (ServerSocket probe = new ServerSocket(0)) {
+  private static int freePort() throws IOException {
+    try (java.net.ServerSocket probe = new java.net.ServerSocket(0)) {
       return probe.getLocalPort();
     }
   }

@@ -90,12 +90,10 @@ final class ClusterProbe {
         Object reply = jedis.sendCommand(Protocol.Command.SET, key, value);
         return reply instanceof byte[] b && "OK".equals(new String(b));
       } catch (JedisDataException e) {
-        String message = String.valueOf(e.getMessage());
-        if (!message.startsWith("MOVED ")) {
+        at = movedTo(e);
+        if (at < 0) {
           return false;
         }
-        String target = message.substring(message.lastIndexOf(' ') + 1);
-        at = Integer.parseInt(target.substring(target.lastIndexOf(':') + 1));
       } catch (JedisException e) {
         return false;
       }
@@ -110,14 +108,22 @@ final class ClusterProbe {
       try (Jedis jedis = new Jedis("127.0.0.1", at, TIMEOUT_MILLIS)) {
         return jedis.get(key);
       } catch (JedisDataException e) {
-        String message = String.valueOf(e.getMessage());
-        if (!message.startsWith("MOVED ")) {
+        at = movedTo(e);
+        if (at < 0) {
           throw e;
         }
-        String target = message.substring(message.lastIndexOf(' ') + 1);
-        at = Integer.parseInt(target.substring(target.lastIndexOf(':') + 1));
       }
     }
     throw new IllegalStateException("GET " + key + " was moved three times");
+  }
+
+  /** The port a {@code MOVED slot host:port} error names, or -1 for any other error. */
+  private static int movedTo(JedisDataException e) {
+    String message = String.valueOf(e.getMessage());
+    if (!message.startsWith("MOVED ")) {
+      return -1;
+    }
+    String target = message.substring(message.lastIndexOf(' ') + 1);
+    return Integer.parseInt(target.substring(target.lastIndexOf(':') + 1));
   }
 }
