@@ -1,6 +1,7 @@
 package dev.cellar.bench.cluster;
 
 import dev.cellar.bench.server.ChildProcesses;
+import dev.cellar.bench.server.JsonReport;
 import dev.cellar.bench.server.LauncherOptions;
 import dev.cellar.bench.server.ServerProcess;
 import dev.cellar.bench.server.Tools;
@@ -92,10 +93,10 @@ public final class ClusterBenchmark implements Callable<Integer> {
     if (parts.contains("throughput")) {
       results.put("throughput", throughput(tools, work));
     }
-    String text = Json.write(results);
-    System.out.println(text);
+    String text = JsonReport.render(results);
+    System.out.print(text);
     if (json != null) {
-      Files.writeString(json, text + "\n");
+      Files.writeString(json, text);
     }
     if (!launcherOptions.keepData()) {
       deleteTree(work);
