@@ -117,16 +117,16 @@ final class LeadershipBalancer implements AutoCloseable {
     }
   }
 
-  /**
-   * The node the plan gives {@code shard}'s leadership, or its preferred replica before the first
-   * plan (or if the plan has no live replica for it): where a node that holds no replica of the
-   * shard sends its clients.
-   */
   /** Whether {@code id} is in the cluster's agreed live set (every node before one is agreed). */
   boolean isLive(String id) {
     return live.agreed().contains(id);
   }
 
+  /**
+   * The node the plan gives {@code shard}'s leadership, or its preferred replica before the first
+   * plan (or if the plan has no live replica for it): where a node that holds no replica of the
+   * shard sends its clients.
+   */
   ClusterSettings.Node plannedLeader(int shard) {
     String[] current = plan;
     String id = current == null ? null : current[shard];
